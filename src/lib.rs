@@ -1,0 +1,2 @@
+//! zkbc placeholder
+pub mod ir;
