@@ -349,7 +349,8 @@ impl FuncParser<'_> {
                 LineKind::Block => {
                     let mut c = Cursor::new(line);
                     let label = c.ident("a block label")?;
-                    let block = func.create_block();
+                    // `classify` saw `bN(`, so the label is well formed.
+                    let block = numbered_block(&mut func, &label, line)?;
                     if blocks.insert(label.clone(), block).is_some() {
                         return Err(line.err_at(1, format!("block `{label}` defined twice")));
                     }
@@ -357,9 +358,21 @@ impl FuncParser<'_> {
                     if !c.eat(&Tok::Punct(')')) {
                         loop {
                             let (name, col) = c.ident_at("a parameter name such as `v0`")?;
+                            if !is_label(&name, 'v') {
+                                return Err(line.err_at(
+                                    col,
+                                    format!("expected a value name such as `v0`, found `{name}`"),
+                                ));
+                            }
                             c.expect(&Tok::Punct(':'))?;
                             let ty = c.ty()?;
-                            let v = func.append_block_param(block, ty);
+                            let v = numbered_value(&mut func, &name, line, col)?;
+                            let index = func.block(block).params.len();
+                            func.values[v.index()] = ValueData {
+                                ty,
+                                def: ValueDef::Param(block, index),
+                            };
+                            func.block_mut(block).params.push(v);
                             define(&mut values, name, v, line, col)?;
                             if c.eat(&Tok::Punct(')')) {
                                 break;
@@ -383,11 +396,8 @@ impl FuncParser<'_> {
                                 format!("expected a value name such as `v3`, found `{name}`"),
                             ));
                         }
-                        let v = ValueId::new(func.values.len());
-                        func.values.push(ValueData {
-                            ty: Type::Field,
-                            def: ValueDef::Result(InstId(u32::MAX), k),
-                        });
+                        let v = numbered_value(&mut func, name, line, *col)?;
+                        func.values[v.index()].def = ValueDef::Result(InstId(u32::MAX), k);
                         define(&mut values, name.clone(), v, line, *col)?;
                         results.push(v);
                     }
@@ -395,6 +405,14 @@ impl FuncParser<'_> {
                 }
             }
         }
+        let Some(&entry) = func.layout.first() else {
+            return Err(ParseError {
+                line: body.first().map_or(1, |l| l.number),
+                col: 1,
+                message: format!("function `{}` has no blocks", sig.name),
+            });
+        };
+        func.entry = entry;
         // Second scan: instructions and terminators.
         let mut current: Option<BlockId> = None;
         let mut pending = pending_results.into_iter();
@@ -461,16 +479,47 @@ impl FuncParser<'_> {
                 }
             }
         }
-        if func.blocks.is_empty() {
-            return Err(ParseError {
-                line: body.first().map_or(1, |l| l.number),
-                col: 1,
-                message: format!("function `{}` has no blocks", sig.name),
-            });
-        }
         infer_types(&mut func, self.returns);
         Ok(func)
     }
+}
+
+/// Largest block or value number the parser accepts, so that a typo cannot allocate gigabytes.
+const MAX_NUMBER: usize = 1 << 22;
+
+/// The number `N` of a label `bN`/`vN`, checked against [`MAX_NUMBER`].
+fn label_number(label: &str, line: &Line, col: u32) -> Result<usize> {
+    match label[1..].parse::<usize>() {
+        Ok(n) if n <= MAX_NUMBER => Ok(n),
+        _ => Err(line.err_at(col, format!("`{label}`: numbers above {MAX_NUMBER} are not supported"))),
+    }
+}
+
+/// The block numbered as its label (`b7` is `BlockId(7)`), so that messages about parsed text use
+/// the text's own names. Arena slots below it that no label claims stay empty and unlaid.
+fn numbered_block(func: &mut Function, label: &str, line: &Line) -> Result<BlockId> {
+    let n = label_number(label, line, 1)?;
+    while func.blocks.len() <= n {
+        func.blocks.push(Default::default());
+    }
+    let id = BlockId::new(n);
+    if func.layout.contains(&id) {
+        return Err(line.err_at(1, format!("block `{label}` defined twice")));
+    }
+    func.layout.push(id);
+    Ok(id)
+}
+
+/// The value numbered as its name (`v7` is `ValueId(7)`); free slots hold unused placeholders.
+fn numbered_value(func: &mut Function, name: &str, line: &Line, col: u32) -> Result<ValueId> {
+    let n = label_number(name, line, col)?;
+    while func.values.len() <= n {
+        func.values.push(ValueData {
+            ty: Type::Field,
+            def: ValueDef::Const(Const::Field(field::Fr::from(0u64))),
+        });
+    }
+    Ok(ValueId::new(n))
 }
 
 fn define(
