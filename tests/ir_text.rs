@@ -228,3 +228,32 @@ fn parse_errors_are_located() {
         assert_eq!(err.to_string(), *expected, "for input:\n{text}");
     }
 }
+
+/// Every `.ir` file shipped with the crate (tests and examples) prints and re-parses to the same
+/// normalized program.
+#[test]
+fn every_shipped_program_round_trips() {
+    fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                collect(&path, out);
+            } else if path.extension().is_some_and(|e| e == "ir") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for dir in ["tests", "examples", "circuits"] {
+        if std::path::Path::new(dir).is_dir() {
+            collect(std::path::Path::new(dir), &mut files);
+        }
+    }
+    assert!(files.len() >= 15, "found only {} .ir files", files.len());
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let program = ir::parse_program(&text).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
+        let reparsed = ir::parse_program(&program.to_string()).unwrap();
+        assert_eq!(reparsed.normalized_text(), program.normalized_text(), "{}", path.display());
+    }
+}
