@@ -156,3 +156,36 @@ fn mutated_programs_never_panic() {
         "parsed {parsed}, verified {verified}, ran {ran}"
     );
 }
+
+/// Inputs the fuzzer (`fuzz/fuzz_targets/ir_parser.rs`) found; each once broke an invariant.
+/// - `ir_leading_zero_label.txt`: `v09` and `v9` were two names for one value id, so the program
+///   parsed with a value defined twice and its printed form did not parse.
+#[test]
+fn fuzz_regressions() {
+    for entry in std::fs::read_dir("tests/fuzz_regressions").unwrap() {
+        let path = entry.unwrap().path();
+        if !path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("ir_")
+        {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        if let Ok(program) = ir::parse_program(&text) {
+            let reparsed = ir::parse_program(&program.to_string())
+                .unwrap_or_else(|e| panic!("{}: printed form does not parse: {e}", path.display()));
+            assert_eq!(reparsed.normalized_text(), program.normalized_text());
+        }
+    }
+}
+
+#[test]
+fn leading_zeros_name_the_same_value() {
+    let err = ir::parse_program(
+        "fn main f0 {\nb0():\n    v9 = add u8 1, u8 1\n    v09 = add u8 1, u8 1\n    return\n}\n",
+    )
+    .unwrap_err();
+    assert_eq!(err.to_string(), "4:5: value `v9` defined twice");
+}

@@ -143,7 +143,8 @@ fn tokenize(text: &str) -> Result<Vec<Line>> {
                 while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
                     i += 1;
                 }
-                toks.push((Tok::Ident(chars[start..i].iter().collect()), col));
+                let word: String = chars[start..i].iter().collect();
+                toks.push((Tok::Ident(canonical_label(word)), col));
             } else if c.is_ascii_digit()
                 || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
             {
@@ -181,6 +182,21 @@ fn tokenize(text: &str) -> Result<Vec<Line>> {
         }
     }
     Ok(lines)
+}
+
+/// `v007` names the same value as `v7` (the number is the id): labels are keyed without leading
+/// zeros so that the two cannot be defined separately.
+fn canonical_label(word: String) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(p @ ('b' | 'v' | 'f'))
+            if word.len() > 2 && word[1..].bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            let digits = word[1..].trim_start_matches('0');
+            format!("{p}{}", if digits.is_empty() { "0" } else { digits })
+        }
+        _ => word,
+    }
 }
 
 fn lex_string(
@@ -485,7 +501,7 @@ impl FuncParser<'_> {
 }
 
 /// Largest block or value number the parser accepts, so that a typo cannot allocate gigabytes.
-const MAX_NUMBER: usize = 1 << 22;
+const MAX_NUMBER: usize = 1 << 20;
 
 /// The number `N` of a label `bN`/`vN`, checked against [`MAX_NUMBER`].
 fn label_number(label: &str, line: &Line, col: u32) -> Result<usize> {
