@@ -1,2 +1,4 @@
 //! zkbc placeholder
+pub mod diagnostics;
+pub mod front;
 pub mod ir;
