@@ -518,6 +518,15 @@ impl Parser {
                 StmtKind::While { cond, body }
             }
             TokenKind::Keyword(Keyword::If) => return self.if_stmt(),
+            TokenKind::Ident(name)
+                if (name == "asm" && *self.peek_kind(1) == TokenKind::Punct(Punct::LBrace))
+                    || (name == "log" && *self.peek_kind(1) == TokenKind::Punct(Punct::LParen)) =>
+            {
+                return Err(Diagnostic::new(
+                    format!("`{name}` statements are not supported"),
+                    self.span(),
+                ));
+            }
             _ => return self.simple_stmt(),
         };
         Ok(Stmt {
