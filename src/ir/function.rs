@@ -1,0 +1,444 @@
+//! Functions and programs: arenas of blocks, instructions and values, with the layout (the
+//! blocks that belong to the function, in print order).
+
+use super::entities::{BlockId, FuncId, InstId, SrcLoc, ValueId};
+use super::instructions::{BinOp, Const, InstKind, Terminator};
+use super::types::Type;
+use crate::field::Fr;
+use std::collections::HashMap;
+
+/// Where a value comes from.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ValueDef {
+    /// Parameter `index` of a block.
+    Param(BlockId, usize),
+    /// Result `index` of an instruction.
+    Result(InstId, usize),
+    /// A constant, written inline in the text format (`u32 5`, `field 7`).
+    Const(Const),
+}
+
+/// A value's type and definition.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ValueData {
+    /// The value's type.
+    pub ty: Type,
+    /// Where it is defined.
+    pub def: ValueDef,
+}
+
+/// An instruction with its results and source location.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct InstData {
+    /// What it does.
+    pub kind: InstKind,
+    /// The values it defines (one for most instructions, none for `assert`/`store`, any number
+    /// for `call`).
+    pub results: Vec<ValueId>,
+    /// Where in the source program it comes from, if known.
+    pub loc: Option<SrcLoc>,
+}
+
+/// A basic block: parameters, straight-line instructions, one terminator.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct BlockData {
+    /// The block's parameters (SSA phis), bound by the jumps into it.
+    pub params: Vec<ValueId>,
+    /// Its instructions in execution order.
+    pub insts: Vec<InstId>,
+    /// How it ends; `None` only while a block is being built (the verifier rejects it).
+    pub term: Option<Terminator>,
+}
+
+/// A function: its entry block's parameters are the function's parameters.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Function {
+    /// The source-level name, e.g. `main`.
+    pub name: String,
+    /// The types of the returned values.
+    pub returns: Vec<Type>,
+    /// The entry block.
+    pub entry: BlockId,
+    /// The blocks of the function, in print order. Blocks of the arena not listed here are dead.
+    pub layout: Vec<BlockId>,
+    /// Block arena.
+    pub blocks: Vec<BlockData>,
+    /// Instruction arena.
+    pub insts: Vec<InstData>,
+    /// Value arena.
+    pub values: Vec<ValueData>,
+}
+
+/// A whole program: functions and which one is `main`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Program {
+    /// Function arena; `FuncId(i)` is `funcs[i]`.
+    pub funcs: Vec<Function>,
+    /// The function executed by the interpreter and lowered to R1CS.
+    pub main: FuncId,
+}
+
+impl Program {
+    /// The function `id`.
+    pub fn func(&self, id: FuncId) -> &Function {
+        &self.funcs[id.index()]
+    }
+
+    /// The function `id`, mutably.
+    pub fn func_mut(&mut self, id: FuncId) -> &mut Function {
+        &mut self.funcs[id.index()]
+    }
+
+    /// The `main` function.
+    pub fn main_func(&self) -> &Function {
+        self.func(self.main)
+    }
+
+    /// All function ids.
+    pub fn func_ids(&self) -> impl Iterator<Item = FuncId> {
+        (0..self.funcs.len()).map(FuncId::new)
+    }
+
+    /// Number of instructions in the laid-out blocks of every function.
+    pub fn n_insts(&self) -> usize {
+        self.funcs.iter().map(Function::n_insts).sum()
+    }
+
+    /// Number of laid-out blocks of every function.
+    pub fn n_blocks(&self) -> usize {
+        self.funcs.iter().map(|f| f.layout.len()).sum()
+    }
+}
+
+impl Function {
+    /// An empty function with one entry block and no parameters.
+    pub fn new(name: impl Into<String>, returns: Vec<Type>) -> Function {
+        let mut func = Function {
+            name: name.into(),
+            returns,
+            entry: BlockId(0),
+            layout: Vec::new(),
+            blocks: Vec::new(),
+            insts: Vec::new(),
+            values: Vec::new(),
+        };
+        func.entry = func.create_block();
+        func
+    }
+
+    /// Appends a new empty block to the arena and the layout.
+    pub fn create_block(&mut self) -> BlockId {
+        let id = BlockId::new(self.blocks.len());
+        self.blocks.push(BlockData::default());
+        self.layout.push(id);
+        id
+    }
+
+    /// The block `id`.
+    pub fn block(&self, id: BlockId) -> &BlockData {
+        &self.blocks[id.index()]
+    }
+
+    /// The block `id`, mutably.
+    pub fn block_mut(&mut self, id: BlockId) -> &mut BlockData {
+        &mut self.blocks[id.index()]
+    }
+
+    /// The instruction `id`.
+    pub fn inst(&self, id: InstId) -> &InstData {
+        &self.insts[id.index()]
+    }
+
+    /// The instruction `id`, mutably.
+    pub fn inst_mut(&mut self, id: InstId) -> &mut InstData {
+        &mut self.insts[id.index()]
+    }
+
+    /// The value `id`'s data.
+    pub fn value(&self, id: ValueId) -> &ValueData {
+        &self.values[id.index()]
+    }
+
+    /// The type of value `id`.
+    pub fn value_type(&self, id: ValueId) -> &Type {
+        &self.values[id.index()].ty
+    }
+
+    /// The constant held by `id`, if it is one.
+    pub fn const_value(&self, id: ValueId) -> Option<Const> {
+        match self.values[id.index()].def {
+            ValueDef::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The function's parameters (the entry block's parameters).
+    pub fn params(&self) -> &[ValueId] {
+        &self.block(self.entry).params
+    }
+
+    /// The types of the function's parameters.
+    pub fn param_types(&self) -> Vec<Type> {
+        self.params()
+            .iter()
+            .map(|v| self.value_type(*v).clone())
+            .collect()
+    }
+
+    /// Number of instructions in laid-out blocks.
+    pub fn n_insts(&self) -> usize {
+        self.layout.iter().map(|b| self.block(*b).insts.len()).sum()
+    }
+
+    /// A new constant value.
+    pub fn make_const(&mut self, ty: Type, value: Const) -> ValueId {
+        let id = ValueId::new(self.values.len());
+        self.values.push(ValueData {
+            ty,
+            def: ValueDef::Const(value),
+        });
+        id
+    }
+
+    /// A new `field` constant.
+    pub fn const_field(&mut self, value: Fr) -> ValueId {
+        self.make_const(Type::Field, Const::Field(value))
+    }
+
+    /// A new `uN` constant; `value` is reduced mod 2^width.
+    pub fn const_uint(&mut self, width: u32, value: u64) -> ValueId {
+        self.make_const(Type::UInt(width), Const::UInt(wrap(value, width)))
+    }
+
+    /// A new `u1` constant.
+    pub fn const_bool(&mut self, value: bool) -> ValueId {
+        self.const_uint(1, u64::from(value))
+    }
+
+    /// Adds a parameter of type `ty` at the end of `block`'s parameters.
+    pub fn append_block_param(&mut self, block: BlockId, ty: Type) -> ValueId {
+        let id = ValueId::new(self.values.len());
+        let index = self.block(block).params.len();
+        self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(block, index),
+        });
+        self.block_mut(block).params.push(id);
+        id
+    }
+
+    /// Removes parameter `index` of `block` (the caller removes the matching jump arguments).
+    pub fn remove_block_param(&mut self, block: BlockId, index: usize) {
+        self.block_mut(block).params.remove(index);
+        let params = self.block(block).params.clone();
+        for (i, p) in params.into_iter().enumerate().skip(index) {
+            self.values[p.index()].def = ValueDef::Param(block, i);
+        }
+    }
+
+    /// Creates an instruction with fresh result values (typed by [`Function::result_types`],
+    /// calls by `call_returns`), not yet placed in any block.
+    pub fn create_inst(
+        &mut self,
+        kind: InstKind,
+        call_returns: &[Type],
+        loc: Option<SrcLoc>,
+    ) -> InstId {
+        let id = InstId::new(self.insts.len());
+        let types = match kind {
+            InstKind::Call { .. } => call_returns.to_vec(),
+            _ => self.result_types(&kind),
+        };
+        let results = types
+            .into_iter()
+            .enumerate()
+            .map(|(i, ty)| {
+                let v = ValueId::new(self.values.len());
+                self.values.push(ValueData {
+                    ty,
+                    def: ValueDef::Result(id, i),
+                });
+                v
+            })
+            .collect();
+        self.insts.push(InstData { kind, results, loc });
+        id
+    }
+
+    /// The result types of a non-call instruction from its operands' types. Total: on ill-typed
+    /// operands it still answers (the verifier reports the type error).
+    pub fn result_types(&self, kind: &InstKind) -> Vec<Type> {
+        let ty = |v: &ValueId| {
+            self.values
+                .get(v.index())
+                .map(|d| d.ty.clone())
+                .unwrap_or(Type::Field)
+        };
+        match kind {
+            InstKind::Binary { op, lhs, .. } => {
+                if op.is_comparison() {
+                    vec![Type::BOOL]
+                } else {
+                    vec![ty(lhs)]
+                }
+            }
+            InstKind::Not { arg } => vec![ty(arg)],
+            InstKind::Cast { to, .. }
+            | InstKind::Truncate { to, .. }
+            | InstKind::FromBits { to, .. } => {
+                vec![to.clone()]
+            }
+            InstKind::Select { then_value, .. } => vec![ty(then_value)],
+            InstKind::Assert { .. } | InstKind::Store { .. } => vec![],
+            InstKind::Allocate { ty } => vec![Type::reference(ty.clone())],
+            InstKind::Load { ptr } => vec![ty(ptr).pointee().cloned().unwrap_or(Type::Field)],
+            InstKind::MakeArray { elems, elem_ty } => {
+                vec![Type::array(elem_ty.clone(), elems.len() as u32)]
+            }
+            InstKind::ArrayGet { array, .. } => {
+                vec![ty(array).elem().cloned().unwrap_or(Type::Field)]
+            }
+            InstKind::ArraySet { array, .. } => vec![ty(array)],
+            InstKind::ToBits { arg } => {
+                let n = ty(arg).uint_width().unwrap_or(crate::ir::FIELD_BITS);
+                vec![Type::array(Type::BOOL, n)]
+            }
+            InstKind::Call { .. } => vec![],
+        }
+    }
+
+    /// Appends instruction `inst` at the end of `block`.
+    pub fn append_inst(&mut self, block: BlockId, inst: InstId) {
+        self.block_mut(block).insts.push(inst);
+    }
+
+    /// The successors of `block` (empty for a block without terminator).
+    pub fn successors(&self, block: BlockId) -> Vec<BlockId> {
+        self.block(block)
+            .term
+            .as_ref()
+            .map(Terminator::successors)
+            .unwrap_or_default()
+    }
+
+    /// The predecessors of every laid-out block (each edge once per jump, so a `br` with both arms
+    /// to one block lists its source twice).
+    pub fn predecessors(&self) -> HashMap<BlockId, Vec<BlockId>> {
+        let mut preds: HashMap<BlockId, Vec<BlockId>> =
+            self.layout.iter().map(|b| (*b, Vec::new())).collect();
+        for &b in &self.layout {
+            for s in self.successors(b) {
+                preds.entry(s).or_default().push(b);
+            }
+        }
+        preds
+    }
+
+    /// The blocks reachable from the entry in reverse post-order (a depth-first search taking
+    /// successors in text order).
+    pub fn reverse_post_order(&self) -> Vec<BlockId> {
+        let mut visited = vec![false; self.blocks.len()];
+        let mut post = Vec::new();
+        // Iterative DFS: (block, index of next successor to visit).
+        let mut stack = vec![(self.entry, 0usize)];
+        visited[self.entry.index()] = true;
+        while let Some((block, next)) = stack.last_mut() {
+            let succs = self.successors(*block);
+            if let Some(&s) = succs.get(*next) {
+                *next += 1;
+                if s.index() < visited.len() && !visited[s.index()] {
+                    visited[s.index()] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(*block);
+                stack.pop();
+            }
+        }
+        post.reverse();
+        post
+    }
+
+    /// The block containing each laid-out instruction.
+    pub fn inst_blocks(&self) -> HashMap<InstId, BlockId> {
+        let mut map = HashMap::new();
+        for &b in &self.layout {
+            for &i in &self.block(b).insts {
+                map.insert(i, b);
+            }
+        }
+        map
+    }
+
+    /// Replaces every use of a key of `subst` by its value, following chains (`a -> b -> c`
+    /// replaces `a` by `c`) in instructions and terminators of laid-out blocks.
+    pub fn replace_uses(&mut self, subst: &HashMap<ValueId, ValueId>) {
+        if subst.is_empty() {
+            return;
+        }
+        let resolve = |mut v: ValueId| {
+            let mut steps = 0;
+            while let Some(&next) = subst.get(&v) {
+                v = next;
+                steps += 1;
+                assert!(steps <= subst.len(), "bug: cyclic value substitution");
+            }
+            v
+        };
+        for &b in &self.layout {
+            let block = &mut self.blocks[b.index()];
+            for &i in &block.insts {
+                self.insts[i.index()].kind.map_operands(resolve);
+            }
+            if let Some(term) = block.term.as_mut() {
+                term.map_operands(resolve);
+            }
+        }
+    }
+
+    /// How many times each value is used by laid-out instructions and terminators.
+    pub fn use_counts(&self) -> HashMap<ValueId, usize> {
+        let mut counts = HashMap::new();
+        for &b in &self.layout {
+            let block = self.block(b);
+            for &i in &block.insts {
+                self.inst(i)
+                    .kind
+                    .for_each_operand(|v| *counts.entry(v).or_insert(0) += 1);
+            }
+            if let Some(term) = &block.term {
+                for v in term.operands() {
+                    *counts.entry(v).or_insert(0) += 1;
+                }
+            }
+        }
+        counts
+    }
+
+    /// Whether any laid-out instruction is a call.
+    pub fn has_calls(&self) -> bool {
+        self.layout.iter().any(|b| {
+            self.block(*b)
+                .insts
+                .iter()
+                .any(|i| matches!(self.inst(*i).kind, InstKind::Call { .. }))
+        })
+    }
+
+    /// Convenience for tests and passes: the binary op of an instruction, if it is one.
+    pub fn binary_op(&self, inst: InstId) -> Option<BinOp> {
+        match self.inst(inst).kind {
+            InstKind::Binary { op, .. } => Some(op),
+            _ => None,
+        }
+    }
+}
+
+/// `value mod 2^width`.
+pub fn wrap(value: u64, width: u32) -> u64 {
+    if width >= 64 {
+        value
+    } else {
+        value & ((1u64 << width) - 1)
+    }
+}

@@ -1,0 +1,718 @@
+//! The reference interpreter: executes any stage of the IR on inputs, with a step limit, and
+//! returns the outputs or a located failure. It records the block trace — for every block
+//! execution, its function, block, parameter values and how it left (the next block with its
+//! arguments, or the returned values) — from which the R1CS witness of every executed block is
+//! computed.
+//!
+//! Semantics are those of the [`crate::ir`] module doc: `uN` arithmetic wraps mod 2^N, field
+//! division multiplies by the inverse, field comparison compares canonical integers, and a
+//! failing `assert`, a division by zero, an index out of bounds or a conversion that does not fit
+//! stops the run with the instruction's location.
+
+use super::entities::{BlockId, FuncId, SrcLoc};
+use super::function::{wrap, Function, Program};
+use super::instructions::{BinOp, Const, InstKind, Terminator};
+use super::types::Type;
+use crate::field::{self, Fr};
+use ark_ff::Zero;
+use std::fmt;
+use std::rc::Rc;
+
+/// A run-time value.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Val {
+    /// A field element.
+    Field(Fr),
+    /// An unsigned integer (its width is the static type's).
+    UInt(u64),
+    /// An array (shared; `array_set` copies).
+    Array(Rc<Vec<Val>>),
+    /// A reference: an index into the interpreter's memory.
+    Ref(usize),
+}
+
+impl Val {
+    /// The zero value of a type (what a fresh `allocate` holds).
+    pub fn zero(ty: &Type) -> Val {
+        match ty {
+            Type::Field => Val::Field(Fr::zero()),
+            Type::UInt(_) => Val::UInt(0),
+            Type::Array(elem, n) => Val::Array(Rc::new(vec![Val::zero(elem); *n as usize])),
+            Type::Ref(_) => Val::Ref(usize::MAX),
+        }
+    }
+
+    /// The field element, for a `Field`.
+    pub fn as_field(&self) -> Option<Fr> {
+        match self {
+            Val::Field(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// The integer, for a `UInt`.
+    pub fn as_uint(&self) -> Option<u64> {
+        match self {
+            Val::UInt(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// A scalar as a field element (integers embed); `None` for arrays and references.
+    pub fn to_field(&self) -> Option<Fr> {
+        match self {
+            Val::Field(x) => Some(*x),
+            Val::UInt(n) => Some(Fr::from(*n)),
+            _ => None,
+        }
+    }
+
+    /// Reads a value of type `ty` from JSON: field and `uN` as decimal strings or JSON integers,
+    /// `u1` as `true`/`false` (or 0/1), arrays as JSON arrays. The message names what is wrong.
+    pub fn from_json(ty: &Type, json: &serde_json::Value) -> Result<Val, String> {
+        use serde_json::Value as J;
+        let text = match json {
+            J::String(s) => Some(s.trim().to_string()),
+            J::Number(n) if n.is_u64() || n.is_i64() => Some(n.to_string()),
+            _ => None,
+        };
+        match ty {
+            Type::Field => {
+                let t = text.ok_or_else(|| {
+                    format!("expected a field element (decimal string), found {json}")
+                })?;
+                field::parse_dec(&t).map(Val::Field).ok_or_else(|| {
+                    format!("`{t}` is not a field element (a decimal integer in [0, p))")
+                })
+            }
+            Type::UInt(1) => match json {
+                J::Bool(b) => Ok(Val::UInt(u64::from(*b))),
+                _ => match text.as_deref() {
+                    Some("0") | Some("false") => Ok(Val::UInt(0)),
+                    Some("1") | Some("true") => Ok(Val::UInt(1)),
+                    _ => Err(format!("expected a bool (true or false), found {json}")),
+                },
+            },
+            Type::UInt(w) => {
+                let t =
+                    text.ok_or_else(|| format!("expected a u{w} (decimal string), found {json}"))?;
+                let n: u64 = t
+                    .parse()
+                    .map_err(|_| format!("`{t}` is not a u{w} value"))?;
+                if *w < 64 && n >> w != 0 {
+                    return Err(format!("{n} does not fit in u{w}"));
+                }
+                Ok(Val::UInt(n))
+            }
+            Type::Array(elem, n) => {
+                let J::Array(items) = json else {
+                    return Err(format!("expected an array of {n} elements, found {json}"));
+                };
+                if items.len() != *n as usize {
+                    return Err(format!(
+                        "expected an array of {n} elements, found {}",
+                        items.len()
+                    ));
+                }
+                let vals = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, it)| {
+                        Val::from_json(elem, it).map_err(|e| format!("element {i}: {e}"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Val::Array(Rc::new(vals)))
+            }
+            Type::Ref(_) => Err("references cannot be inputs".into()),
+        }
+    }
+
+    /// The JSON encoding of a value of type `ty` (the inverse of [`Val::from_json`]).
+    pub fn to_json(&self, ty: &Type) -> serde_json::Value {
+        use serde_json::Value as J;
+        match (self, ty) {
+            (Val::Field(x), _) => J::String(field::to_dec(x)),
+            (Val::UInt(n), Type::UInt(1)) => J::Bool(*n != 0),
+            (Val::UInt(n), _) => J::String(n.to_string()),
+            (Val::Array(items), Type::Array(elem, _)) => {
+                J::Array(items.iter().map(|v| v.to_json(elem)).collect())
+            }
+            (Val::Array(items), _) => {
+                J::Array(items.iter().map(|v| v.to_json(&Type::Field)).collect())
+            }
+            (Val::Ref(r), _) => J::String(format!("&{r}")),
+        }
+    }
+}
+
+/// How an executed block was left.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Exit {
+    /// To `block` with these arguments.
+    Jump(BlockId, Vec<Val>),
+    /// Out of the function with these values.
+    Return(Vec<Val>),
+}
+
+/// One block execution.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct TraceEntry {
+    /// The function.
+    pub func: FuncId,
+    /// The block executed.
+    pub block: BlockId,
+    /// The values of its parameters on entry.
+    pub params: Vec<Val>,
+    /// How it was left.
+    pub exit: Exit,
+}
+
+/// A successful run.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// `main`'s return values.
+    pub outputs: Vec<Val>,
+    /// Every block execution in order (calls' blocks inline, in execution order).
+    pub trace: Vec<TraceEntry>,
+    /// Instructions and terminators executed.
+    pub steps: u64,
+}
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// An `assert` saw 0.
+    AssertionFailed(Option<String>),
+    /// `div`, `udiv` or `urem` by zero.
+    DivisionByZero,
+    /// `array_get`/`array_set` out of bounds.
+    IndexOutOfBounds {
+        /// The index.
+        index: u64,
+        /// The array length.
+        len: usize,
+    },
+    /// A `cast` whose value does not fit the target type.
+    ConversionDoesNotFit {
+        /// The value, in decimal.
+        value: String,
+        /// The target type.
+        to: Type,
+    },
+    /// More steps than allowed.
+    StepLimit(u64),
+    /// Calls nested deeper than allowed (recursion in IR text).
+    CallDepth(usize),
+    /// The inputs do not match `main`'s parameters.
+    BadInputs(String),
+    /// The program is not valid IR (the verifier would reject it).
+    InvalidProgram(String),
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FailureKind::AssertionFailed(Some(m)) => write!(f, "assertion failed: {m}"),
+            FailureKind::AssertionFailed(None) => write!(f, "assertion failed"),
+            FailureKind::DivisionByZero => write!(f, "division by zero"),
+            FailureKind::IndexOutOfBounds { index, len } => {
+                write!(
+                    f,
+                    "index {index} out of bounds for an array of length {len}"
+                )
+            }
+            FailureKind::ConversionDoesNotFit { value, to } => {
+                write!(f, "value {value} does not fit in {to}")
+            }
+            FailureKind::StepLimit(n) => write!(f, "step limit of {n} exceeded"),
+            FailureKind::CallDepth(n) => write!(f, "call depth limit of {n} exceeded"),
+            FailureKind::BadInputs(m) => write!(f, "bad inputs: {m}"),
+            FailureKind::InvalidProgram(m) => write!(f, "invalid program: {m}"),
+        }
+    }
+}
+
+/// A failed run: what and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// What went wrong.
+    pub kind: FailureKind,
+    /// The function's name (empty for input errors).
+    pub func: String,
+    /// The block.
+    pub block: Option<BlockId>,
+    /// The instruction's index in the block (`None`: the terminator or no instruction).
+    pub inst: Option<usize>,
+    /// The source position of the failing instruction, if it has one.
+    pub src: Option<SrcLoc>,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind)?;
+        if let Some(src) = self.src {
+            write!(f, " at {src}")?;
+        } else if let Some(b) = self.block {
+            write!(f, " in fn {}, {b}", self.func)?;
+            if let Some(i) = self.inst {
+                write!(f, ", inst {i}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// Interpreter limits.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Maximum instructions and terminators executed.
+    pub max_steps: u64,
+    /// Maximum call depth.
+    pub max_call_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_steps: 100_000_000,
+            max_call_depth: 256,
+        }
+    }
+}
+
+/// Runs `main` on `inputs` (one per parameter, checked against the parameter types).
+pub fn run(program: &Program, inputs: &[Val], limits: Limits) -> Result<Outcome, Failure> {
+    let main = program.main_func();
+    let bad = |m: String| Failure {
+        kind: FailureKind::BadInputs(m),
+        func: main.name.clone(),
+        block: None,
+        inst: None,
+        src: None,
+    };
+    let types = main.param_types();
+    if types.len() != inputs.len() {
+        return Err(bad(format!(
+            "main takes {} input(s), {} given",
+            types.len(),
+            inputs.len()
+        )));
+    }
+    for (k, (ty, v)) in types.iter().zip(inputs).enumerate() {
+        if !fits(v, ty) {
+            return Err(bad(format!("input {k} is not a value of type {ty}")));
+        }
+    }
+    let mut m = Machine {
+        program,
+        limits,
+        steps: 0,
+        memory: Vec::new(),
+        trace: Vec::new(),
+    };
+    let outputs = m.call(program.main, inputs.to_vec(), 0)?;
+    Ok(Outcome {
+        outputs,
+        trace: m.trace,
+        steps: m.steps,
+    })
+}
+
+/// Parses JSON inputs for `main`: an array with one entry per parameter, in order.
+pub fn inputs_from_json(program: &Program, json: &serde_json::Value) -> Result<Vec<Val>, String> {
+    let types = program.main_func().param_types();
+    let serde_json::Value::Array(items) = json else {
+        return Err(
+            "the inputs of an IR program are a JSON array, one entry per parameter of main".into(),
+        );
+    };
+    if items.len() != types.len() {
+        return Err(format!(
+            "main takes {} input(s), {} given",
+            types.len(),
+            items.len()
+        ));
+    }
+    types
+        .iter()
+        .zip(items)
+        .enumerate()
+        .map(|(k, (ty, item))| Val::from_json(ty, item).map_err(|e| format!("input {k}: {e}")))
+        .collect()
+}
+
+/// Whether `v` is a value of type `ty` (integers below 2^width, arrays of the right length).
+pub fn fits(v: &Val, ty: &Type) -> bool {
+    match (v, ty) {
+        (Val::Field(_), Type::Field) => true,
+        (Val::UInt(n), Type::UInt(w)) => wrap(*n, *w) == *n,
+        (Val::Array(items), Type::Array(elem, len)) => {
+            items.len() == *len as usize && items.iter().all(|i| fits(i, elem))
+        }
+        (Val::Ref(_), Type::Ref(_)) => true,
+        _ => false,
+    }
+}
+
+struct Machine<'p> {
+    program: &'p Program,
+    limits: Limits,
+    steps: u64,
+    memory: Vec<Val>,
+    trace: Vec<TraceEntry>,
+}
+
+/// A failure before its location is attached.
+type Fail = FailureKind;
+
+impl Machine<'_> {
+    fn call(&mut self, fid: FuncId, args: Vec<Val>, depth: usize) -> Result<Vec<Val>, Failure> {
+        let func = self.program.func(fid);
+        let mut env: Vec<Option<Val>> = vec![None; func.values.len()];
+        let mut block = func.entry;
+        let mut params = args;
+        loop {
+            let fail = |kind: Fail, inst: Option<usize>, src: Option<SrcLoc>| Failure {
+                kind,
+                func: func.name.clone(),
+                block: Some(block),
+                inst,
+                src,
+            };
+            let data = func.block(block);
+            if data.params.len() != params.len() {
+                return Err(fail(
+                    Fail::InvalidProgram(format!(
+                        "{block} given {} argument(s) for {} parameter(s)",
+                        params.len(),
+                        data.params.len()
+                    )),
+                    None,
+                    None,
+                ));
+            }
+            for (p, v) in data.params.iter().zip(&params) {
+                env[p.index()] = Some(v.clone());
+            }
+            let trace_index = self.trace.len();
+            self.trace.push(TraceEntry {
+                func: fid,
+                block,
+                params: params.clone(),
+                exit: Exit::Return(Vec::new()),
+            });
+            for (pos, &i) in data.insts.iter().enumerate() {
+                self.step().map_err(|k| fail(k, Some(pos), None))?;
+                let inst = func.inst(i);
+                let results = self
+                    .exec(func, &env, &inst.kind, depth)
+                    .map_err(|e| match e {
+                        Exec::Fail(k) => fail(k, Some(pos), inst.loc),
+                        Exec::Nested(f) => *f,
+                    })?;
+                for (r, v) in inst.results.iter().zip(results) {
+                    env[r.index()] = Some(v);
+                }
+            }
+            self.step().map_err(|k| fail(k, None, None))?;
+            let get = |v: &super::ValueId| value_of(func, &env, *v);
+            let term = data.term.as_ref().ok_or_else(|| {
+                fail(
+                    Fail::InvalidProgram(format!("{block} has no terminator")),
+                    None,
+                    None,
+                )
+            })?;
+            let (next, args) = match term {
+                Terminator::Return(values) => {
+                    let vals = values
+                        .iter()
+                        .map(get)
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|k| fail(k, None, None))?;
+                    self.trace[trace_index].exit = Exit::Return(vals.clone());
+                    return Ok(vals);
+                }
+                Terminator::Jmp(dest) => (dest.block, &dest.args),
+                Terminator::Br {
+                    cond,
+                    then_dest,
+                    else_dest,
+                } => {
+                    let c = get(cond).map_err(|k| fail(k, None, None))?;
+                    if c == Val::UInt(1) {
+                        (then_dest.block, &then_dest.args)
+                    } else {
+                        (else_dest.block, &else_dest.args)
+                    }
+                }
+            };
+            params = args
+                .iter()
+                .map(get)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|k| fail(k, None, None))?;
+            self.trace[trace_index].exit = Exit::Jump(next, params.clone());
+            if next.index() >= func.blocks.len() {
+                return Err(fail(
+                    Fail::InvalidProgram(format!("jump to unknown block {next}")),
+                    None,
+                    None,
+                ));
+            }
+            block = next;
+        }
+    }
+
+    fn step(&mut self) -> Result<(), Fail> {
+        self.steps += 1;
+        if self.steps > self.limits.max_steps {
+            Err(Fail::StepLimit(self.limits.max_steps))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn exec(
+        &mut self,
+        func: &Function,
+        env: &[Option<Val>],
+        kind: &InstKind,
+        depth: usize,
+    ) -> Result<Vec<Val>, Exec> {
+        let get = |v: &super::ValueId| value_of(func, env, *v).map_err(Exec::Fail);
+        let ty = |v: &super::ValueId| func.value_type(*v);
+        let invalid = |m: &str| Exec::Fail(Fail::InvalidProgram(m.to_string()));
+        let one = |v: Val| Ok(vec![v]);
+        match kind {
+            InstKind::Binary { op, lhs, rhs } => {
+                one(binary(*op, &get(lhs)?, &get(rhs)?, ty(lhs)).map_err(Exec::Fail)?)
+            }
+            InstKind::Not { arg } => match (get(arg)?, ty(arg)) {
+                (Val::UInt(n), Type::UInt(w)) => one(Val::UInt(wrap(!n, *w))),
+                _ => Err(invalid("`not` of a non-integer")),
+            },
+            InstKind::Cast { arg, to } => {
+                let v = get(arg)?;
+                let x = v
+                    .to_field()
+                    .ok_or_else(|| invalid("`cast` of a non-scalar"))?;
+                match to {
+                    Type::Field => one(Val::Field(x)),
+                    Type::UInt(w) => match field::to_u64_checked(&x, *w) {
+                        Some(n) => one(Val::UInt(n)),
+                        None => Err(Exec::Fail(Fail::ConversionDoesNotFit {
+                            value: field::to_dec(&x),
+                            to: to.clone(),
+                        })),
+                    },
+                    _ => Err(invalid("`cast` to a non-scalar")),
+                }
+            }
+            InstKind::Truncate { arg, to } => {
+                let w = to
+                    .uint_width()
+                    .ok_or_else(|| invalid("`trunc` to a non-integer"))?;
+                let n = match get(arg)? {
+                    Val::UInt(n) => n,
+                    Val::Field(x) => {
+                        let bits = field::low_bits(&x, 64);
+                        bits.iter()
+                            .rev()
+                            .fold(0u64, |acc, b| (acc << 1) | u64::from(*b))
+                    }
+                    _ => return Err(invalid("`trunc` of a non-scalar")),
+                };
+                one(Val::UInt(wrap(n, w)))
+            }
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
+                let c = get(cond)?;
+                one(if c == Val::UInt(1) {
+                    get(then_value)?
+                } else {
+                    get(else_value)?
+                })
+            }
+            InstKind::Assert { cond, msg } => {
+                if get(cond)? == Val::UInt(1) {
+                    Ok(vec![])
+                } else {
+                    Err(Exec::Fail(Fail::AssertionFailed(msg.clone())))
+                }
+            }
+            InstKind::Allocate { ty } => {
+                self.memory.push(Val::zero(ty));
+                one(Val::Ref(self.memory.len() - 1))
+            }
+            InstKind::Load { ptr } => match get(ptr)? {
+                Val::Ref(r) if r < self.memory.len() => one(self.memory[r].clone()),
+                _ => Err(invalid("`load` through an invalid reference")),
+            },
+            InstKind::Store { ptr, value } => match get(ptr)? {
+                Val::Ref(r) if r < self.memory.len() => {
+                    self.memory[r] = get(value)?;
+                    Ok(vec![])
+                }
+                _ => Err(invalid("`store` through an invalid reference")),
+            },
+            InstKind::MakeArray { elems, .. } => {
+                let vals = elems.iter().map(get).collect::<Result<Vec<_>, _>>()?;
+                one(Val::Array(Rc::new(vals)))
+            }
+            InstKind::ArrayGet { array, index } => {
+                let (items, i) = array_index(&get(array)?, &get(index)?).map_err(Exec::Fail)?;
+                one(items[i].clone())
+            }
+            InstKind::ArraySet {
+                array,
+                index,
+                value,
+            } => {
+                let (items, i) = array_index(&get(array)?, &get(index)?).map_err(Exec::Fail)?;
+                let mut copy = (*items).clone();
+                copy[i] = get(value)?;
+                one(Val::Array(Rc::new(copy)))
+            }
+            InstKind::ToBits { arg } => {
+                let (bits, n) = match (get(arg)?, ty(arg)) {
+                    (Val::UInt(v), Type::UInt(w)) => {
+                        ((0..*w).map(|k| (v >> k) & 1 == 1).collect::<Vec<_>>(), *w)
+                    }
+                    (Val::Field(x), _) => (
+                        field::low_bits(&x, super::FIELD_BITS as usize),
+                        super::FIELD_BITS,
+                    ),
+                    _ => return Err(invalid("`to_bits` of a non-scalar")),
+                };
+                let msb_first = (0..n as usize)
+                    .rev()
+                    .map(|k| Val::UInt(u64::from(bits[k])))
+                    .collect();
+                one(Val::Array(Rc::new(msb_first)))
+            }
+            InstKind::FromBits { arg, to } => {
+                let Val::Array(items) = get(arg)? else {
+                    return Err(invalid("`from_bits` of a non-array"));
+                };
+                match to {
+                    Type::UInt(w) => {
+                        let n = items
+                            .iter()
+                            .fold(0u64, |acc, b| (acc << 1) | b.as_uint().unwrap_or(0));
+                        one(Val::UInt(wrap(n, *w)))
+                    }
+                    _ => {
+                        let two = Fr::from(2u64);
+                        let x = items.iter().fold(Fr::zero(), |acc, b| {
+                            acc * two + Fr::from(b.as_uint().unwrap_or(0))
+                        });
+                        one(Val::Field(x))
+                    }
+                }
+            }
+            InstKind::Call { func: callee, args } => {
+                if callee.index() >= self.program.funcs.len() {
+                    return Err(invalid("call of an unknown function"));
+                }
+                if depth + 1 > self.limits.max_call_depth {
+                    return Err(Exec::Fail(Fail::CallDepth(self.limits.max_call_depth)));
+                }
+                let vals = args.iter().map(get).collect::<Result<Vec<_>, _>>()?;
+                self.call(*callee, vals, depth + 1)
+                    .map_err(|f| Exec::Nested(Box::new(f)))
+            }
+        }
+    }
+}
+
+/// A failure of the current instruction, or one already located in a callee.
+enum Exec {
+    Fail(Fail),
+    Nested(Box<Failure>),
+}
+
+fn value_of(func: &Function, env: &[Option<Val>], v: super::ValueId) -> Result<Val, Fail> {
+    if let Some(c) = func.const_value_checked(v) {
+        return Ok(match c {
+            Const::Field(x) => Val::Field(x),
+            Const::UInt(n) => Val::UInt(n),
+        });
+    }
+    env.get(v.index())
+        .cloned()
+        .flatten()
+        .ok_or_else(|| Fail::InvalidProgram(format!("{v} used before it is defined")))
+}
+
+fn array_index(array: &Val, index: &Val) -> Result<(Rc<Vec<Val>>, usize), Fail> {
+    let (Val::Array(items), Val::UInt(i)) = (array, index) else {
+        return Err(Fail::InvalidProgram(
+            "array access on a non-array or with a non-integer index".into(),
+        ));
+    };
+    if (*i as usize) < items.len() && *i < u64::from(u32::MAX) {
+        Ok((items.clone(), *i as usize))
+    } else {
+        Err(Fail::IndexOutOfBounds {
+            index: *i,
+            len: items.len(),
+        })
+    }
+}
+
+/// Evaluates a binary operation on constant operands: the interpreter's semantics, shared with
+/// constant folding so that the two can never disagree. `ty` is the left operand's type.
+pub fn binary(op: BinOp, a: &Val, b: &Val, ty: &Type) -> Result<Val, FailureKind> {
+    let bool_val = |c: bool| Val::UInt(u64::from(c));
+    match (a, b) {
+        (Val::Field(x), Val::Field(y)) => Ok(match op {
+            BinOp::Add => Val::Field(*x + y),
+            BinOp::Sub => Val::Field(*x - y),
+            BinOp::Mul => Val::Field(*x * y),
+            BinOp::Div => Val::Field(*x * field::inverse(y).ok_or(FailureKind::DivisionByZero)?),
+            BinOp::Eq => bool_val(x == y),
+            BinOp::Lt => bool_val(field::cmp_canonical(x, y).is_lt()),
+            BinOp::Le => bool_val(field::cmp_canonical(x, y).is_le()),
+            _ => {
+                return Err(FailureKind::InvalidProgram(format!(
+                    "`{op}` on field elements"
+                )))
+            }
+        }),
+        (Val::UInt(x), Val::UInt(y)) => {
+            let w = ty
+                .uint_width()
+                .ok_or_else(|| FailureKind::InvalidProgram(format!("`{op}` on {ty}")))?;
+            let (x, y) = (*x, *y);
+            Ok(match op {
+                BinOp::Add => Val::UInt(wrap(x.wrapping_add(y), w)),
+                BinOp::Sub => Val::UInt(wrap(x.wrapping_sub(y), w)),
+                BinOp::Mul => Val::UInt(wrap(x.wrapping_mul(y), w)),
+                BinOp::UDiv => Val::UInt(x.checked_div(y).ok_or(FailureKind::DivisionByZero)?),
+                BinOp::URem => Val::UInt(x.checked_rem(y).ok_or(FailureKind::DivisionByZero)?),
+                BinOp::Eq => bool_val(x == y),
+                BinOp::Lt => bool_val(x < y),
+                BinOp::Le => bool_val(x <= y),
+                BinOp::And => Val::UInt(x & y),
+                BinOp::Or => Val::UInt(x | y),
+                BinOp::Xor => Val::UInt(x ^ y),
+                BinOp::Shl => Val::UInt(if y >= u64::from(w) {
+                    0
+                } else {
+                    wrap(x << y, w)
+                }),
+                BinOp::Shr => Val::UInt(if y >= u64::from(w) { 0 } else { x >> y }),
+                BinOp::Div => return Err(FailureKind::InvalidProgram("`div` on integers".into())),
+            })
+        }
+        _ => Err(FailureKind::InvalidProgram(format!(
+            "`{op}` on mismatched operands"
+        ))),
+    }
+}

@@ -1,0 +1,938 @@
+//! The parser of the text format (grammar in the [`crate::ir`] module doc).
+//!
+//! Parsing is line-oriented and in two steps per function: a first scan declares every block
+//! label, block parameter and instruction result, so that uses may precede definitions in the
+//! text (the verifier, not the parser, rejects a use that its definition does not dominate); the
+//! second step builds the instructions. Result types are then inferred from operand types.
+
+use super::entities::{BlockId, FuncId, InstId, SrcLoc, ValueId};
+use super::function::{Function, InstData, Program, ValueData, ValueDef};
+use super::instructions::{BinOp, BlockCall, Const, InstKind, Terminator};
+use super::types::{Type, UINT_WIDTHS};
+use crate::field;
+use std::collections::HashMap;
+use std::fmt;
+
+/// A syntax error in IR text, with its 1-based line and column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+type Result<T> = std::result::Result<T, ParseError>;
+
+/// Parses a whole program. `main` is the function named `main`, or the first one.
+pub fn parse_program(text: &str) -> Result<Program> {
+    let lines = tokenize(text)?;
+    let funcs = split_functions(&lines)?;
+    if funcs.is_empty() {
+        return Err(ParseError {
+            line: 1,
+            col: 1,
+            message: "expected at least one function (`fn NAME fN { ... }`)".into(),
+        });
+    }
+    let mut func_ids = HashMap::new();
+    let mut signatures = Vec::new();
+    for (i, f) in funcs.iter().enumerate() {
+        let header = parse_header(f.header)?;
+        if func_ids
+            .insert(header.label.clone(), FuncId::new(i))
+            .is_some()
+        {
+            return Err(f
+                .header
+                .err_at(1, format!("function `{}` defined twice", header.label)));
+        }
+        signatures.push(header);
+    }
+    let returns: Vec<Vec<Type>> = signatures.iter().map(|s| s.returns.clone()).collect();
+    let mut program = Program {
+        funcs: Vec::new(),
+        main: FuncId(0),
+    };
+    for (f, sig) in funcs.iter().zip(&signatures) {
+        let ctx = FuncParser {
+            func_ids: &func_ids,
+            returns: &returns,
+        };
+        program.funcs.push(ctx.parse_body(sig, &f.body)?);
+    }
+    if let Some(i) = signatures.iter().position(|s| s.name == "main") {
+        program.main = FuncId::new(i);
+    }
+    Ok(program)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Ident(String),
+    Int(String),
+    Str(String),
+    Punct(char),
+    Arrow,
+}
+
+impl fmt::Display for Tok {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tok::Ident(s) | Tok::Int(s) => write!(f, "`{s}`"),
+            Tok::Str(_) => write!(f, "a string"),
+            Tok::Punct(c) => write!(f, "`{c}`"),
+            Tok::Arrow => write!(f, "`->`"),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Line {
+    number: u32,
+    toks: Vec<(Tok, u32)>,
+    /// Column just past the last character, for "unexpected end of line".
+    end_col: u32,
+}
+
+impl Line {
+    fn err_at(&self, col: u32, message: impl Into<String>) -> ParseError {
+        ParseError {
+            line: self.number,
+            col,
+            message: message.into(),
+        }
+    }
+}
+
+fn tokenize(text: &str) -> Result<Vec<Line>> {
+    let mut lines = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let number = u32::try_from(n + 1).unwrap_or(u32::MAX);
+        let chars: Vec<char> = raw.chars().collect();
+        let mut toks = Vec::new();
+        let mut depth = 0i32;
+        let mut i = 0;
+        let err = |col: usize, message: String| ParseError {
+            line: number,
+            col: col as u32 + 1,
+            message,
+        };
+        while i < chars.len() {
+            let c = chars[i];
+            let col = i as u32 + 1;
+            if c.is_whitespace() {
+                i += 1;
+            } else if c == ';' && depth == 0 {
+                break;
+            } else if c.is_ascii_alphabetic() || c == '_' {
+                let start = i;
+                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                toks.push((Tok::Ident(chars[start..i].iter().collect()), col));
+            } else if c.is_ascii_digit()
+                || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+            {
+                let start = i;
+                i += 1;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                toks.push((Tok::Int(chars[start..i].iter().collect()), col));
+            } else if c == '-' && chars.get(i + 1) == Some(&'>') {
+                toks.push((Tok::Arrow, col));
+                i += 2;
+            } else if c == '"' {
+                let (s, next) = lex_string(&chars, i).map_err(|(at, m)| err(at, m))?;
+                toks.push((Tok::Str(s), col));
+                i = next;
+            } else if "()[]{},:;=&@".contains(c) {
+                if c == '[' {
+                    depth += 1;
+                } else if c == ']' {
+                    depth -= 1;
+                }
+                toks.push((Tok::Punct(c), col));
+                i += 1;
+            } else {
+                return Err(err(i, format!("unexpected character `{c}`")));
+            }
+        }
+        if !toks.is_empty() {
+            lines.push(Line {
+                number,
+                toks,
+                end_col: chars.len() as u32 + 1,
+            });
+        }
+    }
+    Ok(lines)
+}
+
+fn lex_string(
+    chars: &[char],
+    start: usize,
+) -> std::result::Result<(String, usize), (usize, String)> {
+    let mut out = String::new();
+    let mut i = start + 1;
+    while i < chars.len() {
+        match chars[i] {
+            '"' => return Ok((out, i + 1)),
+            '\\' => {
+                let esc = chars.get(i + 1).copied();
+                match esc {
+                    Some('"') => out.push('"'),
+                    Some('\\') => out.push('\\'),
+                    Some('n') => out.push('\n'),
+                    Some('t') => out.push('\t'),
+                    Some('u') if chars.get(i + 2) == Some(&'{') => {
+                        let close = chars[i + 3..]
+                            .iter()
+                            .position(|c| *c == '}')
+                            .ok_or((i, "unterminated `\\u{` escape".to_string()))?;
+                        let hex: String = chars[i + 3..i + 3 + close].iter().collect();
+                        let ch = u32::from_str_radix(&hex, 16)
+                            .ok()
+                            .and_then(char::from_u32)
+                            .ok_or((i, format!("bad escape `\\u{{{hex}}}`")))?;
+                        out.push(ch);
+                        i += 3 + close + 1;
+                        continue;
+                    }
+                    _ => return Err((i, "unknown escape in string".to_string())),
+                }
+                i += 2;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    Err((start, "unterminated string".to_string()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions
+
+struct RawFunction<'a> {
+    header: &'a Line,
+    body: Vec<&'a Line>,
+}
+
+fn split_functions(lines: &[Line]) -> Result<Vec<RawFunction<'_>>> {
+    let mut funcs = Vec::new();
+    let mut current: Option<RawFunction> = None;
+    for line in lines {
+        let first = &line.toks[0].0;
+        match (&mut current, first) {
+            (None, Tok::Ident(kw)) if kw == "fn" => {
+                current = Some(RawFunction {
+                    header: line,
+                    body: Vec::new(),
+                })
+            }
+            (None, _) => return Err(line.err_at(line.toks[0].1, "expected `fn`")),
+            (Some(_), Tok::Punct('}')) if line.toks.len() == 1 => {
+                funcs.push(current.take().expect("checked above"));
+            }
+            (Some(f), _) => f.body.push(line),
+        }
+    }
+    if let Some(f) = current {
+        return Err(f.header.err_at(1, "function is not closed by a `}` line"));
+    }
+    Ok(funcs)
+}
+
+struct Header {
+    name: String,
+    label: String,
+    returns: Vec<Type>,
+}
+
+fn parse_header(line: &Line) -> Result<Header> {
+    let mut c = Cursor::new(line);
+    c.keyword("fn")?;
+    let name = c.ident("a function name")?;
+    let label = c.ident("a function id such as `f0`")?;
+    if !is_label(&label, 'f') {
+        return Err(c.err_prev(format!(
+            "expected a function id such as `f0`, found `{label}`"
+        )));
+    }
+    let mut returns = Vec::new();
+    if c.eat(&Tok::Arrow) {
+        loop {
+            returns.push(c.ty()?);
+            if !c.eat(&Tok::Punct(',')) {
+                break;
+            }
+        }
+    }
+    c.expect(&Tok::Punct('{'))?;
+    c.end()?;
+    Ok(Header {
+        name,
+        label,
+        returns,
+    })
+}
+
+fn is_label(s: &str, prefix: char) -> bool {
+    s.len() > 1 && s.starts_with(prefix) && s[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+struct FuncParser<'a> {
+    func_ids: &'a HashMap<String, FuncId>,
+    returns: &'a [Vec<Type>],
+}
+
+/// What a body line is, found by its first tokens.
+enum LineKind {
+    Block,
+    Inst { n_results: usize },
+}
+
+fn classify(line: &Line) -> LineKind {
+    let toks = &line.toks;
+    if let Some((Tok::Ident(s), _)) = toks.first() {
+        if is_label(s, 'b') && toks.get(1).map(|t| &t.0) == Some(&Tok::Punct('(')) {
+            return LineKind::Block;
+        }
+    }
+    // `v1, v2 = ...`: count the results before `=`.
+    let mut n = 0;
+    let mut i = 0;
+    while let Some((Tok::Ident(_), _)) = toks.get(i) {
+        n += 1;
+        match toks.get(i + 1).map(|t| &t.0) {
+            Some(Tok::Punct(',')) => i += 2,
+            Some(Tok::Punct('=')) => return LineKind::Inst { n_results: n },
+            _ => break,
+        }
+    }
+    LineKind::Inst { n_results: 0 }
+}
+
+impl FuncParser<'_> {
+    fn parse_body(&self, sig: &Header, body: &[&Line]) -> Result<Function> {
+        let mut func = Function {
+            name: sig.name.clone(),
+            returns: sig.returns.clone(),
+            entry: BlockId(0),
+            layout: Vec::new(),
+            blocks: Vec::new(),
+            insts: Vec::new(),
+            values: Vec::new(),
+        };
+        let mut blocks: HashMap<String, BlockId> = HashMap::new();
+        let mut values: HashMap<String, ValueId> = HashMap::new();
+        // First scan: blocks, parameters and result names.
+        let mut pending_results: Vec<Vec<ValueId>> = Vec::new();
+        for line in body {
+            match classify(line) {
+                LineKind::Block => {
+                    let mut c = Cursor::new(line);
+                    let label = c.ident("a block label")?;
+                    // `classify` saw `bN(`, so the label is well formed.
+                    let block = numbered_block(&mut func, &label, line)?;
+                    if blocks.insert(label.clone(), block).is_some() {
+                        return Err(line.err_at(1, format!("block `{label}` defined twice")));
+                    }
+                    c.expect(&Tok::Punct('('))?;
+                    if !c.eat(&Tok::Punct(')')) {
+                        loop {
+                            let (name, col) = c.ident_at("a parameter name such as `v0`")?;
+                            if !is_label(&name, 'v') {
+                                return Err(line.err_at(
+                                    col,
+                                    format!("expected a value name such as `v0`, found `{name}`"),
+                                ));
+                            }
+                            c.expect(&Tok::Punct(':'))?;
+                            let ty = c.ty()?;
+                            let v = numbered_value(&mut func, &name, line, col)?;
+                            let index = func.block(block).params.len();
+                            func.values[v.index()] = ValueData {
+                                ty,
+                                def: ValueDef::Param(block, index),
+                            };
+                            func.block_mut(block).params.push(v);
+                            define(&mut values, name, v, line, col)?;
+                            if c.eat(&Tok::Punct(')')) {
+                                break;
+                            }
+                            c.expect(&Tok::Punct(','))?;
+                        }
+                    }
+                    c.expect(&Tok::Punct(':'))?;
+                    c.end()?;
+                }
+                LineKind::Inst { n_results } => {
+                    let mut results = Vec::new();
+                    for k in 0..n_results {
+                        let (tok, col) = &line.toks[2 * k];
+                        let Tok::Ident(name) = tok else {
+                            unreachable!("classify counted identifiers")
+                        };
+                        if !is_label(name, 'v') {
+                            return Err(line.err_at(
+                                *col,
+                                format!("expected a value name such as `v3`, found `{name}`"),
+                            ));
+                        }
+                        let v = numbered_value(&mut func, name, line, *col)?;
+                        func.values[v.index()].def = ValueDef::Result(InstId(u32::MAX), k);
+                        define(&mut values, name.clone(), v, line, *col)?;
+                        results.push(v);
+                    }
+                    pending_results.push(results);
+                }
+            }
+        }
+        let Some(&entry) = func.layout.first() else {
+            return Err(ParseError {
+                line: body.first().map_or(1, |l| l.number),
+                col: 1,
+                message: format!("function `{}` has no blocks", sig.name),
+            });
+        };
+        func.entry = entry;
+        // Second scan: instructions and terminators.
+        let mut current: Option<BlockId> = None;
+        let mut pending = pending_results.into_iter();
+        let scope = Scope {
+            blocks: &blocks,
+            values: &values,
+            funcs: self.func_ids,
+        };
+        for line in body {
+            match classify(line) {
+                LineKind::Block => {
+                    let Tok::Ident(label) = &line.toks[0].0 else {
+                        unreachable!("classified as a block")
+                    };
+                    current = Some(blocks[label]);
+                }
+                LineKind::Inst { n_results } => {
+                    let results = pending.next().expect("one entry per instruction line");
+                    let Some(block) = current else {
+                        return Err(line.err_at(
+                            line.toks[0].1,
+                            "instruction outside a block (expected a label such as `b0():`)",
+                        ));
+                    };
+                    let mut c = Cursor::new(line);
+                    c.pos = if n_results > 0 { 2 * n_results } else { 0 };
+                    let (opcode, col) = c.ident_at("an opcode")?;
+                    if func.block(block).term.is_some() {
+                        return Err(line.err_at(
+                            col,
+                            format!("`{opcode}` after the terminator of block {block}"),
+                        ));
+                    }
+                    if let Some(term) = scope.terminator(&mut func, &mut c, &opcode, col)? {
+                        if n_results > 0 {
+                            return Err(line.err_at(1, format!("`{opcode}` has no results")));
+                        }
+                        c.end()?;
+                        func.block_mut(block).term = Some(term);
+                        continue;
+                    }
+                    let kind = scope.inst(&mut func, &mut c, &opcode, col)?;
+                    let loc = c.loc()?;
+                    c.end()?;
+                    let expected = match &kind {
+                        InstKind::Call { func: callee, .. } => self.returns[callee.index()].len(),
+                        other => func.result_types(other).len(),
+                    };
+                    if expected != results.len() {
+                        return Err(line.err_at(
+                            col,
+                            format!(
+                                "`{opcode}` defines {expected} value(s), but {} are named",
+                                results.len()
+                            ),
+                        ));
+                    }
+                    let id = InstId::new(func.insts.len());
+                    for (k, v) in results.iter().enumerate() {
+                        func.values[v.index()].def = ValueDef::Result(id, k);
+                    }
+                    func.insts.push(InstData { kind, results, loc });
+                    func.block_mut(block).insts.push(id);
+                }
+            }
+        }
+        infer_types(&mut func, self.returns);
+        Ok(func)
+    }
+}
+
+/// Largest block or value number the parser accepts, so that a typo cannot allocate gigabytes.
+const MAX_NUMBER: usize = 1 << 22;
+
+/// The number `N` of a label `bN`/`vN`, checked against [`MAX_NUMBER`].
+fn label_number(label: &str, line: &Line, col: u32) -> Result<usize> {
+    match label[1..].parse::<usize>() {
+        Ok(n) if n <= MAX_NUMBER => Ok(n),
+        _ => Err(line.err_at(
+            col,
+            format!("`{label}`: numbers above {MAX_NUMBER} are not supported"),
+        )),
+    }
+}
+
+/// The block numbered as its label (`b7` is `BlockId(7)`), so that messages about parsed text use
+/// the text's own names. Arena slots below it that no label claims stay empty and unlaid.
+fn numbered_block(func: &mut Function, label: &str, line: &Line) -> Result<BlockId> {
+    let n = label_number(label, line, 1)?;
+    while func.blocks.len() <= n {
+        func.blocks.push(Default::default());
+    }
+    let id = BlockId::new(n);
+    if func.layout.contains(&id) {
+        return Err(line.err_at(1, format!("block `{label}` defined twice")));
+    }
+    func.layout.push(id);
+    Ok(id)
+}
+
+/// The value numbered as its name (`v7` is `ValueId(7)`); free slots hold unused placeholders.
+fn numbered_value(func: &mut Function, name: &str, line: &Line, col: u32) -> Result<ValueId> {
+    let n = label_number(name, line, col)?;
+    while func.values.len() <= n {
+        func.values.push(ValueData {
+            ty: Type::Field,
+            def: ValueDef::Const(Const::Field(field::Fr::from(0u64))),
+        });
+    }
+    Ok(ValueId::new(n))
+}
+
+fn define(
+    values: &mut HashMap<String, ValueId>,
+    name: String,
+    v: ValueId,
+    line: &Line,
+    col: u32,
+) -> Result<()> {
+    if values.insert(name.clone(), v).is_some() {
+        return Err(line.err_at(col, format!("value `{name}` defined twice")));
+    }
+    Ok(())
+}
+
+/// Sets each result's type from its operands', repeating until nothing changes (operands
+/// defined later in the text are typed on a later round).
+fn infer_types(func: &mut Function, returns: &[Vec<Type>]) {
+    for _ in 0..=func.insts.len() {
+        let mut changed = false;
+        for i in 0..func.insts.len() {
+            let types = match &func.insts[i].kind {
+                InstKind::Call { func: callee, .. } => returns[callee.index()].clone(),
+                kind => func.result_types(kind),
+            };
+            for (k, ty) in types.into_iter().enumerate() {
+                let v = func.insts[i].results[k];
+                if func.values[v.index()].ty != ty {
+                    func.values[v.index()].ty = ty;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+struct Scope<'a> {
+    blocks: &'a HashMap<String, BlockId>,
+    values: &'a HashMap<String, ValueId>,
+    funcs: &'a HashMap<String, FuncId>,
+}
+
+impl Scope<'_> {
+    fn operand(&self, func: &mut Function, c: &mut Cursor) -> Result<ValueId> {
+        let (tok, col) = c.next("an operand")?;
+        match tok {
+            Tok::Ident(name) if is_label(&name, 'v') => self
+                .values
+                .get(&name)
+                .copied()
+                .ok_or_else(|| c.line.err_at(col, format!("unknown value `{name}`"))),
+            _ => {
+                c.pos -= 1;
+                let ty = c.ty()?;
+                let (lit, lcol) = c.next("a constant literal")?;
+                let Tok::Int(text) = lit else {
+                    return Err(c
+                        .line
+                        .err_at(lcol, format!("expected a constant literal, found {lit}")));
+                };
+                let value = match &ty {
+                    Type::Field => Const::Field(field::parse_dec(&text).ok_or_else(|| {
+                        c.line
+                            .err_at(lcol, format!("`{text}` is not a field element"))
+                    })?),
+                    Type::UInt(w) => {
+                        let n: u64 = text.parse().map_err(|_| {
+                            c.line
+                                .err_at(lcol, format!("`{text}` is not a u{w} constant"))
+                        })?;
+                        if *w < 64 && n >> w != 0 {
+                            return Err(c
+                                .line
+                                .err_at(lcol, format!("`{text}` does not fit in u{w}")));
+                        }
+                        Const::UInt(n)
+                    }
+                    other => {
+                        return Err(c.line.err_at(
+                            col,
+                            format!("constants of type `{other}` are not supported"),
+                        ))
+                    }
+                };
+                Ok(func.make_const(ty, value))
+            }
+        }
+    }
+
+    fn operands(&self, func: &mut Function, c: &mut Cursor, close: char) -> Result<Vec<ValueId>> {
+        let mut out = Vec::new();
+        if c.eat(&Tok::Punct(close)) {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.operand(func, c)?);
+            if c.eat(&Tok::Punct(close)) {
+                return Ok(out);
+            }
+            c.expect(&Tok::Punct(','))?;
+        }
+    }
+
+    fn block_call(&self, func: &mut Function, c: &mut Cursor) -> Result<BlockCall> {
+        let (label, col) = c.ident_at("a block label")?;
+        let block = *self
+            .blocks
+            .get(&label)
+            .ok_or_else(|| c.line.err_at(col, format!("unknown block `{label}`")))?;
+        c.expect(&Tok::Punct('('))?;
+        let args = self.operands(func, c, ')')?;
+        Ok(BlockCall { block, args })
+    }
+
+    fn terminator(
+        &self,
+        func: &mut Function,
+        c: &mut Cursor,
+        opcode: &str,
+        _col: u32,
+    ) -> Result<Option<Terminator>> {
+        Ok(Some(match opcode {
+            "jmp" => Terminator::Jmp(self.block_call(func, c)?),
+            "br" => {
+                let cond = self.operand(func, c)?;
+                c.expect(&Tok::Punct(','))?;
+                let then_dest = self.block_call(func, c)?;
+                c.expect(&Tok::Punct(','))?;
+                let else_dest = self.block_call(func, c)?;
+                Terminator::Br {
+                    cond,
+                    then_dest,
+                    else_dest,
+                }
+            }
+            "return" => {
+                let mut values = Vec::new();
+                if !c.at_end() {
+                    loop {
+                        values.push(self.operand(func, c)?);
+                        if !c.eat(&Tok::Punct(',')) {
+                            break;
+                        }
+                    }
+                }
+                Terminator::Return(values)
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    fn inst(
+        &self,
+        func: &mut Function,
+        c: &mut Cursor,
+        opcode: &str,
+        col: u32,
+    ) -> Result<InstKind> {
+        if let Some(op) = BinOp::from_name(opcode) {
+            let lhs = self.operand(func, c)?;
+            c.expect(&Tok::Punct(','))?;
+            let rhs = self.operand(func, c)?;
+            return Ok(InstKind::Binary { op, lhs, rhs });
+        }
+        Ok(match opcode {
+            "not" => InstKind::Not {
+                arg: self.operand(func, c)?,
+            },
+            "cast" | "trunc" | "from_bits" => {
+                let arg = self.operand(func, c)?;
+                c.keyword("to")?;
+                let to = c.ty()?;
+                match opcode {
+                    "cast" => InstKind::Cast { arg, to },
+                    "trunc" => InstKind::Truncate { arg, to },
+                    _ => InstKind::FromBits { arg, to },
+                }
+            }
+            "select" => {
+                let cond = self.operand(func, c)?;
+                c.expect(&Tok::Punct(','))?;
+                let then_value = self.operand(func, c)?;
+                c.expect(&Tok::Punct(','))?;
+                let else_value = self.operand(func, c)?;
+                InstKind::Select {
+                    cond,
+                    then_value,
+                    else_value,
+                }
+            }
+            "assert" => {
+                let cond = self.operand(func, c)?;
+                let msg = if c.eat(&Tok::Punct(',')) {
+                    let (tok, scol) = c.next("a message string")?;
+                    match tok {
+                        Tok::Str(s) => Some(s),
+                        other => {
+                            return Err(c
+                                .line
+                                .err_at(scol, format!("expected a message string, found {other}")))
+                        }
+                    }
+                } else {
+                    None
+                };
+                InstKind::Assert { cond, msg }
+            }
+            "allocate" => InstKind::Allocate { ty: c.ty()? },
+            "load" => InstKind::Load {
+                ptr: self.operand(func, c)?,
+            },
+            "store" => {
+                let value = self.operand(func, c)?;
+                c.keyword("at")?;
+                let ptr = self.operand(func, c)?;
+                InstKind::Store { ptr, value }
+            }
+            "make_array" => {
+                c.expect(&Tok::Punct('['))?;
+                let elems = self.operands(func, c, ']')?;
+                c.expect(&Tok::Punct(':'))?;
+                let elem_ty = c.ty()?;
+                InstKind::MakeArray { elems, elem_ty }
+            }
+            "array_get" => {
+                let array = self.operand(func, c)?;
+                c.expect(&Tok::Punct(','))?;
+                let index = self.operand(func, c)?;
+                InstKind::ArrayGet { array, index }
+            }
+            "array_set" => {
+                let array = self.operand(func, c)?;
+                c.expect(&Tok::Punct(','))?;
+                let index = self.operand(func, c)?;
+                c.expect(&Tok::Punct(','))?;
+                let value = self.operand(func, c)?;
+                InstKind::ArraySet {
+                    array,
+                    index,
+                    value,
+                }
+            }
+            "to_bits" => InstKind::ToBits {
+                arg: self.operand(func, c)?,
+            },
+            "call" => {
+                let (label, fcol) = c.ident_at("a function id")?;
+                let callee = *self
+                    .funcs
+                    .get(&label)
+                    .ok_or_else(|| c.line.err_at(fcol, format!("unknown function `{label}`")))?;
+                c.expect(&Tok::Punct('('))?;
+                let args = self.operands(func, c, ')')?;
+                InstKind::Call { func: callee, args }
+            }
+            other => return Err(c.line.err_at(col, format!("unknown opcode `{other}`"))),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cursor over one line's tokens
+
+struct Cursor<'a> {
+    line: &'a Line,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(line: &'a Line) -> Self {
+        Cursor { line, pos: 0 }
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.line.toks.len() || self.peek() == Some(&Tok::Punct('@'))
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.line.toks.get(self.pos).map(|t| &t.0)
+    }
+
+    fn col(&self) -> u32 {
+        self.line
+            .toks
+            .get(self.pos)
+            .map_or(self.line.end_col, |t| t.1)
+    }
+
+    fn err_prev(&self, message: String) -> ParseError {
+        let col = self
+            .line
+            .toks
+            .get(self.pos.saturating_sub(1))
+            .map_or(1, |t| t.1);
+        self.line.err_at(col, message)
+    }
+
+    fn next(&mut self, what: &str) -> Result<(Tok, u32)> {
+        match self.line.toks.get(self.pos) {
+            Some((tok, col)) => {
+                self.pos += 1;
+                Ok((tok.clone(), *col))
+            }
+            None => Err(self.line.err_at(
+                self.line.end_col,
+                format!("expected {what}, found end of line"),
+            )),
+        }
+    }
+
+    fn eat(&mut self, tok: &Tok) -> bool {
+        if self.peek() == Some(tok) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, tok: &Tok) -> Result<()> {
+        let col = self.col();
+        let (found, _) = self.next(&tok.to_string())?;
+        if &found == tok {
+            Ok(())
+        } else {
+            Err(self
+                .line
+                .err_at(col, format!("expected {tok}, found {found}")))
+        }
+    }
+
+    fn keyword(&mut self, kw: &str) -> Result<()> {
+        self.expect(&Tok::Ident(kw.to_string()))
+    }
+
+    fn ident_at(&mut self, what: &str) -> Result<(String, u32)> {
+        let (tok, col) = self.next(what)?;
+        match tok {
+            Tok::Ident(s) => Ok((s, col)),
+            other => Err(self
+                .line
+                .err_at(col, format!("expected {what}, found {other}"))),
+        }
+    }
+
+    fn ident(&mut self, what: &str) -> Result<String> {
+        self.ident_at(what).map(|(s, _)| s)
+    }
+
+    fn ty(&mut self) -> Result<Type> {
+        let (tok, col) = self.next("a type")?;
+        match tok {
+            Tok::Ident(s) if s == "field" => Ok(Type::Field),
+            Tok::Ident(s) if s.starts_with('u') => match s[1..].parse::<u32>() {
+                Ok(w) if UINT_WIDTHS.contains(&w) => Ok(Type::UInt(w)),
+                _ => Err(self.line.err_at(col, format!("unknown type `{s}`"))),
+            },
+            Tok::Punct('&') => Ok(Type::reference(self.ty()?)),
+            Tok::Punct('[') => {
+                let elem = self.ty()?;
+                self.expect(&Tok::Punct(';'))?;
+                let (len, lcol) = self.next("an array length")?;
+                let n = match len {
+                    Tok::Int(text) => text.parse::<u32>().map_err(|_| {
+                        self.line.err_at(lcol, format!("bad array length `{text}`"))
+                    })?,
+                    other => {
+                        return Err(self
+                            .line
+                            .err_at(lcol, format!("expected an array length, found {other}")))
+                    }
+                };
+                self.expect(&Tok::Punct(']'))?;
+                Ok(Type::array(elem, n))
+            }
+            other => Err(self
+                .line
+                .err_at(col, format!("expected a type, found {other}"))),
+        }
+    }
+
+    /// An optional `@LINE:COL` source location.
+    fn loc(&mut self) -> Result<Option<SrcLoc>> {
+        if !self.eat(&Tok::Punct('@')) {
+            return Ok(None);
+        }
+        let number = |c: &mut Self| -> Result<u32> {
+            let (tok, col) = c.next("a number")?;
+            match tok {
+                Tok::Int(t) => t
+                    .parse()
+                    .map_err(|_| c.line.err_at(col, format!("bad location number `{t}`"))),
+                other => Err(c
+                    .line
+                    .err_at(col, format!("expected a number, found {other}"))),
+            }
+        };
+        let line = number(self)?;
+        self.expect(&Tok::Punct(':'))?;
+        let col = number(self)?;
+        Ok(Some(SrcLoc { line, col }))
+    }
+
+    fn end(&self) -> Result<()> {
+        match self.line.toks.get(self.pos) {
+            None => Ok(()),
+            Some((tok, col)) => Err(self.line.err_at(*col, format!("unexpected {tok}"))),
+        }
+    }
+}
