@@ -246,3 +246,17 @@ fn render_has_caret_under_span() {
         "error: unknown variable `b`\n --> t.zok:2:16\n  |\n2 |     return a + b;\n  |                ^\n"
     );
 }
+
+#[test]
+fn generic_parameter_not_inferable() {
+    assert_eq!(
+        err("def zeros<N>() -> field[N] {\n    return [0; N];\n}\ndef main() -> field[2] {\n    return zeros();\n}\n"),
+        "5:12 cannot infer the generic parameter `N` of `zeros`"
+    );
+}
+
+#[test]
+fn generic_recursion_is_bounded() {
+    let e = err("def f<N>(field[N] a) -> field {\n    return f([0; N + 1]);\n}\ndef main() -> field {\n    return f([1]);\n}\n");
+    assert!(e.contains("instantiated too deeply"), "{e}");
+}

@@ -5,7 +5,9 @@
 //!    and `const` definitions (each evaluated at compile time; a name must be declared before
 //!    it is used);
 //! 2. every function signature (functions may be overloaded on their parameter types, as in
-//!    ZoKrates, and may be called before their definition);
+//!    ZoKrates, and may be called before their definition); a generic function (`def f<N>`) is
+//!    kept as a template and checked once per instance, when a call fixes its parameters
+//!    (explicitly, `f::<3>(x)`, or from the argument array sizes);
 //! 3. every function body, statement by statement, with block scopes (an inner declaration
 //!    shadows an outer one, and a redeclaration in the same scope shadows too).
 //!
@@ -33,6 +35,9 @@ use std::str::FromStr;
 pub const MAX_TYPE_LEAVES: u64 = 1 << 20;
 
 type TResult<T> = Result<T, Diagnostic>;
+
+/// The calls a function body makes, with their positions (for the recursion check).
+type CallSites = Vec<(FuncId, Span)>;
 
 /// Checks a parsed module and produces the typed program.
 pub fn check(module: &ast::Module) -> Result<Program, Diagnostic> {
@@ -71,7 +76,20 @@ struct Checker {
     sigs: Vec<Sig>,
     by_name: HashMap<String, Vec<FuncId>>,
     fs: FnState,
+    /// Generic functions, instantiated at their calls.
+    templates: HashMap<String, Rc<ast::FunctionDef>>,
+    /// Instances already made: (name, generic values) to function.
+    instances: HashMap<(String, Vec<u32>), FuncId>,
+    /// Checked instances; function `n_plain + i` is `extra[i]`.
+    extra: Vec<Option<(Function, CallSites)>>,
+    /// Number of non-generic functions (their ids come first).
+    n_plain: usize,
+    /// Instances being checked inside one another.
+    instance_depth: usize,
 }
+
+/// How deeply generic instantiations may nest (`f<N>` calling `f<N - 1>` ...).
+const MAX_INSTANCE_DEPTH: usize = 32;
 
 fn mismatch(expected: &Type, found: &Type, span: Span) -> Diagnostic {
     Diagnostic::new(
@@ -234,15 +252,19 @@ impl Checker {
             })
             .collect();
         for f in &functions {
-            if let Some(g) = f.generics.first() {
-                return Err(generics_unsupported(g.span));
-            }
-            if let Some(span) = top_names.get(&f.name.name) {
-                let _ = span;
+            let clash = top_names.contains_key(&f.name.name)
+                || self.templates.contains_key(&f.name.name)
+                || (!f.generics.is_empty() && self.by_name.contains_key(&f.name.name));
+            if clash {
                 return Err(Diagnostic::new(
                     format!("duplicate definition of `{}`", f.name.name),
                     f.name.span,
                 ));
+            }
+            if !f.generics.is_empty() {
+                self.templates
+                    .insert(f.name.name.clone(), Rc::new((*f).clone()));
+                continue;
             }
             let mut params = Vec::new();
             for p in &f.params {
@@ -289,11 +311,18 @@ impl Checker {
                 )
             }
         };
-        // Pass 3: bodies.
+        // Pass 3: bodies. Generic functions are checked once per instance, at their calls.
+        self.n_plain = self.sigs.len();
         let mut checked = Vec::new();
         let mut calls = Vec::new();
-        for (i, f) in functions.iter().enumerate() {
+        let plain = functions.iter().filter(|f| f.generics.is_empty());
+        for (i, f) in plain.enumerate() {
             let (func, f_calls) = self.function(FuncId(i as u32), f)?;
+            checked.push(func);
+            calls.push(f_calls);
+        }
+        for instance in std::mem::take(&mut self.extra) {
+            let (func, f_calls) = instance.expect("bug: generic instance left unchecked");
             checked.push(func);
             calls.push(f_calls);
         }
@@ -827,10 +856,7 @@ impl Checker {
                 generics,
                 args,
             } => {
-                if let Some(g) = generics.first() {
-                    return Err(generics_unsupported(g.span));
-                }
-                return self.call(callee, args, e.span);
+                return self.call(callee, generics, args, e.span);
             }
             K::Array(elems) => {
                 let mut elem_ty = match expected {
@@ -1155,7 +1181,22 @@ impl Checker {
         Ok(e)
     }
 
-    fn call(&mut self, callee: &ast::Ident, args: &[ast::Expr], span: Span) -> TResult<Expr> {
+    fn call(
+        &mut self,
+        callee: &ast::Ident,
+        generics: &[ast::Expr],
+        args: &[ast::Expr],
+        span: Span,
+    ) -> TResult<Expr> {
+        if let Some(t) = self.templates.get(&callee.name).cloned() {
+            return self.call_generic(&t, callee, generics, args, span);
+        }
+        if let Some(g) = generics.first() {
+            return Err(Diagnostic::new(
+                format!("function `{}` has no generic parameters", callee.name),
+                g.span,
+            ));
+        }
         if let Some(ids) = self.by_name.get(&callee.name).cloned() {
             let candidates: Vec<FuncId> = ids
                 .iter()
@@ -1251,6 +1292,161 @@ impl Checker {
             span,
         };
         Ok(e)
+    }
+}
+
+impl Checker {
+    /// A call of a generic function: the generic values come from `::<...>` or from the array
+    /// sizes of the arguments; the function is checked once per distinct set of values.
+    fn call_generic(
+        &mut self,
+        t: &Rc<ast::FunctionDef>,
+        callee: &ast::Ident,
+        explicit: &[ast::Expr],
+        args: &[ast::Expr],
+        span: Span,
+    ) -> TResult<Expr> {
+        if args.len() != t.params.len() {
+            return Err(Diagnostic::new(
+                format!(
+                    "function `{}` takes {} argument{} but {} {} given",
+                    callee.name,
+                    t.params.len(),
+                    if t.params.len() == 1 { "" } else { "s" },
+                    args.len(),
+                    if args.len() == 1 { "was" } else { "were" }
+                ),
+                span,
+            ));
+        }
+        let mut bound: Vec<Option<u32>> = vec![None; t.generics.len()];
+        if !explicit.is_empty() {
+            if explicit.len() != t.generics.len() {
+                return Err(Diagnostic::new(
+                    format!(
+                        "function `{}` takes {} generic arguments but {} were given",
+                        callee.name,
+                        t.generics.len(),
+                        explicit.len()
+                    ),
+                    span,
+                ));
+            }
+            for (b, g) in bound.iter_mut().zip(explicit) {
+                *b = Some(self.const_u32(g, "a generic argument")?);
+            }
+        }
+        if bound.iter().any(Option::is_none) {
+            for (p, a) in t.params.iter().zip(args) {
+                let ty = self.expr(a, None)?.ty;
+                unify(&p.ty, &ty, &t.generics, &mut bound);
+            }
+        }
+        let mut values = Vec::new();
+        for (g, b) in t.generics.iter().zip(&bound) {
+            match b {
+                Some(v) => values.push(*v),
+                None => {
+                    return Err(Diagnostic::new(
+                        format!(
+                            "cannot infer the generic parameter `{}` of `{}`",
+                            g.name, callee.name
+                        ),
+                        span,
+                    )
+                    .with_note(format!("give it explicitly: `{}::<...>(...)`", callee.name)))
+                }
+            }
+        }
+        let id = self.instance(t, values, span)?;
+        let params = self.sigs[id.0 as usize].params.clone();
+        let mut targs = Vec::new();
+        for (a, p) in args.iter().zip(&params) {
+            let a = self.expr(a, Some(p))?;
+            if a.ty != *p {
+                return Err(mismatch(p, &a.ty, a.span));
+            }
+            targs.push(a);
+        }
+        self.fs.calls.push((id, callee.span));
+        Ok(Expr {
+            kind: ExprKind::Call(id, targs),
+            ty: self.sigs[id.0 as usize].ret.clone(),
+            span,
+        })
+    }
+
+    /// The instance of template `t` for `values`, checking it on first use.
+    fn instance(&mut self, t: &ast::FunctionDef, values: Vec<u32>, span: Span) -> TResult<FuncId> {
+        let key = (t.name.name.clone(), values.clone());
+        if let Some(id) = self.instances.get(&key) {
+            return Ok(*id);
+        }
+        if self.instance_depth >= MAX_INSTANCE_DEPTH {
+            return Err(Diagnostic::new(
+                format!(
+                    "generic function `{}` is instantiated too deeply (more than {MAX_INSTANCE_DEPTH} levels)",
+                    t.name.name
+                ),
+                span,
+            ));
+        }
+        // The generic parameters are constants inside the instance.
+        let saved_consts = self.consts.clone();
+        for (g, v) in t.generics.iter().zip(&values) {
+            self.consts
+                .insert(g.name.clone(), (Type::Uint(32), Value::Uint(u64::from(*v))));
+        }
+        let saved_fs = std::mem::take(&mut self.fs);
+        self.instance_depth += 1;
+        let result = self.instantiate(t, key);
+        self.instance_depth -= 1;
+        self.fs = saved_fs;
+        self.consts = saved_consts;
+        result
+    }
+
+    fn instantiate(&mut self, t: &ast::FunctionDef, key: (String, Vec<u32>)) -> TResult<FuncId> {
+        let mut params = Vec::new();
+        for p in &t.params {
+            params.push(self.resolve_type(&p.ty)?);
+        }
+        let ret = match &t.ret {
+            Some(r) => self.resolve_type(r)?,
+            None => Type::unit(),
+        };
+        let id = FuncId(self.sigs.len() as u32);
+        self.sigs.push(Sig {
+            name: t.name.name.clone(),
+            params,
+            ret,
+            name_span: t.name.span,
+        });
+        self.instances.insert(key, id);
+        self.extra.push(None);
+        let checked = self.function(id, t)?;
+        self.extra[id.0 as usize - self.n_plain] = Some(checked);
+        Ok(id)
+    }
+}
+
+/// Binds generic parameters used as array sizes in `te` to the sizes in `ty`.
+fn unify(te: &ast::TypeExpr, ty: &Type, generics: &[ast::Ident], bound: &mut [Option<u32>]) {
+    match (&te.kind, ty) {
+        (ast::TypeExprKind::Array(elem, size), Type::Array(t, n)) => {
+            if let ast::ExprKind::Name(name) = &size.kind {
+                if let Some(k) = generics.iter().position(|g| g.name == name.name) {
+                    bound[k].get_or_insert(*n);
+                }
+            }
+            unify(elem, t, generics, bound);
+        }
+        (ast::TypeExprKind::Tuple(ts), Type::Tuple(tys)) => {
+            for (te, ty) in ts.iter().zip(tys) {
+                unify(te, ty, generics, bound);
+            }
+        }
+        _ => {}
     }
 }
 
