@@ -12,5 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod diagnostics;
 pub mod field;
+pub mod front;
 pub mod ir;

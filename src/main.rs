@@ -41,6 +41,50 @@ enum Command {
         /// The IR file.
         file: PathBuf,
     },
+    /// Compile a ZoKrates program, run it in the reference interpreter and print
+    /// `{"outputs": [...]}` (one entry per returned value).
+    Run {
+        /// The program (.zok).
+        file: PathBuf,
+        /// JSON object keyed by main's parameter names (field and uN as decimal strings or
+        /// numbers, bools, arrays as arrays, structs as objects). Default: no inputs.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        /// Maximum number of IR instructions executed.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+    },
+    /// Compile a ZoKrates program and print it in the requested form.
+    Compile {
+        /// The program (.zok).
+        file: PathBuf,
+        /// What to print.
+        #[arg(long, value_enum, default_value_t = Emit::Ir)]
+        emit: Emit,
+    },
+}
+
+/// Output forms of `zkbc compile`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Emit {
+    /// The IR in the text format.
+    Ir,
+}
+
+/// Compiles a source file; a compile error is exit status 2 with the rendered diagnostic.
+fn compile_zok(path: &Path) -> Result<(ir::Program, zkbc::front::Abi), Exit> {
+    let source = read(path)?;
+    let name = path.display().to_string();
+    zkbc::front::compile_source(&name, &source).map_err(|d| {
+        let rendered = d.render(&name, &source);
+        user_error(
+            rendered
+                .strip_prefix("error: ")
+                .unwrap_or(&rendered)
+                .trim_end()
+                .to_string(),
+        )
+    })
 }
 
 /// An error with the exit status it implies.
@@ -121,6 +165,43 @@ fn run(cli: Cli) -> Result<(), Exit> {
                 .map(|(v, t)| v.to_json(t))
                 .collect();
             println!("{}", serde_json::json!({ "outputs": outputs }));
+            Ok(())
+        }
+        Command::Run {
+            file,
+            inputs,
+            max_steps,
+        } => {
+            let (program, abi) = compile_zok(&file)?;
+            let json = match &inputs {
+                Some(path) => read_json(path)?,
+                None => serde_json::Value::Object(serde_json::Map::new()),
+            };
+            let values = abi.inputs_from_json(&json).map_err(|e| {
+                let source = inputs
+                    .as_ref()
+                    .map_or("inputs".into(), |p| p.display().to_string());
+                user_error(format!("{source}: {e}"))
+            })?;
+            let limits = interp::Limits {
+                max_steps,
+                ..interp::Limits::default()
+            };
+            let outcome = interp::run(&program, &values, limits).map_err(|f| Exit {
+                code: 1,
+                message: match f.src {
+                    Some(loc) => format!("{}:{loc}: {}", file.display(), f.kind),
+                    None => format!("{}: {f}", file.display()),
+                },
+            })?;
+            println!("{}", abi.outputs_to_json(&outcome.outputs));
+            Ok(())
+        }
+        Command::Compile { file, emit } => {
+            let (program, _) = compile_zok(&file)?;
+            match emit {
+                Emit::Ir => print!("{program}"),
+            }
             Ok(())
         }
         Command::Verify { file } => {

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Inputs and expected outputs of the corpus, computed in plain Python, without zkbc.
+
+Each entry gives a program's inputs and a Python model of what it computes. Running this script
+writes NAME.json (the inputs) and NAME.expected.json ({"outputs": [...]}) beside NAME.zok.
+Encoding: field and uN as decimal strings, bool as true/false, arrays as lists, structs as
+objects, tuples as lists.
+"""
+import json
+import math
+import os
+
+P = 21888242871839275222246405745257275088548364400416034343698204186575808495617
+
+
+def f(x):
+    return str(x % P)
+
+
+def inv(x):
+    return pow(x, P - 2, P)
+
+
+def u(x, w):
+    return str(x % (1 << w))
+
+
+CASES = {}
+
+
+def case(name, inputs, outputs):
+    CASES[name] = (inputs, outputs)
+
+
+# arith
+a, b = 12345678901234567890, 98765
+case("arith", {"a": str(a), "b": str(b)},
+     [f((a + b) * (a - b) + 7), f(b - a), f(-a * 3 + b ** 3)])
+
+# field_div
+a, b = 7, 3
+case("field_div", {"a": str(a), "b": str(b)}, [f(a * inv(b)), True])
+
+# u8_wrap
+a, b = 200, 7
+case("u8_wrap", {"a": str(a), "b": str(b)},
+     [u(a + b, 8), u(a - b, 8), u(a * b, 8), u(a // b, 8), u(a % b, 8), u(-a, 8)])
+
+# u32_wrap
+a, b = 4000000000, 123456789
+acc = a
+for _ in range(5):
+    acc = (acc * b + 0xdeadbeef) % (1 << 32)
+case("u32_wrap", {"a": str(a), "b": b}, [u(a + b, 32), u(a - b, 32), u(acc, 32), "0"])
+
+# u64_wrap
+n = 100
+x, y = 0, 1
+for _ in range(n):
+    x, y = y, (x + y) % (1 << 64)
+case("u64_wrap", {"n": n}, [u(x, 64), u(y * 0xffffffff, 64)])
+
+# shifts_bits
+a, b, c = 0x12345678, 0x0f0f00ff, 0xabcd
+M32 = (1 << 32) - 1
+rotl = ((a << 7) | (a >> 25)) & M32
+case("shifts_bits", {"a": str(a), "b": str(b), "c": str(c)},
+     [u(a << 3, 32), u(a >> 5, 32), u(a & b, 32), u(a | b, 32), u(a ^ b, 32),
+      u(rotl ^ (~b & M32), 32), u(((c << 12) & 0xffff) | (c >> 4), 16)])
+
+# nested_loops
+v = [3, 5, 7, 11, 13]
+s = sum(v[i] * v[j] for i in range(5) for j in range(i, 5))
+case("nested_loops", {"v": [str(t) for t in v]}, [f(s), "15"])
+
+# runtime_loop
+lo, hi = 3, 17
+fact = 1
+for i in range(1, 21):
+    fact = fact * i % (1 << 64)
+case("runtime_loop", {"lo": lo, "hi": hi}, [u(sum(i * i for i in range(lo, hi)), 32), u(fact, 64)])
+
+# while_collatz
+n = 27
+x, steps = n, 0
+while x != 1:
+    x = x // 2 if x % 2 == 0 else 3 * x + 1
+    steps += 1
+case("while_collatz", {"n": str(n)}, [str(steps)])
+
+# early_return
+arr = [4, 8, 15, 16, 23, 42, 8, 1]
+case("early_return", {"a": [str(t) for t in arr], "x": "8", "y": "7"}, [str(arr.index(8)), "99"])
+
+# dynamic_index
+arr = [10, 20, 30, 40, 50, 60]
+i, j = 1, 4
+bb = list(arr)
+bb[i], bb[j] = bb[j], bb[i]
+bb[(i + j) % 6] *= 10
+case("dynamic_index", {"a": [str(t) for t in arr], "i": i, "j": j},
+     [[f(t) for t in bb], f(arr[i] + bb[i])])
+
+# structs
+p = {"x": 1, "y": 2}
+s = {"start": {"x": 3, "y": 4}, "end": {"x": 5, "y": 6}, "closed": False}
+k = 2
+q = {"x": p["x"] + s["end"]["x"], "y": (p["y"] + s["end"]["y"]) * 2}
+t = {"start": {"x": 100, "y": 4}, "end": {"x": 5, "y": 6}, "closed": True}
+ps = [dict(p), dict(q), dict(s["start"])]
+ps[k]["x"] += 1
+enc = lambda pt: {"x": f(pt["x"]), "y": f(pt["y"])}
+case("structs",
+     {"p": enc(p), "s": {"start": enc(s["start"]), "end": enc(s["end"]), "closed": False}, "k": k},
+     [enc(q), {"start": enc(t["start"]), "end": enc(t["end"]), "closed": True},
+      f(sum(pt["x"] for pt in ps))])
+
+# functions
+x = 5
+poly = lambda z: (3 * z * z + 2 * z + 1) % P
+arr = [7, 8, 9]
+n = 100
+case("functions", {"x": str(x), "a": [str(t) for t in arr], "n": n},
+     [f(poly(poly(x))), [f(arr[0] + 1), f(arr[1]), f(arr[2])], [f(t) for t in arr],
+      str(n // 7), str(n % 7)])
+
+
+# mimc
+def mimc(x, k):
+    c = 7
+    for _ in range(12):
+        x = pow((x + k + c) % P, 3, P)
+        c = (c * c + 1) % P
+    return (x + k) % P
+
+
+case("mimc", {"x": "42", "k": "1337"}, [f(mimc(42, 1337))])
+
+
+# merkle
+def h2(l, r):
+    x = l
+    for i in range(5):
+        x = pow((x + r + i) % P, 5, P)
+    return (x + 2 * l) % P
+
+
+leaf = 11
+path = [101, 202, 303, 404]
+right = [False, True, True, False]
+hcur = leaf
+for sib, rgt in zip(path, right):
+    hcur = h2(sib, hcur) if rgt else h2(hcur, sib)
+case("merkle", {"leaf": str(leaf), "path": [str(t) for t in path], "right": right, "root": f(hcur)},
+     [f(hcur), True])
+
+
+# matmul
+def mm(a, b):
+    return [[sum(a[i][k] * b[k][j] for k in range(3)) % P for j in range(3)] for i in range(3)]
+
+
+A = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+B = [[9, 8, 7], [6, 5, 4], [3, 2, P - 1]]
+case("matmul", {"a": [[str(t) for t in r] for r in A], "b": [[str(t) for t in r] for r in B]},
+     [[[f(t) for t in r] for r in mm(mm(A, B), A)]])
+
+# find_min
+arr = [50, 20, 70, 20, 90, 5, 30, 5]
+case("find_min", {"a": [str(t) for t in arr]}, [str(min(arr)), str(arr.index(min(arr)))])
+
+# isqrt
+n = 10 ** 15 + 12345
+r = math.isqrt(n)
+case("isqrt", {"n": str(n)}, [str(r)])
+
+# bubble_sort
+arr = [9, 3, 7, 1, 8, 2, 2, 0]
+case("bubble_sort", {"a": [str(t) for t in arr]}, [[str(t) for t in sorted(arr)]])
+
+# conditionals
+a, b, k = 10, 0, 7
+q = 0 if b == 0 else a * inv(b)
+r = a * 2 if k > 10 else (a * 3 if k > 5 else a * 4)
+s = k + 100 if k < 3 else k - 3
+case("conditionals", {"a": str(a), "b": str(b), "k": k}, [f(q), f(r), u(s, 32)])
+
+
+# else_if
+def classify(x):
+    return 1 if x < 10 else 2 if x < 100 else 3 if x < 1000 else 4
+
+
+xs = [5, 50, 500, 5000, 10]
+case("else_if", {"xs": [str(t) for t in xs]}, [[str(classify(t)) for t in xs]])
+
+# tuples
+a, b = 9, 4
+m0, m1 = min(a, b), max(a, b) + 1
+t0, t1 = 21, True
+case("tuples", {"a": str(a), "b": str(b), "t": [str(t0), t1]},
+     [str(m0), str(m1), [f(2 * t0), not t1], True])
+
+# consts
+xs = [1, 2, 3, 4]
+s = 10 + sum(x * w for x, w in zip(xs, [1, 2, 3, 4]))
+case("consts", {"xs": [str(t) for t in xs]}, [str(s), f(s * 1000)])
+
+# pow
+x, e, y = 3, 10, 1000
+case("pow", {"x": str(x), "e": str(e), "y": str(y)},
+     [f(x ** 5), f(x ** e), u(y ** 3, 32), "1"])
+
+# bits
+x, fv = 0xF000000F, 200
+bits = [(x >> (31 - i)) & 1 for i in range(32)]
+rev = int("".join(str(t) for t in reversed(bits)), 2)
+case("bits", {"x": str(x), "f": str(fv)},
+     [str(bin(x).count("1")), bits[0] == 1, str(rev), str(fv), f(fv + 1)])
+
+# field_cmp
+a, b = 5, P - 3
+case("field_cmp", {"a": str(a), "b": str(b)}, [a < b, a <= b, a > b, (P - 1) > a, f(min(a, b))])
+
+# range_sum
+arr = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+ln = 7
+case("range_sum", {"a": [str(t) for t in arr], "len": ln}, [str(sum(t for t in arr[:ln] if t % 2 == 0))])
+
+# gcd
+a, b = 462, 1071
+g = math.gcd(a, b)
+case("gcd", {"a": str(a), "b": str(b)}, [str(g), str(a // g * b)])
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name, (inputs, outputs) in sorted(CASES.items()):
+        assert os.path.exists(os.path.join(here, name + ".zok")), name
+        with open(os.path.join(here, name + ".json"), "w") as fh:
+            json.dump(inputs, fh, indent=1)
+            fh.write("\n")
+        with open(os.path.join(here, name + ".expected.json"), "w") as fh:
+            json.dump({"outputs": outputs}, fh, indent=1)
+            fh.write("\n")
+    print(f"wrote {len(CASES)} cases")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+//! The front end: ZoKrates source text to a typed tree (and, later, to IR).
+//!
+//! The stages, each in its own module:
+//! - [`lexer`]: text to tokens with byte spans; comments are skipped.
+//! - [`parser`]: tokens to the untyped [`ast`], by recursive descent with precedence climbing.
+//! - [`typeck`]: names resolved, types inferred and checked, constants folded
+//!   ([`consteval`]), recursion and missing returns rejected; the result is the [`typed`] tree.
+//! - [`lower`]: the typed tree to block IR (mutable variables in memory, structs flattened);
+//!   [`abi`] describes `main`'s source-level signature for JSON inputs and outputs.
+//!
+//! Every user mistake is a [`Diagnostic`] with the span it is about; no input makes the front end
+//! panic or overflow its stack (nesting depth is capped by the parser).
+//!
+//! Architecture invariant: the front end knows nothing of R1CS.
+
+pub mod abi;
+pub mod ast;
+pub mod consteval;
+pub mod lexer;
+pub mod lower;
+pub mod parser;
+pub mod typeck;
+pub mod typed;
+
+use crate::diagnostics::Diagnostic;
+use crate::ir;
+
+pub use abi::{Abi, AbiParam};
+
+/// Lexes, parses and type-checks a program.
+pub fn check_source(source: &str) -> Result<typed::Program, Diagnostic> {
+    let module = parser::parse(source)?;
+    typeck::check(&module)
+}
+
+/// Compiles a program to IR and describes its `main` for the driver.
+///
+/// `file_name` is only used in messages of later stages; diagnostics carry spans into `source`
+/// and are rendered with [`Diagnostic::render`].
+pub fn compile_source(file_name: &str, source: &str) -> Result<(ir::Program, Abi), Diagnostic> {
+    let _ = file_name;
+    let program = check_source(source)?;
+    let abi = Abi::of(&program);
+    Ok((lower::lower_program(&program, source), abi))
+}

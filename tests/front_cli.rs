@@ -1,0 +1,90 @@
+//! `zkbc run` and `zkbc compile` on source programs: outputs, exit statuses and located
+//! messages.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn zkbc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
+        .args(args)
+        .output()
+        .expect("zkbc runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Writes `text` to a fresh file in a per-test temporary directory.
+fn write(test: &str, name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("zkbc-front-cli-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path: PathBuf = dir.join(name);
+    std::fs::write(&path, text).expect("write temp file");
+    path.display().to_string()
+}
+
+const PROGRAM: &str = "def main(field a, u32 n) -> (field, u32) {
+    field mut x = a;
+    for u32 i in 0..n {
+        x = x * a;
+    }
+    assert(n < 10, \"n too large\");
+    return (x, n + 1);
+}
+";
+
+#[test]
+fn run_prints_outputs() {
+    let src = write("ok", "p.zok", PROGRAM);
+    let inputs = write("ok", "p.json", r#"{"a": "3", "n": 2}"#);
+    let (code, out, err) = zkbc(&["run", &src, "--inputs", &inputs]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(out.trim(), r#"{"outputs":["27","3"]}"#);
+}
+
+#[test]
+fn run_reports_failed_assertion_with_location() {
+    let src = write("fail", "p.zok", PROGRAM);
+    let inputs = write("fail", "p.json", r#"{"a": "3", "n": 12}"#);
+    let (code, out, err) = zkbc(&["run", &src, "--inputs", &inputs]);
+    assert_eq!(code, 1);
+    assert_eq!(out, "");
+    assert_eq!(
+        err.trim(),
+        format!("error: {src}:6:5: assertion failed: n too large")
+    );
+}
+
+#[test]
+fn compile_error_exits_2_with_caret() {
+    let src = write("err", "p.zok", "def main() -> field {\n    return y;\n}\n");
+    let (code, _, err) = zkbc(&["run", &src]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!("error: unknown variable `y`\n --> {src}:2:12\n  |\n2 |     return y;\n  |            ^\n")
+    );
+}
+
+#[test]
+fn bad_inputs_exit_2() {
+    let src = write("inputs", "p.zok", PROGRAM);
+    let inputs = write("inputs", "p.json", r#"{"a": "3"}"#);
+    let (code, _, err) = zkbc(&["run", &src, "--inputs", &inputs]);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing input `n` of type `u32`"), "{err}");
+}
+
+#[test]
+fn compile_emits_ir_that_parses_back() {
+    let src = write("emit", "p.zok", PROGRAM);
+    let (code, out, err) = zkbc(&["compile", &src, "--emit", "ir"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(out.starts_with("fn main f0 -> field, u32 {"), "{out}");
+    assert!(out.contains("allocate field"), "{out}");
+    assert!(out.contains("assert"), "{out}");
+    let parsed = zkbc::ir::parse_program(&out).expect("emitted IR parses");
+    zkbc::ir::verify::verify_program(&parsed).expect("emitted IR verifies");
+}
