@@ -1,11 +1,22 @@
-//! Control-flow analyses over the IR: dominators and post-dominators (one algorithm on the CFG
-//! and on its reverse), and the graph representation they share.
+//! Control-flow analyses over the IR.
+//!
+//! - [`cfg`]: the CFG as a petgraph graph of blocks, with predecessors, successors and RPO.
+//! - [`dominators`]: dominator and post-dominator trees (one algorithm, on the CFG and on its
+//!   reverse with a virtual exit).
+//! - [`loops`]: strongly connected components and natural loops with their nesting.
+//! - [`liveness`]: live-in and live-out values of every block.
 //!
 //! [`reference`] keeps a definition-level version of each analysis and [`random`] draws the
 //! random CFGs the property tests compare them on.
 
+pub mod cfg;
 pub mod dominators;
+pub mod liveness;
+pub mod loops;
 pub mod random;
 pub mod reference;
 
+pub use cfg::Cfg;
 pub use dominators::{BlockGraph, DomTree, Graph};
+pub use liveness::Liveness;
+pub use loops::{Loop, LoopForest, LoopId};

@@ -137,3 +137,55 @@ impl RefCfg {
             && !reachable(&self.graph, nb, Some(self.node[&a]), None)[exit]
     }
 }
+
+/// Loops, from their definitions.
+impl RefCfg {
+    /// The back edges `(t, h)`: CFG edges whose target dominates their source.
+    pub fn back_edges(&self) -> Vec<(BlockId, BlockId)> {
+        let mut out = Vec::new();
+        for &t in &self.blocks {
+            for h in self.successors(t) {
+                if self.dominates(h, t) {
+                    out.push((t, h));
+                }
+            }
+        }
+        out
+    }
+
+    /// The natural loop of header `h`: `h` and every block reachable from the entry that reaches
+    /// the source of a back edge to `h` without passing through `h`.
+    pub fn natural_loop(&self, h: BlockId) -> Vec<BlockId> {
+        let nh = self.node[&h];
+        let latches: Vec<usize> = self
+            .back_edges()
+            .iter()
+            .filter(|e| e.1 == h)
+            .map(|e| self.node[&e.0])
+            .collect();
+        let from_entry = reachable(&self.graph, self.entry, None, None);
+        self.blocks
+            .iter()
+            .enumerate()
+            .filter(|&(n, _)| {
+                n == nh
+                    || from_entry[n] && {
+                        let r = reachable(&self.graph, n, Some(nh), None);
+                        latches.iter().any(|&t| r[t])
+                    }
+            })
+            .map(|(_, &b)| b)
+            .collect()
+    }
+
+    /// Whether `a` and `b` reach each other (are in one strongly connected component).
+    pub fn mutually_reachable(&self, a: BlockId, b: BlockId) -> bool {
+        let (na, nb) = (self.node[&a], self.node[&b]);
+        reachable(&self.graph, na, None, None)[nb] && reachable(&self.graph, nb, None, None)[na]
+    }
+
+    /// Whether `a` reaches `b` (reflexive).
+    pub fn reaches(&self, a: BlockId, b: BlockId) -> bool {
+        reachable(&self.graph, self.node[&a], None, None)[self.node[&b]]
+    }
+}
