@@ -4,11 +4,13 @@
 //! - [`dominators`]: dominator and post-dominator trees (one algorithm, on the CFG and on its
 //!   reverse with a virtual exit).
 //! - [`loops`]: strongly connected components and natural loops with their nesting.
+//! - [`cdg`]: control dependence, by post-dominance frontiers and by the seed's cut definition.
 //! - [`liveness`]: live-in and live-out values of every block.
 //!
 //! [`reference`] keeps a definition-level version of each analysis and [`random`] draws the
 //! random CFGs the property tests compare them on.
 
+pub mod cdg;
 pub mod cfg;
 pub mod dominators;
 pub mod liveness;
@@ -16,6 +18,7 @@ pub mod loops;
 pub mod random;
 pub mod reference;
 
+pub use cdg::ControlDependence;
 pub use cfg::Cfg;
 pub use dominators::{BlockGraph, DomTree, Graph};
 pub use liveness::Liveness;

@@ -189,3 +189,48 @@ impl RefCfg {
         reachable(&self.graph, self.node[&a], None, None)[self.node[&b]]
     }
 }
+
+/// Control dependence, from its two definitions (see [`crate::analysis::cdg`]).
+impl RefCfg {
+    /// Ferrante–Ottenstein–Warren: `b` is control dependent on `a` iff there is a path from `a`
+    /// to `b` whose nodes after `a` and before `b` are all post-dominated by `b`, and `b` does
+    /// not strictly post-dominate `a`.
+    pub fn fow_control_dependent(&self, a: BlockId, b: BlockId) -> bool {
+        if a != b && self.post_dominates(b, a) {
+            return false;
+        }
+        // Search from a's successors through blocks post-dominated by b, until b.
+        let mut seen: Vec<bool> = vec![false; self.blocks.len()];
+        let mut stack: Vec<BlockId> = Vec::new();
+        for s in self.successors(a) {
+            seen[self.node[&s]] = true;
+            stack.push(s);
+        }
+        while let Some(z) = stack.pop() {
+            if z == b {
+                // b itself must be post-dominated by b: it reaches the exit.
+                return self.post_dominates(b, b);
+            }
+            if !self.post_dominates(b, z) {
+                continue;
+            }
+            for s in self.successors(z) {
+                if !seen[self.node[&s]] {
+                    seen[self.node[&s]] = true;
+                    stack.push(s);
+                }
+            }
+        }
+        false
+    }
+
+    /// The seed's Definition "Control Dependence", literally: `a` has successors `c`, `c'`
+    /// such that `{(a, c)}` is a cut between `a` and `b` and `{(a, c')}` is not, where a cut
+    /// leaves no connection (path, possibly of one node when `a = b`) from `a` to `b`.
+    pub fn seed_control_dependent(&self, a: BlockId, b: BlockId) -> bool {
+        let (na, nb) = (self.node[&a], self.node[&b]);
+        let is_cut = |c: BlockId| !reachable(&self.graph, na, None, Some((na, self.node[&c])))[nb];
+        let succs = self.successors(a);
+        succs.iter().any(|&c| is_cut(c)) && succs.iter().any(|&c| !is_cut(c))
+    }
+}
