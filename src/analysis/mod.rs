@@ -5,6 +5,7 @@
 //!   reverse with a virtual exit).
 //! - [`loops`]: strongly connected components and natural loops with their nesting.
 //! - [`cdg`]: control dependence, by post-dominance frontiers and by the seed's cut definition.
+//! - [`pdg`]: phi dependence and the program dependence graph (data ∪ control ∪ phi).
 //! - [`liveness`]: live-in and live-out values of every block.
 //!
 //! [`reference`] keeps a definition-level version of each analysis and [`random`] draws the
@@ -15,6 +16,7 @@ pub mod cfg;
 pub mod dominators;
 pub mod liveness;
 pub mod loops;
+pub mod pdg;
 pub mod random;
 pub mod reference;
 
@@ -23,3 +25,4 @@ pub use cfg::Cfg;
 pub use dominators::{BlockGraph, DomTree, Graph};
 pub use liveness::Liveness;
 pub use loops::{Loop, LoopForest, LoopId};
+pub use pdg::{DepKind, Pdg, PdgNode};
