@@ -6,6 +6,7 @@
 //! - [`loops`]: strongly connected components and natural loops with their nesting.
 //! - [`cdg`]: control dependence, by post-dominance frontiers and by the seed's cut definition.
 //! - [`pdg`]: phi dependence and the program dependence graph (data ∪ control ∪ phi).
+//! - [`regions`]: single-entry single-exit regions and the region tree.
 //! - [`liveness`]: live-in and live-out values of every block.
 //!
 //! [`reference`] keeps a definition-level version of each analysis and [`random`] draws the
@@ -19,6 +20,7 @@ pub mod loops;
 pub mod pdg;
 pub mod random;
 pub mod reference;
+pub mod regions;
 
 pub use cdg::ControlDependence;
 pub use cfg::Cfg;
@@ -26,3 +28,4 @@ pub use dominators::{BlockGraph, DomTree, Graph};
 pub use liveness::Liveness;
 pub use loops::{Loop, LoopForest, LoopId};
 pub use pdg::{DepKind, Pdg, PdgNode};
+pub use regions::{Region, RegionEdge, RegionId, RegionNode, RegionTree};

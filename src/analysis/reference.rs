@@ -21,6 +21,7 @@
 //!   leads only to an infinite loop) has no post-dominators.
 
 use super::dominators::Graph;
+use super::regions::{RegionEdge, RegionNode};
 use crate::ir::{BlockId, Function, Terminator};
 use std::collections::HashMap;
 
@@ -233,4 +234,160 @@ impl RefCfg {
         let succs = self.successors(a);
         succs.iter().any(|&c| is_cut(c)) && succs.iter().any(|&c| !is_cut(c))
     }
+}
+
+/// The extended CFG for SESE regions, with every edge split by a node: built separately from
+/// [`crate::analysis::regions::ExtendedCfg`] so the two share no code.
+struct RefSplit {
+    /// The region edges; edge `k` is split-graph node `first_edge + k`.
+    edges: Vec<RegionEdge>,
+    first_edge: usize,
+    start: usize,
+    end: usize,
+    /// Split-graph nodes of the live blocks.
+    block_node: HashMap<BlockId, usize>,
+    /// The split graph.
+    split: Graph,
+    /// The split graph with the extra edge `end -> start`.
+    cyclic: Graph,
+}
+
+/// SESE regions, from their definition (see [`crate::analysis::regions`]).
+impl RefCfg {
+    /// Whether `b` is live for SESE regions: reachable from the entry and reaching a return.
+    pub fn is_live(&self, b: BlockId) -> bool {
+        self.is_reachable(b) && self.reaches_exit(b)
+    }
+
+    fn split(&self) -> RefSplit {
+        let live: Vec<BlockId> = self
+            .blocks
+            .iter()
+            .copied()
+            .filter(|b| self.is_live(*b))
+            .collect();
+        let block_node: HashMap<BlockId, usize> =
+            live.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+        let (start, end) = (live.len(), live.len() + 1);
+        let point = |n: usize| {
+            if n == self.exit() {
+                RegionNode::End
+            } else {
+                RegionNode::Block(self.blocks[n])
+            }
+        };
+        let mut edges = Vec::new();
+        if block_node.contains_key(&self.blocks[self.entry]) {
+            edges.push(RegionEdge {
+                from: RegionNode::Start,
+                to: RegionNode::Block(self.blocks[self.entry]),
+            });
+        }
+        for &b in &live {
+            for &s in &self.graph.succs[self.node[&b]] {
+                let to = point(s);
+                if to == RegionNode::End || block_node.contains_key(&self.blocks[s]) {
+                    edges.push(RegionEdge {
+                        from: RegionNode::Block(b),
+                        to,
+                    });
+                }
+            }
+        }
+        let first_edge = live.len() + 2;
+        let node_of = |p: RegionNode| match p {
+            RegionNode::Start => start,
+            RegionNode::End => end,
+            RegionNode::Block(b) => block_node[&b],
+        };
+        let mut succs = vec![Vec::new(); first_edge + edges.len()];
+        for (k, e) in edges.iter().enumerate() {
+            succs[node_of(e.from)].push(first_edge + k);
+            succs[first_edge + k].push(node_of(e.to));
+        }
+        let split = Graph { succs };
+        let mut cyclic = split.clone();
+        cyclic.succs[end].push(start);
+        RefSplit {
+            edges,
+            first_edge,
+            start,
+            end,
+            block_node,
+            split,
+            cyclic,
+        }
+    }
+
+    /// Every SESE region `(e1, e2)`: distinct edges with `e1` dominating `e2`, `e2`
+    /// post-dominating `e1`, and every cycle through one passing through the other. Sorted.
+    pub fn sese_regions(&self) -> Vec<(RegionEdge, RegionEdge)> {
+        let s = self.split();
+        let mut out = Vec::new();
+        for i in 0..s.edges.len() {
+            for j in 0..s.edges.len() {
+                let (x, y) = (s.first_edge + i, s.first_edge + j);
+                if i != j
+                    && ref_dominates(&s, x, y)
+                    && ref_post_dominates(&s, y, x)
+                    && !cycle_avoiding(&s.cyclic, x, y)
+                    && !cycle_avoiding(&s.cyclic, y, x)
+                {
+                    out.push((s.edges[i], s.edges[j]));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The canonical SESE regions: `(e1, e2)` such that `e2` dominates `e2'` for every SESE
+    /// region `(e1, e2')` and `e1` post-dominates `e1'` for every SESE region `(e1', e2)`.
+    pub fn canonical_sese_regions(&self) -> Vec<(RegionEdge, RegionEdge)> {
+        let s = self.split();
+        let node = |e: RegionEdge| s.first_edge + s.edges.iter().position(|x| *x == e).unwrap();
+        let all = self.sese_regions();
+        all.iter()
+            .copied()
+            .filter(|&(e1, e2)| {
+                all.iter().all(|&(f1, f2)| {
+                    (f1 != e1 || ref_dominates(&s, node(e2), node(f2)))
+                        && (f2 != e2 || ref_post_dominates(&s, node(e1), node(f1)))
+                })
+            })
+            .collect()
+    }
+
+    /// The blocks of region `(e1, e2)`: those dominated by `e1` and post-dominated by `e2`, in
+    /// layout order.
+    pub fn sese_blocks(&self, e1: RegionEdge, e2: RegionEdge) -> Vec<BlockId> {
+        let s = self.split();
+        let node = |e: RegionEdge| s.first_edge + s.edges.iter().position(|x| *x == e).unwrap();
+        self.blocks
+            .iter()
+            .copied()
+            .filter(|b| {
+                s.block_node.get(b).is_some_and(|&n| {
+                    ref_dominates(&s, node(e1), n) && ref_post_dominates(&s, node(e2), n)
+                })
+            })
+            .collect()
+    }
+}
+
+/// Node `x` dominates node `y` of the split graph (by removal from `start`).
+fn ref_dominates(s: &RefSplit, x: usize, y: usize) -> bool {
+    reachable(&s.split, s.start, None, None)[y] && !reachable(&s.split, s.start, Some(x), None)[y]
+}
+
+/// Node `x` post-dominates node `y` of the split graph (by removal, toward `end`).
+fn ref_post_dominates(s: &RefSplit, x: usize, y: usize) -> bool {
+    reachable(&s.split, y, None, None)[s.end] && !reachable(&s.split, y, Some(x), None)[s.end]
+}
+
+/// Whether some cycle of `g` passes through `x` and not through `y`.
+fn cycle_avoiding(g: &Graph, x: usize, y: usize) -> bool {
+    g.succs[x]
+        .iter()
+        .any(|&s| s != y && reachable(g, s, Some(y), None)[x])
 }
