@@ -7,6 +7,7 @@
 //! - [`cdg`]: control dependence, by post-dominance frontiers and by the seed's cut definition.
 //! - [`pdg`]: phi dependence and the program dependence graph (data ∪ control ∪ phi).
 //! - [`regions`]: single-entry single-exit regions and the region tree.
+//! - [`components`]: merge components (head, tail) for block merging.
 //! - [`liveness`]: live-in and live-out values of every block.
 //!
 //! [`reference`] keeps a definition-level version of each analysis and [`random`] draws the
@@ -14,6 +15,7 @@
 
 pub mod cdg;
 pub mod cfg;
+pub mod components;
 pub mod dominators;
 pub mod liveness;
 pub mod loops;
@@ -24,6 +26,7 @@ pub mod regions;
 
 pub use cdg::ControlDependence;
 pub use cfg::Cfg;
+pub use components::{Component, MergeComponents};
 pub use dominators::{BlockGraph, DomTree, Graph};
 pub use liveness::Liveness;
 pub use loops::{Loop, LoopForest, LoopId};

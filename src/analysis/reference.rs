@@ -391,3 +391,55 @@ fn cycle_avoiding(g: &Graph, x: usize, y: usize) -> bool {
         .iter()
         .any(|&s| s != y && reachable(g, s, Some(y), None)[x])
 }
+
+/// Merge components, from their definition (see [`crate::analysis::components`]).
+impl RefCfg {
+    /// The headers of the natural loops containing `b`.
+    pub fn loops_containing(&self, b: BlockId) -> Vec<BlockId> {
+        let mut headers: Vec<BlockId> = self.back_edges().iter().map(|e| e.1).collect();
+        headers.sort();
+        headers.dedup();
+        headers
+            .into_iter()
+            .filter(|h| self.natural_loop(*h).contains(&b))
+            .collect()
+    }
+
+    /// The tail of the merge component headed by each block (`None` when it heads none), trying
+    /// every block as the tail: the valid tail with the fewest component blocks. `calls` are the
+    /// blocks containing a call.
+    pub fn merge_component_tails(
+        &self,
+        calls: &std::collections::HashSet<BlockId>,
+    ) -> HashMap<BlockId, Option<BlockId>> {
+        let loops: HashMap<BlockId, Vec<BlockId>> = self
+            .blocks
+            .iter()
+            .map(|&b| (b, self.loops_containing(b)))
+            .collect();
+        let mut out = HashMap::new();
+        for &h in &self.blocks {
+            let mut best: Option<(usize, BlockId)> = None;
+            for &t in &self.blocks {
+                if t == h || loops[&h] != loops[&t] {
+                    continue;
+                }
+                let from_h = reachable(&self.graph, self.node[&h], Some(self.node[&t]), None);
+                let component: Vec<BlockId> = self
+                    .blocks
+                    .iter()
+                    .copied()
+                    .filter(|&b| b == t || from_h[self.node[&b]])
+                    .collect();
+                let valid = component.iter().all(|&b| {
+                    self.dominates(h, b) && self.post_dominates(t, b) && !calls.contains(&b)
+                });
+                if valid && best.is_none_or(|(n, _)| component.len() < n) {
+                    best = Some((component.len(), t));
+                }
+            }
+            out.insert(h, best.map(|(_, t)| t));
+        }
+        out
+    }
+}
