@@ -1,6 +1,7 @@
 //! Control-flow analyses over the IR.
 //!
-//! - [`cfg`]: the CFG as a petgraph graph of blocks, with predecessors, successors and RPO.
+//! - [`cfg`](mod@cfg): the CFG as a petgraph graph of blocks, with predecessors, successors and
+//!   reverse post-order.
 //! - [`dominators`]: dominator and post-dominator trees (one algorithm, on the CFG and on its
 //!   reverse with a virtual exit).
 //! - [`loops`]: strongly connected components and natural loops with their nesting.
@@ -10,8 +11,8 @@
 //! - [`components`]: merge components (head, tail) for block merging.
 //! - [`liveness`]: live-in and live-out values of every block.
 //!
-//! [`reference`] keeps a definition-level version of each analysis and [`random`] draws the
-//! random CFGs the property tests compare them on.
+//! [`reference`](mod@reference) keeps a definition-level version of each analysis and
+//! [`random`] draws the random CFGs the property tests compare them on.
 
 pub mod cdg;
 pub mod cfg;

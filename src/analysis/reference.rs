@@ -19,6 +19,16 @@
 //! - **Post-dominance** ([`RefCfg::post_dominates`]): `a` post-dominates `b` iff `b` reaches
 //!   the exit and does not once `a` is removed. A block that reaches no return (it is in or
 //!   leads only to an infinite loop) has no post-dominators.
+//! - **Natural loops** ([`RefCfg::back_edges`], [`RefCfg::natural_loop`]) and strongly connected
+//!   components ([`RefCfg::mutually_reachable`]), for [`crate::analysis::loops`].
+//! - **Control dependence** ([`RefCfg::fow_control_dependent`], the path definition of Ferrante,
+//!   Ottenstein and Warren; [`RefCfg::seed_control_dependent`], the seed's cut definition), for
+//!   [`crate::analysis::cdg`].
+//! - **SESE regions** ([`RefCfg::sese_regions`], [`RefCfg::canonical_sese_regions`],
+//!   [`RefCfg::sese_blocks`]) on a separately built edge-split graph, for
+//!   [`crate::analysis::regions`].
+//! - **Merge components** ([`RefCfg::merge_component_tails`]) by trying every tail, for
+//!   [`crate::analysis::components`].
 
 use super::dominators::Graph;
 use super::regions::{RegionEdge, RegionNode};
