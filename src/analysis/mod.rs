@@ -1,6 +1,35 @@
-//! Control-flow analyses over the IR: dominators and post-dominators (one algorithm on the CFG
-//! and on its reverse), and the graph representation they share.
+//! Control-flow analyses over the IR.
+//!
+//! - [`cfg`](mod@cfg): the CFG as a petgraph graph of blocks, with predecessors, successors and
+//!   reverse post-order.
+//! - [`dominators`]: dominator and post-dominator trees (one algorithm, on the CFG and on its
+//!   reverse with a virtual exit).
+//! - [`loops`]: strongly connected components and natural loops with their nesting.
+//! - [`cdg`]: control dependence, by post-dominance frontiers and by the seed's cut definition.
+//! - [`pdg`]: phi dependence and the program dependence graph (data ∪ control ∪ phi).
+//! - [`regions`]: single-entry single-exit regions and the region tree.
+//! - [`components`]: merge components (head, tail) for block merging.
+//! - [`liveness`]: live-in and live-out values of every block.
+//!
+//! [`reference`](mod@reference) keeps a definition-level version of each analysis and
+//! [`random`] draws the random CFGs the property tests compare them on.
 
+pub mod cdg;
+pub mod cfg;
+pub mod components;
 pub mod dominators;
+pub mod liveness;
+pub mod loops;
+pub mod pdg;
+pub mod random;
+pub mod reference;
+pub mod regions;
 
+pub use cdg::ControlDependence;
+pub use cfg::Cfg;
+pub use components::{Component, MergeComponents};
 pub use dominators::{BlockGraph, DomTree, Graph};
+pub use liveness::Liveness;
+pub use loops::{Loop, LoopForest, LoopId};
+pub use pdg::{DepKind, Pdg, PdgNode};
+pub use regions::{Region, RegionEdge, RegionId, RegionNode, RegionTree};
