@@ -95,7 +95,9 @@ fn run(cli: Cli) -> Result<(), Exit> {
                 None => serde_json::Value::Array(Vec::new()),
             };
             let values = interp::inputs_from_json(&program, &json).map_err(|e| {
-                let source = inputs.as_ref().map_or("inputs".into(), |p| p.display().to_string());
+                let source = inputs
+                    .as_ref()
+                    .map_or("inputs".into(), |p| p.display().to_string());
                 user_error(format!("{source}: {e}"))
             })?;
             let limits = interp::Limits {

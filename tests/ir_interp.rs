@@ -50,24 +50,50 @@ fn run_file(path: &Path) -> usize {
         match (result, expect) {
             (Ok(outcome), Expect::Outputs(expected)) => {
                 let returns = &program.main_func().returns;
-                let got: Vec<_> = outcome.outputs.iter().zip(returns).map(|(v, t)| v.to_json(t)).collect();
-                assert_eq!(serde_json::Value::Array(got), *expected, "{} on {inputs}", path.display());
+                let got: Vec<_> = outcome
+                    .outputs
+                    .iter()
+                    .zip(returns)
+                    .map(|(v, t)| v.to_json(t))
+                    .collect();
+                assert_eq!(
+                    serde_json::Value::Array(got),
+                    *expected,
+                    "{} on {inputs}",
+                    path.display()
+                );
                 // The trace starts at the entry with the inputs, and main's last block returns
                 // the outputs (callees' blocks are in the trace too, in execution order).
                 let first = outcome.trace.first().unwrap();
                 assert_eq!(first.block, program.main_func().entry);
                 assert_eq!(first.params, values);
-                let last_of_main = outcome.trace.iter().rev().find(|t| t.func == program.main).unwrap();
+                let last_of_main = outcome
+                    .trace
+                    .iter()
+                    .rev()
+                    .find(|t| t.func == program.main)
+                    .unwrap();
                 assert_eq!(
                     last_of_main.exit,
                     interp::Exit::Return(outcome.outputs.clone())
                 );
             }
             (Err(failure), Expect::Failure(message)) => {
-                assert_eq!(failure.to_string(), *message, "{} on {inputs}", path.display());
+                assert_eq!(
+                    failure.to_string(),
+                    *message,
+                    "{} on {inputs}",
+                    path.display()
+                );
             }
-            (Ok(o), Expect::Failure(m)) => panic!("{} on {inputs}: expected `{m}`, got {:?}", path.display(), o.outputs),
-            (Err(f), Expect::Outputs(_)) => panic!("{} on {inputs}: unexpected failure {f}", path.display()),
+            (Ok(o), Expect::Failure(m)) => panic!(
+                "{} on {inputs}: expected `{m}`, got {:?}",
+                path.display(),
+                o.outputs
+            ),
+            (Err(f), Expect::Outputs(_)) => {
+                panic!("{} on {inputs}: unexpected failure {f}", path.display())
+            }
         }
     }
     cases.len()
@@ -81,7 +107,11 @@ fn hand_written_programs() {
         .filter(|p| p.extension().is_some_and(|e| e == "ir"))
         .collect();
     files.sort();
-    assert!(files.len() >= 10, "at least 10 programs, found {}", files.len());
+    assert!(
+        files.len() >= 10,
+        "at least 10 programs, found {}",
+        files.len()
+    );
     let n: usize = files.iter().map(|f| run_file(f)).sum();
     assert!(n >= 30, "{n} cases");
 }
@@ -93,7 +123,9 @@ fn example_program() {
 
 #[test]
 fn trace_records_each_block_execution() {
-    let program = ir::parse_program(&std::fs::read_to_string("tests/interp/fibonacci_field.ir").unwrap()).unwrap();
+    let program =
+        ir::parse_program(&std::fs::read_to_string("tests/interp/fibonacci_field.ir").unwrap())
+            .unwrap();
     let inputs = interp::inputs_from_json(&program, &serde_json::json!(["2"])).unwrap();
     let outcome = interp::run(&program, &inputs, interp::Limits::default()).unwrap();
     let blocks: Vec<String> = outcome.trace.iter().map(|t| t.block.to_string()).collect();
@@ -102,18 +134,47 @@ fn trace_records_each_block_execution() {
     let fr = |n: u64| interp::Val::Field(zkbc::field::Fr::from(n));
     let u = interp::Val::UInt;
     assert_eq!(outcome.trace[3].params, vec![fr(1), fr(1), u(1)]);
-    assert_eq!(outcome.trace[0].exit, interp::Exit::Jump(ir::BlockId(1), vec![fr(0), fr(1), u(0)]));
+    assert_eq!(
+        outcome.trace[0].exit,
+        interp::Exit::Jump(ir::BlockId(1), vec![fr(0), fr(1), u(0)])
+    );
 }
 
 #[test]
 fn bad_inputs_are_reported() {
-    let program = ir::parse_program(&std::fs::read_to_string("tests/interp/max_of_three.ir").unwrap()).unwrap();
+    let program =
+        ir::parse_program(&std::fs::read_to_string("tests/interp/max_of_three.ir").unwrap())
+            .unwrap();
     let err = |json: serde_json::Value| interp::inputs_from_json(&program, &json).unwrap_err();
-    assert_eq!(err(serde_json::json!(["1", "2"])), "main takes 3 input(s), 2 given");
-    assert_eq!(err(serde_json::json!(["1", "2", "256"])), "input 2: 256 does not fit in u8");
-    assert_eq!(err(serde_json::json!(["1", "x", "2"])), "input 1: `x` is not a u8 value");
-    assert_eq!(err(serde_json::json!({"a": 1})), "the inputs of an IR program are a JSON array, one entry per parameter of main");
+    assert_eq!(
+        err(serde_json::json!(["1", "2"])),
+        "main takes 3 input(s), 2 given"
+    );
+    assert_eq!(
+        err(serde_json::json!(["1", "2", "256"])),
+        "input 2: 256 does not fit in u8"
+    );
+    assert_eq!(
+        err(serde_json::json!(["1", "x", "2"])),
+        "input 1: `x` is not a u8 value"
+    );
+    assert_eq!(
+        err(serde_json::json!({"a": 1})),
+        "the inputs of an IR program are a JSON array, one entry per parameter of main"
+    );
     // Values handed directly to `run` are checked against the parameter types too.
-    let f = interp::run(&program, &[interp::Val::UInt(1), interp::Val::UInt(2), interp::Val::UInt(300)], interp::Limits::default()).unwrap_err();
-    assert_eq!(f.to_string(), "bad inputs: input 2 is not a value of type u8");
+    let f = interp::run(
+        &program,
+        &[
+            interp::Val::UInt(1),
+            interp::Val::UInt(2),
+            interp::Val::UInt(300),
+        ],
+        interp::Limits::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        f.to_string(),
+        "bad inputs: input 2 is not a value of type u8"
+    );
 }

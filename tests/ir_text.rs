@@ -210,18 +210,51 @@ b2(v1: u32):
 #[test]
 fn parse_errors_are_located() {
     let cases: &[(&str, &str)] = &[
-        ("fn main f0 {\nb0():\n    v1 = frob v0\n    return\n}\n", "3:10: unknown opcode `frob`"),
-        ("fn main f0 {\nb0():\n    return v9\n}\n", "3:12: unknown value `v9`"),
-        ("fn main f0 {\nb0():\n    jmp b4()\n}\n", "3:9: unknown block `b4`"),
-        ("fn main f0 {\nb0(v0: u7):\n    return\n}\n", "2:8: unknown type `u7`"),
-        ("fn main f0 {\nb0():\n    v1 = add u8 300, u8 1\n    return\n}\n", "3:17: `300` does not fit in u8"),
-        ("fn main f0 {\nb0(v0: u1):\n    v0 = not v0\n    return\n}\n", "3:5: value `v0` defined twice"),
-        ("fn main f0 {\nb0():\n    return\n    v1 = add u8 1, u8 1\n}\n", "4:10: `add` after the terminator of block b0"),
-        ("fn main f0 {\nb0():\n    assert u1 1, \"open\n}\n", "3:18: unterminated string"),
-        ("fn main f0 {\nb0():\n    return\n", "1:1: function is not closed by a `}` line"),
-        ("fn main f0 {\nb0(v0: field):\n    v1, v2 = add v0, v0\n    return\n}\n", "3:14: `add` defines 1 value(s), but 2 are named"),
+        (
+            "fn main f0 {\nb0():\n    v1 = frob v0\n    return\n}\n",
+            "3:10: unknown opcode `frob`",
+        ),
+        (
+            "fn main f0 {\nb0():\n    return v9\n}\n",
+            "3:12: unknown value `v9`",
+        ),
+        (
+            "fn main f0 {\nb0():\n    jmp b4()\n}\n",
+            "3:9: unknown block `b4`",
+        ),
+        (
+            "fn main f0 {\nb0(v0: u7):\n    return\n}\n",
+            "2:8: unknown type `u7`",
+        ),
+        (
+            "fn main f0 {\nb0():\n    v1 = add u8 300, u8 1\n    return\n}\n",
+            "3:17: `300` does not fit in u8",
+        ),
+        (
+            "fn main f0 {\nb0(v0: u1):\n    v0 = not v0\n    return\n}\n",
+            "3:5: value `v0` defined twice",
+        ),
+        (
+            "fn main f0 {\nb0():\n    return\n    v1 = add u8 1, u8 1\n}\n",
+            "4:10: `add` after the terminator of block b0",
+        ),
+        (
+            "fn main f0 {\nb0():\n    assert u1 1, \"open\n}\n",
+            "3:18: unterminated string",
+        ),
+        (
+            "fn main f0 {\nb0():\n    return\n",
+            "1:1: function is not closed by a `}` line",
+        ),
+        (
+            "fn main f0 {\nb0(v0: field):\n    v1, v2 = add v0, v0\n    return\n}\n",
+            "3:14: `add` defines 1 value(s), but 2 are named",
+        ),
         ("block\n", "1:1: expected `fn`"),
-        ("", "1:1: expected at least one function (`fn NAME fN { ... }`)"),
+        (
+            "",
+            "1:1: expected at least one function (`fn NAME fN { ... }`)",
+        ),
     ];
     for (text, expected) in cases {
         let err = ir::parse_program(text).expect_err(text);
@@ -254,6 +287,11 @@ fn every_shipped_program_round_trips() {
         let text = std::fs::read_to_string(&path).unwrap();
         let program = ir::parse_program(&text).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
         let reparsed = ir::parse_program(&program.to_string()).unwrap();
-        assert_eq!(reparsed.normalized_text(), program.normalized_text(), "{}", path.display());
+        assert_eq!(
+            reparsed.normalized_text(),
+            program.normalized_text(),
+            "{}",
+            path.display()
+        );
     }
 }

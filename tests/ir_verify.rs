@@ -19,7 +19,10 @@ fn check(text: &str, expected: &[&str]) {
 fn missing_terminator() {
     check(
         "fn main f0 {\nb0():\n    jmp b1()\nb1():\n    v0 = add u8 1, u8 2\nb2():\n    return\n}\n",
-        &["fn main, b1: block b1 has no terminator", "fn main, b2: block b2 is unreachable from the entry"],
+        &[
+            "fn main, b1: block b1 has no terminator",
+            "fn main, b2: block b2 is unreachable from the entry",
+        ],
     );
 }
 
@@ -51,8 +54,14 @@ fn jump_to_entry() {
 fn jump_outside_the_function() {
     let mut program = ir::parse_program("fn main f0 {\nb0():\n    return\n}\n").unwrap();
     let f = &mut program.funcs[0];
-    f.blocks[0].term = Some(Terminator::Jmp(ir::BlockCall { block: BlockId(5), args: vec![] }));
-    assert_eq!(violations(&program), ["fn main, b0: jump to b5, which is not a block of the function"]);
+    f.blocks[0].term = Some(Terminator::Jmp(ir::BlockCall {
+        block: BlockId(5),
+        args: vec![],
+    }));
+    assert_eq!(
+        violations(&program),
+        ["fn main, b0: jump to b5, which is not a block of the function"]
+    );
 }
 
 #[test]
@@ -203,7 +212,8 @@ fn value_defined_twice_and_instruction_laid_out_twice() {
 
 #[test]
 fn recorded_definition_disagrees() {
-    let mut program = ir::parse_program("fn main f0 {\nb0(v0: u8, v1: u8):\n    return\n}\n").unwrap();
+    let mut program =
+        ir::parse_program("fn main f0 {\nb0(v0: u8, v1: u8):\n    return\n}\n").unwrap();
     let f = &mut program.funcs[0];
     f.blocks[0].params.swap(0, 1);
     assert_eq!(
@@ -219,22 +229,34 @@ fn recorded_definition_disagrees() {
 fn entry_not_laid_out() {
     let mut f = Function::new("main", vec![]);
     f.layout.clear();
-    let program = Program { funcs: vec![f], main: ir::FuncId(0) };
-    assert_eq!(violations(&program), ["fn main: entry block b0 is not laid out"]);
+    let program = Program {
+        funcs: vec![f],
+        main: ir::FuncId(0),
+    };
+    assert_eq!(
+        violations(&program),
+        ["fn main: entry block b0 is not laid out"]
+    );
 }
 
 #[test]
 fn operand_outside_the_arena() {
-    let mut program = ir::parse_program("fn main f0 -> field {\nb0(v0: field):\n    return v0\n}\n").unwrap();
+    let mut program =
+        ir::parse_program("fn main f0 -> field {\nb0(v0: field):\n    return v0\n}\n").unwrap();
     let f = &mut program.funcs[0];
     f.blocks[0].term = Some(Terminator::Return(vec![ir::ValueId(99)]));
-    assert_eq!(violations(&program), ["fn main, b0: use of v99, which is not in the value arena"]);
+    assert_eq!(
+        violations(&program),
+        ["fn main, b0: use of v99, which is not in the value arena"]
+    );
 }
 
 #[test]
 fn result_type_disagrees_with_the_instruction() {
-    let mut program =
-        ir::parse_program("fn main f0 -> field {\nb0(v0: field):\n    v1 = add v0, v0\n    return v0\n}\n").unwrap();
+    let mut program = ir::parse_program(
+        "fn main f0 -> field {\nb0(v0: field):\n    v1 = add v0, v0\n    return v0\n}\n",
+    )
+    .unwrap();
     program.funcs[0].values[1].ty = Type::U32;
     assert_eq!(
         violations(&program),

@@ -78,10 +78,12 @@ impl Val {
         };
         match ty {
             Type::Field => {
-                let t = text.ok_or_else(|| format!("expected a field element (decimal string), found {json}"))?;
-                field::parse_dec(&t)
-                    .map(Val::Field)
-                    .ok_or_else(|| format!("`{t}` is not a field element (a decimal integer in [0, p))"))
+                let t = text.ok_or_else(|| {
+                    format!("expected a field element (decimal string), found {json}")
+                })?;
+                field::parse_dec(&t).map(Val::Field).ok_or_else(|| {
+                    format!("`{t}` is not a field element (a decimal integer in [0, p))")
+                })
             }
             Type::UInt(1) => match json {
                 J::Bool(b) => Ok(Val::UInt(u64::from(*b))),
@@ -92,8 +94,11 @@ impl Val {
                 },
             },
             Type::UInt(w) => {
-                let t = text.ok_or_else(|| format!("expected a u{w} (decimal string), found {json}"))?;
-                let n: u64 = t.parse().map_err(|_| format!("`{t}` is not a u{w} value"))?;
+                let t =
+                    text.ok_or_else(|| format!("expected a u{w} (decimal string), found {json}"))?;
+                let n: u64 = t
+                    .parse()
+                    .map_err(|_| format!("`{t}` is not a u{w} value"))?;
                 if *w < 64 && n >> w != 0 {
                     return Err(format!("{n} does not fit in u{w}"));
                 }
@@ -104,12 +109,17 @@ impl Val {
                     return Err(format!("expected an array of {n} elements, found {json}"));
                 };
                 if items.len() != *n as usize {
-                    return Err(format!("expected an array of {n} elements, found {}", items.len()));
+                    return Err(format!(
+                        "expected an array of {n} elements, found {}",
+                        items.len()
+                    ));
                 }
                 let vals = items
                     .iter()
                     .enumerate()
-                    .map(|(i, it)| Val::from_json(elem, it).map_err(|e| format!("element {i}: {e}")))
+                    .map(|(i, it)| {
+                        Val::from_json(elem, it).map_err(|e| format!("element {i}: {e}"))
+                    })
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(Val::Array(Rc::new(vals)))
             }
@@ -127,7 +137,9 @@ impl Val {
             (Val::Array(items), Type::Array(elem, _)) => {
                 J::Array(items.iter().map(|v| v.to_json(elem)).collect())
             }
-            (Val::Array(items), _) => J::Array(items.iter().map(|v| v.to_json(&Type::Field)).collect()),
+            (Val::Array(items), _) => {
+                J::Array(items.iter().map(|v| v.to_json(&Type::Field)).collect())
+            }
             (Val::Ref(r), _) => J::String(format!("&{r}")),
         }
     }
@@ -204,7 +216,10 @@ impl fmt::Display for FailureKind {
             FailureKind::AssertionFailed(None) => write!(f, "assertion failed"),
             FailureKind::DivisionByZero => write!(f, "division by zero"),
             FailureKind::IndexOutOfBounds { index, len } => {
-                write!(f, "index {index} out of bounds for an array of length {len}")
+                write!(
+                    f,
+                    "index {index} out of bounds for an array of length {len}"
+                )
             }
             FailureKind::ConversionDoesNotFit { value, to } => {
                 write!(f, "value {value} does not fit in {to}")
@@ -309,10 +324,16 @@ pub fn run(program: &Program, inputs: &[Val], limits: Limits) -> Result<Outcome,
 pub fn inputs_from_json(program: &Program, json: &serde_json::Value) -> Result<Vec<Val>, String> {
     let types = program.main_func().param_types();
     let serde_json::Value::Array(items) = json else {
-        return Err("the inputs of an IR program are a JSON array, one entry per parameter of main".into());
+        return Err(
+            "the inputs of an IR program are a JSON array, one entry per parameter of main".into(),
+        );
     };
     if items.len() != types.len() {
-        return Err(format!("main takes {} input(s), {} given", types.len(), items.len()));
+        return Err(format!(
+            "main takes {} input(s), {} given",
+            types.len(),
+            items.len()
+        ));
     }
     types
         .iter()
@@ -363,7 +384,11 @@ impl Machine<'_> {
             let data = func.block(block);
             if data.params.len() != params.len() {
                 return Err(fail(
-                    Fail::InvalidProgram(format!("{block} given {} argument(s) for {} parameter(s)", params.len(), data.params.len())),
+                    Fail::InvalidProgram(format!(
+                        "{block} given {} argument(s) for {} parameter(s)",
+                        params.len(),
+                        data.params.len()
+                    )),
                     None,
                     None,
                 ));
@@ -394,11 +419,19 @@ impl Machine<'_> {
             self.step().map_err(|k| fail(k, None, None))?;
             let get = |v: &super::ValueId| value_of(func, &env, *v);
             let term = data.term.as_ref().ok_or_else(|| {
-                fail(Fail::InvalidProgram(format!("{block} has no terminator")), None, None)
+                fail(
+                    Fail::InvalidProgram(format!("{block} has no terminator")),
+                    None,
+                    None,
+                )
             })?;
             let (next, args) = match term {
                 Terminator::Return(values) => {
-                    let vals = values.iter().map(get).collect::<Result<Vec<_>, _>>().map_err(|k| fail(k, None, None))?;
+                    let vals = values
+                        .iter()
+                        .map(get)
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|k| fail(k, None, None))?;
                     self.trace[trace_index].exit = Exit::Return(vals.clone());
                     return Ok(vals);
                 }
@@ -416,10 +449,18 @@ impl Machine<'_> {
                     }
                 }
             };
-            params = args.iter().map(get).collect::<Result<Vec<_>, _>>().map_err(|k| fail(k, None, None))?;
+            params = args
+                .iter()
+                .map(get)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|k| fail(k, None, None))?;
             self.trace[trace_index].exit = Exit::Jump(next, params.clone());
             if next.index() >= func.blocks.len() {
-                return Err(fail(Fail::InvalidProgram(format!("jump to unknown block {next}")), None, None));
+                return Err(fail(
+                    Fail::InvalidProgram(format!("jump to unknown block {next}")),
+                    None,
+                    None,
+                ));
             }
             block = next;
         }
@@ -434,44 +475,69 @@ impl Machine<'_> {
         }
     }
 
-    fn exec(&mut self, func: &Function, env: &[Option<Val>], kind: &InstKind, depth: usize) -> Result<Vec<Val>, Exec> {
+    fn exec(
+        &mut self,
+        func: &Function,
+        env: &[Option<Val>],
+        kind: &InstKind,
+        depth: usize,
+    ) -> Result<Vec<Val>, Exec> {
         let get = |v: &super::ValueId| value_of(func, env, *v).map_err(Exec::Fail);
         let ty = |v: &super::ValueId| func.value_type(*v);
         let invalid = |m: &str| Exec::Fail(Fail::InvalidProgram(m.to_string()));
         let one = |v: Val| Ok(vec![v]);
         match kind {
-            InstKind::Binary { op, lhs, rhs } => one(binary(*op, &get(lhs)?, &get(rhs)?, ty(lhs)).map_err(Exec::Fail)?),
+            InstKind::Binary { op, lhs, rhs } => {
+                one(binary(*op, &get(lhs)?, &get(rhs)?, ty(lhs)).map_err(Exec::Fail)?)
+            }
             InstKind::Not { arg } => match (get(arg)?, ty(arg)) {
                 (Val::UInt(n), Type::UInt(w)) => one(Val::UInt(wrap(!n, *w))),
                 _ => Err(invalid("`not` of a non-integer")),
             },
             InstKind::Cast { arg, to } => {
                 let v = get(arg)?;
-                let x = v.to_field().ok_or_else(|| invalid("`cast` of a non-scalar"))?;
+                let x = v
+                    .to_field()
+                    .ok_or_else(|| invalid("`cast` of a non-scalar"))?;
                 match to {
                     Type::Field => one(Val::Field(x)),
                     Type::UInt(w) => match field::to_u64_checked(&x, *w) {
                         Some(n) => one(Val::UInt(n)),
-                        None => Err(Exec::Fail(Fail::ConversionDoesNotFit { value: field::to_dec(&x), to: to.clone() })),
+                        None => Err(Exec::Fail(Fail::ConversionDoesNotFit {
+                            value: field::to_dec(&x),
+                            to: to.clone(),
+                        })),
                     },
                     _ => Err(invalid("`cast` to a non-scalar")),
                 }
             }
             InstKind::Truncate { arg, to } => {
-                let w = to.uint_width().ok_or_else(|| invalid("`trunc` to a non-integer"))?;
+                let w = to
+                    .uint_width()
+                    .ok_or_else(|| invalid("`trunc` to a non-integer"))?;
                 let n = match get(arg)? {
                     Val::UInt(n) => n,
                     Val::Field(x) => {
                         let bits = field::low_bits(&x, 64);
-                        bits.iter().rev().fold(0u64, |acc, b| (acc << 1) | u64::from(*b))
+                        bits.iter()
+                            .rev()
+                            .fold(0u64, |acc, b| (acc << 1) | u64::from(*b))
                     }
                     _ => return Err(invalid("`trunc` of a non-scalar")),
                 };
                 one(Val::UInt(wrap(n, w)))
             }
-            InstKind::Select { cond, then_value, else_value } => {
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
                 let c = get(cond)?;
-                one(if c == Val::UInt(1) { get(then_value)? } else { get(else_value)? })
+                one(if c == Val::UInt(1) {
+                    get(then_value)?
+                } else {
+                    get(else_value)?
+                })
             }
             InstKind::Assert { cond, msg } => {
                 if get(cond)? == Val::UInt(1) {
@@ -503,7 +569,11 @@ impl Machine<'_> {
                 let (items, i) = array_index(&get(array)?, &get(index)?).map_err(Exec::Fail)?;
                 one(items[i].clone())
             }
-            InstKind::ArraySet { array, index, value } => {
+            InstKind::ArraySet {
+                array,
+                index,
+                value,
+            } => {
                 let (items, i) = array_index(&get(array)?, &get(index)?).map_err(Exec::Fail)?;
                 let mut copy = (*items).clone();
                 copy[i] = get(value)?;
@@ -511,11 +581,19 @@ impl Machine<'_> {
             }
             InstKind::ToBits { arg } => {
                 let (bits, n) = match (get(arg)?, ty(arg)) {
-                    (Val::UInt(v), Type::UInt(w)) => ((0..*w).map(|k| (v >> k) & 1 == 1).collect::<Vec<_>>(), *w),
-                    (Val::Field(x), _) => (field::low_bits(&x, super::FIELD_BITS as usize), super::FIELD_BITS),
+                    (Val::UInt(v), Type::UInt(w)) => {
+                        ((0..*w).map(|k| (v >> k) & 1 == 1).collect::<Vec<_>>(), *w)
+                    }
+                    (Val::Field(x), _) => (
+                        field::low_bits(&x, super::FIELD_BITS as usize),
+                        super::FIELD_BITS,
+                    ),
                     _ => return Err(invalid("`to_bits` of a non-scalar")),
                 };
-                let msb_first = (0..n as usize).rev().map(|k| Val::UInt(u64::from(bits[k]))).collect();
+                let msb_first = (0..n as usize)
+                    .rev()
+                    .map(|k| Val::UInt(u64::from(bits[k])))
+                    .collect();
                 one(Val::Array(Rc::new(msb_first)))
             }
             InstKind::FromBits { arg, to } => {
@@ -524,12 +602,16 @@ impl Machine<'_> {
                 };
                 match to {
                     Type::UInt(w) => {
-                        let n = items.iter().fold(0u64, |acc, b| (acc << 1) | b.as_uint().unwrap_or(0));
+                        let n = items
+                            .iter()
+                            .fold(0u64, |acc, b| (acc << 1) | b.as_uint().unwrap_or(0));
                         one(Val::UInt(wrap(n, *w)))
                     }
                     _ => {
                         let two = Fr::from(2u64);
-                        let x = items.iter().fold(Fr::zero(), |acc, b| acc * two + Fr::from(b.as_uint().unwrap_or(0)));
+                        let x = items.iter().fold(Fr::zero(), |acc, b| {
+                            acc * two + Fr::from(b.as_uint().unwrap_or(0))
+                        });
                         one(Val::Field(x))
                     }
                 }
@@ -542,7 +624,8 @@ impl Machine<'_> {
                     return Err(Exec::Fail(Fail::CallDepth(self.limits.max_call_depth)));
                 }
                 let vals = args.iter().map(get).collect::<Result<Vec<_>, _>>()?;
-                self.call(*callee, vals, depth + 1).map_err(|f| Exec::Nested(Box::new(f)))
+                self.call(*callee, vals, depth + 1)
+                    .map_err(|f| Exec::Nested(Box::new(f)))
             }
         }
     }
@@ -569,12 +652,17 @@ fn value_of(func: &Function, env: &[Option<Val>], v: super::ValueId) -> Result<V
 
 fn array_index(array: &Val, index: &Val) -> Result<(Rc<Vec<Val>>, usize), Fail> {
     let (Val::Array(items), Val::UInt(i)) = (array, index) else {
-        return Err(Fail::InvalidProgram("array access on a non-array or with a non-integer index".into()));
+        return Err(Fail::InvalidProgram(
+            "array access on a non-array or with a non-integer index".into(),
+        ));
     };
     if (*i as usize) < items.len() && *i < u64::from(u32::MAX) {
         Ok((items.clone(), *i as usize))
     } else {
-        Err(Fail::IndexOutOfBounds { index: *i, len: items.len() })
+        Err(Fail::IndexOutOfBounds {
+            index: *i,
+            len: items.len(),
+        })
     }
 }
 
@@ -591,10 +679,16 @@ pub fn binary(op: BinOp, a: &Val, b: &Val, ty: &Type) -> Result<Val, FailureKind
             BinOp::Eq => bool_val(x == y),
             BinOp::Lt => bool_val(field::cmp_canonical(x, y).is_lt()),
             BinOp::Le => bool_val(field::cmp_canonical(x, y).is_le()),
-            _ => return Err(FailureKind::InvalidProgram(format!("`{op}` on field elements"))),
+            _ => {
+                return Err(FailureKind::InvalidProgram(format!(
+                    "`{op}` on field elements"
+                )))
+            }
         }),
         (Val::UInt(x), Val::UInt(y)) => {
-            let w = ty.uint_width().ok_or_else(|| FailureKind::InvalidProgram(format!("`{op}` on {ty}")))?;
+            let w = ty
+                .uint_width()
+                .ok_or_else(|| FailureKind::InvalidProgram(format!("`{op}` on {ty}")))?;
             let (x, y) = (*x, *y);
             Ok(match op {
                 BinOp::Add => Val::UInt(wrap(x.wrapping_add(y), w)),
@@ -608,12 +702,17 @@ pub fn binary(op: BinOp, a: &Val, b: &Val, ty: &Type) -> Result<Val, FailureKind
                 BinOp::And => Val::UInt(x & y),
                 BinOp::Or => Val::UInt(x | y),
                 BinOp::Xor => Val::UInt(x ^ y),
-                BinOp::Shl => Val::UInt(if y >= u64::from(w) { 0 } else { wrap(x << y, w) }),
+                BinOp::Shl => Val::UInt(if y >= u64::from(w) {
+                    0
+                } else {
+                    wrap(x << y, w)
+                }),
                 BinOp::Shr => Val::UInt(if y >= u64::from(w) { 0 } else { x >> y }),
                 BinOp::Div => return Err(FailureKind::InvalidProgram("`div` on integers".into())),
             })
         }
-        _ => Err(FailureKind::InvalidProgram(format!("`{op}` on mismatched operands"))),
+        _ => Err(FailureKind::InvalidProgram(format!(
+            "`{op}` on mismatched operands"
+        ))),
     }
 }
-

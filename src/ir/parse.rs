@@ -491,7 +491,10 @@ const MAX_NUMBER: usize = 1 << 22;
 fn label_number(label: &str, line: &Line, col: u32) -> Result<usize> {
     match label[1..].parse::<usize>() {
         Ok(n) if n <= MAX_NUMBER => Ok(n),
-        _ => Err(line.err_at(col, format!("`{label}`: numbers above {MAX_NUMBER} are not supported"))),
+        _ => Err(line.err_at(
+            col,
+            format!("`{label}`: numbers above {MAX_NUMBER} are not supported"),
+        )),
     }
 }
 
