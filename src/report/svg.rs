@@ -39,6 +39,55 @@ const IDLE_PADDED: RGBColor = RGBColor(220, 220, 220);
 const IDLE_USED: RGBColor = RGBColor(150, 150, 150);
 const THRESHOLD: RGBColor = RGBColor(203, 24, 29);
 
+/// Height of the legend strip under the plot, in pixels.
+const LEGEND_HEIGHT: u32 = 2 * LEGEND_ROW as u32 + 12;
+
+/// Height of one row of the legend.
+const LEGEND_ROW: i32 = 20;
+
+/// What a legend entry shows before its text.
+enum Swatch {
+    Bar(RGBColor),
+    Line(RGBColor),
+}
+
+/// Draws the legend entries in one row, left to right, in `area`.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(Swatch, String)],
+) -> Result<(), SvgError>
+where
+    DB::ErrorType: 'static,
+{
+    let style = TextStyle::from(("sans-serif", 13).into_font()).color(&BLACK);
+    let (width, _) = area.dim_in_pixel();
+    let left = 96i32;
+    let (mut x, mut y) = (left, 8i32);
+    for (swatch, text) in entries {
+        let (w, _) = area.estimate_text_size(text, &style).map_err(draw_err)?;
+        let entry_width = 22 + w as i32;
+        // Wrap to a second row rather than run off the picture.
+        if x > left && x + entry_width > width as i32 - 8 {
+            x = left;
+            y += LEGEND_ROW;
+        }
+        match swatch {
+            Swatch::Bar(color) => {
+                area.draw(&Rectangle::new([(x, y), (x + 16, y + 12)], color.filled()))
+            }
+            Swatch::Line(color) => area.draw(&PathElement::new(
+                vec![(x, y + 6), (x + 16, y + 6)],
+                color.stroke_width(2),
+            )),
+        }
+        .map_err(draw_err)?;
+        area.draw_text(text, &style, (x + 22, y - 1))
+            .map_err(draw_err)?;
+        x += entry_width + 24;
+    }
+    Ok(())
+}
+
 /// Width of the chart for `n` blocks: enough room per slot for its label, within bounds.
 fn width_for(n: usize) -> u32 {
     let per_block = 48u32;
@@ -62,20 +111,25 @@ pub fn render(report: &Report) -> Result<String, SvgError> {
 
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width_for(n), 480)).into_drawing_area();
+        let (width, height) = (width_for(n), 480);
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err)?;
+        // The legend gets its own strip under the plot, so that it never hides a bar.
+        let (plot_area, legend_area) = root.split_vertically(height - LEGEND_HEIGHT);
         let caption = format!(
-            "{} ({}): constraints per block, padded size and threshold {}",
-            report.program,
-            report.opt_level,
-            group_digits(report.threshold.into())
+            "{} ({}): constraints per block against padded size and threshold",
+            report.program, report.opt_level
         );
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(&plot_area)
             .caption(caption, ("sans-serif", 18))
             .margin(16)
-            .x_label_area_size(56)
+            .x_label_area_size(48)
             .y_label_area_size(80)
-            .build_cartesian_2d((0..slots).into_segmented(), (bottom..top * 2.0).log_scale())
+            // A segmented range `0..k` has k + 1 slots: one per block.
+            .build_cartesian_2d(
+                (0..slots - 1).into_segmented(),
+                (bottom..top * 2.0).log_scale(),
+            )
             .map_err(draw_err)?;
 
         let label_of = |v: &SegmentValue<usize>| match v {
@@ -116,9 +170,7 @@ pub fn render(report: &Report) -> Result<String, SvgError> {
                 bar.set_margin(0, 0, 4, 4);
                 bar
             }))
-            .map_err(draw_err)?
-            .label("padded size X_b = max(2, next_pow2(constraints))")
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], PADDED.filled()));
+            .map_err(draw_err)?;
         chart
             .draw_series(
                 report
@@ -139,42 +191,36 @@ pub fn render(report: &Report) -> Result<String, SvgError> {
                         bar
                     }),
             )
-            .map_err(draw_err)?
-            .label("constraints")
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], USED.filled()));
+            .map_err(draw_err)?;
         let threshold = report.threshold as f64;
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![
                     (SegmentValue::Exact(0), threshold),
-                    (SegmentValue::Exact(slots), threshold),
+                    (SegmentValue::Last, threshold),
                 ],
                 THRESHOLD.stroke_width(2),
             )))
-            .map_err(draw_err)?
-            .label(format!(
-                "threshold {} (uniform padding)",
-                group_digits(report.threshold.into())
-            ))
-            .legend(|(x, y)| {
-                PathElement::new(vec![(x, y), (x + 14, y)], THRESHOLD.stroke_width(2))
-            });
-        if report.blocks.iter().any(|b| b.executions == Some(0)) {
-            // A legend-only entry: an empty series that explains the grey bars.
-            chart
-                .draw_series(std::iter::empty::<Rectangle<(SegmentValue<usize>, f64)>>())
-                .map_err(draw_err)?
-                .label("grey: block never ran")
-                .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], IDLE_USED.filled()));
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(("sans-serif", 12))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
             .map_err(draw_err)?;
+
+        let mut legend = vec![
+            (
+                Swatch::Bar(PADDED),
+                "padded size X_b = max(2, next_pow2(constraints))".to_string(),
+            ),
+            (Swatch::Bar(USED), "constraints".to_string()),
+            (
+                Swatch::Line(THRESHOLD),
+                format!(
+                    "threshold {} (uniform padding)",
+                    group_digits(report.threshold.into())
+                ),
+            ),
+        ];
+        if report.blocks.iter().any(|b| b.executions == Some(0)) {
+            legend.push((Swatch::Bar(IDLE_USED), "grey: never ran".to_string()));
+        }
+        draw_legend(&legend_area, &legend)?;
         root.present().map_err(draw_err)?;
     }
     Ok(svg)
