@@ -400,13 +400,14 @@ fn nested_dot(components: &[BTreeSet<BlockId>]) -> Result<String, dot::DotError>
 
 #[test]
 fn dot_draws_nested_components_as_nested_clusters() {
-    // The loop body (b2..b5) contains the if/else (b2..b5 too, here: head b2, tail b5) — use the
-    // branch arms {b3, b4}-with-head-and-tail as the inner one, and the body as the outer one.
+    // Inner: the if/else of the loop body, head b2, tail b5. Outer: the loop, header b1 and its
+    // body. The inner one is given twice and drawn once.
     let inner = blocks(&[2, 3, 4, 5]);
     let outer = blocks(&[1, 2, 3, 4, 5]);
     let text = nested_dot(&[inner.clone(), outer.clone(), inner]).expect("nested components");
     expect![[r##"
         digraph "main" {
+          graph [fontname="sans-serif", fontsize=11];
           node [shape=box, fontname="monospace", fontsize=10];
           edge [fontname="monospace", fontsize=9];
           subgraph "cluster_1" {
@@ -415,7 +416,7 @@ fn dot_draws_nested_components_as_nested_clusters() {
             subgraph "cluster_0" {
               label="merge component: 4 blocks, 67 constraints"; style="rounded,dashed,filled"; color="#2166ac"; fillcolor="#e3edf8";
               "b2" [label="b2\n33 constraints (pad 64)\nran 3x"];
-              "b3" [label="b3\n1 constraints (pad 2)\nran 2x"];
+              "b3" [label="b3\n1 constraint (pad 2)\nran 2x"];
               "b4" [label="b4\n0 constraints (pad 2)\nran 1x"];
               "b5" [label="b5\n33 constraints (pad 64)\nran 3x"];
             }
@@ -429,7 +430,7 @@ fn dot_draws_nested_components_as_nested_clusters() {
           "b2" -> "b4" [label="F"];
           "b3" -> "b5";
           "b4" -> "b5";
-          "b5" -> "b1";
+          "b5" -> "b1" [constraint=false];
         }
     "##]]
     .assert_eq(&text);

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! digraph "main" {
-//!   node [shape=box, fontname="monospace"];
+//!   node [shape=box, fontname="monospace", fontsize=10];
 //!   subgraph "cluster_0" {
 //!     label="merge component: 3 blocks, 12 constraints";
 //!     "b1" [label="b1\n4 constraints (pad 4)\nran 6x"];
@@ -203,9 +203,14 @@ fn node_line(func: &Function, block: BlockId, annotation: Option<&BlockAnnotatio
         Some(a) => {
             let pad = padded_constraints(a.constraints)
                 .map_or_else(|| "?".into(), |x| group_digits(x.into()));
+            let noun = if a.constraints == 1 {
+                "constraint"
+            } else {
+                "constraints"
+            };
             let _ = write!(
                 label,
-                "\n{} constraints (pad {pad})",
+                "\n{} {noun} (pad {pad})",
                 group_digits(a.constraints.into())
             );
             match a.executions {
@@ -273,6 +278,7 @@ pub fn render(
 
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", quote(&func.name));
+    out.push_str("  graph [fontname=\"sans-serif\", fontsize=11];\n");
     out.push_str("  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
     out.push_str("  edge [fontname=\"monospace\", fontsize=9];\n");
 
@@ -321,31 +327,44 @@ pub fn render(
             let _ = writeln!(out, "  {}", node_line(func, b, annotations.get(&b)));
         }
     }
+    // A jump to a block no later in reverse post-order (a loop's back edge) does not constrain
+    // the ranking, so the graph reads top to bottom from the entry.
+    let rpo: HashMap<BlockId, usize> = func
+        .reverse_post_order()
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| (b, i))
+        .collect();
     for &b in &func.layout {
-        match &func.block(b).term {
-            Some(Terminator::Jmp(dest)) => {
-                let _ = writeln!(
-                    out,
-                    "  {} -> {};",
-                    quote(&b.to_string()),
-                    quote(&dest.block.to_string())
-                );
-            }
+        let targets: Vec<(BlockId, Option<&str>)> = match &func.block(b).term {
+            Some(Terminator::Jmp(dest)) => vec![(dest.block, None)],
             Some(Terminator::Br {
                 then_dest,
                 else_dest,
                 ..
-            }) => {
-                for (dest, tag) in [(then_dest, "T"), (else_dest, "F")] {
-                    let _ = writeln!(
-                        out,
-                        "  {} -> {} [label=\"{tag}\"];",
-                        quote(&b.to_string()),
-                        quote(&dest.block.to_string())
-                    );
+            }) => vec![(then_dest.block, Some("T")), (else_dest.block, Some("F"))],
+            Some(Terminator::Return(_)) | None => Vec::new(),
+        };
+        for (dest, tag) in targets {
+            let mut attrs = Vec::new();
+            if let Some(tag) = tag {
+                attrs.push(format!("label=\"{tag}\""));
+            }
+            if let (Some(from), Some(to)) = (rpo.get(&b), rpo.get(&dest)) {
+                if to <= from {
+                    attrs.push("constraint=false".into());
                 }
             }
-            Some(Terminator::Return(_)) | None => {}
+            let _ = write!(
+                out,
+                "  {} -> {}",
+                quote(&b.to_string()),
+                quote(&dest.to_string())
+            );
+            if !attrs.is_empty() {
+                let _ = write!(out, " [{}]", attrs.join(", "));
+            }
+            out.push_str(";\n");
         }
     }
     out.push_str("}\n");
