@@ -592,3 +592,23 @@ fn svg_of_many_blocks_keeps_every_label() {
         assert!(png.starts_with(b"\x89PNG"), "rsvg-convert made no PNG");
     }
 }
+
+#[test]
+fn every_json_field_is_documented() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/report.md"))
+        .expect("docs/report.md exists");
+    let value: serde_json::Value = serde_json::from_str(&to_json(&sum_loop())).expect("JSON");
+    let top = value.as_object().expect("an object");
+    let mut names: Vec<String> = top.keys().map(|k| format!("| `{k}` |")).collect();
+    let block = value["blocks"][0].as_object().expect("a block object");
+    names.extend(block.keys().map(|k| format!("| `blocks[].{k}` |")));
+    let totals = value["totals"].as_object().expect("a totals object");
+    names.extend(totals.keys().map(|k| format!("| `totals.{k}` |")));
+    for name in names {
+        assert!(docs.contains(&name), "docs/report.md has no row {name}");
+    }
+    assert!(docs.contains(&format!(
+        "## JSON schema (version {})",
+        zkbc::report::SCHEMA_VERSION
+    )));
+}
