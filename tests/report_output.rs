@@ -612,3 +612,38 @@ fn every_json_field_is_documented() {
         zkbc::report::SCHEMA_VERSION
     )));
 }
+
+#[test]
+fn dot_nests_sibling_components_inside_their_parent() {
+    // Three levels: the loop {b1..b5} holds the if/else {b2..b5}, which holds the two arms {b3}
+    // and {b4} side by side. Given in an order unrelated to nesting.
+    let text = nested_dot(&[
+        blocks(&[4]),
+        blocks(&[1, 2, 3, 4, 5]),
+        blocks(&[3]),
+        blocks(&[2, 3, 4, 5]),
+    ])
+    .expect("a laminar family");
+    // Each cluster line's indentation is its depth; each block's node sits in its innermost one.
+    let depth_of = |needle: &str| {
+        let line = text
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle} in\n{text}"));
+        (line.len() - line.trim_start().len()) / 2
+    };
+    assert_eq!(depth_of("subgraph \"cluster_1\""), 1);
+    assert_eq!(depth_of("subgraph \"cluster_3\""), 2);
+    assert_eq!(depth_of("subgraph \"cluster_0\""), 3);
+    assert_eq!(depth_of("subgraph \"cluster_2\""), 3);
+    assert_eq!(depth_of("\"b1\" [label"), 2);
+    assert_eq!(depth_of("\"b2\" [label"), 3);
+    assert_eq!(depth_of("\"b3\" [label"), 4);
+    assert_eq!(depth_of("\"b4\" [label"), 4);
+    assert_eq!(depth_of("\"b0\" [label"), 1);
+    // Balanced braces: every cluster is closed.
+    assert_eq!(text.matches('{').count(), text.matches('}').count());
+    if have("dot", "that Graphviz accepts the DOT") {
+        pipe("dot", &["-Tsvg"], &text);
+    }
+}

@@ -297,8 +297,8 @@ fn executed_totals(blocks: &[BlockReport], threshold: u64) -> Result<Option<Exec
     let mut transitions = 0u128;
     let mut sumcheck_cells = 0u128;
     let mut uniform_cells = 0u128;
-    let mut max_q = 0u64;
-    let mut max_x = 0u64;
+    let mut max_q = 0u128;
+    let mut max_x = 0u128;
     for b in blocks {
         let (Some(e), Some(q)) = (b.executions, b.padded_executions) else {
             return Ok(None);
@@ -313,8 +313,9 @@ fn executed_totals(blocks: &[BlockReport], threshold: u64) -> Result<Option<Exec
         transitions = add_product(transitions, e, 1, "transitions")?;
         sumcheck_cells = add_product(sumcheck_cells, q, x, "sumcheck_cells")?;
         uniform_cells = add_product(uniform_cells, q, u128::from(threshold), "uniform_cells")?;
-        max_q = max_q.max(b.padded_executions.unwrap_or(0));
-        max_x = max_x.max(b.padded_constraints);
+        max_q = max_q.max(q);
+        // Over every block, run or not: each is an instance of the proof.
+        max_x = max_x.max(x);
     }
     let (padding_waste, rounds) = if sumcheck_cells == 0 {
         (0.0, 0)
