@@ -207,7 +207,7 @@ fn table_reads_at_a_glance() {
         padding waste             46.5%
         rounds                       22
         monolithic cells        131,072  (exact: the program as one block)
-        satisfied: yes: every executed block's instance holds
+        satisfied: yes (every executed block's instance holds)
         outputs: ["1","0"]
     "#]]
     .assert_eq(&table::render(&spread()));
@@ -246,7 +246,7 @@ fn have(tool: &str, why: &str) -> bool {
         .status()
         .is_ok();
     if !found {
-        println!("skipped: `{tool}` is not installed, so {why} is not checked (apt-get install -y graphviz librsvg2-bin)");
+        println!("skipped the check {why}: `{tool}` is not installed (apt-get install -y graphviz librsvg2-bin)");
     }
     found
 }

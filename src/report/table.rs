@@ -140,9 +140,9 @@ pub fn render(report: &Report) -> String {
     }
     if let Some(satisfied) = report.satisfied {
         let verdict = if satisfied {
-            "yes: every executed block's instance holds"
+            "yes (every executed block's instance holds)"
         } else {
-            "NO: some executed block's instance is unsatisfied"
+            "NO (an executed block's instance is unsatisfied)"
         };
         out.push_str(&format!("satisfied: {verdict}\n"));
     }
