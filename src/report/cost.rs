@@ -1,0 +1,413 @@
+//! The cost model: from per-block counts and executions to what a data-parallel sumcheck prover
+//! (CoBBl / spartan_parallel) pays.
+//!
+//! For each block `b` the input gives `cons_b` (constraints), `vars_b` (witness variables),
+//! `io_b` (instance variables: the transition state) and `exec_b` (how often the block ran, or
+//! unknown). From them:
+//!
+//! ```text
+//! next_pow2(n) = the smallest power of two >= n        (so next_pow2(0) = 1)
+//! THRESHOLD    = max(MIN_BLOCK_SIZE, next_pow2(max_b cons_b))
+//! X_b          = max(2, next_pow2(cons_b))              padded_constraints
+//! Q_b          = next_pow2(exec_b), or 0 if exec_b = 0  padded_executions
+//!
+//! blocks               = number of blocks
+//! constraints          = Σ cons_b
+//! executed_constraints = Σ exec_b · cons_b
+//! transitions          = Σ exec_b
+//! sumcheck_cells       = Σ Q_b · X_b
+//! uniform_cells        = Σ Q_b · THRESHOLD
+//! padding_waste        = 1 − executed_constraints / sumcheck_cells   (0 when nothing ran)
+//! rounds               = ⌈log2 blocks⌉ + log2 max_b Q_b + log2 max_b X_b   (0 when nothing ran)
+//! monolithic_cells     = max(2, next_pow2(C)), exact, where C is the monolithic circuit's size
+//!                      = next_pow2(executed_constraints), a lower bound, when no such circuit exists
+//! ```
+//!
+//! # Decisions at the edges
+//!
+//! - **Overflow.** Inputs are `u64`. Per-block padded sizes stay `u64` (a block with more than
+//!   2^63 constraints has no `u64` power of two above it and is an error); totals are `u128`,
+//!   computed with checked arithmetic, and a total that does not fit is
+//!   [`CostError::Overflow`] instead of a wrapped or saturated number.
+//! - **Unknown executions.** A static report (no inputs) may not know how often a block runs. If
+//!   any block's executions are unknown, every total that depends on executions is `None`
+//!   (`null` in JSON): `executed_constraints`, `transitions`, `sumcheck_cells`, `uniform_cells`,
+//!   `padding_waste`, `rounds`, and `monolithic_cells` when it is not exact. A partial sum would
+//!   read like a real number, so there is none.
+//! - **Nothing executed** (every `exec_b = 0`, or no blocks): the sumcheck has no instance to
+//!   prove, so `sumcheck_cells = uniform_cells = 0`, `padding_waste = 0` (no cell is padding)
+//!   and `rounds = 0`.
+//! - **Zero-constraint blocks** still pad to `X_b = 2`, so an execution of a block without
+//!   constraints is pure padding; `padding_waste` is 1 exactly when every executed block has no
+//!   constraint. It lies in `[0, 1]` always and in `[0, 1)` when some executed block has one.
+//! - **`min_block_size`** is used as given (the CLI's default is 1024, CoBBl's code uses 32768);
+//!   it is meant to be a power of two, but the model does not require it.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The version of the JSON schema written by [`Report`]; bump it when a field changes meaning
+/// or is removed (adding a field does not change it).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What the report is computed from: one program compiled by one pipeline, with per-block counts.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct ProgramCost {
+    /// The program's name (usually its file name).
+    pub program: String,
+    /// The pipeline that compiled it, e.g. `O2` or `O2 --no-merge`.
+    pub opt_level: String,
+    /// MIN_BLOCK_SIZE of the merge threshold.
+    pub min_block_size: u64,
+    /// Every block of the lowered program, in report order.
+    pub blocks: Vec<BlockCost>,
+    /// The program's outputs on the given inputs (`None` for a static report).
+    pub outputs: Option<serde_json::Value>,
+    /// Whether every executed block's instance was satisfied by its witness (`None` when the
+    /// program was not run).
+    pub satisfied: Option<bool>,
+    /// Constraints of the whole program compiled as one block (`--monolithic`); `None` when some
+    /// loop bound is a runtime value, so that no such circuit exists.
+    pub monolithic_constraints: Option<u64>,
+}
+
+/// The counts of one block.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct BlockCost {
+    /// The block's name, e.g. `b3` (or `main/b3`).
+    pub label: String,
+    /// `cons_b`: R1CS constraints of the block's instance.
+    pub constraints: u64,
+    /// `vars_b`: witness variables of the instance.
+    pub witness_vars: u64,
+    /// `io_b`: instance (input/output) variables: the transition state's width.
+    pub io_vars: u64,
+    /// `exec_b`: how many times the block ran; `None` when unknown (static report).
+    pub executions: Option<u64>,
+}
+
+/// The computed report: the inputs, the padded sizes and the totals. Its serde form is the JSON
+/// schema of `docs/report.md`; fields serialize in declaration order, and `None` is `null`.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct Report {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The program's name.
+    pub program: String,
+    /// The pipeline that compiled it.
+    pub opt_level: String,
+    /// MIN_BLOCK_SIZE.
+    pub min_block_size: u64,
+    /// THRESHOLD = max(MIN_BLOCK_SIZE, next_pow2(max cons_b)).
+    pub threshold: u64,
+    /// The program's outputs, `null` when it was not run.
+    pub outputs: Option<serde_json::Value>,
+    /// Whether every executed block was satisfied, `null` when it was not run.
+    pub satisfied: Option<bool>,
+    /// One entry per block, in the input's order.
+    pub blocks: Vec<BlockReport>,
+    /// Sums over the blocks.
+    pub totals: Totals,
+}
+
+/// One block of a [`Report`].
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct BlockReport {
+    /// The block's name.
+    pub label: String,
+    /// `cons_b`.
+    pub constraints: u64,
+    /// `vars_b`.
+    pub witness_vars: u64,
+    /// `io_b`.
+    pub io_vars: u64,
+    /// `X_b = max(2, next_pow2(cons_b))`.
+    pub padded_constraints: u64,
+    /// `exec_b`, `null` when unknown.
+    pub executions: Option<u64>,
+    /// `Q_b = next_pow2(exec_b)` (0 when the block never ran), `null` when unknown.
+    pub padded_executions: Option<u64>,
+    /// `Q_b · X_b`, this block's share of `sumcheck_cells`, `null` when unknown.
+    pub sumcheck_cells: Option<u128>,
+}
+
+/// The totals of a [`Report`]. Fields that depend on executions are `None` when some block's
+/// executions are unknown.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+pub struct Totals {
+    /// Number of blocks.
+    pub blocks: u64,
+    /// Σ cons_b.
+    pub constraints: u128,
+    /// Σ exec_b · cons_b.
+    pub executed_constraints: Option<u128>,
+    /// Σ exec_b: transition states.
+    pub transitions: Option<u128>,
+    /// Σ Q_b · X_b.
+    pub sumcheck_cells: Option<u128>,
+    /// Σ Q_b · THRESHOLD.
+    pub uniform_cells: Option<u128>,
+    /// 1 − executed_constraints / sumcheck_cells, in [0, 1]; 0 when nothing ran.
+    pub padding_waste: Option<f64>,
+    /// ⌈log2 blocks⌉ + log2 max Q_b + log2 max X_b; 0 when nothing ran.
+    pub rounds: Option<u32>,
+    /// max(2, next_pow2(C)) of the monolithic circuit, or next_pow2(executed_constraints) as a
+    /// lower bound when there is no monolithic circuit.
+    pub monolithic_cells: Option<u128>,
+    /// Whether `monolithic_cells` is the monolithic circuit's size (true) or a lower bound.
+    pub monolithic_exact: bool,
+}
+
+/// Why a report could not be computed.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum CostError {
+    /// A count has no power of two above it in `u64` (more than 2^63).
+    TooLarge {
+        /// The block, or `monolithic` for the monolithic constraint count.
+        label: String,
+        /// Which count: `constraints` or `executions`.
+        what: &'static str,
+        /// The count.
+        value: u64,
+    },
+    /// A total does not fit in `u128`.
+    Overflow {
+        /// The total's name in the schema.
+        total: &'static str,
+    },
+}
+
+impl fmt::Display for CostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CostError::TooLarge { label, what, value } => write!(
+                f,
+                "{label}: {what} = {value} is larger than 2^63, the largest power of two a u64 holds"
+            ),
+            CostError::Overflow { total } => {
+                write!(f, "the total `{total}` does not fit in 128 bits")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CostError {}
+
+/// The smallest power of two `>= n` (`next_pow2(0) = 1`), or `None` when it exceeds `u64`.
+pub fn next_pow2(n: u64) -> Option<u64> {
+    n.checked_next_power_of_two()
+}
+
+/// `X_b = max(2, next_pow2(cons_b))`, or `None` when `cons_b > 2^63`.
+pub fn padded_constraints(constraints: u64) -> Option<u64> {
+    next_pow2(constraints).map(|x| x.max(2))
+}
+
+/// `Q_b = next_pow2(exec_b)`, 0 when `exec_b = 0`, or `None` when `exec_b > 2^63`.
+pub fn padded_executions(executions: u64) -> Option<u64> {
+    if executions == 0 {
+        Some(0)
+    } else {
+        next_pow2(executions)
+    }
+}
+
+/// `⌈log2 n⌉` for `n >= 1`, and 0 for `n = 0`.
+fn ceil_log2(n: u128) -> u32 {
+    if n <= 1 {
+        0
+    } else {
+        128 - (n - 1).leading_zeros()
+    }
+}
+
+fn too_large(label: &str, what: &'static str, value: u64) -> CostError {
+    CostError::TooLarge {
+        label: label.to_string(),
+        what,
+        value,
+    }
+}
+
+/// Adds `a · b` to `acc`, failing with the total's name on overflow.
+fn add_product(acc: u128, a: u128, b: u128, total: &'static str) -> Result<u128, CostError> {
+    a.checked_mul(b)
+        .and_then(|p| acc.checked_add(p))
+        .ok_or(CostError::Overflow { total })
+}
+
+impl ProgramCost {
+    /// Computes the report: padded sizes per block and the totals, as the module doc defines.
+    pub fn report(&self) -> Result<Report, CostError> {
+        let max_cons = self.blocks.iter().map(|b| b.constraints).max().unwrap_or(0);
+        let threshold = next_pow2(max_cons)
+            .ok_or_else(|| too_large("max over blocks", "constraints", max_cons))?
+            .max(self.min_block_size);
+
+        let mut blocks = Vec::with_capacity(self.blocks.len());
+        for b in &self.blocks {
+            let x = padded_constraints(b.constraints)
+                .ok_or_else(|| too_large(&b.label, "constraints", b.constraints))?;
+            let q = match b.executions {
+                Some(e) => {
+                    Some(padded_executions(e).ok_or_else(|| too_large(&b.label, "executions", e))?)
+                }
+                None => None,
+            };
+            blocks.push(BlockReport {
+                label: b.label.clone(),
+                constraints: b.constraints,
+                witness_vars: b.witness_vars,
+                io_vars: b.io_vars,
+                padded_constraints: x,
+                executions: b.executions,
+                padded_executions: q,
+                // A u64 times a u64 always fits in a u128.
+                sumcheck_cells: q.map(|q| u128::from(q) * u128::from(x)),
+            });
+        }
+
+        let totals = totals(&blocks, threshold, self.monolithic_constraints)?;
+        Ok(Report {
+            schema_version: SCHEMA_VERSION,
+            program: self.program.clone(),
+            opt_level: self.opt_level.clone(),
+            min_block_size: self.min_block_size,
+            threshold,
+            outputs: self.outputs.clone(),
+            satisfied: self.satisfied,
+            blocks,
+            totals,
+        })
+    }
+}
+
+/// The execution-dependent totals, computed only when every block's executions are known.
+struct Executed {
+    executed_constraints: u128,
+    transitions: u128,
+    sumcheck_cells: u128,
+    uniform_cells: u128,
+    padding_waste: f64,
+    rounds: u32,
+}
+
+fn executed_totals(blocks: &[BlockReport], threshold: u64) -> Result<Option<Executed>, CostError> {
+    let mut executed_constraints = 0u128;
+    let mut transitions = 0u128;
+    let mut sumcheck_cells = 0u128;
+    let mut uniform_cells = 0u128;
+    let mut max_q = 0u128;
+    let mut max_x = 0u128;
+    for b in blocks {
+        let (Some(e), Some(q)) = (b.executions, b.padded_executions) else {
+            return Ok(None);
+        };
+        let (e, q, x, c) = (
+            u128::from(e),
+            u128::from(q),
+            u128::from(b.padded_constraints),
+            u128::from(b.constraints),
+        );
+        executed_constraints = add_product(executed_constraints, e, c, "executed_constraints")?;
+        transitions = add_product(transitions, e, 1, "transitions")?;
+        sumcheck_cells = add_product(sumcheck_cells, q, x, "sumcheck_cells")?;
+        uniform_cells = add_product(uniform_cells, q, u128::from(threshold), "uniform_cells")?;
+        max_q = max_q.max(q);
+        // Over every block, run or not: each is an instance of the proof.
+        max_x = max_x.max(x);
+    }
+    let (padding_waste, rounds) = if sumcheck_cells == 0 {
+        (0.0, 0)
+    } else {
+        // (S − E) / S rather than 1 − E / S: exact 0 when nothing is padding, and never
+        // negative. E <= S because exec_b <= Q_b and cons_b <= X_b.
+        let waste = (sumcheck_cells - executed_constraints) as f64 / sumcheck_cells as f64;
+        // Q and X are powers of two here, so their log2 is exact.
+        let rounds =
+            ceil_log2(blocks.len() as u128) + max_q.trailing_zeros() + max_x.trailing_zeros();
+        (waste, rounds)
+    };
+    Ok(Some(Executed {
+        executed_constraints,
+        transitions,
+        sumcheck_cells,
+        uniform_cells,
+        padding_waste,
+        rounds,
+    }))
+}
+
+fn totals(
+    blocks: &[BlockReport],
+    threshold: u64,
+    monolithic_constraints: Option<u64>,
+) -> Result<Totals, CostError> {
+    let mut constraints = 0u128;
+    for b in blocks {
+        constraints = add_product(constraints, u128::from(b.constraints), 1, "constraints")?;
+    }
+    let executed = executed_totals(blocks, threshold)?;
+    let (monolithic_cells, monolithic_exact) = match monolithic_constraints {
+        Some(c) => (
+            Some(u128::from(
+                padded_constraints(c).ok_or_else(|| too_large("monolithic", "constraints", c))?,
+            )),
+            true,
+        ),
+        None => (
+            match &executed {
+                Some(ex) => Some(ex.executed_constraints.checked_next_power_of_two().ok_or(
+                    CostError::Overflow {
+                        total: "monolithic_cells",
+                    },
+                )?),
+                None => None,
+            },
+            false,
+        ),
+    };
+    Ok(Totals {
+        blocks: blocks.len() as u64,
+        constraints,
+        executed_constraints: executed.as_ref().map(|e| e.executed_constraints),
+        transitions: executed.as_ref().map(|e| e.transitions),
+        sumcheck_cells: executed.as_ref().map(|e| e.sumcheck_cells),
+        uniform_cells: executed.as_ref().map(|e| e.uniform_cells),
+        padding_waste: executed.as_ref().map(|e| e.padding_waste),
+        rounds: executed.as_ref().map(|e| e.rounds),
+        monolithic_cells,
+        monolithic_exact,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_pow2_edges() {
+        assert_eq!(next_pow2(0), Some(1));
+        assert_eq!(next_pow2(1), Some(1));
+        assert_eq!(next_pow2(3), Some(4));
+        assert_eq!(next_pow2(1 << 63), Some(1 << 63));
+        assert_eq!(next_pow2((1 << 63) + 1), None);
+        assert_eq!(padded_constraints(0), Some(2));
+        assert_eq!(padded_constraints(1), Some(2));
+        assert_eq!(padded_constraints(5), Some(8));
+        assert_eq!(padded_executions(0), Some(0));
+        assert_eq!(padded_executions(1), Some(1));
+        assert_eq!(padded_executions(6), Some(8));
+    }
+
+    #[test]
+    fn ceil_log2_edges() {
+        assert_eq!(ceil_log2(0), 0);
+        assert_eq!(ceil_log2(1), 0);
+        assert_eq!(ceil_log2(2), 1);
+        assert_eq!(ceil_log2(3), 2);
+        assert_eq!(ceil_log2(4), 2);
+        assert_eq!(ceil_log2(5), 3);
+        assert_eq!(ceil_log2(u128::MAX), 128);
+    }
+}

@@ -1,0 +1,372 @@
+//! A function's CFG as Graphviz DOT: one box per laid-out block labelled with its constraints,
+//! padded size and executions, an edge per jump (`T`/`F` on a `br`), and merge components drawn
+//! as clusters, nested as the components nest.
+//!
+//! ```text
+//! digraph "main" {
+//!   node [shape=box, fontname="monospace", fontsize=10];
+//!   subgraph "cluster_0" {
+//!     label="merge component: 3 blocks, 12 constraints";
+//!     "b1" [label="b1\n4 constraints (pad 4)\nran 6x"];
+//!     ...
+//!   }
+//!   "b0" -> "b1";
+//! }
+//! ```
+//!
+//! Merge components are single-entry single-exit regions, so two of them are either disjoint or
+//! one contains the other: DOT clusters can express exactly that. Components that overlap
+//! otherwise are an error ([`DotError::Overlap`]), as is a component naming a block that is not
+//! laid out in the function. Duplicate components are drawn once.
+
+use super::cost::{padded_constraints, Report};
+use super::group_digits;
+use crate::ir::{BlockId, Function, Terminator};
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::{self, Write};
+
+/// What a block's node shows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct BlockAnnotation {
+    /// `cons_b`.
+    pub constraints: u64,
+    /// `exec_b`, `None` when unknown.
+    pub executions: Option<u64>,
+}
+
+/// Why the DOT graph could not be drawn.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum DotError {
+    /// Component `component` (an index into the input list) names `block`, which is not laid out
+    /// in the function.
+    UnknownBlock {
+        /// Index of the component in the input.
+        component: usize,
+        /// The block.
+        block: BlockId,
+    },
+    /// Component `component` has no block.
+    EmptyComponent {
+        /// Index of the component in the input.
+        component: usize,
+    },
+    /// Components `first` and `second` share `block` but neither contains the other, so they
+    /// cannot both be clusters.
+    Overlap {
+        /// Index of one component in the input.
+        first: usize,
+        /// Index of the other.
+        second: usize,
+        /// A block in both.
+        block: BlockId,
+    },
+}
+
+impl fmt::Display for DotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DotError::UnknownBlock { component, block } => write!(
+                f,
+                "merge component {component} names {block}, which is not a block of the function"
+            ),
+            DotError::EmptyComponent { component } => {
+                write!(f, "merge component {component} has no block")
+            }
+            DotError::Overlap {
+                first,
+                second,
+                block,
+            } => write!(
+                f,
+                "merge components {first} and {second} both contain {block} but neither contains \
+                 the other"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DotError {}
+
+/// The annotations of `func`'s blocks taken from a report whose block labels are the blocks'
+/// names, `b3` or `NAME/b3` where NAME is the function's name. Blocks the report does not list
+/// get none.
+pub fn annotations_from_report(
+    func: &Function,
+    report: &Report,
+) -> HashMap<BlockId, BlockAnnotation> {
+    let by_label: HashMap<&str, BlockAnnotation> = report
+        .blocks
+        .iter()
+        .map(|b| {
+            (
+                b.label.as_str(),
+                BlockAnnotation {
+                    constraints: b.constraints,
+                    executions: b.executions,
+                },
+            )
+        })
+        .collect();
+    let mut out = HashMap::new();
+    for &block in &func.layout {
+        let short = block.to_string();
+        let long = format!("{}/{}", func.name, short);
+        if let Some(a) = by_label
+            .get(short.as_str())
+            .or_else(|| by_label.get(long.as_str()))
+        {
+            out.insert(block, *a);
+        }
+    }
+    out
+}
+
+/// A DOT string literal: quoted, with `"` and `\` escaped and newlines as `\n`.
+fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for ch in text.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            _ => out.push(ch),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The components as a forest: duplicates dropped, each with the index of its smallest strict
+/// superset as parent.
+struct Forest<'a> {
+    /// Input index and blocks of each distinct component, in input order.
+    comps: Vec<(usize, &'a BTreeSet<BlockId>)>,
+    /// `parent[i]` indexes `comps`.
+    parent: Vec<Option<usize>>,
+}
+
+fn forest<'a>(
+    func: &Function,
+    components: &'a [BTreeSet<BlockId>],
+) -> Result<Forest<'a>, DotError> {
+    let laid_out: BTreeSet<BlockId> = func.layout.iter().copied().collect();
+    let mut comps: Vec<(usize, &BTreeSet<BlockId>)> = Vec::new();
+    for (i, c) in components.iter().enumerate() {
+        if c.is_empty() {
+            return Err(DotError::EmptyComponent { component: i });
+        }
+        if let Some(&block) = c.iter().find(|b| !laid_out.contains(b)) {
+            return Err(DotError::UnknownBlock {
+                component: i,
+                block,
+            });
+        }
+        if !comps.iter().any(|(_, seen)| *seen == c) {
+            comps.push((i, c));
+        }
+    }
+    let mut parent = vec![None; comps.len()];
+    for (a, (ia, ca)) in comps.iter().enumerate() {
+        for (b, (ib, cb)) in comps.iter().enumerate() {
+            if a == b {
+                continue;
+            }
+            if let Some(&block) = ca.intersection(cb).next() {
+                if ca.is_subset(cb) {
+                    // The parent is the smallest strict superset (supersets of a set in a
+                    // laminar family form a chain, so the smallest is unique).
+                    let smaller = parent[a].is_none_or(|p: usize| comps[p].1.len() > cb.len());
+                    if smaller {
+                        parent[a] = Some(b);
+                    }
+                } else if !cb.is_subset(ca) {
+                    return Err(DotError::Overlap {
+                        first: (*ia).min(*ib),
+                        second: (*ia).max(*ib),
+                        block,
+                    });
+                }
+            }
+        }
+    }
+    Ok(Forest { comps, parent })
+}
+
+fn node_line(func: &Function, block: BlockId, annotation: Option<&BlockAnnotation>) -> String {
+    let mut label = block.to_string();
+    if block == func.entry {
+        label.push_str(" (entry)");
+    }
+    let mut attrs = Vec::new();
+    match annotation {
+        Some(a) => {
+            let pad = padded_constraints(a.constraints)
+                .map_or_else(|| "?".into(), |x| group_digits(x.into()));
+            let noun = if a.constraints == 1 {
+                "constraint"
+            } else {
+                "constraints"
+            };
+            let _ = write!(
+                label,
+                "\n{} {noun} (pad {pad})",
+                group_digits(a.constraints.into())
+            );
+            match a.executions {
+                Some(0) => {
+                    label.push_str("\nnever ran");
+                    attrs.push(
+                        "style=filled, fillcolor=\"#eeeeee\", fontcolor=\"#777777\"".to_string(),
+                    );
+                }
+                Some(e) => {
+                    let _ = write!(label, "\nran {}x", group_digits(e.into()));
+                }
+                None => label.push_str("\nruns ? times"),
+            }
+        }
+        None => label.push_str("\n(no cost)"),
+    }
+    if block == func.entry {
+        attrs.push("penwidth=2".into());
+    }
+    if matches!(func.block(block).term, Some(Terminator::Return(_))) {
+        attrs.push("peripheries=2".into());
+    }
+    let mut line = format!("{} [label={}", quote(&block.to_string()), quote(&label));
+    for a in attrs {
+        line.push_str(", ");
+        line.push_str(&a);
+    }
+    line.push_str("];");
+    line
+}
+
+/// Fill colours of nested clusters, by depth.
+const CLUSTER_FILLS: [&str; 3] = ["#f3f7fc", "#e3edf8", "#d0e1f2"];
+
+/// The CFG of `func` as DOT, with `annotations` on the blocks and `components` (sets of blocks,
+/// disjoint or nested) as clusters.
+pub fn render(
+    func: &Function,
+    annotations: &HashMap<BlockId, BlockAnnotation>,
+    components: &[BTreeSet<BlockId>],
+) -> Result<String, DotError> {
+    let forest = forest(func, components)?;
+    let n = forest.comps.len();
+    // The innermost component of each block: the smallest one containing it.
+    let mut home: HashMap<BlockId, usize> = HashMap::new();
+    for (k, (_, c)) in forest.comps.iter().enumerate() {
+        for &b in c.iter() {
+            let inner = home
+                .get(&b)
+                .is_none_or(|&h| forest.comps[h].1.len() > c.len());
+            if inner {
+                home.insert(b, k);
+            }
+        }
+    }
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for k in 0..n {
+        match forest.parent[k] {
+            Some(p) => children[p].push(k),
+            None => roots.push(k),
+        }
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph {} {{", quote(&func.name));
+    out.push_str("  graph [fontname=\"sans-serif\", fontsize=11];\n");
+    out.push_str("  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
+    out.push_str("  edge [fontname=\"monospace\", fontsize=9];\n");
+
+    // Clusters, depth first; `stack` holds (component, depth, whether opened).
+    let mut stack: Vec<(usize, usize, bool)> = roots.iter().rev().map(|&k| (k, 1, false)).collect();
+    while let Some((k, depth, opened)) = stack.pop() {
+        let indent = "  ".repeat(depth);
+        if opened {
+            let _ = writeln!(out, "{indent}}}");
+            continue;
+        }
+        let blocks = forest.comps[k].1;
+        let total: u128 = blocks
+            .iter()
+            .filter_map(|b| annotations.get(b))
+            .map(|a| u128::from(a.constraints))
+            .sum();
+        let label = format!(
+            "merge component: {} blocks, {} constraints",
+            blocks.len(),
+            group_digits(total)
+        );
+        let _ = writeln!(
+            out,
+            "{indent}subgraph {} {{",
+            quote(&format!("cluster_{}", forest.comps[k].0))
+        );
+        let _ = writeln!(
+            out,
+            "{indent}  label={}; style=\"rounded,dashed,filled\"; color=\"#2166ac\"; fillcolor=\"{}\";",
+            quote(&label),
+            CLUSTER_FILLS[(depth - 1) % CLUSTER_FILLS.len()]
+        );
+        for &b in &func.layout {
+            if home.get(&b) == Some(&k) {
+                let _ = writeln!(out, "{indent}  {}", node_line(func, b, annotations.get(&b)));
+            }
+        }
+        stack.push((k, depth, true));
+        for &c in children[k].iter().rev() {
+            stack.push((c, depth + 1, false));
+        }
+    }
+    for &b in &func.layout {
+        if !home.contains_key(&b) {
+            let _ = writeln!(out, "  {}", node_line(func, b, annotations.get(&b)));
+        }
+    }
+    // A jump to a block no later in reverse post-order (a loop's back edge) does not constrain
+    // the ranking, so the graph reads top to bottom from the entry.
+    let rpo: HashMap<BlockId, usize> = func
+        .reverse_post_order()
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| (b, i))
+        .collect();
+    for &b in &func.layout {
+        let targets: Vec<(BlockId, Option<&str>)> = match &func.block(b).term {
+            Some(Terminator::Jmp(dest)) => vec![(dest.block, None)],
+            Some(Terminator::Br {
+                then_dest,
+                else_dest,
+                ..
+            }) => vec![(then_dest.block, Some("T")), (else_dest.block, Some("F"))],
+            Some(Terminator::Return(_)) | None => Vec::new(),
+        };
+        for (dest, tag) in targets {
+            let mut attrs = Vec::new();
+            if let Some(tag) = tag {
+                attrs.push(format!("label=\"{tag}\""));
+            }
+            if let (Some(from), Some(to)) = (rpo.get(&b), rpo.get(&dest)) {
+                if to <= from {
+                    attrs.push("constraint=false".into());
+                }
+            }
+            let _ = write!(
+                out,
+                "  {} -> {}",
+                quote(&b.to_string()),
+                quote(&dest.to_string())
+            );
+            if !attrs.is_empty() {
+                let _ = write!(out, " [{}]", attrs.join(", "));
+            }
+            out.push_str(";\n");
+        }
+    }
+    out.push_str("}\n");
+    Ok(out)
+}

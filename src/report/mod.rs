@@ -1,0 +1,79 @@
+//! The report: what a block-based (CoBBl / spartan_parallel) sumcheck prover pays for a program.
+//!
+//! Input is a [`ProgramCost`]: one program compiled by one pipeline, with the constraint, witness
+//! and instance-variable counts of every block and, when the program was run, how often each
+//! block executed. [`ProgramCost::report`] applies the cost model of [`cost`] and returns a
+//! [`Report`], which this module writes in five forms:
+//!
+//! - JSON ([`to_json`]): the serde form of [`Report`], a stable schema documented field by field
+//!   in `docs/report.md`;
+//! - an aligned text table with a totals block ([`table::render`]);
+//! - an SVG bar chart of each block's constraints against its padded size and the threshold
+//!   ([`svg::render`], drawn with plotters);
+//! - Graphviz DOT of a function's CFG, blocks labelled with constraints and executions, merge
+//!   components as nested clusters ([`dot::render`]);
+//! - a markdown or CSV table over many reports, one row per program and pipeline, like Bril's
+//!   brench ([`aggregate`]).
+//!
+//! [`progress`] is a stderr progress bar for the commands that produce many reports.
+//!
+//! Architecture invariant: the report reads counts, it computes no constraint and changes no IR;
+//! the only IR it sees is the CFG that [`dot::render`] draws.
+
+pub mod aggregate;
+pub mod cost;
+pub mod dot;
+pub mod progress;
+pub mod svg;
+pub mod table;
+
+pub use cost::{BlockCost, BlockReport, CostError, ProgramCost, Report, Totals, SCHEMA_VERSION};
+
+/// The report as pretty-printed JSON (fields in the documented order, `null` for unknowns),
+/// ending with a newline.
+pub fn to_json(report: &Report) -> String {
+    // Serializing plain structs of strings, integers, floats and JSON values cannot fail
+    // (there are no maps with non-string keys); a failure is a bug.
+    let mut text = serde_json::to_string_pretty(report).expect("bug: a Report always serializes");
+    text.push('\n');
+    text
+}
+
+/// `n` with a comma between each group of three digits: `1234567` is `1,234,567`.
+pub fn group_digits(n: u128) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// A fraction as a percentage with one decimal, e.g. `0.4375` is `43.8%`.
+pub fn percent(fraction: f64) -> String {
+    format!("{:.1}%", fraction * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_are_grouped_by_three() {
+        assert_eq!(group_digits(0), "0");
+        assert_eq!(group_digits(999), "999");
+        assert_eq!(group_digits(1000), "1,000");
+        assert_eq!(group_digits(1234567), "1,234,567");
+        assert_eq!(group_digits(100000), "100,000");
+    }
+
+    #[test]
+    fn percentages_have_one_decimal() {
+        assert_eq!(percent(0.0), "0.0%");
+        assert_eq!(percent(0.4375), "43.8%");
+        assert_eq!(percent(1.0), "100.0%");
+    }
+}

@@ -1,0 +1,153 @@
+//! The report as text a person reads at a glance: a header line, an aligned per-block table and a
+//! totals block.
+//!
+//! ```text
+//! sum_loop  O1  min block size 1,024  threshold 1,024
+//!
+//! block  constraints  padded  witness  io  executions  padded exec  cells
+//! b0               2       2        3   4           1            1      2
+//! ...
+//!
+//! blocks                    4
+//! constraints              14
+//! ...
+//! padding waste         43.8%
+//! ```
+//!
+//! Numbers are right-aligned with thousands separators; an unknown value (a static report that
+//! does not know how often a block runs) is `?` in the block table and `unknown` in the totals.
+
+use super::cost::Report;
+use super::{group_digits, percent};
+
+/// Lays out rows of cells in columns two spaces apart: the first column left-aligned, the others
+/// right-aligned. Widths count characters.
+pub(crate) fn align(rows: &[Vec<String>]) -> String {
+    let n_cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0; n_cols];
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            let pad = widths[i] - cell.chars().count();
+            if i == 0 {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str("  ");
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn opt_num(n: Option<u128>, unknown: &str) -> String {
+    n.map_or_else(|| unknown.to_string(), group_digits)
+}
+
+/// The report as an aligned text table followed by its totals, ending with a newline.
+pub fn render(report: &Report) -> String {
+    let mut out = format!(
+        "{}  {}  min block size {}  threshold {}\n\n",
+        report.program,
+        report.opt_level,
+        group_digits(report.min_block_size.into()),
+        group_digits(report.threshold.into()),
+    );
+
+    let mut rows = vec![[
+        "block",
+        "constraints",
+        "padded",
+        "witness",
+        "io",
+        "executions",
+        "padded exec",
+        "cells",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for b in &report.blocks {
+        rows.push(vec![
+            b.label.clone(),
+            group_digits(b.constraints.into()),
+            group_digits(b.padded_constraints.into()),
+            group_digits(b.witness_vars.into()),
+            group_digits(b.io_vars.into()),
+            opt_num(b.executions.map(u128::from), "?"),
+            opt_num(b.padded_executions.map(u128::from), "?"),
+            opt_num(b.sumcheck_cells, "?"),
+        ]);
+    }
+    out.push_str(&align(&rows));
+    out.push('\n');
+
+    let t = &report.totals;
+    let unknown = "unknown";
+    let monolithic_note = if t.monolithic_exact {
+        "exact: the program as one block"
+    } else {
+        "lower bound: a loop bound is a runtime value"
+    };
+    let mut totals: Vec<Vec<String>> = vec![
+        vec!["blocks".into(), group_digits(t.blocks.into())],
+        vec!["constraints".into(), group_digits(t.constraints)],
+        vec![
+            "executed constraints".into(),
+            opt_num(t.executed_constraints, unknown),
+        ],
+        vec!["transitions".into(), opt_num(t.transitions, unknown)],
+        vec!["sumcheck cells".into(), opt_num(t.sumcheck_cells, unknown)],
+        vec!["uniform cells".into(), opt_num(t.uniform_cells, unknown)],
+        vec![
+            "padding waste".into(),
+            t.padding_waste.map_or_else(|| unknown.to_string(), percent),
+        ],
+        vec![
+            "rounds".into(),
+            t.rounds
+                .map_or_else(|| unknown.to_string(), |r| r.to_string()),
+        ],
+        vec![
+            "monolithic cells".into(),
+            opt_num(t.monolithic_cells, unknown),
+            monolithic_note.into(),
+        ],
+    ];
+    // The note column is left-aligned text, not a number: attach it after alignment.
+    let notes: Vec<Option<String>> = totals
+        .iter_mut()
+        .map(|row| if row.len() > 2 { row.pop() } else { None })
+        .collect();
+    let aligned = align(&totals);
+    for (line, note) in aligned.lines().zip(notes) {
+        out.push_str(line);
+        if let Some(note) = note {
+            out.push_str("  (");
+            out.push_str(&note);
+            out.push(')');
+        }
+        out.push('\n');
+    }
+    if let Some(satisfied) = report.satisfied {
+        let verdict = if satisfied {
+            "yes (every executed block's instance holds)"
+        } else {
+            "NO (an executed block's instance is unsatisfied)"
+        };
+        out.push_str(&format!("satisfied: {verdict}\n"));
+    }
+    if let Some(outputs) = &report.outputs {
+        out.push_str(&format!("outputs: {outputs}\n"));
+    }
+    out
+}

@@ -1,0 +1,649 @@
+//! The report's output forms: JSON schema, text table, SVG chart, DOT graph and the aggregate
+//! tables, as snapshots (`UPDATE_EXPECT=1 cargo test --test report_output` refreshes them) and
+//! through the external tools that read them where those are installed (`dot`, `rsvg-convert`).
+
+use expect_test::expect;
+use std::collections::{BTreeSet, HashMap};
+use std::io::Write;
+use std::process::{Command, Stdio};
+use zkbc::ir::{parse_program, BlockId};
+use zkbc::report::{aggregate, dot, svg, table, to_json, BlockCost, ProgramCost, Report};
+
+fn block(
+    label: &str,
+    constraints: u64,
+    witness_vars: u64,
+    io_vars: u64,
+    executions: Option<u64>,
+) -> BlockCost {
+    BlockCost {
+        label: label.to_string(),
+        constraints,
+        witness_vars,
+        io_vars,
+        executions,
+    }
+}
+
+/// The loop of `examples/ir/sum_loop.ir` run with n = 5 (counts made up for the test).
+fn sum_loop() -> Report {
+    ProgramCost {
+        program: "sum_loop".into(),
+        opt_level: "O1".into(),
+        min_block_size: 1024,
+        blocks: vec![
+            block("b0", 3, 5, 4, Some(1)),
+            block("b1", 5, 7, 6, Some(6)),
+            block("b2", 2, 2, 6, Some(5)),
+            block("b3", 0, 0, 3, Some(1)),
+        ],
+        outputs: Some(serde_json::json!(["35"])),
+        satisfied: Some(true),
+        monolithic_constraints: None,
+    }
+    .report()
+    .expect("small counts")
+}
+
+/// A program with a wide spread of block sizes, a block that never ran and one large block.
+fn spread() -> Report {
+    ProgramCost {
+        program: "spread".into(),
+        opt_level: "O2".into(),
+        min_block_size: 1024,
+        blocks: vec![
+            block("b0", 40, 60, 8, Some(1)),
+            block("b1", 1, 2, 8, Some(100)),
+            block("b2", 700, 900, 8, Some(99)),
+            block("b3", 3000, 3100, 8, Some(1)),
+            block("b4", 17, 20, 8, Some(0)),
+            block("b5", 0, 0, 8, Some(1)),
+            block("b6", 129, 150, 8, Some(1)),
+        ],
+        outputs: Some(serde_json::json!(["1", "0"])),
+        satisfied: Some(true),
+        monolithic_constraints: Some(75_000),
+    }
+    .report()
+    .expect("small counts")
+}
+
+/// A static report: the loop's executions are unknown.
+fn static_report() -> Report {
+    ProgramCost {
+        program: "sum_loop".into(),
+        opt_level: "O1".into(),
+        min_block_size: 1024,
+        blocks: vec![
+            block("b0", 3, 5, 4, Some(1)),
+            block("b1", 5, 7, 6, None),
+            block("b2", 2, 2, 6, None),
+            block("b3", 0, 0, 3, Some(1)),
+        ],
+        outputs: None,
+        satisfied: None,
+        monolithic_constraints: None,
+    }
+    .report()
+    .expect("small counts")
+}
+
+#[test]
+fn json_schema_fields_in_order() {
+    expect![[r#"
+        {
+          "schema_version": 1,
+          "program": "sum_loop",
+          "opt_level": "O1",
+          "min_block_size": 1024,
+          "threshold": 1024,
+          "outputs": [
+            "35"
+          ],
+          "satisfied": true,
+          "blocks": [
+            {
+              "label": "b0",
+              "constraints": 3,
+              "witness_vars": 5,
+              "io_vars": 4,
+              "padded_constraints": 4,
+              "executions": 1,
+              "padded_executions": 1,
+              "sumcheck_cells": 4
+            },
+            {
+              "label": "b1",
+              "constraints": 5,
+              "witness_vars": 7,
+              "io_vars": 6,
+              "padded_constraints": 8,
+              "executions": 6,
+              "padded_executions": 8,
+              "sumcheck_cells": 64
+            },
+            {
+              "label": "b2",
+              "constraints": 2,
+              "witness_vars": 2,
+              "io_vars": 6,
+              "padded_constraints": 2,
+              "executions": 5,
+              "padded_executions": 8,
+              "sumcheck_cells": 16
+            },
+            {
+              "label": "b3",
+              "constraints": 0,
+              "witness_vars": 0,
+              "io_vars": 3,
+              "padded_constraints": 2,
+              "executions": 1,
+              "padded_executions": 1,
+              "sumcheck_cells": 2
+            }
+          ],
+          "totals": {
+            "blocks": 4,
+            "constraints": 10,
+            "executed_constraints": 43,
+            "transitions": 13,
+            "sumcheck_cells": 86,
+            "uniform_cells": 18432,
+            "padding_waste": 0.5,
+            "rounds": 8,
+            "monolithic_cells": 64,
+            "monolithic_exact": false
+          }
+        }
+    "#]]
+    .assert_eq(&to_json(&sum_loop()));
+}
+
+#[test]
+fn json_unknowns_are_null() {
+    let value: serde_json::Value = serde_json::from_str(&to_json(&static_report())).expect("JSON");
+    assert!(value["outputs"].is_null());
+    assert!(value["satisfied"].is_null());
+    assert!(value["blocks"][1]["executions"].is_null());
+    assert!(value["blocks"][1]["padded_executions"].is_null());
+    assert_eq!(value["blocks"][0]["executions"], 1);
+    let totals = &value["totals"];
+    assert_eq!(totals["constraints"], 10);
+    for key in [
+        "executed_constraints",
+        "transitions",
+        "sumcheck_cells",
+        "uniform_cells",
+        "padding_waste",
+        "rounds",
+        "monolithic_cells",
+    ] {
+        assert!(totals[key].is_null(), "{key} should be null: {totals}");
+    }
+    assert_eq!(totals["monolithic_exact"], false);
+}
+
+#[test]
+fn table_reads_at_a_glance() {
+    expect![[r#"
+        spread  O2  min block size 1,024  threshold 4,096
+
+        block  constraints  padded  witness  io  executions  padded exec    cells
+        b0              40      64       60   8           1            1       64
+        b1               1       2        2   8         100          128      256
+        b2             700   1,024      900   8          99          128  131,072
+        b3           3,000   4,096    3,100   8           1            1    4,096
+        b4              17      32       20   8           0            0        0
+        b5               0       2        0   8           1            1        2
+        b6             129     256      150   8           1            1      256
+
+        blocks                        7
+        constraints               3,887
+        executed constraints     72,569
+        transitions                 203
+        sumcheck cells          135,746
+        uniform cells         1,064,960
+        padding waste             46.5%
+        rounds                       22
+        monolithic cells        131,072  (exact: the program as one block)
+        satisfied: yes (every executed block's instance holds)
+        outputs: ["1","0"]
+    "#]]
+    .assert_eq(&table::render(&spread()));
+}
+
+#[test]
+fn table_marks_unknowns() {
+    expect![[r#"
+        sum_loop  O1  min block size 1,024  threshold 1,024
+
+        block  constraints  padded  witness  io  executions  padded exec  cells
+        b0               3       4        5   4           1            1      4
+        b1               5       8        7   6           ?            ?      ?
+        b2               2       2        2   6           ?            ?      ?
+        b3               0       2        0   3           1            1      2
+
+        blocks                      4
+        constraints                10
+        executed constraints  unknown
+        transitions           unknown
+        sumcheck cells        unknown
+        uniform cells         unknown
+        padding waste         unknown
+        rounds                unknown
+        monolithic cells      unknown  (lower bound: a loop bound is a runtime value)
+    "#]]
+    .assert_eq(&table::render(&static_report()));
+}
+
+/// Whether `tool` runs here; prints why a check is skipped when it does not.
+fn have(tool: &str, why: &str) -> bool {
+    let found = Command::new(tool)
+        .arg("-V")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    if !found {
+        println!("skipped the check {why}: `{tool}` is not installed (apt-get install -y graphviz librsvg2-bin)");
+    }
+    found
+}
+
+/// Runs `tool args` with `input` on stdin; returns stdout, failing the test with stderr.
+fn pipe(tool: &str, args: &[&str], input: &str) -> Vec<u8> {
+    let mut child = Command::new(tool)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tool starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input.as_bytes())
+        .expect("tool reads its input");
+    let out = child.wait_with_output().expect("tool finishes");
+    assert!(
+        out.status.success(),
+        "{tool} {args:?} rejected its input:\n{}\n--- input ---\n{input}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The contents of the SVG's `<text>` elements, trimmed.
+fn svg_texts(svg: &str) -> Vec<&str> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = &t[t.find('>')? + 1..];
+            Some(body[..body.find("</text>")?].trim())
+        })
+        .collect()
+}
+
+#[test]
+fn svg_chart_has_a_bar_per_block_and_the_threshold() {
+    let report = spread();
+    let text = svg::render(&report).expect("drawing into a string");
+    // Keep the picture for people to look at (first, so that a failing check leaves it too).
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::write(dir.join("report_spread.svg"), &text).expect("write the SVG");
+    assert!(text.starts_with("<svg"), "{}", &text[..text.len().min(200)]);
+    assert!(text.trim_end().ends_with("</svg>"));
+    let texts = svg_texts(&text);
+    for b in &report.blocks {
+        assert!(
+            texts.contains(&b.label.as_str()),
+            "no x label for {} in {texts:?}",
+            b.label
+        );
+    }
+    for legend in [
+        "constraints",
+        "threshold 4,096 (uniform padding)",
+        "grey: never ran",
+    ] {
+        assert!(texts.contains(&legend), "no legend {legend:?} in {texts:?}");
+    }
+    // The background, seven padded bars, six constraint bars (b5 has no constraint) and three
+    // legend swatches (the threshold's is a line): all drawn as <rect>.
+    assert_eq!(text.matches("<rect").count(), 1 + 7 + 6 + 3);
+    if have("rsvg-convert", "that the SVG renders") {
+        let png = pipe("rsvg-convert", &["-f", "png"], &text);
+        assert!(png.starts_with(b"\x89PNG"), "rsvg-convert made no PNG");
+        std::fs::write(dir.join("report_spread.png"), png).expect("write the PNG");
+    }
+}
+
+#[test]
+fn svg_of_no_blocks_still_draws() {
+    let report = ProgramCost {
+        program: "empty".into(),
+        opt_level: "O0".into(),
+        min_block_size: 1024,
+        blocks: Vec::new(),
+        outputs: None,
+        satisfied: None,
+        monolithic_constraints: None,
+    }
+    .report()
+    .expect("no blocks");
+    let text = svg::render(&report).expect("drawing into a string");
+    assert!(text.contains("</svg>"));
+}
+
+/// An if/else inside a counted loop:
+/// b0 -> b1 (loop header) -> b2 (if) -> b3 / b4 -> b5 (join) -> b1; b1 -> b6 (exit).
+const NESTED: &str = "\
+fn main f0 -> field {
+b0(v0: field, v1: u32):
+    jmp b1(field 0, u32 0)
+b1(v2: field, v3: u32):
+    v4 = lt v3, v1
+    br v4, b2(), b6()
+b2():
+    v5 = lt v3, u32 2
+    br v5, b3(), b4()
+b3():
+    v6 = mul v2, v0
+    jmp b5(v6)
+b4():
+    v7 = add v2, v0
+    jmp b5(v7)
+b5(v8: field):
+    v9 = add v3, u32 1
+    jmp b1(v8, v9)
+b6():
+    return v2
+}
+";
+
+fn blocks(ids: &[u32]) -> BTreeSet<BlockId> {
+    ids.iter().map(|&i| BlockId(i)).collect()
+}
+
+fn nested_dot(components: &[BTreeSet<BlockId>]) -> Result<String, dot::DotError> {
+    let program = parse_program(NESTED).expect("the test's IR parses");
+    let func = program.main_func();
+    let report = ProgramCost {
+        program: "nested".into(),
+        opt_level: "O1".into(),
+        min_block_size: 1024,
+        blocks: vec![
+            block("b0", 2, 2, 4, Some(1)),
+            block("main/b1", 34, 40, 6, Some(4)),
+            block("b2", 33, 40, 6, Some(3)),
+            block("b3", 1, 1, 6, Some(2)),
+            block("b4", 0, 0, 6, Some(1)),
+            block("b5", 33, 33, 6, Some(3)),
+            // b6 is missing on purpose: it is drawn without numbers.
+        ],
+        outputs: None,
+        satisfied: None,
+        monolithic_constraints: None,
+    }
+    .report()
+    .expect("small counts");
+    let annotations = dot::annotations_from_report(func, &report);
+    assert_eq!(
+        annotations.len(),
+        6,
+        "labels b1 and main/b1 both name a block"
+    );
+    dot::render(func, &annotations, components)
+}
+
+#[test]
+fn dot_draws_nested_components_as_nested_clusters() {
+    // Inner: the if/else of the loop body, head b2, tail b5. Outer: the loop, header b1 and its
+    // body. The inner one is given twice and drawn once.
+    let inner = blocks(&[2, 3, 4, 5]);
+    let outer = blocks(&[1, 2, 3, 4, 5]);
+    let text = nested_dot(&[inner.clone(), outer.clone(), inner]).expect("nested components");
+    expect![[r##"
+        digraph "main" {
+          graph [fontname="sans-serif", fontsize=11];
+          node [shape=box, fontname="monospace", fontsize=10];
+          edge [fontname="monospace", fontsize=9];
+          subgraph "cluster_1" {
+            label="merge component: 5 blocks, 101 constraints"; style="rounded,dashed,filled"; color="#2166ac"; fillcolor="#f3f7fc";
+            "b1" [label="b1\n34 constraints (pad 64)\nran 4x"];
+            subgraph "cluster_0" {
+              label="merge component: 4 blocks, 67 constraints"; style="rounded,dashed,filled"; color="#2166ac"; fillcolor="#e3edf8";
+              "b2" [label="b2\n33 constraints (pad 64)\nran 3x"];
+              "b3" [label="b3\n1 constraint (pad 2)\nran 2x"];
+              "b4" [label="b4\n0 constraints (pad 2)\nran 1x"];
+              "b5" [label="b5\n33 constraints (pad 64)\nran 3x"];
+            }
+          }
+          "b0" [label="b0 (entry)\n2 constraints (pad 2)\nran 1x", penwidth=2];
+          "b6" [label="b6\n(no cost)", peripheries=2];
+          "b0" -> "b1";
+          "b1" -> "b2" [label="T"];
+          "b1" -> "b6" [label="F"];
+          "b2" -> "b3" [label="T"];
+          "b2" -> "b4" [label="F"];
+          "b3" -> "b5";
+          "b4" -> "b5";
+          "b5" -> "b1" [constraint=false];
+        }
+    "##]]
+    .assert_eq(&text);
+    if have("dot", "that Graphviz accepts the DOT") {
+        let svg = pipe("dot", &["-Tsvg"], &text);
+        let svg = String::from_utf8(svg).expect("dot writes UTF-8");
+        assert!(svg.contains("<svg"), "dot wrote no SVG");
+        assert!(
+            svg.contains("cluster_0") && svg.contains("cluster_1"),
+            "clusters are drawn"
+        );
+    }
+}
+
+#[test]
+fn dot_without_components_is_a_plain_cfg() {
+    let text = nested_dot(&[]).expect("no components");
+    assert!(!text.contains("subgraph"));
+    assert_eq!(text.matches(" -> ").count(), 8, "one edge per jump target");
+    if have("dot", "that Graphviz accepts the DOT") {
+        pipe("dot", &["-Tsvg"], &text);
+    }
+}
+
+#[test]
+fn dot_rejects_components_that_cannot_be_clusters() {
+    use dot::DotError;
+    let err = nested_dot(&[blocks(&[1, 2]), blocks(&[2, 3])]).expect_err("overlap");
+    assert_eq!(
+        err,
+        DotError::Overlap {
+            first: 0,
+            second: 1,
+            block: BlockId(2)
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "merge components 0 and 1 both contain b2 but neither contains the other"
+    );
+    let err = nested_dot(&[blocks(&[1]), blocks(&[9])]).expect_err("unknown block");
+    assert_eq!(
+        err,
+        DotError::UnknownBlock {
+            component: 1,
+            block: BlockId(9)
+        }
+    );
+    let err = nested_dot(&[BTreeSet::new()]).expect_err("empty");
+    assert_eq!(err, DotError::EmptyComponent { component: 0 });
+}
+
+#[test]
+fn dot_escapes_names() {
+    let mut program = parse_program(NESTED).expect("parses");
+    program.funcs[0].name = "ma\"in\\".into();
+    let text = dot::render(program.main_func(), &HashMap::new(), &[]).expect("no components");
+    assert!(text.starts_with("digraph \"ma\\\"in\\\\\" {"), "{text}");
+    if have("dot", "that Graphviz accepts the DOT") {
+        pipe("dot", &["-Tsvg"], &text);
+    }
+}
+
+fn corpus() -> Vec<Report> {
+    let mut unmerged = spread();
+    unmerged.opt_level = "O2 --no-merge".into();
+    vec![sum_loop(), static_report(), spread(), unmerged]
+}
+
+#[test]
+fn aggregate_csv() {
+    expect![[r#"
+        program,opt_level,min_block_size,blocks,constraints,executed_constraints,transitions,sumcheck_cells,uniform_cells,padding_waste,rounds,monolithic_cells,monolithic_exact,satisfied
+        sum_loop,O1,1024,4,10,43,13,86,18432,0.500000,8,64,false,true
+        sum_loop,O1,1024,4,10,,,,,,,,false,
+        spread,O2,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true
+        spread,O2 --no-merge,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true
+    "#]]
+    .assert_eq(&aggregate::csv(&corpus()));
+}
+
+#[test]
+fn aggregate_markdown() {
+    expect![[r#"
+        | program | opt level | min block size | blocks | constraints | executed constraints | transitions | sumcheck cells | uniform cells | padding waste | rounds | monolithic cells | monolithic exact | satisfied |
+        |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+        | sum_loop | O1 | 1,024 | 4 | 10 | 43 | 13 | 86 | 18,432 | 50.0% | 8 | 64 | no | yes |
+        | sum_loop | O1 | 1,024 | 4 | 10 | ? | ? | ? | ? | ? | ? | ? | no | ? |
+        | spread | O2 | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |
+        | spread | O2 --no-merge | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |
+    "#]]
+    .assert_eq(&aggregate::markdown(&corpus()));
+}
+
+#[test]
+fn aggregate_pivot() {
+    let metric = aggregate::Metric::from_name("sumcheck_cells").expect("a metric");
+    expect![[r#"
+        | program (sumcheck_cells) | O1/1024 | O2/1024 | O2 --no-merge/1024 |
+        |---|---:|---:|---:|
+        | sum_loop | ? |  |  |
+        | spread |  | 135,746 | 135,746 |
+    "#]]
+    .assert_eq(&aggregate::pivot_markdown(&corpus(), metric));
+    let mono = aggregate::pivot_markdown(&corpus()[..1], aggregate::Metric::MonolithicCells);
+    assert!(mono.contains("| ≥ 64 |"), "a lower bound is marked: {mono}");
+    assert_eq!(aggregate::Metric::from_name("cells"), None);
+}
+
+#[test]
+fn csv_quotes_fields_that_need_it() {
+    let mut r = sum_loop();
+    r.program = "a,b \"c\"".into();
+    let text = aggregate::csv(&[r]);
+    assert!(
+        text.lines()
+            .nth(1)
+            .expect("a row")
+            .starts_with("\"a,b \"\"c\"\"\",O1,"),
+        "{text}"
+    );
+}
+
+#[test]
+fn svg_of_many_blocks_keeps_every_label() {
+    // 60 blocks with function-qualified labels and sizes from 0 to 2^16.
+    let blocks = (0..60u64)
+        .map(|i| {
+            block(
+                &format!("main/b{i}"),
+                (i * 37) % 65_537 * (i % 5) * 7,
+                0,
+                8,
+                Some(i % 9),
+            )
+        })
+        .collect();
+    let report = ProgramCost {
+        program: "many".into(),
+        opt_level: "O0".into(),
+        min_block_size: 32_768,
+        blocks,
+        outputs: None,
+        satisfied: None,
+        monolithic_constraints: None,
+    }
+    .report()
+    .expect("small counts");
+    let text = svg::render(&report).expect("drawing into a string");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::write(dir.join("report_many.svg"), &text).expect("write the SVG");
+    let texts = svg_texts(&text);
+    assert!(report
+        .blocks
+        .iter()
+        .all(|b| texts.contains(&b.label.as_str())));
+    if have("rsvg-convert", "that the SVG renders") {
+        let png = pipe("rsvg-convert", &["-f", "png"], &text);
+        assert!(png.starts_with(b"\x89PNG"), "rsvg-convert made no PNG");
+    }
+}
+
+#[test]
+fn every_json_field_is_documented() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/report.md"))
+        .expect("docs/report.md exists");
+    let value: serde_json::Value = serde_json::from_str(&to_json(&sum_loop())).expect("JSON");
+    let top = value.as_object().expect("an object");
+    let mut names: Vec<String> = top.keys().map(|k| format!("| `{k}` |")).collect();
+    let block = value["blocks"][0].as_object().expect("a block object");
+    names.extend(block.keys().map(|k| format!("| `blocks[].{k}` |")));
+    let totals = value["totals"].as_object().expect("a totals object");
+    names.extend(totals.keys().map(|k| format!("| `totals.{k}` |")));
+    for name in names {
+        assert!(docs.contains(&name), "docs/report.md has no row {name}");
+    }
+    assert!(docs.contains(&format!(
+        "## JSON schema (version {})",
+        zkbc::report::SCHEMA_VERSION
+    )));
+}
+
+#[test]
+fn dot_nests_sibling_components_inside_their_parent() {
+    // Three levels: the loop {b1..b5} holds the if/else {b2..b5}, which holds the two arms {b3}
+    // and {b4} side by side. Given in an order unrelated to nesting.
+    let text = nested_dot(&[
+        blocks(&[4]),
+        blocks(&[1, 2, 3, 4, 5]),
+        blocks(&[3]),
+        blocks(&[2, 3, 4, 5]),
+    ])
+    .expect("a laminar family");
+    // Each cluster line's indentation is its depth; each block's node sits in its innermost one.
+    let depth_of = |needle: &str| {
+        let line = text
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle} in\n{text}"));
+        (line.len() - line.trim_start().len()) / 2
+    };
+    assert_eq!(depth_of("subgraph \"cluster_1\""), 1);
+    assert_eq!(depth_of("subgraph \"cluster_3\""), 2);
+    assert_eq!(depth_of("subgraph \"cluster_0\""), 3);
+    assert_eq!(depth_of("subgraph \"cluster_2\""), 3);
+    assert_eq!(depth_of("\"b1\" [label"), 2);
+    assert_eq!(depth_of("\"b2\" [label"), 3);
+    assert_eq!(depth_of("\"b3\" [label"), 4);
+    assert_eq!(depth_of("\"b4\" [label"), 4);
+    assert_eq!(depth_of("\"b0\" [label"), 1);
+    // Balanced braces: every cluster is closed.
+    assert_eq!(text.matches('{').count(), text.matches('}').count());
+    if have("dot", "that Graphviz accepts the DOT") {
+        pipe("dot", &["-Tsvg"], &text);
+    }
+}
