@@ -436,11 +436,76 @@ impl Machine<'_> {
 
     fn exec(&mut self, func: &Function, env: &[Option<Val>], kind: &InstKind, depth: usize) -> Result<Vec<Val>, Exec> {
         let get = |v: &super::ValueId| value_of(func, env, *v).map_err(Exec::Fail);
-        let ty = |v: &super::ValueId| func.value_type(*v);
         let invalid = |m: &str| Exec::Fail(Fail::InvalidProgram(m.to_string()));
         let one = |v: Val| Ok(vec![v]);
         match kind {
-            InstKind::Binary { op, lhs, rhs } => one(binary(*op, &get(lhs)?, &get(rhs)?, ty(lhs)).map_err(Exec::Fail)?),
+            InstKind::Allocate { ty } => {
+                self.memory.push(Val::zero(ty));
+                one(Val::Ref(self.memory.len() - 1))
+            }
+            InstKind::Load { ptr } => match get(ptr)? {
+                Val::Ref(r) if r < self.memory.len() => one(self.memory[r].clone()),
+                _ => Err(invalid("`load` through an invalid reference")),
+            },
+            InstKind::Store { ptr, value } => match get(ptr)? {
+                Val::Ref(r) if r < self.memory.len() => {
+                    self.memory[r] = get(value)?;
+                    Ok(vec![])
+                }
+                _ => Err(invalid("`store` through an invalid reference")),
+            },
+            InstKind::Call { func: callee, args } => {
+                if callee.index() >= self.program.funcs.len() {
+                    return Err(invalid("call of an unknown function"));
+                }
+                if depth + 1 > self.limits.max_call_depth {
+                    return Err(Exec::Fail(Fail::CallDepth(self.limits.max_call_depth)));
+                }
+                let vals = args.iter().map(get).collect::<Result<Vec<_>, _>>()?;
+                self.call(*callee, vals, depth + 1).map_err(|f| Exec::Nested(Box::new(f)))
+            }
+            _ => eval_pure(func, kind, &mut |v| value_of(func, env, v))
+                .expect("bug: eval_pure rejects a pure instruction")
+                .map_err(Exec::Fail),
+        }
+    }
+}
+
+/// A failure of the current instruction, or one already located in a callee.
+enum Exec {
+    Fail(Fail),
+    Nested(Box<Failure>),
+}
+
+/// Evaluates an instruction that neither touches memory nor calls (everything except
+/// `allocate`, `load`, `store` and `call`, for which it gives `None`) on operand values given by
+/// `get`: the interpreter's own semantics, shared with constant folding so that the two can never
+/// disagree. An `Err` is the failure the instruction has at run time on these operands.
+pub fn eval_pure(
+    func: &Function,
+    kind: &InstKind,
+    get: &mut dyn FnMut(super::ValueId) -> Result<Val, FailureKind>,
+) -> Option<Result<Vec<Val>, FailureKind>> {
+    if matches!(
+        kind,
+        InstKind::Allocate { .. } | InstKind::Load { .. } | InstKind::Store { .. } | InstKind::Call { .. }
+    ) {
+        return None;
+    }
+    Some(eval_pure_inner(func, kind, get))
+}
+
+fn eval_pure_inner(
+    func: &Function,
+    kind: &InstKind,
+    get: &mut dyn FnMut(super::ValueId) -> Result<Val, FailureKind>,
+) -> Result<Vec<Val>, FailureKind> {
+    let mut get = |v: &super::ValueId| get(*v);
+    let ty = |v: &super::ValueId| func.value_type(*v);
+    let invalid = |m: &str| Fail::InvalidProgram(m.to_string());
+    let one = |v: Val| Ok(vec![v]);
+    match kind {
+            InstKind::Binary { op, lhs, rhs } => one(binary(*op, &get(lhs)?, &get(rhs)?, ty(lhs))?),
             InstKind::Not { arg } => match (get(arg)?, ty(arg)) {
                 (Val::UInt(n), Type::UInt(w)) => one(Val::UInt(wrap(!n, *w))),
                 _ => Err(invalid("`not` of a non-integer")),
@@ -452,7 +517,7 @@ impl Machine<'_> {
                     Type::Field => one(Val::Field(x)),
                     Type::UInt(w) => match field::to_u64_checked(&x, *w) {
                         Some(n) => one(Val::UInt(n)),
-                        None => Err(Exec::Fail(Fail::ConversionDoesNotFit { value: field::to_dec(&x), to: to.clone() })),
+                        None => Err(Fail::ConversionDoesNotFit { value: field::to_dec(&x), to: to.clone() }),
                     },
                     _ => Err(invalid("`cast` to a non-scalar")),
                 }
@@ -477,34 +542,19 @@ impl Machine<'_> {
                 if get(cond)? == Val::UInt(1) {
                     Ok(vec![])
                 } else {
-                    Err(Exec::Fail(Fail::AssertionFailed(msg.clone())))
+                    Err(Fail::AssertionFailed(msg.clone()))
                 }
             }
-            InstKind::Allocate { ty } => {
-                self.memory.push(Val::zero(ty));
-                one(Val::Ref(self.memory.len() - 1))
-            }
-            InstKind::Load { ptr } => match get(ptr)? {
-                Val::Ref(r) if r < self.memory.len() => one(self.memory[r].clone()),
-                _ => Err(invalid("`load` through an invalid reference")),
-            },
-            InstKind::Store { ptr, value } => match get(ptr)? {
-                Val::Ref(r) if r < self.memory.len() => {
-                    self.memory[r] = get(value)?;
-                    Ok(vec![])
-                }
-                _ => Err(invalid("`store` through an invalid reference")),
-            },
             InstKind::MakeArray { elems, .. } => {
                 let vals = elems.iter().map(get).collect::<Result<Vec<_>, _>>()?;
                 one(Val::Array(Rc::new(vals)))
             }
             InstKind::ArrayGet { array, index } => {
-                let (items, i) = array_index(&get(array)?, &get(index)?).map_err(Exec::Fail)?;
+                let (items, i) = array_index(&get(array)?, &get(index)?)?;
                 one(items[i].clone())
             }
             InstKind::ArraySet { array, index, value } => {
-                let (items, i) = array_index(&get(array)?, &get(index)?).map_err(Exec::Fail)?;
+                let (items, i) = array_index(&get(array)?, &get(index)?)?;
                 let mut copy = (*items).clone();
                 copy[i] = get(value)?;
                 one(Val::Array(Rc::new(copy)))
@@ -534,24 +584,10 @@ impl Machine<'_> {
                     }
                 }
             }
-            InstKind::Call { func: callee, args } => {
-                if callee.index() >= self.program.funcs.len() {
-                    return Err(invalid("call of an unknown function"));
-                }
-                if depth + 1 > self.limits.max_call_depth {
-                    return Err(Exec::Fail(Fail::CallDepth(self.limits.max_call_depth)));
-                }
-                let vals = args.iter().map(get).collect::<Result<Vec<_>, _>>()?;
-                self.call(*callee, vals, depth + 1).map_err(|f| Exec::Nested(Box::new(f)))
-            }
+        InstKind::Allocate { .. } | InstKind::Load { .. } | InstKind::Store { .. } | InstKind::Call { .. } => {
+            Err(invalid("bug: memory or call instruction in eval_pure"))
         }
     }
-}
-
-/// A failure of the current instruction, or one already located in a callee.
-enum Exec {
-    Fail(Fail),
-    Nested(Box<Failure>),
 }
 
 fn value_of(func: &Function, env: &[Option<Val>], v: super::ValueId) -> Result<Val, Fail> {
