@@ -563,6 +563,63 @@ b3():
     );
 }
 
+#[test]
+fn mem2reg_older_cell_of_a_loop_allocation_is_not_the_newest() {
+    // `r` is the cell of the previous iteration; a new cell (still zero) is allocated before
+    // reading `r`, which may hold 5: the new cell's zero must not be forwarded to the load.
+    check_pass(
+        "mem2reg",
+        "
+fn main f0 -> field {
+b0(v0: u32):
+    v1 = allocate field
+    jmp b1(u32 0, v1, field 0)
+b1(v2: u32, v3: &field, v4: field):
+    v5 = lt v2, v0
+    br v5, b2(), b5()
+b2():
+    v6 = allocate field
+    v7 = load v3
+    v8 = add v4, v7
+    v9 = eq v7, field 0
+    br v9, b3(), b4()
+b3():
+    store field 5 at v6
+    jmp b4()
+b4():
+    v10 = add v2, u32 1
+    jmp b1(v10, v6, v8)
+b5():
+    return v4
+}",
+        &[r#"["0"]"#, r#"["2"]"#, r#"["5"]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: u32):
+                v1 = allocate field
+                jmp b1(u32 0, v1, field 0)
+            b1(v2: u32, v3: &field, v4: field):
+                v5 = lt v2, v0
+                br v5, b3(), b2()
+            b2():
+                return v4
+            b3():
+                v6 = allocate field
+                v7 = load v3
+                v8 = add v4, v7
+                v9 = eq v7, field 0
+                br v9, b4(), b5()
+            b4():
+                store field 5 at v6
+                jmp b5()
+            b5():
+                v10 = add v2, u32 1
+                jmp b1(v10, v6, v8)
+            }
+        "#]],
+    );
+}
+
 // ---- inline ----
 
 #[test]

@@ -4,7 +4,7 @@
 //! `ZKBC_RANDOM_CASES=100000 cargo test --release --test opt_random` runs more.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use zkbc::ir::verify;
+use zkbc::ir::{verify, Function, InstKind, Program, Terminator, ValueId};
 use zkbc::opt::random::{compare_runs, random_program};
 use zkbc::opt::{optimize, OptLevel, Options, Pipeline};
 
@@ -17,6 +17,11 @@ fn cases() -> u64 {
 
 /// Runs `pipeline` on `cases()` random programs from `first_seed` and compares behaviour.
 fn check_random(pipeline: &Pipeline, first_seed: u64) {
+    check_random_with(pipeline, first_seed, |_, _| {});
+}
+
+/// As [`check_random`], also checking `property` of every optimized program.
+fn check_random_with(pipeline: &Pipeline, first_seed: u64, property: impl Fn(u64, &Program)) {
     let options = Options {
         verify: true,
         ..Options::default()
@@ -46,6 +51,7 @@ fn check_random(pipeline: &Pipeline, first_seed: u64) {
                 generated.program
             );
         }
+        property(seed, &optimized);
         if optimized.normalized_text() != generated.program.normalized_text() {
             changed += 1;
         }
@@ -124,7 +130,44 @@ fn o1_on_random_programs() {
 
 #[test]
 fn o2_on_random_programs() {
-    check_random(&OptLevel::O2.pipeline(), 8_000_000);
+    check_random_with(&OptLevel::O2.pipeline(), 8_000_000, |seed, program| {
+        let func = program.main_func();
+        assert_eq!(program.funcs.len(), 1, "seed {seed}: functions left");
+        for &b in &func.layout {
+            if let Some(Terminator::Br { cond, .. }) = &func.block(b).term {
+                assert!(
+                    func.const_value(*cond).is_none(),
+                    "seed {seed}: branch on a constant left\n{program}"
+                );
+            }
+            for &i in &func.block(b).insts {
+                let data = func.inst(i);
+                if let InstKind::Allocate { ty } = &data.kind {
+                    // A cell holding references has no zero value to promote to.
+                    assert!(
+                        ty.contains_ref() || escapes(func, data.results[0]),
+                        "seed {seed}: non-escaping allocation {} left\n{program}",
+                        data.results[0]
+                    );
+                }
+            }
+        }
+    });
+}
+
+/// Whether `r` is used other than as the address of a `load` or `store`.
+fn escapes(func: &Function, r: ValueId) -> bool {
+    func.layout.iter().any(|&b| {
+        let block = func.block(b);
+        block.insts.iter().any(|&i| match &func.inst(i).kind {
+            InstKind::Load { .. } => false,
+            InstKind::Store { value, .. } => *value == r,
+            kind => kind.operands().contains(&r),
+        }) || block
+            .term
+            .as_ref()
+            .is_some_and(|t| t.operands().contains(&r))
+    })
 }
 
 #[test]

@@ -85,7 +85,7 @@ use super::PassStats;
 use crate::analysis::DomTree;
 use crate::field::Fr;
 use crate::ir::{
-    BlockId, Function, InstId, InstKind, Program, Terminator, Type, ValueDef, ValueId,
+    BlockId, Const, Function, InstId, InstKind, Program, Terminator, Type, ValueDef, ValueId,
 };
 use ark_ff::Zero;
 use petgraph::algo::tarjan_scc;
@@ -147,6 +147,8 @@ struct Ctx<'f> {
     /// State at the end of each visited block.
     out: HashMap<BlockId, State>,
     preds: HashMap<BlockId, Vec<BlockId>>,
+    /// One value for each distinct constant, so that `Known` states compare constants by value.
+    canonical_const: HashMap<ValueId, ValueId>,
     rpo_index: HashMap<BlockId, usize>,
     stats: PassStats,
 }
@@ -171,6 +173,7 @@ impl<'f> Ctx<'f> {
             cyclic: HashSet::new(),
             out: HashMap::new(),
             preds,
+            canonical_const: HashMap::new(),
             rpo_index,
             stats: PassStats::default(),
         }
@@ -190,6 +193,7 @@ impl<'f> Ctx<'f> {
         }
         self.find_cycles();
         self.find_sites();
+        self.canonicalize_constants();
         self.points_to();
         let mut rpo = self.func.reverse_post_order();
         rpo.retain(|b| self.func.layout.contains(b));
@@ -238,12 +242,29 @@ impl<'f> Ctx<'f> {
                         Type::UInt(w) => Some(self.func.const_uint(w, 0)),
                         _ => None,
                     };
+                    // (canonicalize_constants later makes every zero of one type one value)
                     self.zero.push(zero);
                     self.contents.push(BTreeSet::new());
                 }
             }
         }
         self.contents[EXTERNAL].insert(EXTERNAL);
+    }
+
+    fn canonicalize_constants(&mut self) {
+        let mut first: HashMap<(Type, Const), ValueId> = HashMap::new();
+        for (k, data) in self.func.values.iter().enumerate() {
+            if let ValueDef::Const(c) = data.def {
+                let v = ValueId::new(k);
+                let canon = *first.entry((data.ty.clone(), c)).or_insert(v);
+                self.canonical_const.insert(v, canon);
+            }
+        }
+    }
+
+    /// The value a `Known` state records for `v`: constants by value.
+    fn known(&self, v: ValueId) -> RefValue {
+        RefValue::Known(self.canonical_const.get(&v).copied().unwrap_or(v))
     }
 
     fn holds_refs(&self, v: ValueId) -> bool {
@@ -455,7 +476,7 @@ impl<'f> Ctx<'f> {
             match &data.kind {
                 InstKind::Allocate { .. } => {
                     let site = self.site_of[&data.results[0]];
-                    let zero = self.zero[site].map_or(RefValue::Unknown, RefValue::Known);
+                    let zero = self.zero[site].map_or(RefValue::Unknown, |z| self.known(z));
                     state[site] = if self.single_instance[site] {
                         zero
                     } else {
@@ -468,11 +489,12 @@ impl<'f> Ctx<'f> {
                         && sites
                             .iter()
                             .all(|s| *s != EXTERNAL && self.single_instance[*s]);
+                    let stored = self.known(*value);
                     for s in sites {
                         state[s] = if strong {
-                            RefValue::Known(*value)
+                            stored
                         } else {
-                            state[s].unify(RefValue::Known(*value))
+                            state[s].unify(stored)
                         };
                     }
                     state[EXTERNAL] = RefValue::Unknown;

@@ -359,7 +359,7 @@ impl<'r> Gen<'r> {
 
     fn stmt(&mut self) {
         let control = self.depth < 2;
-        match self.rng.below(if control { 20 } else { 16 }) {
+        match self.rng.below(if control { 21 } else { 17 }) {
             0..=3 => self.arith(),
             4 => self.compare(),
             5 => self.convert(),
@@ -371,7 +371,8 @@ impl<'r> Gen<'r> {
             13 => self.array_of_refs(),
             14 => self.assert(),
             15 => self.call(),
-            16 | 17 => self.diamond(),
+            16 => self.stash(),
+            17 | 18 => self.diamond(),
             _ => self.counted_loop(),
         }
     }
@@ -559,6 +560,30 @@ impl<'r> Gen<'r> {
         }
     }
 
+    /// Reads the cell stashed in a `&&field` cell, then stashes a fresh cell holding a new value:
+    /// in a loop, each iteration reads the cell of the previous one (one allocation site, many
+    /// cells).
+    fn stash(&mut self) {
+        let c = self.pick(&Type::reference(Type::reference(Type::Field)));
+        let old = self.inst(InstKind::Load { ptr: c });
+        let x = self.inst(InstKind::Load { ptr: old });
+        let d = self.pick(&Type::Field);
+        let y = self.inst(InstKind::Binary {
+            op: BinOp::Add,
+            lhs: x,
+            rhs: d,
+        });
+        let fresh = self.inst(InstKind::Allocate { ty: Type::Field });
+        self.inst(InstKind::Store {
+            ptr: fresh,
+            value: y,
+        });
+        self.inst(InstKind::Store {
+            ptr: c,
+            value: fresh,
+        });
+    }
+
     /// `[&field; 2]` written or read through a dynamic index.
     fn array_of_refs(&mut self) {
         let ty = Type::array(Type::reference(Type::Field), 2);
@@ -700,7 +725,14 @@ impl<'r> Gen<'r> {
             })
         };
         let carried: Vec<Type> = (0..self.rng.below(3))
-            .map(|_| self.rng.pick(&SCALARS[..3]))
+            .map(|_| {
+                // A carried reference: iterations may read cells of earlier iterations.
+                if self.rng.percent(25) {
+                    Type::reference(Type::Field)
+                } else {
+                    self.rng.pick(&SCALARS[..3])
+                }
+            })
             .collect();
         let init: Vec<ValueId> = carried.iter().map(|t| self.pick(t)).collect();
         let header = self.func.create_block();
