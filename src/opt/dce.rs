@@ -1,5 +1,5 @@
 //! Dead code elimination: removes instructions whose results nobody needs and that have no side
-//! effects ([`InstKind::has_side_effects`]), and block parameters nobody needs, with their jump
+//! effects ([`crate::ir::InstKind::has_side_effects`]), and block parameters nobody needs, with their jump
 //! arguments.
 //!
 //! Algorithm (mark and sweep over SSA edges, so dead cycles through block parameters go too):
