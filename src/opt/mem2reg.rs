@@ -62,20 +62,20 @@
 //! value) are replaced by that value.
 //!
 //! ```text
-//! b0(v0: u32):                          b0(v0: u32):
-//!     v1 = allocate u32                     jmp b1(u32 0, u32 0)
-//!     store u32 0 at v1                 b1(v7: u32, v2: u32):
-//!     jmp b1(u32 0)                         v3 = lt v2, v0
-//! b1(v2: u32):                              br v3, b2(), b3()
-//!     v3 = lt v2, v0               ==>  b2():
-//!     br v3, b2(), b3()                     v5 = add v7, v2
-//! b2():                                     v6 = add v2, u32 1
-//!     v4 = load v1                          jmp b1(v5, v6)
-//!     v5 = add v4, v2                   b3():
-//!     store v5 at v1                        return v7
+//! b0(v0: u32):                      b0(v0: u32):
+//!     v1 = allocate u32                 jmp b1(u32 0, u32 0)
+//!     store u32 0 at v1             b1(v2: u32, v7: u32):
+//!     jmp b1(u32 0)                     v3 = lt v2, v0
+//! b1(v2: u32):                          br v3, b2(), b3()
+//!     v3 = lt v2, v0          ==>   b2():
+//!     br v3, b2(), b3()                 v5 = add v7, v2
+//! b2():                                 v6 = add v2, u32 1
+//!     v4 = load v1                      jmp b1(v6, v5)
+//!     v5 = add v4, v2               b3():
+//!     store v5 at v1                    return v7
 //!     v6 = add v2, u32 1
-//!     jmp b1(v6)
-//! b3():
+//!     jmp b1(v6)                    (after mem2reg and dce: the cell's contents became the
+//! b3():                              parameter v7 of the loop header)
 //!     v8 = load v1
 //!     return v8
 //! ```

@@ -13,11 +13,11 @@
 //!
 //! ```text
 //! b0(v0: u1):                       b0(v0: u1):
-//!     br v0, b1(), b2()                 v2 = select ... (untouched)
-//! b1():                                 br v0, b3(u32 1), b3(u32 2)
-//!     jmp b3(u32 1)           ==>   b3(v1: u32):
-//! b2():                                 v3 = add v1, u32 1
-//!     jmp b3(u32 2)                     return v3
+//!     br v0, b1(), b2()                 br v0, b3(u32 1), b3(u32 2)
+//! b1():                             b3(v1: u32):
+//!     jmp b3(u32 1)           ==>       v3 = add v1, u32 1
+//! b2():                                 return v3
+//!     jmp b3(u32 2)
 //! b3(v1: u32):
 //!     jmp b4()
 //! b4():
