@@ -16,4 +16,5 @@ pub mod diagnostics;
 pub mod field;
 pub mod front;
 pub mod ir;
+pub mod opt;
 pub mod report;

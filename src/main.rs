@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use zkbc::ir::{self, interp};
+use zkbc::opt;
 
 #[derive(Parser)]
 #[command(
@@ -61,6 +62,27 @@ enum Command {
         /// What to print.
         #[arg(long, value_enum, default_value_t = Emit::Ir)]
         emit: Emit,
+    },
+    /// Optimize a text-format IR program and print the result.
+    Opt {
+        /// The IR file.
+        file: PathBuf,
+        /// Comma-separated passes to run once each, in order (inline, mem2reg, sccp, dce,
+        /// simplify_cfg). Without it, the pipeline of `-O`.
+        #[arg(long, value_delimiter = ',')]
+        passes: Option<Vec<String>>,
+        /// Optimization level 0 to 3, used when `--passes` is not given.
+        #[arg(short = 'O', long = "opt-level", default_value = "3")]
+        level: String,
+        /// Print the program (on stderr) after every run of this pass; may be repeated.
+        #[arg(long)]
+        print_after: Vec<String>,
+        /// Do not run this pass; may be repeated.
+        #[arg(long)]
+        skip: Vec<String>,
+        /// Print the time and changes of every pass run (on stderr).
+        #[arg(long)]
+        time_passes: bool,
     },
 }
 
@@ -202,6 +224,50 @@ fn run(cli: Cli) -> Result<(), Exit> {
             match emit {
                 Emit::Ir => print!("{program}"),
             }
+            Ok(())
+        }
+        Command::Opt {
+            file,
+            passes,
+            level,
+            print_after,
+            skip,
+            time_passes,
+        } => {
+            let mut program = parse_ir(&file)?;
+            ir::verify::verify_program(&program)
+                .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
+            let pipeline = match &passes {
+                Some(names) => {
+                    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                    opt::Pipeline::from_names(&names).map_err(|e| user_error(e.to_string()))?
+                }
+                None => level
+                    .parse::<opt::OptLevel>()
+                    .map_err(user_error)?
+                    .pipeline(),
+            };
+            for name in print_after.iter().chain(&skip) {
+                if opt::pass(name).is_none() {
+                    return Err(user_error(
+                        opt::OptError::UnknownPass(name.clone()).to_string(),
+                    ));
+                }
+            }
+            let options = opt::Options {
+                print_after,
+                skip,
+                ..opt::Options::default()
+            };
+            let report = opt::optimize(&mut program, &pipeline, &options)
+                .map_err(|e| user_error(format!("{}: {e}", file.display())))?;
+            for (header, text) in &report.printed {
+                eprintln!("; {header}\n{text}");
+            }
+            if time_passes {
+                eprint!("{}", report.timing_table());
+            }
+            print!("{program}");
             Ok(())
         }
         Command::Verify { file } => {

@@ -483,69 +483,9 @@ impl Machine<'_> {
         depth: usize,
     ) -> Result<Vec<Val>, Exec> {
         let get = |v: &super::ValueId| value_of(func, env, *v).map_err(Exec::Fail);
-        let ty = |v: &super::ValueId| func.value_type(*v);
         let invalid = |m: &str| Exec::Fail(Fail::InvalidProgram(m.to_string()));
         let one = |v: Val| Ok(vec![v]);
         match kind {
-            InstKind::Binary { op, lhs, rhs } => {
-                one(binary(*op, &get(lhs)?, &get(rhs)?, ty(lhs)).map_err(Exec::Fail)?)
-            }
-            InstKind::Not { arg } => match (get(arg)?, ty(arg)) {
-                (Val::UInt(n), Type::UInt(w)) => one(Val::UInt(wrap(!n, *w))),
-                _ => Err(invalid("`not` of a non-integer")),
-            },
-            InstKind::Cast { arg, to } => {
-                let v = get(arg)?;
-                let x = v
-                    .to_field()
-                    .ok_or_else(|| invalid("`cast` of a non-scalar"))?;
-                match to {
-                    Type::Field => one(Val::Field(x)),
-                    Type::UInt(w) => match field::to_u64_checked(&x, *w) {
-                        Some(n) => one(Val::UInt(n)),
-                        None => Err(Exec::Fail(Fail::ConversionDoesNotFit {
-                            value: field::to_dec(&x),
-                            to: to.clone(),
-                        })),
-                    },
-                    _ => Err(invalid("`cast` to a non-scalar")),
-                }
-            }
-            InstKind::Truncate { arg, to } => {
-                let w = to
-                    .uint_width()
-                    .ok_or_else(|| invalid("`trunc` to a non-integer"))?;
-                let n = match get(arg)? {
-                    Val::UInt(n) => n,
-                    Val::Field(x) => {
-                        let bits = field::low_bits(&x, 64);
-                        bits.iter()
-                            .rev()
-                            .fold(0u64, |acc, b| (acc << 1) | u64::from(*b))
-                    }
-                    _ => return Err(invalid("`trunc` of a non-scalar")),
-                };
-                one(Val::UInt(wrap(n, w)))
-            }
-            InstKind::Select {
-                cond,
-                then_value,
-                else_value,
-            } => {
-                let c = get(cond)?;
-                one(if c == Val::UInt(1) {
-                    get(then_value)?
-                } else {
-                    get(else_value)?
-                })
-            }
-            InstKind::Assert { cond, msg } => {
-                if get(cond)? == Val::UInt(1) {
-                    Ok(vec![])
-                } else {
-                    Err(Exec::Fail(Fail::AssertionFailed(msg.clone())))
-                }
-            }
             InstKind::Allocate { ty } => {
                 self.memory.push(Val::zero(ty));
                 one(Val::Ref(self.memory.len() - 1))
@@ -561,61 +501,6 @@ impl Machine<'_> {
                 }
                 _ => Err(invalid("`store` through an invalid reference")),
             },
-            InstKind::MakeArray { elems, .. } => {
-                let vals = elems.iter().map(get).collect::<Result<Vec<_>, _>>()?;
-                one(Val::Array(Rc::new(vals)))
-            }
-            InstKind::ArrayGet { array, index } => {
-                let (items, i) = array_index(&get(array)?, &get(index)?).map_err(Exec::Fail)?;
-                one(items[i].clone())
-            }
-            InstKind::ArraySet {
-                array,
-                index,
-                value,
-            } => {
-                let (items, i) = array_index(&get(array)?, &get(index)?).map_err(Exec::Fail)?;
-                let mut copy = (*items).clone();
-                copy[i] = get(value)?;
-                one(Val::Array(Rc::new(copy)))
-            }
-            InstKind::ToBits { arg } => {
-                let (bits, n) = match (get(arg)?, ty(arg)) {
-                    (Val::UInt(v), Type::UInt(w)) => {
-                        ((0..*w).map(|k| (v >> k) & 1 == 1).collect::<Vec<_>>(), *w)
-                    }
-                    (Val::Field(x), _) => (
-                        field::low_bits(&x, super::FIELD_BITS as usize),
-                        super::FIELD_BITS,
-                    ),
-                    _ => return Err(invalid("`to_bits` of a non-scalar")),
-                };
-                let msb_first = (0..n as usize)
-                    .rev()
-                    .map(|k| Val::UInt(u64::from(bits[k])))
-                    .collect();
-                one(Val::Array(Rc::new(msb_first)))
-            }
-            InstKind::FromBits { arg, to } => {
-                let Val::Array(items) = get(arg)? else {
-                    return Err(invalid("`from_bits` of a non-array"));
-                };
-                match to {
-                    Type::UInt(w) => {
-                        let n = items
-                            .iter()
-                            .fold(0u64, |acc, b| (acc << 1) | b.as_uint().unwrap_or(0));
-                        one(Val::UInt(wrap(n, *w)))
-                    }
-                    _ => {
-                        let two = Fr::from(2u64);
-                        let x = items.iter().fold(Fr::zero(), |acc, b| {
-                            acc * two + Fr::from(b.as_uint().unwrap_or(0))
-                        });
-                        one(Val::Field(x))
-                    }
-                }
-            }
             InstKind::Call { func: callee, args } => {
                 if callee.index() >= self.program.funcs.len() {
                     return Err(invalid("call of an unknown function"));
@@ -627,6 +512,9 @@ impl Machine<'_> {
                 self.call(*callee, vals, depth + 1)
                     .map_err(|f| Exec::Nested(Box::new(f)))
             }
+            _ => eval_pure(func, kind, &mut |v| value_of(func, env, v))
+                .expect("bug: eval_pure rejects a pure instruction")
+                .map_err(Exec::Fail),
         }
     }
 }
@@ -635,6 +523,156 @@ impl Machine<'_> {
 enum Exec {
     Fail(Fail),
     Nested(Box<Failure>),
+}
+
+/// Evaluates an instruction that neither touches memory nor calls (everything except
+/// `allocate`, `load`, `store` and `call`, for which it gives `None`) on operand values given by
+/// `get`: the interpreter's own semantics, shared with constant folding so that the two can never
+/// disagree. An `Err` is the failure the instruction has at run time on these operands.
+pub fn eval_pure(
+    func: &Function,
+    kind: &InstKind,
+    get: &mut dyn FnMut(super::ValueId) -> Result<Val, FailureKind>,
+) -> Option<Result<Vec<Val>, FailureKind>> {
+    if matches!(
+        kind,
+        InstKind::Allocate { .. }
+            | InstKind::Load { .. }
+            | InstKind::Store { .. }
+            | InstKind::Call { .. }
+    ) {
+        return None;
+    }
+    Some(eval_pure_inner(func, kind, get))
+}
+
+fn eval_pure_inner(
+    func: &Function,
+    kind: &InstKind,
+    get: &mut dyn FnMut(super::ValueId) -> Result<Val, FailureKind>,
+) -> Result<Vec<Val>, FailureKind> {
+    let mut get = |v: &super::ValueId| get(*v);
+    let ty = |v: &super::ValueId| func.value_type(*v);
+    let invalid = |m: &str| Fail::InvalidProgram(m.to_string());
+    let one = |v: Val| Ok(vec![v]);
+    match kind {
+        InstKind::Binary { op, lhs, rhs } => one(binary(*op, &get(lhs)?, &get(rhs)?, ty(lhs))?),
+        InstKind::Not { arg } => match (get(arg)?, ty(arg)) {
+            (Val::UInt(n), Type::UInt(w)) => one(Val::UInt(wrap(!n, *w))),
+            _ => Err(invalid("`not` of a non-integer")),
+        },
+        InstKind::Cast { arg, to } => {
+            let v = get(arg)?;
+            let x = v
+                .to_field()
+                .ok_or_else(|| invalid("`cast` of a non-scalar"))?;
+            match to {
+                Type::Field => one(Val::Field(x)),
+                Type::UInt(w) => match field::to_u64_checked(&x, *w) {
+                    Some(n) => one(Val::UInt(n)),
+                    None => Err(Fail::ConversionDoesNotFit {
+                        value: field::to_dec(&x),
+                        to: to.clone(),
+                    }),
+                },
+                _ => Err(invalid("`cast` to a non-scalar")),
+            }
+        }
+        InstKind::Truncate { arg, to } => {
+            let w = to
+                .uint_width()
+                .ok_or_else(|| invalid("`trunc` to a non-integer"))?;
+            let n = match get(arg)? {
+                Val::UInt(n) => n,
+                Val::Field(x) => {
+                    let bits = field::low_bits(&x, 64);
+                    bits.iter()
+                        .rev()
+                        .fold(0u64, |acc, b| (acc << 1) | u64::from(*b))
+                }
+                _ => return Err(invalid("`trunc` of a non-scalar")),
+            };
+            one(Val::UInt(wrap(n, w)))
+        }
+        InstKind::Select {
+            cond,
+            then_value,
+            else_value,
+        } => {
+            let c = get(cond)?;
+            one(if c == Val::UInt(1) {
+                get(then_value)?
+            } else {
+                get(else_value)?
+            })
+        }
+        InstKind::Assert { cond, msg } => {
+            if get(cond)? == Val::UInt(1) {
+                Ok(vec![])
+            } else {
+                Err(Fail::AssertionFailed(msg.clone()))
+            }
+        }
+        InstKind::MakeArray { elems, .. } => {
+            let vals = elems.iter().map(get).collect::<Result<Vec<_>, _>>()?;
+            one(Val::Array(Rc::new(vals)))
+        }
+        InstKind::ArrayGet { array, index } => {
+            let (items, i) = array_index(&get(array)?, &get(index)?)?;
+            one(items[i].clone())
+        }
+        InstKind::ArraySet {
+            array,
+            index,
+            value,
+        } => {
+            let (items, i) = array_index(&get(array)?, &get(index)?)?;
+            let mut copy = (*items).clone();
+            copy[i] = get(value)?;
+            one(Val::Array(Rc::new(copy)))
+        }
+        InstKind::ToBits { arg } => {
+            let (bits, n) = match (get(arg)?, ty(arg)) {
+                (Val::UInt(v), Type::UInt(w)) => {
+                    ((0..*w).map(|k| (v >> k) & 1 == 1).collect::<Vec<_>>(), *w)
+                }
+                (Val::Field(x), _) => (
+                    field::low_bits(&x, super::FIELD_BITS as usize),
+                    super::FIELD_BITS,
+                ),
+                _ => return Err(invalid("`to_bits` of a non-scalar")),
+            };
+            let msb_first = (0..n as usize)
+                .rev()
+                .map(|k| Val::UInt(u64::from(bits[k])))
+                .collect();
+            one(Val::Array(Rc::new(msb_first)))
+        }
+        InstKind::FromBits { arg, to } => {
+            let Val::Array(items) = get(arg)? else {
+                return Err(invalid("`from_bits` of a non-array"));
+            };
+            match to {
+                Type::UInt(w) => {
+                    let n = items
+                        .iter()
+                        .fold(0u64, |acc, b| (acc << 1) | b.as_uint().unwrap_or(0));
+                    one(Val::UInt(wrap(n, *w)))
+                }
+                _ => {
+                    let two = Fr::from(2u64);
+                    let x = items.iter().fold(Fr::zero(), |acc, b| {
+                        acc * two + Fr::from(b.as_uint().unwrap_or(0))
+                    });
+                    one(Val::Field(x))
+                }
+            }
+        }
+        InstKind::Allocate { .. }
+        | InstKind::Load { .. }
+        | InstKind::Store { .. }
+        | InstKind::Call { .. } => Err(invalid("bug: memory or call instruction in eval_pure")),
+    }
 }
 
 fn value_of(func: &Function, env: &[Option<Val>], v: super::ValueId) -> Result<Val, Fail> {

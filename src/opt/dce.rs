@@ -1,0 +1,124 @@
+//! Dead code elimination: removes instructions whose results nobody needs and that have no side
+//! effects ([`crate::ir::InstKind::has_side_effects`]), and block parameters nobody needs, with their jump
+//! arguments.
+//!
+//! Algorithm (mark and sweep over SSA edges, so dead cycles through block parameters go too):
+//! 1. Roots: the operands of every instruction with side effects (`assert`, `store`, `call`,
+//!    anything that can fail), every `br` condition and every returned value.
+//! 2. Propagate: a needed instruction result needs the instruction's operands; a needed parameter
+//!    of a (non-entry) block needs the matching argument of every jump into the block.
+//! 3. Sweep: drop unneeded side-effect-free instructions and unneeded parameters of non-entry
+//!    blocks (the entry's parameters are the function's signature).
+//!
+//! ```text
+//! b0(v0: u32):                      b0(v0: u32):
+//!     v1 = mul v0, v0                   jmp b1(u32 0)
+//!     jmp b1(v1, u32 0)       ==>   b1(v3: u32):
+//! b1(v2: u32, v3: u32):                 return v3
+//!     v4 = add v2, u32 1
+//!     return v3
+//! ```
+
+use super::util::{incoming_edges, remove_params};
+use super::PassStats;
+use crate::ir::{Function, InstId, Program, Terminator, ValueDef, ValueId};
+use std::collections::HashSet;
+
+/// Runs DCE on every function of the program.
+pub fn run(program: &mut Program) -> PassStats {
+    let mut stats = PassStats::default();
+    for func in &mut program.funcs {
+        stats.merge(Ctx::new(func).run());
+    }
+    stats
+}
+
+struct Ctx<'f> {
+    func: &'f mut Function,
+    live_values: HashSet<ValueId>,
+    live_insts: HashSet<InstId>,
+    worklist: Vec<ValueId>,
+}
+
+impl<'f> Ctx<'f> {
+    fn new(func: &'f mut Function) -> Self {
+        Ctx {
+            func,
+            live_values: HashSet::new(),
+            live_insts: HashSet::new(),
+            worklist: Vec::new(),
+        }
+    }
+
+    fn need(&mut self, v: ValueId) {
+        if self.live_values.insert(v) {
+            self.worklist.push(v);
+        }
+    }
+
+    fn need_inst(&mut self, i: InstId) {
+        if self.live_insts.insert(i) {
+            let kind = self.func.inst(i).kind.clone();
+            kind.for_each_operand(|v| self.need(v));
+        }
+    }
+
+    fn run(mut self) -> PassStats {
+        let incoming = incoming_edges(self.func);
+        for b in self.func.layout.clone() {
+            for &i in &self.func.block(b).insts.clone() {
+                if self.func.inst(i).kind.has_side_effects() {
+                    self.need_inst(i);
+                }
+            }
+            match self.func.block(b).term.clone() {
+                Some(Terminator::Br { cond, .. }) => self.need(cond),
+                Some(Terminator::Return(values)) => values.into_iter().for_each(|v| self.need(v)),
+                _ => {}
+            }
+        }
+        while let Some(v) = self.worklist.pop() {
+            match self.func.value(v).def.clone() {
+                ValueDef::Const(_) => {}
+                ValueDef::Result(i, _) => self.need_inst(i),
+                ValueDef::Param(b, idx) => {
+                    for &(src, k) in incoming.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
+                        let term = self
+                            .func
+                            .block(src)
+                            .term
+                            .as_ref()
+                            .expect("bug: no terminator");
+                        let arg = term.block_calls()[k].args[idx];
+                        self.need(arg);
+                    }
+                }
+            }
+        }
+
+        let mut stats = PassStats::default();
+        for b in self.func.layout.clone() {
+            let before = self.func.block(b).insts.len();
+            let (func, live) = (&mut *self.func, &self.live_insts);
+            let insts = std::mem::take(&mut func.block_mut(b).insts);
+            let kept: Vec<InstId> = insts.into_iter().filter(|i| live.contains(i)).collect();
+            stats.add("insts_removed", before - kept.len());
+            func.block_mut(b).insts = kept;
+            if b == self.func.entry {
+                continue;
+            }
+            let keep: Vec<bool> = self
+                .func
+                .block(b)
+                .params
+                .iter()
+                .map(|p| self.live_values.contains(p))
+                .collect();
+            if keep.iter().any(|k| !k) {
+                stats.add("params_removed", keep.iter().filter(|k| !**k).count());
+                remove_params(self.func, b, &keep, &incoming[&b]);
+            }
+        }
+        stats
+    }
+}

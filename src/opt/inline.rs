@@ -1,0 +1,284 @@
+//! Inlining: every call of a non-recursive function is replaced by a copy of the callee's
+//! blocks; afterwards functions that `main` no longer reaches are dropped.
+//!
+//! Algorithm:
+//! 1. Build the call graph and its strongly connected components (petgraph's `tarjan_scc`,
+//!    which lists callees before callers). A function in a cycle (or calling itself) is
+//!    recursive: calls to it are left alone, and [`find_recursion`] reports the cycle (the
+//!    pipeline refuses such programs before running).
+//! 2. Process functions callees-first, so a callee is already free of calls when it is copied.
+//!    For a call `vR.. = call fN(args)` in block `B`:
+//!    - split `B` at the call: the instructions after it and `B`'s terminator move to a new
+//!      block `C(r..)` whose parameters take the place of the call's results;
+//!    - copy the callee's blocks with fresh values; the callee's entry parameters become `args`
+//!      (the entry has no predecessors, so its copy needs no parameters); each `return vals`
+//!      becomes `jmp C(vals)`;
+//!    - `B` ends with `jmp` to the copy of the callee's entry.
+//! 3. Remove blocks made unreachable (a callee that never returns), and drop functions not
+//!    reachable from `main` through the remaining calls, renumbering the rest.
+//!
+//! ```text
+//! fn sq f1 -> field {                fn main f0 -> field {
+//! b0(v0: field):                     b0(v0: field):
+//!     v1 = mul v0, v0                    jmp b2()
+//!     return v1                      b2():
+//! }                                      v3 = mul v0, v0
+//! fn main f0 -> field {      ==>         jmp b1(v3)
+//! b0(v0: field):                     b1(v2: field):
+//!     v1 = call f1(v0)                   v4 = add v2, field 1
+//!     v2 = add v1, field 1               return v4
+//!     return v2                      }
+//! }
+//! ```
+
+use super::util::{add_inst, remove_unreachable_blocks};
+use super::PassStats;
+use crate::ir::{
+    BlockCall, BlockId, FuncId, Function, InstId, InstKind, Program, Terminator, ValueDef, ValueId,
+};
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::{HashMap, HashSet};
+
+/// Inlines every call of a non-recursive function and drops unreachable functions.
+pub fn run(program: &mut Program) -> PassStats {
+    Ctx::new(program).run()
+}
+
+/// The names of the functions on a call cycle, if the program has one.
+pub fn find_recursion(program: &Program) -> Option<Vec<String>> {
+    let (graph, sccs) = call_graph_sccs(program);
+    sccs.into_iter()
+        .find(|scc| scc.len() > 1 || graph.contains_edge(scc[0], scc[0]))
+        .map(|scc| {
+            let mut names: Vec<String> = scc
+                .iter()
+                .map(|n| program.funcs[n.index()].name.clone())
+                .collect();
+            names.sort();
+            names
+        })
+}
+
+fn callees(func: &Function) -> Vec<FuncId> {
+    let mut out = Vec::new();
+    for &b in &func.layout {
+        for &i in &func.block(b).insts {
+            if let InstKind::Call { func: f, .. } = func.inst(i).kind {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+fn call_graph_sccs(program: &Program) -> (DiGraph<(), ()>, Vec<Vec<NodeIndex>>) {
+    let mut graph = DiGraph::<(), ()>::new();
+    let nodes: Vec<NodeIndex> = program.funcs.iter().map(|_| graph.add_node(())).collect();
+    for (i, func) in program.funcs.iter().enumerate() {
+        for callee in callees(func) {
+            if callee.index() < nodes.len() {
+                graph.update_edge(nodes[i], nodes[callee.index()], ());
+            }
+        }
+    }
+    let sccs = tarjan_scc(&graph);
+    (graph, sccs)
+}
+
+struct Ctx<'p> {
+    program: &'p mut Program,
+    stats: PassStats,
+}
+
+impl<'p> Ctx<'p> {
+    fn new(program: &'p mut Program) -> Self {
+        Ctx {
+            program,
+            stats: PassStats::default(),
+        }
+    }
+
+    fn run(mut self) -> PassStats {
+        let (graph, sccs) = call_graph_sccs(self.program);
+        let recursive: HashSet<FuncId> = sccs
+            .iter()
+            .filter(|scc| scc.len() > 1 || graph.contains_edge(scc[0], scc[0]))
+            .flatten()
+            .map(|n| FuncId::new(n.index()))
+            .collect();
+        for scc in &sccs {
+            for node in scc {
+                self.inline_calls_in(FuncId::new(node.index()), &recursive);
+            }
+        }
+        self.drop_unreachable_functions();
+        self.stats
+    }
+
+    fn inline_calls_in(&mut self, fid: FuncId, recursive: &HashSet<FuncId>) {
+        let mut inlined = 0;
+        loop {
+            let func = self.program.func(fid);
+            let site = func.layout.iter().find_map(|&b| {
+                func.block(b)
+                    .insts
+                    .iter()
+                    .enumerate()
+                    .find_map(|(pos, &i)| match &func.inst(i).kind {
+                        InstKind::Call { func: callee, .. } if !recursive.contains(callee) => {
+                            Some((b, pos, i, *callee))
+                        }
+                        _ => None,
+                    })
+            });
+            let Some((block, pos, inst, callee)) = site else {
+                break;
+            };
+            let callee = self.program.func(callee).clone();
+            inline_call(self.program.func_mut(fid), block, pos, inst, &callee);
+            inlined += 1;
+        }
+        if inlined > 0 {
+            remove_unreachable_blocks(self.program.func_mut(fid));
+            self.stats.add("calls_inlined", inlined);
+        }
+    }
+
+    fn drop_unreachable_functions(&mut self) {
+        let mut reached = vec![false; self.program.funcs.len()];
+        let mut stack = vec![self.program.main];
+        reached[self.program.main.index()] = true;
+        while let Some(f) = stack.pop() {
+            for c in callees(self.program.func(f)) {
+                if !reached[c.index()] {
+                    reached[c.index()] = true;
+                    stack.push(c);
+                }
+            }
+        }
+        if reached.iter().all(|r| *r) {
+            return;
+        }
+        let mut new_id = HashMap::new();
+        let mut kept = Vec::new();
+        for (i, func) in std::mem::take(&mut self.program.funcs)
+            .into_iter()
+            .enumerate()
+        {
+            if reached[i] {
+                new_id.insert(FuncId::new(i), FuncId::new(kept.len()));
+                kept.push(func);
+            } else {
+                self.stats.add("functions_removed", 1);
+            }
+        }
+        for func in &mut kept {
+            for inst in &mut func.insts {
+                if let InstKind::Call { func: f, .. } = &mut inst.kind {
+                    // Calls in dead instructions may name dropped functions; they are not laid out.
+                    *f = new_id.get(f).copied().unwrap_or(FuncId(u32::MAX));
+                }
+            }
+        }
+        self.program.main = new_id[&self.program.main];
+        self.program.funcs = kept;
+    }
+}
+
+/// Replaces the call `inst` at position `pos` of `block` by a copy of `callee`.
+fn inline_call(caller: &mut Function, block: BlockId, pos: usize, inst: InstId, callee: &Function) {
+    let InstKind::Call { args, .. } = caller.inst(inst).kind.clone() else {
+        panic!("bug: inline_call on a non-call");
+    };
+    let results = caller.inst(inst).results.clone();
+
+    // The continuation block takes the call's results as parameters.
+    let cont = caller.create_block();
+    let mut result_subst = HashMap::new();
+    for &r in &results {
+        let ty = caller.value_type(r).clone();
+        let p = caller.append_block_param(cont, ty);
+        result_subst.insert(r, p);
+    }
+    let tail: Vec<InstId> = caller.block_mut(block).insts.split_off(pos + 1);
+    caller.block_mut(block).insts.pop();
+    caller.block_mut(cont).insts = tail;
+    caller.block_mut(cont).term = caller.block_mut(block).term.take();
+
+    // Copy the callee: blocks and parameters, then instructions, then operands.
+    let mut block_map: HashMap<BlockId, BlockId> = HashMap::new();
+    let mut value_map: HashMap<ValueId, ValueId> = HashMap::new();
+    for (p, a) in callee.params().iter().zip(&args) {
+        value_map.insert(*p, *a);
+    }
+    for &b in &callee.layout {
+        let nb = caller.create_block();
+        block_map.insert(b, nb);
+        if b != callee.entry {
+            for &p in &callee.block(b).params {
+                let np = caller.append_block_param(nb, callee.value_type(p).clone());
+                value_map.insert(p, np);
+            }
+        }
+    }
+    for &b in &callee.layout {
+        for &i in &callee.block(b).insts {
+            let data = callee.inst(i);
+            let types: Vec<_> = data
+                .results
+                .iter()
+                .map(|r| callee.value_type(*r).clone())
+                .collect();
+            let ni = add_inst(caller, data.kind.clone(), &types, data.loc);
+            for (r, nr) in data.results.iter().zip(caller.inst(ni).results.clone()) {
+                value_map.insert(*r, nr);
+            }
+            caller.append_inst(block_map[&b], ni);
+        }
+    }
+    let mut map = |v: ValueId, caller: &mut Function| -> ValueId {
+        if let Some(&n) = value_map.get(&v) {
+            return n;
+        }
+        let data = callee.value(v);
+        let ValueDef::Const(c) = data.def else {
+            panic!("bug: callee value {v} used but not defined in a laid-out block");
+        };
+        let n = caller.make_const(data.ty.clone(), c);
+        value_map.insert(v, n);
+        n
+    };
+    for &b in &callee.layout {
+        let nb = block_map[&b];
+        for ni in caller.block(nb).insts.clone() {
+            let mut kind = caller.inst(ni).kind.clone();
+            kind.map_operands(|v| map(v, caller));
+            caller.inst_mut(ni).kind = kind;
+        }
+        let mut term = callee
+            .block(b)
+            .term
+            .clone()
+            .expect("bug: callee block without terminator");
+        term.map_operands(|v| map(v, caller));
+        let term = match term {
+            Terminator::Return(values) => Terminator::Jmp(BlockCall {
+                block: cont,
+                args: values,
+            }),
+            mut t => {
+                for call in t.block_calls_mut() {
+                    call.block = block_map[&call.block];
+                }
+                t
+            }
+        };
+        caller.block_mut(nb).term = Some(term);
+    }
+    caller.block_mut(block).term = Some(Terminator::Jmp(BlockCall {
+        block: block_map[&callee.entry],
+        args: Vec::new(),
+    }));
+    caller.replace_uses(&result_subst);
+}

@@ -1,0 +1,356 @@
+//! The optimizer: IR-to-IR passes and the pipeline that runs them.
+//!
+//! Every pass is a free function `run(&mut Program) -> PassStats` in its own module, listed by
+//! name in [`PASSES`]. A [`Pipeline`] is data: passes run once in order (the prologue: inlining),
+//! then a list of passes repeated until none of them changes anything (or [`MAX_ROUNDS`]).
+//! [`OptLevel`] names the standard pipelines:
+//!
+//! | level | passes |
+//! |---|---|
+//! | `O0` | none |
+//! | `O1` | inline; then mem2reg, dce, simplify_cfg to a fixpoint |
+//! | `O2` | inline; then mem2reg, sccp, dce, simplify_cfg to a fixpoint |
+//! | `O3` | `O2` plus block merging (the `merge` pass, not written yet: the slot is [`O3_EXTRA`]) |
+//!
+//! [`optimize`] runs a pipeline with [`Options`]: verify after every pass (always in tests and
+//! debug builds; a violation is a compiler bug and panics), print the program after a named pass,
+//! skip passes by name, and time each pass. A recursive program cannot be inlined: [`optimize`]
+//! reports it as [`OptError::Recursion`] before running anything.
+//!
+//! Architecture invariant: passes take IR and give IR; they never look at the source or at R1CS,
+//! and each leaves IR that [`crate::ir::verify`] accepts.
+
+pub mod dce;
+pub mod inline;
+pub mod mem2reg;
+pub mod random;
+pub mod sccp;
+pub mod simplify_cfg;
+mod util;
+
+use crate::ir::{verify, Program};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// What a pass did: named counters (`loads_forwarded`, `blocks_removed`, ...).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassStats {
+    /// Counter name to count; zero counts are not stored.
+    pub counts: BTreeMap<&'static str, usize>,
+}
+
+impl PassStats {
+    /// Adds `n` to the counter `what`.
+    pub fn add(&mut self, what: &'static str, n: usize) {
+        if n > 0 {
+            *self.counts.entry(what).or_insert(0) += n;
+        }
+    }
+
+    /// The counter `what` (0 if never added to).
+    pub fn get(&self, what: &str) -> usize {
+        self.counts.get(what).copied().unwrap_or(0)
+    }
+
+    /// Whether the pass changed anything.
+    pub fn changed(&self) -> bool {
+        !self.counts.is_empty()
+    }
+
+    /// Adds every counter of `other`.
+    pub fn merge(&mut self, other: PassStats) {
+        for (k, v) in other.counts {
+            self.add(k, v);
+        }
+    }
+}
+
+impl fmt::Display for PassStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.counts.is_empty() {
+            return write!(f, "no change");
+        }
+        let parts: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        write!(f, "{}", parts.join(", "))
+    }
+}
+
+/// A named pass.
+#[derive(Clone, Copy)]
+pub struct Pass {
+    /// The name used by `--passes`, `--skip` and `--print-after`.
+    pub name: &'static str,
+    /// One line saying what it does.
+    pub description: &'static str,
+    /// The pass itself.
+    pub run: fn(&mut Program) -> PassStats,
+}
+
+impl fmt::Debug for Pass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Pass({})", self.name)
+    }
+}
+
+/// Every pass, by name.
+pub const PASSES: &[Pass] = &[
+    Pass {
+        name: "inline",
+        description: "replace every call by the callee's blocks, drop functions no longer called",
+        run: inline::run,
+    },
+    Pass {
+        name: "mem2reg",
+        description: "forward loads from known stores (alias- and loop-aware), remove dead stores, promote non-escaping allocations to block parameters",
+        run: mem2reg::run,
+    },
+    Pass {
+        name: "sccp",
+        description: "sparse conditional constant propagation (Wegman-Zadeck)",
+        run: sccp::run,
+    },
+    Pass {
+        name: "dce",
+        description: "remove unused side-effect-free instructions and block parameters",
+        run: dce::run,
+    },
+    Pass {
+        name: "simplify_cfg",
+        description: "remove unreachable and forwarding blocks, fold branches, merge straight-line blocks",
+        run: simplify_cfg::run,
+    },
+];
+
+/// The pass named `name`.
+pub fn pass(name: &str) -> Option<&'static Pass> {
+    PASSES.iter().find(|p| p.name == name)
+}
+
+/// Passes `O3` adds to `O2` (block merging, once the `merge` pass exists). Empty for now, so `O3`
+/// is `O2`.
+pub const O3_EXTRA: &[&str] = &[];
+
+/// Most rounds of a pipeline's fixpoint loop.
+pub const MAX_ROUNDS: usize = 8;
+
+/// An optimization level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OptLevel {
+    /// No optimization.
+    O0,
+    /// Inlining, mem2reg, DCE and CFG simplification.
+    O1,
+    /// `O1` plus SCCP.
+    O2,
+    /// `O2` plus block merging (for now the same as `O2`).
+    O3,
+}
+
+impl OptLevel {
+    /// The pipeline of this level.
+    pub fn pipeline(self) -> Pipeline {
+        let names: &[&str] = match self {
+            OptLevel::O0 => &[],
+            OptLevel::O1 => &["mem2reg", "dce", "simplify_cfg"],
+            OptLevel::O2 | OptLevel::O3 => &["mem2reg", "sccp", "dce", "simplify_cfg"],
+        };
+        let extra: &[&str] = if self == OptLevel::O3 { O3_EXTRA } else { &[] };
+        let lookup = |n: &&str| pass(n).expect("bug: unknown pass in a level's pipeline");
+        Pipeline {
+            once: if self == OptLevel::O0 {
+                Vec::new()
+            } else {
+                vec![lookup(&"inline")]
+            },
+            repeat: names.iter().chain(extra).map(lookup).collect(),
+        }
+    }
+}
+
+impl std::str::FromStr for OptLevel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim_start_matches(['O', 'o']) {
+            "0" => Ok(OptLevel::O0),
+            "1" => Ok(OptLevel::O1),
+            "2" => Ok(OptLevel::O2),
+            "3" => Ok(OptLevel::O3),
+            _ => Err(format!(
+                "unknown optimization level `{s}` (expected 0, 1, 2 or 3)"
+            )),
+        }
+    }
+}
+
+/// A pipeline: `once` runs in order, then `repeat` runs in order until a round changes nothing
+/// (at most [`MAX_ROUNDS`] rounds).
+#[derive(Clone, Debug, Default)]
+pub struct Pipeline {
+    /// Passes run once, first.
+    pub once: Vec<&'static Pass>,
+    /// Passes repeated to a fixpoint.
+    pub repeat: Vec<&'static Pass>,
+}
+
+impl Pipeline {
+    /// The named passes, each run once in the given order (what `zkbc opt --passes` runs).
+    pub fn from_names(names: &[&str]) -> Result<Pipeline, OptError> {
+        let once = names
+            .iter()
+            .map(|n| pass(n).ok_or_else(|| OptError::UnknownPass(n.to_string())))
+            .collect::<Result<_, _>>()?;
+        Ok(Pipeline {
+            once,
+            repeat: Vec::new(),
+        })
+    }
+}
+
+/// How to run a pipeline.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Record the program's text after every run of these passes (in [`Report::printed`]).
+    pub print_after: Vec<String>,
+    /// Do not run these passes.
+    pub skip: Vec<String>,
+    /// Verify the IR after every pass and panic (a compiler bug) on a violation. On by default
+    /// in debug builds and tests.
+    pub verify: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            print_after: Vec::new(),
+            skip: Vec::new(),
+            verify: cfg!(debug_assertions),
+        }
+    }
+}
+
+/// One run of one pass.
+#[derive(Clone, Debug)]
+pub struct PassRun {
+    /// The pass.
+    pub name: &'static str,
+    /// Round of the fixpoint loop (0 for the passes run once).
+    pub round: usize,
+    /// What it did.
+    pub stats: PassStats,
+    /// How long it took.
+    pub time: Duration,
+}
+
+/// What a pipeline did.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Every pass run, in order.
+    pub runs: Vec<PassRun>,
+    /// The program after each pass named in [`Options::print_after`]: (header, program text).
+    pub printed: Vec<(String, String)>,
+}
+
+impl Report {
+    /// A table of time and changes per pass run (what `--time-passes` prints).
+    pub fn timing_table(&self) -> String {
+        let mut out = String::from("pass          round      time  changes\n");
+        let mut total = Duration::ZERO;
+        for r in &self.runs {
+            total += r.time;
+            out.push_str(&format!(
+                "{:<13} {:>5} {:>9.3?}  {}\n",
+                r.name, r.round, r.time, r.stats
+            ));
+        }
+        out.push_str(&format!("{:<13} {:>5} {:>9.3?}\n", "total", "", total));
+        out
+    }
+}
+
+/// Why a pipeline could not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptError {
+    /// No pass has this name.
+    UnknownPass(String),
+    /// The program's functions call each other in a cycle (recursion), which inlining (and the
+    /// circuit model) cannot handle. The names of the functions on the cycle.
+    Recursion(Vec<String>),
+}
+
+impl fmt::Display for OptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OptError::UnknownPass(name) => {
+                let names: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
+                write!(f, "unknown pass `{name}` (passes: {})", names.join(", "))
+            }
+            OptError::Recursion(names) => write!(
+                f,
+                "recursion is not supported: {} call each other",
+                names.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OptError {}
+
+/// Runs `pipeline` on `program`.
+pub fn optimize(
+    program: &mut Program,
+    pipeline: &Pipeline,
+    options: &Options,
+) -> Result<Report, OptError> {
+    if let Some(cycle) = inline::find_recursion(program) {
+        return Err(OptError::Recursion(cycle));
+    }
+    let mut report = Report::default();
+    let mut run_pass = |program: &mut Program, pass: &'static Pass, round: usize| {
+        if options.skip.iter().any(|s| s == pass.name) {
+            return false;
+        }
+        let start = Instant::now();
+        let stats = (pass.run)(program);
+        let time = start.elapsed();
+        if options.verify {
+            verify::assert_valid(program, pass.name);
+        }
+        if options.print_after.iter().any(|s| s == pass.name) {
+            report.printed.push((
+                format!("after {} (round {round}): {stats}", pass.name),
+                program.to_string(),
+            ));
+        }
+        let changed = stats.changed();
+        report.runs.push(PassRun {
+            name: pass.name,
+            round,
+            stats,
+            time,
+        });
+        changed
+    };
+    for pass in &pipeline.once {
+        run_pass(program, pass, 0);
+    }
+    for round in 1..=MAX_ROUNDS {
+        let mut changed = false;
+        for pass in &pipeline.repeat {
+            changed |= run_pass(program, pass, round);
+        }
+        if !changed {
+            break;
+        }
+    }
+    Ok(report)
+}
+
+/// Runs the pipeline of `level` with default options.
+pub fn optimize_level(program: &mut Program, level: OptLevel) -> Result<Report, OptError> {
+    optimize(program, &level.pipeline(), &Options::default())
+}

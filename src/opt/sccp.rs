@@ -1,0 +1,404 @@
+//! Sparse conditional constant propagation (Wegman and Zadeck, "Constant Propagation with
+//! Conditional Branches", 1991; the algorithm of `seeds/sccp.md`).
+//!
+//! Every SSA value has a lattice cell: ⊤ (no value seen yet), a constant, or ⊥ (not constant).
+//! Every CFG edge has an executable flag. Block parameters are the phis: a parameter is the meet
+//! of the arguments passed along the *executable* edges into its block only.
+//!
+//! Algorithm:
+//! 1. All cells ⊤ (constants are their own value), all edges not executable; the entry block is
+//!    executable and the function's parameters are ⊥.
+//! 2. Two worklists. A CFG edge that becomes executable makes its target's parameters be
+//!    recomputed, and the first time a block becomes executable, all its instructions and its
+//!    terminator are evaluated. An SSA value whose cell lowers re-evaluates every use in an
+//!    executable block.
+//! 3. Evaluation folds with the interpreter's own semantics ([`crate::ir::interp::eval_pure`] and
+//!    [`crate::ir::interp::binary`]): all operands constant gives a constant, any ⊥ operand
+//!    gives ⊥ (any ⊤ operand: wait). `select` on a constant condition is the chosen arm's cell.
+//!    An operation that fails on its constant operands (division by zero, failing assertion,
+//!    out-of-bounds index, cast that does not fit) gives ⊥ and is kept: its failure is behaviour.
+//!    `allocate`, `load` and `call` give ⊥. Arrays are tracked as constants too (so `array_get`
+//!    of a constant array folds), but only scalars are materialized.
+//! 4. A terminator marks its executable out-edges: `jmp` its edge, `br` on a constant condition
+//!    the taken edge only, on ⊥ both. (A `br` whose condition is still ⊤ when the worklists are
+//!    empty cannot be reached with a value; both of its edges are then marked, to stay safe.)
+//! 5. Rewrite: uses of values with a scalar constant cell become that constant; instructions
+//!    whose results are all constants go (they cannot fail: their operands folded), as do
+//!    `assert`s of constant true; `br` on a constant becomes `jmp`; blocks never executable are
+//!    removed.
+//!
+//! ```text
+//! b0(v0: u32):                        b0(v0: u32):
+//!     v1 = add u32 2, u32 3               jmp b2()
+//!     v2 = lt v1, u32 4          ==>  b2():
+//!     br v2, b1(), b2()                   v3 = mul v0, u32 5
+//! b1():                                   return v3
+//!     return v0
+//! b2():
+//!     v3 = mul v0, v1
+//!     return v3
+//! ```
+
+use super::util::remove_unreachable_blocks;
+use super::PassStats;
+use crate::ir::interp::{eval_pure, FailureKind, Val};
+use crate::ir::{
+    BlockCall, BlockId, Const, Function, InstId, InstKind, Program, Terminator, ValueDef, ValueId,
+};
+use std::collections::{HashMap, HashSet};
+
+/// Runs SCCP on every function of the program.
+pub fn run(program: &mut Program) -> PassStats {
+    let mut stats = PassStats::default();
+    for func in &mut program.funcs {
+        stats.merge(Ctx::new(func).run());
+    }
+    stats
+}
+
+/// A lattice cell.
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum Cell {
+    Top,
+    Const(Val),
+    Bottom,
+}
+
+impl Cell {
+    fn meet(&self, other: &Cell) -> Cell {
+        match (self, other) {
+            (Cell::Top, x) | (x, Cell::Top) => x.clone(),
+            (Cell::Const(a), Cell::Const(b)) if a == b => Cell::Const(a.clone()),
+            _ => Cell::Bottom,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Use {
+    Inst(InstId, BlockId),
+    Term(BlockId),
+}
+
+struct Ctx<'f> {
+    func: &'f mut Function,
+    cells: Vec<Cell>,
+    executable_blocks: HashSet<BlockId>,
+    /// Executable edges: (source block, index of the block call in its terminator).
+    executable_edges: HashSet<(BlockId, usize)>,
+    incoming: HashMap<BlockId, Vec<(BlockId, usize)>>,
+    uses: HashMap<ValueId, Vec<Use>>,
+    flow_worklist: Vec<(BlockId, usize)>,
+    ssa_worklist: Vec<ValueId>,
+}
+
+impl<'f> Ctx<'f> {
+    fn new(func: &'f mut Function) -> Self {
+        let mut uses: HashMap<ValueId, Vec<Use>> = HashMap::new();
+        for &b in &func.layout {
+            for &i in &func.block(b).insts {
+                func.inst(i)
+                    .kind
+                    .for_each_operand(|v| uses.entry(v).or_default().push(Use::Inst(i, b)));
+            }
+            if let Some(term) = &func.block(b).term {
+                for v in term.operands() {
+                    uses.entry(v).or_default().push(Use::Term(b));
+                }
+            }
+        }
+        let incoming = super::util::incoming_edges(func);
+        Ctx {
+            cells: vec![Cell::Top; func.values.len()],
+            func,
+            executable_blocks: HashSet::new(),
+            executable_edges: HashSet::new(),
+            incoming,
+            uses,
+            flow_worklist: Vec::new(),
+            ssa_worklist: Vec::new(),
+        }
+    }
+
+    fn cell(&self, v: ValueId) -> Cell {
+        match self.func.value(v).def {
+            ValueDef::Const(Const::Field(x)) => Cell::Const(Val::Field(x)),
+            ValueDef::Const(Const::UInt(n)) => Cell::Const(Val::UInt(n)),
+            _ => self.cells[v.index()].clone(),
+        }
+    }
+
+    fn set(&mut self, v: ValueId, cell: Cell) {
+        if self.cells[v.index()] != cell {
+            debug_assert!(
+                self.cells[v.index()].meet(&cell) == cell,
+                "bug: SCCP cell of {v} rose"
+            );
+            self.cells[v.index()] = cell;
+            self.ssa_worklist.push(v);
+        }
+    }
+
+    fn run(mut self) -> PassStats {
+        self.solve();
+        self.rewrite()
+    }
+
+    fn solve(&mut self) {
+        let entry = self.func.entry;
+        for p in self.func.block(entry).params.clone() {
+            self.set(p, Cell::Bottom);
+        }
+        self.executable_blocks.insert(entry);
+        self.visit_block(entry);
+        loop {
+            while !self.flow_worklist.is_empty() || !self.ssa_worklist.is_empty() {
+                if let Some((src, k)) = self.flow_worklist.pop() {
+                    let target = self.target(src, k);
+                    self.update_params(target);
+                    if self.executable_blocks.insert(target) {
+                        self.visit_block(target);
+                    }
+                }
+                if let Some(v) = self.ssa_worklist.pop() {
+                    for u in self.uses.get(&v).cloned().unwrap_or_default() {
+                        match u {
+                            Use::Inst(i, b) if self.executable_blocks.contains(&b) => {
+                                self.visit_inst(i)
+                            }
+                            Use::Term(b) if self.executable_blocks.contains(&b) => {
+                                self.visit_term(b)
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            // Step 4's safety net: a reachable `br` whose condition never got a value.
+            let stuck: Vec<BlockId> = self
+                .func
+                .layout
+                .iter()
+                .copied()
+                .filter(|b| self.executable_blocks.contains(b))
+                .filter(|b| match &self.func.block(*b).term {
+                    Some(Terminator::Br { cond, .. }) => self.cell(*cond) == Cell::Top,
+                    _ => false,
+                })
+                .collect();
+            if stuck.is_empty() {
+                return;
+            }
+            for b in stuck {
+                self.mark_edge(b, 0);
+                self.mark_edge(b, 1);
+            }
+        }
+    }
+
+    fn target(&self, src: BlockId, k: usize) -> BlockId {
+        let term = self
+            .func
+            .block(src)
+            .term
+            .as_ref()
+            .expect("bug: no terminator");
+        term.block_calls()[k].block
+    }
+
+    fn mark_edge(&mut self, src: BlockId, k: usize) {
+        if self.executable_edges.insert((src, k)) {
+            self.flow_worklist.push((src, k));
+        } else {
+            // Already executable: its arguments may have changed.
+            let target = self.target(src, k);
+            self.update_params(target);
+        }
+    }
+
+    fn update_params(&mut self, block: BlockId) {
+        let params = self.func.block(block).params.clone();
+        if block == self.func.entry {
+            return;
+        }
+        for (idx, p) in params.into_iter().enumerate() {
+            let mut cell = Cell::Top;
+            for &(src, k) in &self.incoming[&block] {
+                if self.executable_edges.contains(&(src, k)) {
+                    let term = self
+                        .func
+                        .block(src)
+                        .term
+                        .as_ref()
+                        .expect("bug: no terminator");
+                    let arg = term.block_calls()[k].args[idx];
+                    cell = cell.meet(&self.cell(arg));
+                }
+            }
+            self.set(p, cell);
+        }
+    }
+
+    fn visit_block(&mut self, b: BlockId) {
+        for i in self.func.block(b).insts.clone() {
+            self.visit_inst(i);
+        }
+        self.visit_term(b);
+    }
+
+    fn visit_term(&mut self, b: BlockId) {
+        match self.func.block(b).term.clone() {
+            Some(Terminator::Jmp(_)) => self.mark_edge(b, 0),
+            Some(Terminator::Br { cond, .. }) => match self.cell(cond) {
+                Cell::Top => {}
+                Cell::Const(Val::UInt(1)) => self.mark_edge(b, 0),
+                Cell::Const(_) => self.mark_edge(b, 1),
+                Cell::Bottom => {
+                    self.mark_edge(b, 0);
+                    self.mark_edge(b, 1);
+                }
+            },
+            Some(Terminator::Return(_)) | None => {}
+        }
+    }
+
+    fn visit_inst(&mut self, i: InstId) {
+        let data = self.func.inst(i);
+        let results = data.results.clone();
+        let kind = data.kind.clone();
+        let out: Cell = match &kind {
+            InstKind::Allocate { .. } | InstKind::Load { .. } | InstKind::Call { .. } => {
+                Cell::Bottom
+            }
+            InstKind::Store { .. } | InstKind::Assert { .. } => return,
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => match self.cell(*cond) {
+                Cell::Top => return,
+                Cell::Const(Val::UInt(1)) => self.cell(*then_value),
+                Cell::Const(_) => self.cell(*else_value),
+                Cell::Bottom => self.cell(*then_value).meet(&self.cell(*else_value)),
+            },
+            _ => {
+                let operands: Vec<Cell> =
+                    kind.operands().into_iter().map(|v| self.cell(v)).collect();
+                if operands.contains(&Cell::Bottom) {
+                    Cell::Bottom
+                } else if operands.contains(&Cell::Top) {
+                    return;
+                } else {
+                    let mut get = |v: ValueId| match self.cell(v) {
+                        Cell::Const(x) => Ok(x),
+                        _ => Err(FailureKind::InvalidProgram("bug: SCCP operand".into())),
+                    };
+                    match eval_pure(self.func, &kind, &mut get) {
+                        Some(Ok(mut vals)) if vals.len() == 1 => Cell::Const(vals.remove(0)),
+                        _ => Cell::Bottom,
+                    }
+                }
+            }
+        };
+        for r in results {
+            let merged = self.cells[r.index()].meet(&out);
+            self.set(r, merged);
+        }
+    }
+
+    fn rewrite(self) -> PassStats {
+        let mut stats = PassStats::default();
+        let Ctx {
+            func,
+            cells,
+            executable_blocks,
+            ..
+        } = self;
+        let scalar_const = |func: &mut Function, v: ValueId| -> Option<ValueId> {
+            let c = match &cells[v.index()] {
+                Cell::Const(Val::Field(x)) => Const::Field(*x),
+                Cell::Const(Val::UInt(n)) => Const::UInt(*n),
+                _ => return None,
+            };
+            if func.const_value(v).is_some() {
+                return None;
+            }
+            let ty = func.value_type(v).clone();
+            Some(func.make_const(ty, c))
+        };
+        let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+        for b in func.layout.clone() {
+            if !executable_blocks.contains(&b) {
+                continue;
+            }
+            for p in func.block(b).params.clone() {
+                if let Some(c) = scalar_const(func, p) {
+                    subst.insert(p, c);
+                }
+            }
+            let mut kept = Vec::new();
+            for i in func.block(b).insts.clone() {
+                let results = func.inst(i).results.clone();
+                let mut all_const = !results.is_empty();
+                for r in results {
+                    match scalar_const(func, r) {
+                        Some(c) => {
+                            subst.insert(r, c);
+                        }
+                        None => all_const = false,
+                    }
+                }
+                let true_assert = matches!(func.inst(i).kind,
+                    InstKind::Assert { cond, .. } if cells_const_true(func, &cells, cond));
+                if all_const || true_assert {
+                    stats.add("insts_removed", 1);
+                } else {
+                    kept.push(i);
+                }
+            }
+            func.block_mut(b).insts = kept;
+            if let Some(Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            }) = func.block(b).term.clone()
+            {
+                let taken: Option<BlockCall> = match func.const_value(cond).map(|c| match c {
+                    Const::UInt(n) => Val::UInt(n),
+                    Const::Field(x) => Val::Field(x),
+                }) {
+                    Some(v) => Some(v),
+                    None => match &cells[cond.index()] {
+                        Cell::Const(v) => Some(v.clone()),
+                        _ => None,
+                    },
+                }
+                .map(|v| {
+                    if v == Val::UInt(1) {
+                        then_dest
+                    } else {
+                        else_dest
+                    }
+                });
+                if let Some(call) = taken {
+                    func.block_mut(b).term = Some(Terminator::Jmp(call));
+                    stats.add("branches_folded", 1);
+                }
+            }
+        }
+        stats.add("values_replaced", subst.len());
+        let before = func.layout.len();
+        func.layout.retain(|b| executable_blocks.contains(b));
+        remove_unreachable_blocks(func);
+        stats.add("blocks_removed", before - func.layout.len());
+        func.replace_uses(&subst);
+        stats
+    }
+}
+
+fn cells_const_true(func: &Function, cells: &[Cell], v: ValueId) -> bool {
+    match func.const_value(v) {
+        Some(c) => c == Const::UInt(1),
+        None => cells[v.index()] == Cell::Const(Val::UInt(1)),
+    }
+}

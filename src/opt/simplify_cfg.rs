@@ -1,0 +1,189 @@
+//! CFG simplification, repeated until nothing changes:
+//! 1. Remove blocks the entry does not reach.
+//! 2. A `br` on a constant becomes a `jmp` to the taken side; a `br` whose two sides are the same
+//!    block with the same arguments becomes a `jmp`.
+//! 3. Replace block parameters that every jump binds to one value (or to the parameter itself)
+//!    by that value.
+//! 4. Remove empty forwarding blocks: a non-entry block `B(params): jmp C(args)` with no
+//!    instructions, whose parameters are used only by that jump, is bypassed: every jump
+//!    `B(xs)` becomes `C(args[params := xs])`.
+//! 5. Merge a block into its predecessor when the predecessor ends in `jmp` to it and it has no
+//!    other predecessor: its parameters become the jump's arguments, its instructions and
+//!    terminator move to the end of the predecessor.
+//!
+//! ```text
+//! b0(v0: u1):                       b0(v0: u1):
+//!     br v0, b1(), b2()                 br v0, b3(u32 1), b3(u32 2)
+//! b1():                             b3(v1: u32):
+//!     jmp b3(u32 1)           ==>       v3 = add v1, u32 1
+//! b2():                                 return v3
+//!     jmp b3(u32 2)
+//! b3(v1: u32):
+//!     jmp b4()
+//! b4():
+//!     v3 = add v1, u32 1
+//!     return v3
+//! ```
+//! (b1 and b2 are forwarding blocks, step 4; b4 merges into b3, step 5.)
+
+use super::util::{incoming_edges, remove_unreachable_blocks, replace_trivial_params};
+use super::PassStats;
+use crate::ir::{BlockCall, BlockId, Function, Program, Terminator, ValueId};
+use std::collections::{HashMap, HashSet};
+
+/// Runs CFG simplification on every function of the program.
+pub fn run(program: &mut Program) -> PassStats {
+    let mut stats = PassStats::default();
+    for func in &mut program.funcs {
+        stats.merge(Ctx { func }.run());
+    }
+    stats
+}
+
+struct Ctx<'f> {
+    func: &'f mut Function,
+}
+
+impl Ctx<'_> {
+    fn run(mut self) -> PassStats {
+        let mut stats = PassStats::default();
+        loop {
+            let mut round = PassStats::default();
+            round.add("blocks_removed", remove_unreachable_blocks(self.func));
+            round.add("branches_folded", self.fold_branches());
+            round.add("params_replaced", replace_trivial_params(self.func));
+            round.add("forwarders_removed", self.remove_forwarders());
+            round.add("blocks_merged", self.merge_blocks());
+            let changed = round.changed();
+            stats.merge(round);
+            if !changed {
+                return stats;
+            }
+        }
+    }
+
+    fn fold_branches(&mut self) -> usize {
+        let mut n = 0;
+        for b in self.func.layout.clone() {
+            let Some(Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            }) = &self.func.block(b).term
+            else {
+                continue;
+            };
+            let taken: Option<BlockCall> = match self.func.const_value(*cond) {
+                Some(c) => Some(if c == crate::ir::Const::UInt(1) {
+                    then_dest.clone()
+                } else {
+                    else_dest.clone()
+                }),
+                None if then_dest == else_dest => Some(then_dest.clone()),
+                None => None,
+            };
+            if let Some(call) = taken {
+                self.func.block_mut(b).term = Some(Terminator::Jmp(call));
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Step 4. Returns the number of blocks bypassed.
+    fn remove_forwarders(&mut self) -> usize {
+        let mut n = 0;
+        let mut uses = self.func.use_counts();
+        for b in self.func.layout.clone() {
+            if b == self.func.entry || !self.func.block(b).insts.is_empty() {
+                continue;
+            }
+            let Some(Terminator::Jmp(target)) = self.func.block(b).term.clone() else {
+                continue;
+            };
+            if target.block == b {
+                continue;
+            }
+            let params = self.func.block(b).params.clone();
+            // The parameters may only be used by this jump (they vanish with the block).
+            let uses_in_jump = |p: &ValueId| target.args.iter().filter(|a| *a == p).count();
+            if params
+                .iter()
+                .any(|p| uses.get(p).copied().unwrap_or(0) != uses_in_jump(p))
+            {
+                continue;
+            }
+            let incoming = incoming_edges(self.func);
+            let edges = incoming[&b].clone();
+            if edges.is_empty() {
+                continue;
+            }
+            for (src, k) in edges {
+                let term = self
+                    .func
+                    .block_mut(src)
+                    .term
+                    .as_mut()
+                    .expect("bug: no terminator");
+                let call = term
+                    .block_calls_mut()
+                    .into_iter()
+                    .nth(k)
+                    .expect("bug: stale edge");
+                let subst: HashMap<ValueId, ValueId> = params
+                    .iter()
+                    .copied()
+                    .zip(call.args.iter().copied())
+                    .collect();
+                *call = BlockCall {
+                    block: target.block,
+                    args: target
+                        .args
+                        .iter()
+                        .map(|a| subst.get(a).copied().unwrap_or(*a))
+                        .collect(),
+                };
+            }
+            self.func.layout.retain(|x| *x != b);
+            uses = self.func.use_counts();
+            n += 1;
+        }
+        n
+    }
+
+    /// Step 5. Returns the number of blocks merged away.
+    fn merge_blocks(&mut self) -> usize {
+        // Merging B into P moves B's out-edges to P: every other block keeps its number of
+        // predecessors, so the counts taken once stay valid through the sweep.
+        let mut n_preds: HashMap<BlockId, usize> = HashMap::new();
+        for &b in &self.func.layout {
+            for s in self.func.successors(b) {
+                *n_preds.entry(s).or_insert(0) += 1;
+            }
+        }
+        let mut merged: HashSet<BlockId> = HashSet::new();
+        let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+        for p in self.func.layout.clone() {
+            if merged.contains(&p) {
+                continue;
+            }
+            while let Some(Terminator::Jmp(call)) = self.func.block(p).term.clone() {
+                let b = call.block;
+                if b == p || b == self.func.entry || n_preds.get(&b) != Some(&1) {
+                    break;
+                }
+                let data = std::mem::take(self.func.block_mut(b));
+                for (param, arg) in data.params.iter().zip(&call.args) {
+                    subst.insert(*param, *arg);
+                }
+                let block = self.func.block_mut(p);
+                block.insts.extend(data.insts);
+                block.term = data.term;
+                merged.insert(b);
+            }
+        }
+        self.func.layout.retain(|b| !merged.contains(b));
+        self.func.replace_uses(&subst);
+        merged.len()
+    }
+}

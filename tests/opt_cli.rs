@@ -1,0 +1,74 @@
+//! The `zkbc opt` subcommand: runs passes on a text-format IR file and prints the result.
+
+use std::process::Command;
+
+fn zkbc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
+        .args(args)
+        .output()
+        .expect("run zkbc");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const FILE: &str = "tests/opt/inline_local.ir";
+
+#[test]
+fn opt_default_level_inlines_and_promotes() {
+    let (code, stdout, stderr) = zkbc(&["opt", FILE]);
+    assert_eq!(code, 0, "{stderr}");
+    let program = zkbc::ir::parse_program(&stdout).unwrap();
+    zkbc::ir::verify::verify_program(&program).unwrap();
+    expect_test::expect![[r#"
+        fn main f0 -> field {
+        b0(v0: field):
+            v1 = mul v0, v0
+            v2 = add v1, field 1
+            return v2
+        }
+    "#]]
+    .assert_eq(&program.normalized_text());
+}
+
+#[test]
+fn opt_passes_print_after_skip_and_time() {
+    let (code, stdout, stderr) = zkbc(&[
+        "opt",
+        FILE,
+        "--passes",
+        "inline,mem2reg,dce",
+        "--print-after",
+        "inline",
+        "--skip",
+        "dce",
+        "--time-passes",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // mem2reg ran, dce was skipped, so the dead jump blocks of inlining are still there.
+    assert!(!stdout.contains("load"), "{stdout}");
+    assert!(stdout.contains("jmp"), "{stdout}");
+    assert!(stderr.contains("; after inline (round 0): calls_inlined=1, functions_removed=1"));
+    assert!(stderr.contains("mem2reg"), "{stderr}");
+    assert!(!stderr.lines().any(|l| l.starts_with("dce")), "{stderr}");
+    assert!(stderr.contains("total"), "{stderr}");
+}
+
+#[test]
+fn opt_rejects_an_unknown_pass() {
+    let (code, _, stderr) = zkbc(&["opt", FILE, "--passes", "mem2reg,cse"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown pass `cse`"), "{stderr}");
+    let (code, _, stderr) = zkbc(&["opt", FILE, "--skip", "nothing"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown pass `nothing`"), "{stderr}");
+}
+
+#[test]
+fn opt_rejects_a_bad_level() {
+    let (code, _, stderr) = zkbc(&["opt", FILE, "-O", "7"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown optimization level"), "{stderr}");
+}

@@ -1,0 +1,206 @@
+//! Differential testing of every pass on random IR programs (`zkbc::opt::random`): the program
+//! and its optimized form must both verify and give the same outputs, or the same kind of
+//! failure, on the generated inputs. CI runs 2,000 programs per pass with fixed seeds;
+//! `ZKBC_RANDOM_CASES=100000 cargo test --release --test opt_random` runs more.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use zkbc::ir::{verify, Function, InstKind, Program, Terminator, ValueId};
+use zkbc::opt::random::{compare_runs, random_program};
+use zkbc::opt::{optimize, OptLevel, Options, Pipeline};
+
+fn cases() -> u64 {
+    std::env::var("ZKBC_RANDOM_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000)
+}
+
+/// Runs `pipeline` on `cases()` random programs from `first_seed` and compares behaviour.
+fn check_random(pipeline: &Pipeline, first_seed: u64) {
+    check_random_with(pipeline, first_seed, |_, _| {});
+}
+
+/// As [`check_random`], also checking `property` of every optimized program.
+fn check_random_with(pipeline: &Pipeline, first_seed: u64, property: impl Fn(u64, &Program)) {
+    let options = Options {
+        verify: true,
+        ..Options::default()
+    };
+    let mut changed = 0;
+    for seed in first_seed..first_seed + cases() {
+        let generated = random_program(seed);
+        let mut optimized = generated.program.clone();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            optimize(&mut optimized, pipeline, &options).expect("random programs do not recurse")
+        }));
+        if let Err(panic) = result {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            panic!(
+                "seed {seed}: the pipeline panicked: {msg}\n{}",
+                generated.program
+            );
+        }
+        verify::verify_program(&optimized).unwrap();
+        if let Err(e) = compare_runs(&generated.program, &optimized, &generated.inputs) {
+            panic!(
+                "seed {seed}: {e}\nbefore:\n{}\nafter:\n{optimized}",
+                generated.program
+            );
+        }
+        property(seed, &optimized);
+        if optimized.normalized_text() != generated.program.normalized_text() {
+            changed += 1;
+        }
+    }
+    // The generator must give the pass something to do on most programs.
+    assert!(
+        changed * 2 > cases(),
+        "the pipeline changed only {changed} of {} programs",
+        cases()
+    );
+}
+
+fn passes(names: &[&str]) -> Pipeline {
+    Pipeline::from_names(names).unwrap()
+}
+
+#[test]
+fn random_programs_are_valid_and_run() {
+    let mut ok = 0;
+    let mut failed = 0;
+    for seed in 0..cases() {
+        let generated = random_program(seed);
+        // Compare the program with itself: this checks it never hits an invalid state.
+        compare_runs(&generated.program, &generated.program, &generated.inputs)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", generated.program));
+        for input in &generated.inputs {
+            let run = zkbc::ir::interp::run(&generated.program, input, Default::default());
+            if run.is_ok() {
+                ok += 1;
+            } else {
+                failed += 1;
+            }
+        }
+    }
+    // Both outcomes must be common, or the differential tests would miss a whole class.
+    assert!(
+        ok > failed / 2 && failed * 20 > ok,
+        "ok {ok}, failed {failed}"
+    );
+}
+
+#[test]
+fn inline_on_random_programs() {
+    check_random_some(&passes(&["inline"]), 1_000_000);
+}
+
+#[test]
+fn mem2reg_on_random_programs() {
+    check_random(&passes(&["mem2reg"]), 2_000_000);
+}
+
+#[test]
+fn mem2reg_after_inline_on_random_programs() {
+    check_random(&passes(&["inline", "mem2reg", "dce", "mem2reg"]), 3_000_000);
+}
+
+#[test]
+fn sccp_on_random_programs() {
+    check_random(&passes(&["sccp"]), 4_000_000);
+}
+
+#[test]
+fn dce_on_random_programs() {
+    check_random(&passes(&["dce"]), 5_000_000);
+}
+
+#[test]
+fn simplify_cfg_on_random_programs() {
+    check_random(&passes(&["simplify_cfg"]), 6_000_000);
+}
+
+#[test]
+fn o1_on_random_programs() {
+    check_random(&OptLevel::O1.pipeline(), 7_000_000);
+}
+
+#[test]
+fn o2_on_random_programs() {
+    check_random_with(&OptLevel::O2.pipeline(), 8_000_000, |seed, program| {
+        let func = program.main_func();
+        assert_eq!(program.funcs.len(), 1, "seed {seed}: functions left");
+        for &b in &func.layout {
+            if let Some(Terminator::Br { cond, .. }) = &func.block(b).term {
+                assert!(
+                    func.const_value(*cond).is_none(),
+                    "seed {seed}: branch on a constant left\n{program}"
+                );
+            }
+            for &i in &func.block(b).insts {
+                let data = func.inst(i);
+                if let InstKind::Allocate { ty } = &data.kind {
+                    // A cell holding references has no zero value to promote to.
+                    assert!(
+                        ty.contains_ref() || escapes(func, data.results[0]),
+                        "seed {seed}: non-escaping allocation {} left\n{program}",
+                        data.results[0]
+                    );
+                }
+            }
+        }
+    });
+}
+
+/// Whether `r` is used other than as the address of a `load` or `store`.
+fn escapes(func: &Function, r: ValueId) -> bool {
+    func.layout.iter().any(|&b| {
+        let block = func.block(b);
+        block.insts.iter().any(|&i| match &func.inst(i).kind {
+            InstKind::Load { .. } => false,
+            InstKind::Store { value, .. } => *value == r,
+            kind => kind.operands().contains(&r),
+        }) || block
+            .term
+            .as_ref()
+            .is_some_and(|t| t.operands().contains(&r))
+    })
+}
+
+#[test]
+fn o3_on_random_programs() {
+    check_random(&OptLevel::O3.pipeline(), 9_000_000);
+}
+
+/// Inlining changes only programs with calls (about half of them).
+fn check_random_some(pipeline: &Pipeline, first_seed: u64) {
+    let options = Options {
+        verify: true,
+        ..Options::default()
+    };
+    let mut inlined = 0;
+    for seed in first_seed..first_seed + cases() {
+        let generated = random_program(seed);
+        let mut optimized = generated.program.clone();
+        let report = optimize(&mut optimized, pipeline, &options).unwrap();
+        inlined += report
+            .runs
+            .iter()
+            .map(|r| r.stats.get("calls_inlined"))
+            .sum::<usize>();
+        assert!(
+            optimized.funcs.len() == 1 && !optimized.main_func().has_calls(),
+            "seed {seed}: calls left after inlining"
+        );
+        if let Err(e) = compare_runs(&generated.program, &optimized, &generated.inputs) {
+            panic!(
+                "seed {seed}: {e}\nbefore:\n{}\nafter:\n{optimized}",
+                generated.program
+            );
+        }
+    }
+    assert!(inlined as u64 > cases() / 4, "only {inlined} calls inlined");
+}
