@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod export;
 pub mod field;
 pub mod ir;
 pub mod prove;
