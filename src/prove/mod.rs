@@ -35,7 +35,8 @@
 //! 5. Round i = 0..n: the prover sends the degree-3 round polynomial
 //!    `g_i(t) = Σ eq·(Az·Bz − Cz)` with the first remaining variable bound to t and the rest
 //!    summed over the hypercube, as its values at t = 0, 1, 2, 3 (a parallel fold-reduce over
-//!    the half tables). In round 0 it first absorbs its claimed sum `g_0(0) + g_0(1)`. Both
+//!    the half tables; after round 0, `g_i(1)` is the running claim minus `g_i(0)`, as in
+//!    Spartan). In round 0 it first absorbs its claimed sum `g_0(0) + g_0(1)`. Both
 //!    absorb `g_i`, draw `r_i`, and the prover binds the variable: each table halves,
 //!    `t[k] ← t[k] + r_i·(t[k + half] − t[k])`, the four tables folded in parallel.
 //! 6. After n rounds the tables are single values `eq(τ, r)`, `Ãz(r)`, `B̃z(r)`, `C̃z(r)`; the
