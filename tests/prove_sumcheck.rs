@@ -356,3 +356,23 @@ fn messages_name_the_block_and_the_reason() {
          the constraints"
     );
 }
+
+#[test]
+fn blocks_large_enough_to_split_rounds_across_tasks_prove_and_verify() {
+    // 100 executions of 64 constraints: Q·X = 128·64 = 8192 cells, so the first rounds and
+    // folds split into several rayon tasks (the tiny blocks above run in one).
+    let blocks = vec![
+        zkbc::prove::synthetic::block("wide", 64, 100, 5),
+        zkbc::prove::synthetic::block("tall", 1000, 3, 6),
+    ];
+    assert_eq!(total_cells(&blocks), 8192 + 4 * 1024);
+    let proof = prove(&blocks).unwrap();
+    assert_eq!(verify(&blocks, &proof), Ok(()));
+    let mut changed = blocks.clone();
+    changed[0].executions[77][40] += fr(1);
+    let proof = prove(&changed).unwrap();
+    assert_eq!(
+        rejection(verify(&changed, &proof)),
+        (0, Rejection::NonZeroSum)
+    );
+}
