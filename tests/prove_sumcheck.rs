@@ -360,19 +360,23 @@ fn messages_name_the_block_and_the_reason() {
 #[test]
 fn blocks_large_enough_to_split_rounds_across_tasks_prove_and_verify() {
     // 100 executions of 64 constraints: Q·X = 128·64 = 8192 cells, so the first rounds and
-    // folds split into several rayon tasks (the tiny blocks above run in one).
+    // folds split into several rayon tasks (the tiny blocks above run in one); one execution
+    // of 5000 constraints builds its tables in two chunks of one execution.
     let blocks = vec![
         zkbc::prove::synthetic::block("wide", 64, 100, 5),
         zkbc::prove::synthetic::block("tall", 1000, 3, 6),
+        zkbc::prove::synthetic::block("long", 5000, 1, 8),
     ];
-    assert_eq!(total_cells(&blocks), 8192 + 4 * 1024);
+    assert_eq!(total_cells(&blocks), 8192 + 4 * 1024 + 8192);
     let proof = prove(&blocks).unwrap();
     assert_eq!(verify(&blocks, &proof), Ok(()));
-    let mut changed = blocks.clone();
-    changed[0].executions[77][40] += fr(1);
-    let proof = prove(&changed).unwrap();
-    assert_eq!(
-        rejection(verify(&changed, &proof)),
-        (0, Rejection::NonZeroSum)
-    );
+    for (block_idx, execution, var) in [(0, 77, 40), (2, 0, 4500)] {
+        let mut changed = blocks.clone();
+        changed[block_idx].executions[execution][var] += fr(1);
+        let proof = prove(&changed).unwrap();
+        assert_eq!(
+            rejection(verify(&changed, &proof)),
+            (block_idx, Rejection::NonZeroSum)
+        );
+    }
 }

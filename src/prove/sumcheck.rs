@@ -85,16 +85,24 @@ fn products(instance: &BlockInstance, shape: &BlockShape) -> [Vec<Fr>; 3] {
         vec![Fr::zero(); cells],
         vec![Fr::zero(); cells],
     ];
+    // Chunks of at most 4096 cells of one execution, so a block that ran once still fills
+    // every core; X is a power of two, so chunks never straddle two executions.
+    let chunk = x_len.min(1 << 12);
     let [a, b, c] = &mut tables;
-    a.par_chunks_mut(x_len)
-        .zip(b.par_chunks_mut(x_len))
-        .zip(c.par_chunks_mut(x_len))
-        .zip(instance.executions.par_iter())
-        .for_each(|(((a, b), c), z)| {
-            for row in 0..r1cs.num_constraints() {
-                a[row] = SparseR1cs::dot(&r1cs.a[row], z);
-                b[row] = SparseR1cs::dot(&r1cs.b[row], z);
-                c[row] = SparseR1cs::dot(&r1cs.c[row], z);
+    a.par_chunks_mut(chunk)
+        .zip(b.par_chunks_mut(chunk))
+        .zip(c.par_chunks_mut(chunk))
+        .enumerate()
+        .for_each(|(k, ((a, b), c))| {
+            let (execution, first_row) = (k * chunk / x_len, k * chunk % x_len);
+            let Some(z) = instance.executions.get(execution) else {
+                return; // a padded execution: all-zero z, all-zero products
+            };
+            let rows = first_row..(first_row + chunk).min(r1cs.num_constraints());
+            for (i, row) in rows.enumerate() {
+                a[i] = SparseR1cs::dot(&r1cs.a[row], z);
+                b[i] = SparseR1cs::dot(&r1cs.b[row], z);
+                c[i] = SparseR1cs::dot(&r1cs.c[row], z);
             }
         });
     tables
