@@ -3,9 +3,9 @@
 //!
 //! The state is 32 bytes. Absorbing `(label, bytes)` replaces it by
 //! `SHA-256(state ‖ len(label) ‖ label ‖ len(bytes) ‖ bytes)` (lengths as u64 LE), so two
-//! different message sequences never hash the same input. A challenge is
-//! `SHA-256(state ‖ "challenge" ‖ label ‖ i)` for i = 0, 1 concatenated (64 bytes) and reduced
-//! mod p, which makes the bias from the reduction negligible (2^-250); the state then ratchets
+//! different message sequences never hash the same input. A challenge is the two hashes
+//! `SHA-256(state ‖ "challenge" ‖ len(label) ‖ label ‖ i)`, i = 0, 1, concatenated (64 bytes)
+//! and reduced mod p, which keeps the bias of the reduction below 2^-250; the state then ratchets
 //! forward so the next challenge differs. [`Transcript::fork`] derives an independent
 //! transcript bound to everything absorbed so far, which is how the blocks of one proof get
 //! their own transcripts and can be proved in parallel.
@@ -60,6 +60,7 @@ impl Transcript {
             let mut hasher = Sha256::new();
             hasher.update(self.state);
             hasher.update(b"challenge");
+            hasher.update((label.len() as u64).to_le_bytes());
             hasher.update(label);
             hasher.update([i as u8]);
             half.copy_from_slice(&hasher.finalize());
