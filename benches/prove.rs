@@ -3,14 +3,17 @@
 //! Each case is one synthetic block (`zkbc::prove::synthetic`) of `Q` executions and `X`
 //! constraints, `Q·X` from 2^10 to 2^20 cells, in square and lopsided shapes and one with
 //! padding. Criterion measures `prove`; afterwards the bench prints, per case, the median time
-//! per proof and the split of one timed proof (digest / tables / rounds), then the
-//! least-squares line `time = a + b·cells` with R². Run with `cargo bench --bench prove`.
+//! per proof, the split of one timed proof (digest / tables / rounds) and the time to verify
+//! it, then the least-squares line `time = a + b·cells` with R². Run with
+//! `cargo bench --bench prove`.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use zkbc::prove::{fit::linear_fit, prove, prove_timed, synthetic, total_cells, BlockInstance};
+use zkbc::prove::{
+    fit::linear_fit, prove, prove_timed, synthetic, total_cells, verify, BlockInstance,
+};
 
 /// (constraints, executions): padded cells 2^10 … 2^20.
 const CASES: &[(usize, usize)] = &[
@@ -78,8 +81,8 @@ fn summarize() {
     let threads = rayon::current_num_threads();
     println!("\nprover time against sumcheck cells ({threads} rayon threads)");
     println!(
-        "{:>10} {:>10} {:>12} {:>10} {:>10} {:>10} {:>10}",
-        "case", "cells", "median ms", "ns/cell", "digest ms", "tables ms", "rounds ms"
+        "{:>10} {:>10} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "case", "cells", "median ms", "ns/cell", "digest ms", "tables ms", "rounds ms", "verify ms"
     );
     let mut points = Vec::new();
     for &(cons, execs) in CASES {
@@ -90,10 +93,13 @@ fn summarize() {
         let blocks: Vec<BlockInstance> = vec![synthetic::block("b", cons, execs, 7)];
         let cells = total_cells(&blocks);
         let t = median(times);
-        let (_, timing) = prove_timed(&blocks).expect("synthetic blocks are well formed");
+        let (proof, timing) = prove_timed(&blocks).expect("synthetic blocks are well formed");
         let split = timing.blocks[0];
+        let start = Instant::now();
+        verify(&blocks, &proof).expect("honest proofs verify");
+        let verify_time = start.elapsed();
         println!(
-            "{:>10} {:>10} {:>12.3} {:>10.1} {:>10.3} {:>10.3} {:>10.3}",
+            "{:>10} {:>10} {:>12.3} {:>10.1} {:>10.3} {:>10.3} {:>10.3} {:>10.3}",
             id,
             cells,
             t * 1e3,
@@ -101,6 +107,7 @@ fn summarize() {
             split.digest.as_secs_f64() * 1e3,
             split.tables.as_secs_f64() * 1e3,
             split.rounds.as_secs_f64() * 1e3,
+            verify_time.as_secs_f64() * 1e3,
         );
         points.push((cells as f64, t));
     }
