@@ -6,6 +6,8 @@
 //!       optimized IR ──r1cs::lower (one instance per block, rayon-parallel)──▶ BlockR1cs[]
 //!       IR + inputs ──interp──▶ outputs + block trace ──witness──▶ per-block assignments, checked
 //!       BlockR1cs[] + trace ──report──▶ sizes, padding waste, sumcheck cells
+//!       block instances + executions ──prove──▶ per-block sumcheck proofs ──verify
+//!       block instances + executions ──export──▶ iden3 .r1cs / .wtns (snarkjs)
 //! ```
 //!
 //! See `ARCHITECTURE.md` for the code map and each module's invariants.
@@ -13,8 +15,10 @@
 
 pub mod analysis;
 pub mod diagnostics;
+pub mod export;
 pub mod field;
 pub mod front;
 pub mod ir;
 pub mod opt;
+pub mod prove;
 pub mod report;

@@ -1,0 +1,349 @@
+//! The prover's input: one sparse R1CS instance per block and the assignments of its executions.
+//!
+//! This is deliberately plain data, independent of how `r1cs::lower` builds its instances: a
+//! matrix is a list of rows, a row a list of `(variable, coefficient)` pairs sorted by variable,
+//! over the assignment vector `z = [1, instance..., witness...]` (index 0 is the constant one).
+//! One execution of a block is one full `z`.
+
+use crate::field::Fr;
+use ark_ff::One;
+use std::fmt;
+
+/// One row of a sparse matrix: `(variable index into z, coefficient)`, strictly increasing in the
+/// variable index.
+pub type SparseRow = Vec<(usize, Fr)>;
+
+/// A rank-1 constraint system `Az ∘ Bz = Cz` in sparse row form.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct SparseR1cs {
+    /// Instance (public, input/output) variables, not counting the constant one at index 0.
+    pub num_instance: usize,
+    /// Witness (private) variables; they follow the instance variables in `z`.
+    pub num_witness: usize,
+    /// The rows of A, one per constraint.
+    pub a: Vec<SparseRow>,
+    /// The rows of B, one per constraint.
+    pub b: Vec<SparseRow>,
+    /// The rows of C, one per constraint.
+    pub c: Vec<SparseRow>,
+}
+
+/// Which of the three matrices; used in messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Matrix {
+    /// The left factor A.
+    A,
+    /// The right factor B.
+    B,
+    /// The product side C.
+    C,
+}
+
+impl fmt::Display for Matrix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Matrix::A => "A",
+            Matrix::B => "B",
+            Matrix::C => "C",
+        })
+    }
+}
+
+impl SparseR1cs {
+    /// Length of an assignment `z`: the constant one, the instance and the witness variables.
+    pub fn num_vars(&self) -> usize {
+        1 + self.num_instance + self.num_witness
+    }
+
+    /// Number of constraints (rows of A; a validated system has as many rows in B and C).
+    pub fn num_constraints(&self) -> usize {
+        self.a.len()
+    }
+
+    /// The three matrices with their names.
+    pub fn matrices(&self) -> [(Matrix, &[SparseRow]); 3] {
+        [
+            (Matrix::A, &self.a),
+            (Matrix::B, &self.b),
+            (Matrix::C, &self.c),
+        ]
+    }
+
+    /// Checks the shape: equal row counts, every row strictly sorted, every variable in range.
+    pub fn validate(&self) -> Result<(), ShapeError> {
+        if self.b.len() != self.a.len() || self.c.len() != self.a.len() {
+            return Err(ShapeError::RowCounts {
+                a: self.a.len(),
+                b: self.b.len(),
+                c: self.c.len(),
+            });
+        }
+        let num_vars = self.num_vars();
+        for (matrix, rows) in self.matrices() {
+            for (row, entries) in rows.iter().enumerate() {
+                for (pos, &(var, _)) in entries.iter().enumerate() {
+                    if var >= num_vars {
+                        return Err(ShapeError::VariableOutOfRange {
+                            matrix,
+                            row,
+                            var,
+                            num_vars,
+                        });
+                    }
+                    if pos > 0 && entries[pos - 1].0 >= var {
+                        return Err(ShapeError::UnsortedRow { matrix, row });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `⟨row, z⟩`; `z` must have [`num_vars`](Self::num_vars) entries.
+    pub fn dot(row: &[(usize, Fr)], z: &[Fr]) -> Fr {
+        row.iter().map(|&(var, coeff)| coeff * z[var]).sum()
+    }
+
+    /// The first constraint that `z` violates, or `None` when `z` satisfies every constraint.
+    /// `z` must have [`num_vars`](Self::num_vars) entries (a validated execution does).
+    pub fn first_unsatisfied(&self, z: &[Fr]) -> Option<usize> {
+        (0..self.num_constraints()).find(|&row| {
+            Self::dot(&self.a[row], z) * Self::dot(&self.b[row], z) != Self::dot(&self.c[row], z)
+        })
+    }
+}
+
+/// A block's instance and the assignments of its executions (one full `z` per execution, from
+/// the run's block trace).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct BlockInstance {
+    /// The block's name, for messages and file names (e.g. `b3`).
+    pub name: String,
+    /// The block's constraint system.
+    pub r1cs: SparseR1cs,
+    /// One assignment `z = [1, instance..., witness...]` per execution.
+    pub executions: Vec<Vec<Fr>>,
+}
+
+/// The padded dimensions of a block in the data-parallel sumcheck.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockShape {
+    /// Constraints of the instance (`cons_b`).
+    pub num_constraints: usize,
+    /// Executions of the block (`exec_b`).
+    pub num_executions: usize,
+    /// Length of `z`.
+    pub num_vars: usize,
+    /// Padded executions `Q_b = next_pow2(exec_b)`, 0 when the block never ran.
+    pub padded_executions: usize,
+    /// Padded constraints `X_b = max(2, next_pow2(cons_b))`.
+    pub padded_constraints: usize,
+}
+
+impl BlockShape {
+    /// Sumcheck cells `Q_b · X_b`: the length of each dense table the prover folds.
+    pub fn cells(&self) -> usize {
+        self.padded_executions * self.padded_constraints
+    }
+
+    /// Variables of the execution dimension, `log2 Q_b` (0 for a block that never ran).
+    pub fn execution_vars(&self) -> usize {
+        self.padded_executions.max(1).trailing_zeros() as usize
+    }
+
+    /// Variables of the constraint dimension, `log2 X_b`.
+    pub fn constraint_vars(&self) -> usize {
+        self.padded_constraints.trailing_zeros() as usize
+    }
+
+    /// Sumcheck rounds for this block: `log2 Q_b + log2 X_b`, or 0 for a block that never ran.
+    pub fn rounds(&self) -> usize {
+        if self.num_executions == 0 {
+            0
+        } else {
+            self.execution_vars() + self.constraint_vars()
+        }
+    }
+}
+
+/// Dense tables above this many cells are refused: 2^32 cells of four tables would need over
+/// 500 GiB, so a larger request is a mistake, not a workload.
+pub const MAX_CELLS: usize = 1 << 32;
+
+impl BlockInstance {
+    /// The padded dimensions.
+    pub fn shape(&self) -> BlockShape {
+        let num_executions = self.executions.len();
+        let num_constraints = self.r1cs.num_constraints();
+        BlockShape {
+            num_constraints,
+            num_executions,
+            num_vars: self.r1cs.num_vars(),
+            padded_executions: if num_executions == 0 {
+                0
+            } else {
+                num_executions.next_power_of_two()
+            },
+            padded_constraints: num_constraints.next_power_of_two().max(2),
+        }
+    }
+
+    /// Checks the matrices (see [`SparseR1cs::validate`]), that every execution has one entry
+    /// per variable with the constant one first, and that the padded tables are not absurdly
+    /// large ([`MAX_CELLS`]). Satisfaction is *not* checked: proving an unsatisfied execution
+    /// is allowed and yields a proof the verifier rejects.
+    pub fn validate(&self) -> Result<(), InstanceError> {
+        let fail = |error| InstanceError {
+            block: self.name.clone(),
+            error,
+        };
+        self.r1cs.validate().map_err(fail)?;
+        let num_vars = self.r1cs.num_vars();
+        for (execution, z) in self.executions.iter().enumerate() {
+            if z.len() != num_vars {
+                return Err(fail(ShapeError::ExecutionLength {
+                    execution,
+                    expected: num_vars,
+                    found: z.len(),
+                }));
+            }
+            if !z[0].is_one() {
+                return Err(fail(ShapeError::ConstantNotOne { execution }));
+            }
+        }
+        let (q, x) = (
+            self.executions.len().checked_next_power_of_two(),
+            self.r1cs.num_constraints().checked_next_power_of_two(),
+        );
+        match q.zip(x).and_then(|(q, x)| q.checked_mul(x.max(2))) {
+            Some(cells) if cells <= MAX_CELLS => Ok(()),
+            _ => Err(fail(ShapeError::TooLarge {
+                executions: self.executions.len(),
+                constraints: self.r1cs.num_constraints(),
+            })),
+        }
+    }
+
+    /// The first `(execution, constraint)` that is not satisfied, or `None` when every
+    /// execution satisfies every constraint. Call on a validated instance.
+    pub fn first_unsatisfied(&self) -> Option<(usize, usize)> {
+        self.executions
+            .iter()
+            .enumerate()
+            .find_map(|(e, z)| self.r1cs.first_unsatisfied(z).map(|row| (e, row)))
+    }
+}
+
+/// A malformed instance or execution, found by [`BlockInstance::validate`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShapeError {
+    /// A, B and C do not have one row per constraint each.
+    RowCounts {
+        /// Rows of A.
+        a: usize,
+        /// Rows of B.
+        b: usize,
+        /// Rows of C.
+        c: usize,
+    },
+    /// A row's variable indices are not strictly increasing.
+    UnsortedRow {
+        /// The matrix.
+        matrix: Matrix,
+        /// The row (constraint) index.
+        row: usize,
+    },
+    /// A row names a variable past the end of `z`.
+    VariableOutOfRange {
+        /// The matrix.
+        matrix: Matrix,
+        /// The row (constraint) index.
+        row: usize,
+        /// The variable named.
+        var: usize,
+        /// Length of `z`.
+        num_vars: usize,
+    },
+    /// An execution's assignment has the wrong length.
+    ExecutionLength {
+        /// The execution index.
+        execution: usize,
+        /// Length of `z` the instance expects.
+        expected: usize,
+        /// Length given.
+        found: usize,
+    },
+    /// An execution's assignment does not start with the constant one.
+    ConstantNotOne {
+        /// The execution index.
+        execution: usize,
+    },
+    /// The padded tables would exceed [`MAX_CELLS`].
+    TooLarge {
+        /// Executions given.
+        executions: usize,
+        /// Constraints given.
+        constraints: usize,
+    },
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShapeError::RowCounts { a, b, c } => write!(
+                f,
+                "A, B and C must have one row per constraint, found {a}, {b} and {c} rows"
+            ),
+            ShapeError::UnsortedRow { matrix, row } => write!(
+                f,
+                "row {row} of {matrix} is not sorted by variable (or names a variable twice)"
+            ),
+            ShapeError::VariableOutOfRange {
+                matrix,
+                row,
+                var,
+                num_vars,
+            } => write!(
+                f,
+                "row {row} of {matrix} names variable {var}, but z has only {num_vars} entries"
+            ),
+            ShapeError::ExecutionLength {
+                execution,
+                expected,
+                found,
+            } => write!(
+                f,
+                "execution {execution} assigns {found} variables, the instance has {expected}"
+            ),
+            ShapeError::ConstantNotOne { execution } => {
+                write!(f, "execution {execution} does not start with the constant 1")
+            }
+            ShapeError::TooLarge {
+                executions,
+                constraints,
+            } => write!(
+                f,
+                "{executions} executions of {constraints} constraints exceed {MAX_CELLS} padded cells"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
+/// A [`ShapeError`] in a named block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstanceError {
+    /// The block's name.
+    pub block: String,
+    /// What is wrong.
+    pub error: ShapeError,
+}
+
+impl fmt::Display for InstanceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "block {}: {}", self.block, self.error)
+    }
+}
+
+impl std::error::Error for InstanceError {}

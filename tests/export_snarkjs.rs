@@ -1,0 +1,146 @@
+//! Exported instances and witnesses checked by snarkjs itself: `snarkjs r1cs info` reads every
+//! `.r1cs` and reports its counts, `snarkjs wtns check` accepts every satisfied execution and
+//! rejects an unsatisfied one.
+//!
+//! snarkjs is found as `$SNARKJS`, on `PATH`, or in `node_modules/.bin` of the crate. Where node
+//! or snarkjs is absent the test prints why and passes, except under CI (`CI` set), where a
+//! machine with node must have snarkjs (`.ci/run` installs it with
+//! `npm install -g snarkjs@0.7.6`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use zkbc::export::write_block;
+use zkbc::field::Fr;
+use zkbc::prove::{synthetic, BlockInstance, SparseR1cs};
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// The snarkjs executable, or the reason the test is skipped.
+fn find_snarkjs() -> Result<PathBuf, String> {
+    if let Some(explicit) = std::env::var_os("SNARKJS") {
+        return Ok(PathBuf::from(explicit));
+    }
+    if on_path("node").is_none() {
+        return Err("node is not installed".into());
+    }
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("node_modules/.bin/snarkjs");
+    match on_path("snarkjs").or_else(|| local.is_file().then_some(local)) {
+        Some(found) => Ok(found),
+        None if std::env::var_os("CI").is_some() => {
+            panic!("node is installed but snarkjs is not: run `npm install -g snarkjs@0.7.6`")
+        }
+        None => Err("snarkjs is not installed (npm install -g snarkjs@0.7.6)".into()),
+    }
+}
+
+/// Runs snarkjs; returns (success, stdout + stderr).
+fn snarkjs(exe: &Path, args: &[&Path]) -> (bool, String) {
+    let mut command = Command::new(exe);
+    command.args(args);
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    (output.status.success(), text)
+}
+
+/// `snarkjs wtns check`: passes exactly when `expect_ok`, with snarkjs's own verdict line.
+fn wtns_check(exe: &Path, r1cs: &Path, wtns: &Path, expect_ok: bool) {
+    let (ok, text) = snarkjs(exe, &[Path::new("wtns"), Path::new("check"), r1cs, wtns]);
+    let verdict = if expect_ok {
+        "WITNESS IS CORRECT"
+    } else {
+        "WITNESS IS NOT CORRECT"
+    };
+    assert_eq!(ok, expect_ok, "wtns check {}:\n{text}", wtns.display());
+    assert!(text.contains(verdict), "{}:\n{text}", wtns.display());
+}
+
+/// `x·y = t`, `t·(x − 1) = out − 5`: a constant term and a negative coefficient.
+/// z = [1, x, y, out, t].
+fn affine_block() -> BlockInstance {
+    let one = Fr::from(1u64);
+    let r1cs = SparseR1cs {
+        num_instance: 3,
+        num_witness: 1,
+        a: vec![vec![(1, one)], vec![(4, one)]],
+        b: vec![vec![(2, one)], vec![(0, -one), (1, one)]],
+        c: vec![vec![(4, one)], vec![(0, -Fr::from(5u64)), (3, one)]],
+    };
+    let executions = [(3u64, 4u64), (0, 9)]
+        .iter()
+        .map(|&(x, y)| {
+            let (x, y) = (Fr::from(x), Fr::from(y));
+            let t = x * y;
+            vec![one, x, y, t * (x - one) + Fr::from(5u64), t]
+        })
+        .collect();
+    BlockInstance {
+        name: "affine".into(),
+        r1cs,
+        executions,
+    }
+}
+
+#[test]
+fn snarkjs_accepts_exports_and_rejects_an_unsatisfied_witness() {
+    let exe = match find_snarkjs() {
+        Ok(exe) => exe,
+        Err(reason) => {
+            eprintln!("skipping the snarkjs export check: {reason}");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let good = [affine_block(), synthetic::block("syn", 24, 2, 99)];
+    let mut bad = synthetic::block("syn", 24, 2, 99);
+    bad.executions[1][5] += Fr::from(1u64);
+    assert!(good.iter().all(|b| b.first_unsatisfied().is_none()));
+    assert_eq!(bad.first_unsatisfied().map(|(e, _)| e), Some(1));
+
+    // (system, [.r1cs, .wtns...]); every good execution must pass.
+    let mut cases = Vec::new();
+    for block in &good {
+        let paths = write_block(dir.path(), &block.name, block).unwrap();
+        cases.push((block.r1cs.clone(), paths));
+    }
+    // The bad block's .r1cs equals syn's and its execution 0 is syn's: check execution 1 only.
+    let bad_paths = write_block(dir.path(), "syn_bad", &bad).unwrap();
+
+    // Each snarkjs start takes about half a second: run them all at once.
+    std::thread::scope(|scope| {
+        let mut jobs = Vec::new();
+        let exe = &exe;
+        jobs.push(scope.spawn(move || wtns_check(exe, &bad_paths[0], &bad_paths[2], false)));
+        for (r1cs, paths) in &cases {
+            jobs.push(scope.spawn(move || {
+                let (ok, text) = snarkjs(exe, &[Path::new("r1cs"), Path::new("info"), &paths[0]]);
+                assert!(ok, "r1cs info {}:\n{text}", paths[0].display());
+                for line in [
+                    "Curve: bn-128".to_string(),
+                    format!("# of Wires: {}", r1cs.num_vars()),
+                    format!("# of Constraints: {}", r1cs.num_constraints()),
+                    format!("# of Public Inputs: {}", r1cs.num_instance),
+                    "# of Private Inputs: 0".to_string(),
+                    "# of Outputs: 0".to_string(),
+                ] {
+                    assert!(text.contains(&line), "missing {line:?} in:\n{text}");
+                }
+            }));
+            for wtns in &paths[1..] {
+                jobs.push(scope.spawn(move || wtns_check(exe, &paths[0], wtns, true)));
+            }
+        }
+        for job in jobs {
+            if let Err(panic) = job.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+}
