@@ -16,3 +16,4 @@ pub mod diagnostics;
 pub mod field;
 pub mod front;
 pub mod ir;
+pub mod query;

@@ -61,7 +61,36 @@ enum Command {
         /// What to print.
         #[arg(long, value_enum, default_value_t = Emit::Ir)]
         emit: Emit,
+        /// With `--emit dot`: which graph to draw.
+        #[arg(long, value_enum, default_value_t = Show::Cfg)]
+        show: Show,
     },
+    /// Find every match of a structure query (SESE regions, counted loops, idioms) in a
+    /// ZoKrates program (.zok) or a text-format IR program, with its location.
+    Query {
+        /// The program (.zok, or IR text in any other file).
+        #[arg(required_unless_present = "list")]
+        file: Option<PathBuf>,
+        /// The pattern to look for (see --list).
+        #[arg(long, required_unless_present = "list")]
+        pattern: Option<String>,
+        /// List the patterns and exit.
+        #[arg(long)]
+        list: bool,
+    },
+}
+
+/// Graphs `zkbc compile --emit dot` draws.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Show {
+    /// The control-flow graph.
+    Cfg,
+    /// The control dependence graph.
+    Cdg,
+    /// The program dependence graph (data, control and phi edges).
+    Pdg,
+    /// The CFG with canonical SESE regions as nested clusters.
+    Regions,
 }
 
 /// Output forms of `zkbc compile`.
@@ -69,6 +98,8 @@ enum Command {
 enum Emit {
     /// The IR in the text format.
     Ir,
+    /// Graphviz DOT of the graph chosen by --show.
+    Dot,
 }
 
 /// Compiles a source file; a compile error is exit status 2 with the rendered diagnostic.
@@ -197,13 +228,28 @@ fn run(cli: Cli) -> Result<(), Exit> {
             println!("{}", abi.outputs_to_json(&outcome.outputs));
             Ok(())
         }
-        Command::Compile { file, emit } => {
+        Command::Compile { file, emit, show } => {
             let (program, _) = compile_zok(&file)?;
             match emit {
                 Emit::Ir => print!("{program}"),
+                Emit::Dot => {
+                    use zkbc::query::dot;
+                    let show = match show {
+                        Show::Cfg => dot::Show::Cfg,
+                        Show::Cdg => dot::Show::Cdg,
+                        Show::Pdg => dot::Show::Pdg,
+                        Show::Regions => dot::Show::Regions,
+                    };
+                    print!("{}", dot::to_dot(&program, show));
+                }
             }
             Ok(())
         }
+        Command::Query {
+            file,
+            pattern,
+            list,
+        } => query(file, pattern, list),
         Command::Verify { file } => {
             let program = parse_ir(&file)?;
             match ir::verify::verify_program(&program) {
@@ -218,6 +264,50 @@ fn run(cli: Cli) -> Result<(), Exit> {
             }
         }
     }
+}
+
+/// `zkbc query`: every match of a pattern, or the list of patterns.
+fn query(file: Option<PathBuf>, pattern: Option<String>, list: bool) -> Result<(), Exit> {
+    use zkbc::query::{find_matches, find_pattern, format_matches, patterns};
+    if list {
+        for p in patterns() {
+            println!("{:<16} {}", p.name, p.summary);
+        }
+        return Ok(());
+    }
+    let (Some(file), Some(name)) = (file, pattern) else {
+        return Err(user_error(
+            "query needs a FILE and --pattern NAME (or --list)",
+        ));
+    };
+    let Some(pattern) = find_pattern(&name) else {
+        let names: Vec<&str> = patterns().iter().map(|p| p.name).collect();
+        return Err(user_error(format!(
+            "unknown pattern `{name}`; the patterns are: {}",
+            names.join(", ")
+        )));
+    };
+    let is_zok = file.extension().is_some_and(|e| e == "zok");
+    let program = if is_zok {
+        compile_zok(&file)?.0
+    } else {
+        let program = parse_ir(&file)?;
+        ir::verify::verify_program(&program)
+            .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
+        program
+    };
+    let matches = find_matches(&program, &pattern);
+    let name = file.display().to_string();
+    print!(
+        "{}",
+        format_matches(
+            &program,
+            &pattern,
+            &matches,
+            is_zok.then_some(name.as_str())
+        )
+    );
+    Ok(())
 }
 
 fn main() -> ExitCode {
