@@ -46,6 +46,9 @@ pub struct Pattern {
     pub name: &'static str,
     /// One line for `zkbc query --list`.
     pub summary: &'static str,
+    /// The variables a match prints (all when empty); every bound instruction's source
+    /// location is printed either way.
+    pub shown: &'static [&'static str],
     build: fn() -> Vec<Query>,
     note: fn(&Facts<'_>, &Bindings) -> Option<String>,
 }
@@ -63,24 +66,28 @@ pub fn patterns() -> Vec<Pattern> {
         Pattern {
             name: "sese",
             summary: "every single-entry single-exit region (entry edge a->b, exit edge c->d)",
+            shown: &[],
             build: || vec![sese_query(false)],
             note: region_note,
         },
         Pattern {
             name: "sese-canonical",
             summary: "the canonical SESE regions (the nodes of the region tree)",
+            shown: &[],
             build: || vec![sese_query(true)],
             note: region_note,
         },
         Pattern {
             name: "natural-loop",
             summary: "back edges latch->header of natural loops (header dominates latch)",
+            shown: &[],
             build: || vec![natural_loop_query()],
             note: |_, _| None,
         },
         Pattern {
             name: "counted-loop",
             summary: "loops with an induction variable (iv += constant, compared to a bound) and their trip count",
+            shown: &["loop", "header", "latch", "iv", "init", "step", "bound", "cmp"],
             build: || {
                 let mut q = Query::new();
                 induction(&mut q);
@@ -91,12 +98,14 @@ pub fn patterns() -> Vec<Pattern> {
         Pattern {
             name: "dot-product",
             summary: "reductions acc = acc + x[i] * y[i] over a counted loop (register or memory accumulator)",
+            shown: &["loop", "iv", "acc", "cell", "get_x", "get_y", "mul", "add"],
             build: || vec![dot_product_query(false), dot_product_query(true)],
             note: trip_note,
         },
         Pattern {
             name: "bits-round-trip",
             summary: "from_bits(to_bits(x)) giving x's own type, which folds to x",
+            shown: &[],
             build: || vec![bits_round_trip_query()],
             note: |_, _| None,
         },
@@ -128,7 +137,7 @@ pub struct Match {
     pub variant: usize,
     /// The variables.
     pub bindings: Bindings,
-    /// `name=entity` pairs as text, then the pattern's note.
+    /// The shown `name=entity` pairs as text, then the pattern's note.
     pub text: String,
     /// The source locations of the matched instructions that carry one, in order.
     pub locs: Vec<SrcLoc>,
@@ -165,6 +174,7 @@ fn make_match(
     let mut text = bindings
         .0
         .iter()
+        .filter(|(n, _)| pattern.shown.is_empty() || pattern.shown.contains(&n.as_str()))
         .map(|(n, e)| format!("{n}={}", e.describe(facts)))
         .collect::<Vec<_>>()
         .join(" ");
