@@ -24,9 +24,10 @@ fn corpus() -> Vec<(String, Program, Vec<Val>)> {
             let name = path.display().to_string();
             let source = std::fs::read_to_string(&path).unwrap();
             let (program, abi) = zkbc::front::compile_source(&name, &source).unwrap();
-            let json: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(path.with_extension("json")).unwrap())
-                    .unwrap();
+            let json: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(path.with_extension("json")).unwrap(),
+            )
+            .unwrap();
             let inputs = abi.inputs_from_json(&json).unwrap();
             (name, program, inputs)
         })
@@ -89,8 +90,7 @@ b0(v0: u32, v1: field, v2: u8):
     )
     .unwrap();
     let field = |s: &str| Val::Field(zkbc::field::parse_dec(s).unwrap());
-    let p_minus_1 =
-        "21888242871839275222246405745257275088548364400416034343698204186575808495616";
+    let p_minus_1 = "21888242871839275222246405745257275088548364400416034343698204186575808495616";
     let cases = [
         vec![Val::UInt(0), field("0"), Val::UInt(0)],
         vec![Val::UInt(u32::MAX.into()), field(p_minus_1), Val::UInt(255)],

@@ -55,34 +55,50 @@ b0(v0: u32):
 
 #[test]
 fn sese_if_else() {
-    check("sese", IF_ELSE, expect![[r#"
+    check(
+        "sese",
+        IF_ELSE,
+        expect![[r#"
         f0 main: a=start b=b0 c=b3 d=end; blocks {b0, b1, b2, b3}
         f0 main: a=b0 b=b1 c=b1 d=b3; blocks {b1}
         f0 main: a=b0 b=b2 c=b2 d=b3; blocks {b2}
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn sese_no_match_without_a_return() {
-    check("sese", INFINITE, expect![[r#"
+    check(
+        "sese",
+        INFINITE,
+        expect![[r#"
         no match of sese
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn sese_canonical_if_else() {
-    check("sese-canonical", IF_ELSE, expect![[r#"
+    check(
+        "sese-canonical",
+        IF_ELSE,
+        expect![[r#"
         f0 main: a=start b=b0 c=b3 d=end; blocks {b0, b1, b2, b3}
         f0 main: a=b0 b=b1 c=b1 d=b3; blocks {b1}
         f0 main: a=b0 b=b2 c=b2 d=b3; blocks {b2}
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn sese_canonical_no_match_without_a_return() {
-    check("sese-canonical", INFINITE, expect![[r#"
+    check(
+        "sese-canonical",
+        INFINITE,
+        expect![[r#"
         no match of sese-canonical
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
@@ -131,9 +147,13 @@ def main(field x) -> field {
 
 #[test]
 fn natural_loop_no_match_in_straight_line_code() {
-    check("natural-loop", STRAIGHT, expect![[r#"
+    check(
+        "natural-loop",
+        STRAIGHT,
+        expect![[r#"
         no match of natural-loop
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]

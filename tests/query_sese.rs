@@ -17,8 +17,14 @@ fn edges(q: &Query, sols: &[Solution]) -> BTreeSet<(RegionEdge, RegionEdge)> {
         .map(|s| {
             let n = |i: usize| s.get(vars[i]).node();
             (
-                RegionEdge { from: n(0), to: n(1) },
-                RegionEdge { from: n(2), to: n(3) },
+                RegionEdge {
+                    from: n(0),
+                    to: n(1),
+                },
+                RegionEdge {
+                    from: n(2),
+                    to: n(3),
+                },
             )
         })
         .collect()
@@ -77,7 +83,10 @@ fn sese_query_equals_region_analysis_on_the_corpus() {
             n_funcs += 1;
         }
     }
-    assert!(n_funcs >= 28 && n_regions > 100, "{n_funcs} functions, {n_regions} regions");
+    assert!(
+        n_funcs >= 28 && n_regions > 100,
+        "{n_funcs} functions, {n_regions} regions"
+    );
 }
 
 #[test]
@@ -91,7 +100,10 @@ fn sese_query_equals_region_analysis_on_1000_random_cfgs() {
         n_canonical += c;
     }
     // Not vacuous: the graphs have many regions, and not all of them are canonical.
-    assert!(n_all > n_canonical && n_canonical > 1000, "{n_all} {n_canonical}");
+    assert!(
+        n_all > n_canonical && n_canonical > 1000,
+        "{n_all} {n_canonical}"
+    );
 }
 
 #[test]
