@@ -288,7 +288,11 @@ impl fmt::Display for Query {
                             .iter()
                             .map(|v| q.vars[v.index()].name.as_str())
                             .collect();
-                        write!(f, "not exists {}: (", vs.join(", "))?;
+                        if vs.is_empty() {
+                            f.write_str("not (")?;
+                        } else {
+                            write!(f, "not exists {}: (", vs.join(", "))?;
+                        }
                         write_constraints(q, constraints, name, f)?;
                         f.write_str(")")?;
                     }
