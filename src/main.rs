@@ -72,8 +72,12 @@ enum Command {
         #[arg(required_unless_present = "list")]
         file: Option<PathBuf>,
         /// The pattern to look for (see --list).
-        #[arg(long, required_unless_present = "list")]
+        #[arg(long, required_unless_present_any = ["list", "query"], conflicts_with = "query")]
         pattern: Option<String>,
+        /// An ad-hoc query instead of a pattern, e.g.
+        /// `block h, block t: control_edge(t, h), dominates(h, t)` (see zkbc::query::text).
+        #[arg(long)]
+        query: Option<String>,
         /// List the patterns and exit.
         #[arg(long)]
         list: bool,
@@ -248,8 +252,9 @@ fn run(cli: Cli) -> Result<(), Exit> {
         Command::Query {
             file,
             pattern,
+            query: text,
             list,
-        } => query(file, pattern, list),
+        } => query(file, pattern, text, list),
         Command::Verify { file } => {
             let program = parse_ir(&file)?;
             match ir::verify::verify_program(&program) {
@@ -266,26 +271,45 @@ fn run(cli: Cli) -> Result<(), Exit> {
     }
 }
 
-/// `zkbc query`: every match of a pattern, or the list of patterns.
-fn query(file: Option<PathBuf>, pattern: Option<String>, list: bool) -> Result<(), Exit> {
-    use zkbc::query::{find_matches, find_pattern, format_matches, patterns};
+/// `zkbc query`: every match of a pattern or an ad-hoc query, or the list of patterns.
+fn query(
+    file: Option<PathBuf>,
+    pattern: Option<String>,
+    text: Option<String>,
+    list: bool,
+) -> Result<(), Exit> {
+    use zkbc::query::{find_matches, find_pattern, find_query_matches, format_matches, patterns};
     if list {
         for p in patterns() {
             println!("{:<16} {}", p.name, p.summary);
         }
         return Ok(());
     }
-    let (Some(file), Some(name)) = (file, pattern) else {
-        return Err(user_error(
-            "query needs a FILE and --pattern NAME (or --list)",
-        ));
+    let Some(file) = file else {
+        return Err(user_error("query needs a FILE (or --list)"));
     };
-    let Some(pattern) = find_pattern(&name) else {
-        let names: Vec<&str> = patterns().iter().map(|p| p.name).collect();
-        return Err(user_error(format!(
-            "unknown pattern `{name}`; the patterns are: {}",
-            names.join(", ")
-        )));
+    // The pattern or query is checked before the program, so a typo is reported first.
+    type Finder = Box<dyn Fn(&ir::Program) -> Vec<zkbc::query::Match>>;
+    let (label, find): (String, Finder) = match (pattern, text) {
+        (Some(name), _) => {
+            let Some(pattern) = find_pattern(&name) else {
+                let names: Vec<&str> = patterns().iter().map(|p| p.name).collect();
+                return Err(user_error(format!(
+                    "unknown pattern `{name}`; the patterns are: {}",
+                    names.join(", ")
+                )));
+            };
+            (name, Box::new(move |p| find_matches(p, &pattern)))
+        }
+        (None, Some(text)) => {
+            let q =
+                zkbc::query::parse_query(&text).map_err(|e| user_error(format!("--query: {e}")))?;
+            let label = "the query".to_string();
+            (label, Box::new(move |p| find_query_matches(p, &q)))
+        }
+        (None, None) => {
+            return Err(user_error("query needs --pattern NAME or --query TEXT"));
+        }
     };
     let is_zok = file.extension().is_some_and(|e| e == "zok");
     let program = if is_zok {
@@ -296,16 +320,11 @@ fn query(file: Option<PathBuf>, pattern: Option<String>, list: bool) -> Result<(
             .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
         program
     };
-    let matches = find_matches(&program, &pattern);
+    let matches = find(&program);
     let name = file.display().to_string();
     print!(
         "{}",
-        format_matches(
-            &program,
-            &pattern,
-            &matches,
-            is_zok.then_some(name.as_str())
-        )
+        format_matches(&program, &label, &matches, is_zok.then_some(name.as_str()))
     );
     Ok(())
 }

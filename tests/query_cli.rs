@@ -223,3 +223,26 @@ fn dot_of_a_small_program() {
     "#]]
     .assert_eq(&stdout);
 }
+
+#[test]
+fn ad_hoc_text_query() {
+    let (code, stdout, stderr) = zkbc(&[
+        "query",
+        "circuits/gcd.zok",
+        "--query",
+        "inst i, value v: opcode[urem|udiv](i), operand[1](i, v), not is_const(v)",
+    ]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(
+        stdout,
+        "f0 gcd: i=v11:urem@b6 (9:17) v=v10\n    at circuits/gcd.zok:9:17\n\
+         f1 main: i=v3:udiv@b0 (18:16) v=v2\n    at circuits/gcd.zok:18:16\n"
+    );
+    let (code, stdout, stderr) =
+        zkbc(&["query", "circuits/gcd.zok", "--query", "block h: frob(h)"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(
+        stderr,
+        "error: --query: column 10: unknown predicate `frob`\n"
+    );
+}

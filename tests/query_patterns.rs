@@ -19,7 +19,7 @@ fn check(pattern: &str, source: &str, expected: Expect) {
     };
     let matches = find_matches(&program, &pattern);
     let file = zok.then_some("test.zok");
-    expected.assert_eq(&format_matches(&program, &pattern, &matches, file));
+    expected.assert_eq(&format_matches(&program, pattern.name, &matches, file));
 }
 
 const IF_ELSE: &str = "

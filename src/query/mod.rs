@@ -11,6 +11,7 @@
 //!   backtracking solver.
 //! - [`patterns`]: the shipped queries (`sese`, `sese-canonical`, `natural-loop`,
 //!   `counted-loop`, `dot-product`, `bits-round-trip`) and their text output.
+//! - [`text`]: a tiny text syntax for ad-hoc queries.
 //! - [`fold`]: an optimization driven by a query: `from_bits(to_bits(x))` becomes `x`.
 //! - [`dot`]: Graphviz DOT of the CFG, CDG, PDG and region tree.
 //!
@@ -33,9 +34,13 @@ pub mod fold;
 pub mod patterns;
 pub mod pred;
 pub mod solver;
+pub mod text;
 
 pub use facts::Facts;
 pub use fold::fold_bit_round_trips;
-pub use patterns::{find_matches, find_pattern, format_matches, patterns, Match, Pattern};
+pub use patterns::{
+    find_matches, find_pattern, find_query_matches, format_matches, patterns, Match, Pattern,
+};
 pub use pred::{Entity, Kind, Pred};
 pub use solver::{Constraint, Query, QueryBuilder, Solution, SubQuery, Term, Var};
+pub use text::parse_query;

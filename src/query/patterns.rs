@@ -145,7 +145,20 @@ pub struct Match {
 
 /// Every match of `pattern` in every function of `program`, functions in order.
 pub fn find_matches(program: &Program, pattern: &Pattern) -> Vec<Match> {
-    let queries = pattern.queries();
+    matches_of(program, &pattern.queries(), pattern.shown, pattern.note)
+}
+
+/// Every match of an ad-hoc query (all its variables shown, no note).
+pub fn find_query_matches(program: &Program, query: &Query) -> Vec<Match> {
+    matches_of(program, std::slice::from_ref(query), &[], |_, _| None)
+}
+
+fn matches_of(
+    program: &Program,
+    queries: &[Query],
+    shown: &[&str],
+    note: fn(&Facts<'_>, &Bindings) -> Option<String>,
+) -> Vec<Match> {
     let mut out = Vec::new();
     for fid in program.func_ids() {
         let facts = Facts::new(program.func(fid));
@@ -157,7 +170,7 @@ pub fn find_matches(program: &Program, pattern: &Pattern) -> Vec<Match> {
                         .map(|(v, name)| (name.to_string(), sol.get(*v)))
                         .collect(),
                 );
-                out.push(make_match(&facts, pattern, fid, variant, bindings));
+                out.push(make_match(&facts, shown, note, fid, variant, bindings));
             }
         }
     }
@@ -166,7 +179,8 @@ pub fn find_matches(program: &Program, pattern: &Pattern) -> Vec<Match> {
 
 fn make_match(
     facts: &Facts<'_>,
-    pattern: &Pattern,
+    shown: &[&str],
+    note: fn(&Facts<'_>, &Bindings) -> Option<String>,
     func: FuncId,
     variant: usize,
     bindings: Bindings,
@@ -174,11 +188,11 @@ fn make_match(
     let mut text = bindings
         .0
         .iter()
-        .filter(|(n, _)| pattern.shown.is_empty() || pattern.shown.contains(&n.as_str()))
+        .filter(|(n, _)| shown.is_empty() || shown.contains(&n.as_str()))
         .map(|(n, e)| format!("{n}={}", e.describe(facts)))
         .collect::<Vec<_>>()
         .join(" ");
-    if let Some(note) = (pattern.note)(facts, &bindings) {
+    if let Some(note) = note(facts, &bindings) {
         let _ = write!(text, "; {note}");
     }
     let mut locs = Vec::new();
@@ -203,10 +217,10 @@ fn make_match(
 /// The matches as text: one line per match, `fN name: var=entity ...; note`, then an
 /// indented `at FILE:LINE:COL, ...` line when matched instructions carry source locations
 /// (`file` names the source; without it the location is `LINE:COL`). A program without match
-/// gives `no match of PATTERN`.
+/// gives `no match of NAME`.
 pub fn format_matches(
     program: &Program,
-    pattern: &Pattern,
+    name: &str,
     matches: &[Match],
     file: Option<&str>,
 ) -> String {
@@ -226,7 +240,7 @@ pub fn format_matches(
         }
     }
     if matches.is_empty() {
-        let _ = writeln!(out, "no match of {}", pattern.name);
+        let _ = writeln!(out, "no match of {name}");
     }
     out
 }
