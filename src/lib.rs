@@ -21,4 +21,5 @@ pub mod front;
 pub mod ir;
 pub mod opt;
 pub mod prove;
+pub mod query;
 pub mod report;

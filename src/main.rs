@@ -62,6 +62,9 @@ enum Command {
         /// What to print.
         #[arg(long, value_enum, default_value_t = Emit::Ir)]
         emit: Emit,
+        /// With `--emit dot`: which graph to draw.
+        #[arg(long, value_enum, default_value_t = Show::Cfg)]
+        show: Show,
     },
     /// Optimize a text-format IR program and print the result.
     Opt {
@@ -84,6 +87,36 @@ enum Command {
         #[arg(long)]
         time_passes: bool,
     },
+    /// Find every match of a structure query (SESE regions, counted loops, idioms) in a
+    /// ZoKrates program (.zok) or a text-format IR program, with its location.
+    Query {
+        /// The program (.zok, or IR text in any other file).
+        #[arg(required_unless_present = "list")]
+        file: Option<PathBuf>,
+        /// The pattern to look for (see --list).
+        #[arg(long, required_unless_present_any = ["list", "query"], conflicts_with = "query")]
+        pattern: Option<String>,
+        /// An ad-hoc query instead of a pattern, e.g.
+        /// `block h, block t: control_edge(t, h), dominates(h, t)` (see zkbc::query::text).
+        #[arg(long)]
+        query: Option<String>,
+        /// List the patterns and exit.
+        #[arg(long)]
+        list: bool,
+    },
+}
+
+/// Graphs `zkbc compile --emit dot` draws.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Show {
+    /// The control-flow graph.
+    Cfg,
+    /// The control dependence graph.
+    Cdg,
+    /// The program dependence graph (data, control and phi edges).
+    Pdg,
+    /// The CFG with canonical SESE regions as nested clusters.
+    Regions,
 }
 
 /// Output forms of `zkbc compile`.
@@ -91,6 +124,8 @@ enum Command {
 enum Emit {
     /// The IR in the text format.
     Ir,
+    /// Graphviz DOT of the graph chosen by --show.
+    Dot,
 }
 
 /// Compiles a source file; a compile error is exit status 2 with the rendered diagnostic.
@@ -219,10 +254,20 @@ fn run(cli: Cli) -> Result<(), Exit> {
             println!("{}", abi.outputs_to_json(&outcome.outputs));
             Ok(())
         }
-        Command::Compile { file, emit } => {
+        Command::Compile { file, emit, show } => {
             let (program, _) = compile_zok(&file)?;
             match emit {
                 Emit::Ir => print!("{program}"),
+                Emit::Dot => {
+                    use zkbc::query::dot;
+                    let show = match show {
+                        Show::Cfg => dot::Show::Cfg,
+                        Show::Cdg => dot::Show::Cdg,
+                        Show::Pdg => dot::Show::Pdg,
+                        Show::Regions => dot::Show::Regions,
+                    };
+                    print!("{}", dot::to_dot(&program, show));
+                }
             }
             Ok(())
         }
@@ -270,6 +315,12 @@ fn run(cli: Cli) -> Result<(), Exit> {
             print!("{program}");
             Ok(())
         }
+        Command::Query {
+            file,
+            pattern,
+            query: text,
+            list,
+        } => query(file, pattern, text, list),
         Command::Verify { file } => {
             let program = parse_ir(&file)?;
             match ir::verify::verify_program(&program) {
@@ -284,6 +335,64 @@ fn run(cli: Cli) -> Result<(), Exit> {
             }
         }
     }
+}
+
+/// `zkbc query`: every match of a pattern or an ad-hoc query, or the list of patterns.
+fn query(
+    file: Option<PathBuf>,
+    pattern: Option<String>,
+    text: Option<String>,
+    list: bool,
+) -> Result<(), Exit> {
+    use zkbc::query::{find_matches, find_pattern, find_query_matches, format_matches, patterns};
+    if list {
+        for p in patterns() {
+            println!("{:<16} {}", p.name, p.summary);
+        }
+        return Ok(());
+    }
+    let Some(file) = file else {
+        return Err(user_error("query needs a FILE (or --list)"));
+    };
+    // The pattern or query is checked before the program, so a typo is reported first.
+    type Finder = Box<dyn Fn(&ir::Program) -> Vec<zkbc::query::Match>>;
+    let (label, find): (String, Finder) = match (pattern, text) {
+        (Some(name), _) => {
+            let Some(pattern) = find_pattern(&name) else {
+                let names: Vec<&str> = patterns().iter().map(|p| p.name).collect();
+                return Err(user_error(format!(
+                    "unknown pattern `{name}`; the patterns are: {}",
+                    names.join(", ")
+                )));
+            };
+            (name, Box::new(move |p| find_matches(p, &pattern)))
+        }
+        (None, Some(text)) => {
+            let q =
+                zkbc::query::parse_query(&text).map_err(|e| user_error(format!("--query: {e}")))?;
+            let label = "the query".to_string();
+            (label, Box::new(move |p| find_query_matches(p, &q)))
+        }
+        (None, None) => {
+            return Err(user_error("query needs --pattern NAME or --query TEXT"));
+        }
+    };
+    let is_zok = file.extension().is_some_and(|e| e == "zok");
+    let program = if is_zok {
+        compile_zok(&file)?.0
+    } else {
+        let program = parse_ir(&file)?;
+        ir::verify::verify_program(&program)
+            .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
+        program
+    };
+    let matches = find(&program);
+    let name = file.display().to_string();
+    print!(
+        "{}",
+        format_matches(&program, &label, &matches, is_zok.then_some(name.as_str()))
+    );
+    Ok(())
 }
 
 fn main() -> ExitCode {

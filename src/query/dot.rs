@@ -1,0 +1,212 @@
+//! Graphviz DOT drawings of a program's structure, for `zkbc compile --emit dot --show ...`.
+//!
+//! One `digraph` per program, one `cluster_fN` subgraph per function; node names are
+//! prefixed with the function (`f0_b3`) so functions do not share nodes.
+//! - [`Show::Cfg`]: blocks (with their parameters and instruction count) and CFG edges, `br`
+//!   arms labelled `T`/`F`.
+//! - [`Show::Cdg`]: blocks and control dependence edges `a -> b` (`b` is control dependent on
+//!   `a`'s branch; post-dominance definition, [`crate::analysis::cdg`]).
+//! - [`Show::Pdg`]: statements (parameters, instructions, terminators) and the PDG's data
+//!   (solid), control (dashed) and phi (dotted) edges ([`crate::analysis::pdg`]).
+//! - [`Show::Regions`]: the CFG with each canonical SESE region drawn as a nested cluster
+//!   labelled with its entry and exit edges ([`crate::analysis::regions`]).
+
+use crate::analysis::{Cfg, ControlDependence};
+use crate::analysis::{DepKind, Pdg, PdgNode, RegionId, RegionTree};
+use crate::ir::{print, FuncId, Function, Program, Terminator};
+use std::collections::HashSet;
+use std::fmt::Write;
+
+/// What to draw.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Show {
+    /// The control-flow graph.
+    Cfg,
+    /// The control dependence graph.
+    Cdg,
+    /// The program dependence graph.
+    Pdg,
+    /// The CFG with canonical SESE regions as clusters.
+    Regions,
+}
+
+/// The DOT text of `program` drawn as `show`.
+pub fn to_dot(program: &Program, show: Show) -> String {
+    let mut out = String::from("digraph zkbc {\n  node [shape=box, fontname=\"monospace\"];\n");
+    for fid in program.func_ids() {
+        let func = program.func(fid);
+        let _ = writeln!(out, "  subgraph cluster_{fid} {{");
+        let _ = writeln!(
+            out,
+            "    label=\"{}\";",
+            esc(&format!("{fid} {}", func.name))
+        );
+        match show {
+            Show::Cfg => {
+                blocks(&mut out, fid, func, &func.layout, "    ");
+                cfg_edges(&mut out, fid, func);
+            }
+            Show::Cdg => {
+                blocks(&mut out, fid, func, &func.layout, "    ");
+                for (a, b) in ControlDependence::new(func).edges() {
+                    let _ = writeln!(out, "    {fid}_{a} -> {fid}_{b};");
+                }
+            }
+            Show::Pdg => pdg(&mut out, fid, func),
+            Show::Regions => regions(&mut out, fid, func),
+        }
+        out.push_str("  }\n");
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Escapes a DOT string.
+fn esc(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn block_label(func: &Function, b: crate::ir::BlockId) -> String {
+    let data = func.block(b);
+    let params: Vec<String> = data
+        .params
+        .iter()
+        .map(|p| format!("{p}: {}", func.value_type(*p)))
+        .collect();
+    let term = data.term.as_ref().map_or("", |t| match t {
+        Terminator::Jmp(_) => "jmp",
+        Terminator::Br { .. } => "br",
+        Terminator::Return(_) => "return",
+    });
+    format!(
+        "{b}({})\\n{} insts, {term}",
+        esc(&params.join(", ")),
+        data.insts.len()
+    )
+}
+
+fn blocks(
+    out: &mut String,
+    fid: FuncId,
+    func: &Function,
+    which: &[crate::ir::BlockId],
+    indent: &str,
+) {
+    for &b in which {
+        let _ = writeln!(
+            out,
+            "{indent}{fid}_{b} [label=\"{}\"];",
+            block_label(func, b)
+        );
+    }
+}
+
+fn cfg_edges(out: &mut String, fid: FuncId, func: &Function) {
+    let cfg = Cfg::new(func);
+    for (a, b) in cfg.edges() {
+        let label = match &func.block(a).term {
+            Some(Terminator::Br {
+                then_dest,
+                else_dest,
+                ..
+            }) if then_dest.block != else_dest.block => {
+                if then_dest.block == b {
+                    " [label=\"T\"]"
+                } else {
+                    " [label=\"F\"]"
+                }
+            }
+            _ => "",
+        };
+        let _ = writeln!(out, "    {fid}_{a} -> {fid}_{b}{label};");
+    }
+}
+
+fn pdg(out: &mut String, fid: FuncId, func: &Function) {
+    let pdg = Pdg::new(func);
+    let name = |n: PdgNode| match n {
+        PdgNode::Param(v) => format!("{fid}_{v}"),
+        PdgNode::Inst(i) => format!("{fid}_{i}"),
+        PdgNode::Term(b) => format!("{fid}_{b}_term"),
+    };
+    let graph = pdg.graph();
+    for n in graph.node_weights() {
+        let label = match *n {
+            PdgNode::Param(v) => format!("{v}: param {}", func.value_type(v)),
+            PdgNode::Inst(i) => {
+                let data = func.inst(i);
+                let results: Vec<String> = data.results.iter().map(ToString::to_string).collect();
+                let lhs = if results.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} = ", results.join(", "))
+                };
+                format!("{lhs}{}", data.kind.opcode())
+            }
+            PdgNode::Term(b) => match &func.block(b).term {
+                Some(t) => format!("{b}: {}", print::print_terminator(func, t)),
+                None => format!("{b}: (no terminator)"),
+            },
+        };
+        let _ = writeln!(out, "    {} [label=\"{}\"];", name(*n), esc(&label));
+    }
+    for (kind, style) in [
+        (DepKind::Data, "solid"),
+        (DepKind::Control, "dashed"),
+        (DepKind::Phi, "dotted"),
+    ] {
+        for (f, t) in pdg.edges(kind) {
+            let _ = writeln!(out, "    {} -> {} [style={style}];", name(f), name(t));
+        }
+    }
+}
+
+fn regions(out: &mut String, fid: FuncId, func: &Function) {
+    let tree = RegionTree::new(func);
+    let mut placed: HashSet<crate::ir::BlockId> = HashSet::new();
+    fn cluster(
+        out: &mut String,
+        fid: FuncId,
+        func: &Function,
+        tree: &RegionTree,
+        r: RegionId,
+        depth: usize,
+        placed: &mut HashSet<crate::ir::BlockId>,
+    ) {
+        let reg = tree.get(r);
+        let indent = "  ".repeat(depth + 2);
+        let _ = writeln!(out, "{indent}subgraph cluster_{fid}_{r} {{");
+        let _ = writeln!(
+            out,
+            "{indent}  label=\"{r}: {} .. {}\"; style=rounded;",
+            reg.entry, reg.exit
+        );
+        let mut children = reg.children.clone();
+        children.sort_by_key(|c| tree.get(*c).entry);
+        for c in children {
+            cluster(out, fid, func, tree, c, depth + 1, placed);
+        }
+        let own: Vec<_> = reg
+            .blocks
+            .iter()
+            .copied()
+            .filter(|b| !placed.contains(b))
+            .collect();
+        blocks(out, fid, func, &own, &format!("{indent}  "));
+        placed.extend(own);
+        let _ = writeln!(out, "{indent}}}");
+    }
+    let mut roots = tree.roots();
+    roots.sort_by_key(|r| tree.get(*r).entry);
+    for r in roots {
+        cluster(out, fid, func, &tree, r, 0, &mut placed);
+    }
+    let rest: Vec<_> = func
+        .layout
+        .iter()
+        .copied()
+        .filter(|b| !placed.contains(b))
+        .collect();
+    blocks(out, fid, func, &rest, "    ");
+    cfg_edges(out, fid, func);
+}

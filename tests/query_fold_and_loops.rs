@@ -1,0 +1,158 @@
+//! Queries checked against the interpreter: the trip counts of `counted-loop` equal the
+//! iterations the interpreter runs on the corpus, and `fold_bit_round_trips` leaves valid IR
+//! that computes the same outputs.
+
+use expect_test::expect;
+use std::collections::HashMap;
+use std::path::Path;
+use zkbc::ir::interp::{self, Val};
+use zkbc::ir::{parse_program, verify, Program};
+use zkbc::query::patterns::trip_count;
+use zkbc::query::{find_matches, find_pattern, fold_bit_round_trips, Facts};
+
+fn corpus() -> Vec<(String, Program, Vec<Val>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "zok"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path.display().to_string();
+            let source = std::fs::read_to_string(&path).unwrap();
+            let (program, abi) = zkbc::front::compile_source(&name, &source).unwrap();
+            let json: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(path.with_extension("json")).unwrap(),
+            )
+            .unwrap();
+            let inputs = abi.inputs_from_json(&json).unwrap();
+            (name, program, inputs)
+        })
+        .collect()
+}
+
+/// For every counted loop with an exact constant trip count N, entered from a preheader that
+/// jumps to it, the interpreter runs the latch N times per run of the preheader.
+#[test]
+fn trip_counts_agree_with_the_interpreter_on_the_corpus() {
+    let pattern = find_pattern("counted-loop").unwrap();
+    let mut n_checked = 0;
+    for (name, program, inputs) in corpus() {
+        let outcome = interp::run(&program, &inputs, interp::Limits::default()).unwrap();
+        let mut runs: HashMap<_, u64> = HashMap::new();
+        for e in &outcome.trace {
+            *runs.entry((e.func, e.block)).or_default() += 1;
+        }
+        for m in find_matches(&program, &pattern) {
+            let facts = Facts::new(program.func(m.func));
+            let Ok((trips, true)) = trip_count(&facts, &m.bindings) else {
+                continue;
+            };
+            let block = |n: &str| m.bindings.get(n).unwrap().block();
+            let (pre, latch) = (block("preheader"), block("latch"));
+            let entries = runs.get(&(m.func, pre)).copied().unwrap_or(0);
+            let latch_runs = runs.get(&(m.func, latch)).copied().unwrap_or(0);
+            assert_eq!(latch_runs, trips * entries, "{name}: {}", m.text);
+            n_checked += usize::from(entries > 0);
+        }
+    }
+    assert!(n_checked >= 15, "only {n_checked} loops ran");
+}
+
+fn run(program: &Program, inputs: &[Val]) -> Vec<Val> {
+    interp::run(program, inputs, interp::Limits::default())
+        .unwrap()
+        .outputs
+}
+
+#[test]
+fn fold_bit_round_trips_keeps_outputs_and_removes_the_decomposition() {
+    let mut program = parse_program(
+        "
+fn main f0 -> u32, field, u8 {
+b0(v0: u32, v1: field, v2: u8):
+    v3 = to_bits v0
+    v4 = from_bits v3 to u32
+    v5 = add v4, u32 7
+    v6 = to_bits v1
+    v7 = from_bits v6 to field
+    v8 = to_bits v2
+    v9 = from_bits v8 to u8
+    v10 = array_get v8, u32 0 @3:1
+    v11 = cast v10 to u8 @3:1
+    v12 = add v9, v11
+    return v5, v7, v12
+}
+",
+    )
+    .unwrap();
+    let field = |s: &str| Val::Field(zkbc::field::parse_dec(s).unwrap());
+    let p_minus_1 = "21888242871839275222246405745257275088548364400416034343698204186575808495616";
+    let cases = [
+        vec![Val::UInt(0), field("0"), Val::UInt(0)],
+        vec![Val::UInt(u32::MAX.into()), field(p_minus_1), Val::UInt(255)],
+        vec![Val::UInt(123_456), field("987654321"), Val::UInt(129)],
+    ];
+    let before: Vec<_> = cases.iter().map(|c| run(&program, c)).collect();
+    assert_eq!(fold_bit_round_trips(&mut program), 3);
+    verify::verify_program(&program).unwrap();
+    let after: Vec<_> = cases.iter().map(|c| run(&program, c)).collect();
+    assert_eq!(before, after);
+    // The u8's bits are still read, so its to_bits stays; the other two are gone.
+    expect![[r#"
+        fn main f0 -> u32, field, u8 {
+        b0(v0: u32, v1: field, v2: u8):
+            v3 = add v0, u32 7
+            v4 = to_bits v2
+            v5 = array_get v4, u32 0 @3:1
+            v6 = cast v5 to u8 @3:1
+            v7 = add v2, v6
+            return v3, v1, v7
+        }
+    "#]]
+    .assert_eq(&program.normalized_text());
+    // A second run finds nothing left to fold.
+    assert_eq!(fold_bit_round_trips(&mut program), 0);
+}
+
+#[test]
+fn fold_bit_round_trips_on_the_corpus_keeps_outputs() {
+    for (name, mut program, inputs) in corpus() {
+        let before = run(&program, &inputs);
+        let n = fold_bit_round_trips(&mut program);
+        verify::verify_program(&program).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(run(&program, &inputs), before, "{name} after {n} folds");
+    }
+}
+
+#[test]
+fn fold_bit_round_trips_on_a_zok_program() {
+    let source = "
+import \"utils/casts/u32_to_bits\" as to_bits;
+import \"utils/casts/u32_from_bits\" as from_bits;
+def main(u32 x, u32 y) -> u32 {
+    u32 z = from_bits(to_bits(x + y));
+    return z * 2;
+}
+";
+    let (mut program, abi) = zkbc::front::compile_source("rt.zok", source).unwrap();
+    let inputs = abi
+        .inputs_from_json(&serde_json::json!({"x": "4000000000", "y": "500000000"}))
+        .unwrap();
+    let before = run(&program, &inputs);
+    assert_eq!(fold_bit_round_trips(&mut program), 1);
+    verify::verify_program(&program).unwrap();
+    assert_eq!(run(&program, &inputs), before);
+    expect![[r#"
+        fn main f0 -> u32 {
+        b0(v0: u32, v1: u32):
+            v2 = add v0, v1
+            v3 = mul v2, u32 2
+            return v3
+        }
+    "#]]
+    .assert_eq(&program.normalized_text());
+}
