@@ -15,6 +15,7 @@
 
 pub mod analysis;
 pub mod diagnostics;
+pub mod driver;
 pub mod export;
 pub mod field;
 pub mod front;

@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use zkbc::ir::{self, interp};
-use zkbc::opt;
+use zkbc::{driver, opt};
 
 #[derive(Parser)]
 #[command(
@@ -42,23 +42,24 @@ enum Command {
         /// The IR file.
         file: PathBuf,
     },
-    /// Compile a ZoKrates program, run it in the reference interpreter and print
-    /// `{"outputs": [...]}` (one entry per returned value).
+    /// Compile a program (ZoKrates .zok, or IR text), run it in the reference interpreter and
+    /// print `{"outputs": [...]}` (one entry per returned value).
     Run {
-        /// The program (.zok).
-        file: PathBuf,
-        /// JSON object keyed by main's parameter names (field and uN as decimal strings or
-        /// numbers, bools, arrays as arrays, structs as objects). Default: no inputs.
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Inputs: for .zok a JSON object keyed by main's parameter names (field and uN as
+        /// decimal strings or numbers, bools, arrays as arrays, structs as objects); for IR a
+        /// JSON array, one entry per parameter. Default: no inputs.
         #[arg(long)]
         inputs: Option<PathBuf>,
         /// Maximum number of IR instructions executed.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
     },
-    /// Compile a ZoKrates program and print it in the requested form.
+    /// Compile a program (ZoKrates .zok, or IR text) and print it in the requested form.
     Compile {
-        /// The program (.zok).
-        file: PathBuf,
+        #[command(flatten)]
+        compile: CompileArgs,
         /// What to print.
         #[arg(long, value_enum, default_value_t = Emit::Ir)]
         emit: Emit,
@@ -117,6 +118,34 @@ enum Show {
     Pdg,
     /// The CFG with canonical SESE regions as nested clusters.
     Regions,
+}
+
+/// What every command that compiles takes.
+#[derive(clap::Args)]
+struct CompileArgs {
+    /// The program: ZoKrates source (.zok) or text-format IR (any other extension).
+    file: PathBuf,
+    /// Optimization level: 0 (none), 1 (inline, mem2reg, dce, simplify_cfg), 2 (adds sccp),
+    /// 3 (the default; adds block merging once it exists).
+    #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level)]
+    opt_level: opt::OptLevel,
+}
+
+fn parse_level(s: &str) -> Result<opt::OptLevel, String> {
+    s.parse()
+}
+
+impl CompileArgs {
+    /// Reads and compiles the file; a compile error is exit status 2.
+    fn compile(&self) -> Result<driver::Compilation, Exit> {
+        let text = read(&self.file)?;
+        let options = driver::Options {
+            opt_level: self.opt_level,
+            ..driver::Options::default()
+        };
+        driver::compile(&self.file.display().to_string(), &text, &options)
+            .map_err(|e| user_error(e.to_string()))
+    }
 }
 
 /// Output forms of `zkbc compile`.
@@ -225,16 +254,16 @@ fn run(cli: Cli) -> Result<(), Exit> {
             Ok(())
         }
         Command::Run {
-            file,
+            compile,
             inputs,
             max_steps,
         } => {
-            let (program, abi) = compile_zok(&file)?;
+            let compiled = compile.compile()?;
             let json = match &inputs {
                 Some(path) => read_json(path)?,
-                None => serde_json::Value::Object(serde_json::Map::new()),
+                None => compiled.default_inputs(),
             };
-            let values = abi.inputs_from_json(&json).map_err(|e| {
+            let values = compiled.inputs_from_json(&json).map_err(|e| {
                 let source = inputs
                     .as_ref()
                     .map_or("inputs".into(), |p| p.display().to_string());
@@ -244,18 +273,23 @@ fn run(cli: Cli) -> Result<(), Exit> {
                 max_steps,
                 ..interp::Limits::default()
             };
-            let outcome = interp::run(&program, &values, limits).map_err(|f| Exit {
+            let file = &compile.file;
+            let outcome = interp::run(&compiled.program, &values, limits).map_err(|f| Exit {
                 code: 1,
                 message: match f.src {
                     Some(loc) => format!("{}:{loc}: {}", file.display(), f.kind),
                     None => format!("{}: {f}", file.display()),
                 },
             })?;
-            println!("{}", abi.outputs_to_json(&outcome.outputs));
+            println!("{}", compiled.outputs_to_json(&outcome.outputs));
             Ok(())
         }
-        Command::Compile { file, emit, show } => {
-            let (program, _) = compile_zok(&file)?;
+        Command::Compile {
+            compile,
+            emit,
+            show,
+        } => {
+            let program = compile.compile()?.program;
             match emit {
                 Emit::Ir => print!("{program}"),
                 Emit::Dot => {

@@ -1,0 +1,168 @@
+//! The driver: what every command that compiles shares. It reads a program — ZoKrates source
+//! (`.zok`) or text-format IR (any other file) — compiles it to IR, runs the optimization
+//! pipeline of the requested level, and reads inputs and writes outputs in the program's own
+//! encoding (by parameter name for source programs, positional for IR).
+//!
+//! ```text
+//! compile(name, text, &Options)  ─▶ Compilation { program, abi, opt_report }
+//! Compilation::inputs_from_json  ─▶ Vec<Val>      (interp::run, r1cs::check_trace, ...)
+//! Compilation::outputs_to_json   ◀─ Vec<Val>
+//! ```
+//!
+//! Architecture invariant: the driver sequences stages and converts errors into
+//! [`CompileError`]s; it implements no stage itself.
+
+use crate::diagnostics::Diagnostic;
+use crate::front::{self, Abi};
+use crate::ir::{self, interp, Program};
+use crate::opt::{self, OptLevel};
+use std::fmt;
+
+/// How to compile.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The optimization level (`-O3` by default).
+    pub opt_level: OptLevel,
+    /// Pass options: print after, skip, verify.
+    pub opt: opt::Options,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            opt_level: OptLevel::O3,
+            opt: opt::Options::default(),
+        }
+    }
+}
+
+/// What kind of program a file holds, by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// ZoKrates source (`.zok`).
+    Zok,
+    /// Text-format IR (anything else).
+    Ir,
+}
+
+impl SourceKind {
+    /// `.zok` files are source; everything else is read as IR text.
+    pub fn of(file_name: &str) -> SourceKind {
+        if file_name.ends_with(".zok") {
+            SourceKind::Zok
+        } else {
+            SourceKind::Ir
+        }
+    }
+}
+
+/// A compiled program.
+#[derive(Clone, Debug)]
+pub struct Compilation {
+    /// The optimized IR.
+    pub program: Program,
+    /// `main`'s source-level signature (`None` for IR input: inputs are positional).
+    pub abi: Option<Abi>,
+    /// What the optimizer did.
+    pub opt_report: opt::Report,
+}
+
+/// Why a program does not compile. All of these are the user's input, not compiler bugs.
+#[derive(Debug)]
+pub enum CompileError {
+    /// A ZoKrates syntax, name or type error, already rendered with `FILE:LINE:COL` and a caret.
+    Source(String),
+    /// IR text that does not parse.
+    IrSyntax(String),
+    /// IR text that parses but breaks an IR invariant.
+    InvalidIr(String),
+    /// The optimizer refused the program (recursion).
+    Opt(String),
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompileError::Source(s)
+            | CompileError::IrSyntax(s)
+            | CompileError::InvalidIr(s)
+            | CompileError::Opt(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// Renders a front-end diagnostic without its leading `error: ` (the CLI adds it).
+fn render(d: &Diagnostic, file_name: &str, source: &str) -> String {
+    let rendered = d.render(file_name, source);
+    rendered
+        .strip_prefix("error: ")
+        .unwrap_or(&rendered)
+        .trim_end()
+        .to_string()
+}
+
+/// Compiles `text` (named `file_name`, whose extension says what it is) and optimizes it.
+pub fn compile(
+    file_name: &str,
+    text: &str,
+    options: &Options,
+) -> Result<Compilation, CompileError> {
+    let (mut program, abi) = match SourceKind::of(file_name) {
+        SourceKind::Zok => {
+            let (program, abi) = front::compile_source(file_name, text)
+                .map_err(|d| CompileError::Source(render(&d, file_name, text)))?;
+            (program, Some(abi))
+        }
+        SourceKind::Ir => {
+            let program = ir::parse_program(text)
+                .map_err(|e| CompileError::IrSyntax(format!("{file_name}:{e}")))?;
+            ir::verify::verify_program(&program)
+                .map_err(|e| CompileError::InvalidIr(format!("{file_name}: invalid IR:\n{e}")))?;
+            (program, None)
+        }
+    };
+    let opt_report = opt::optimize(&mut program, &options.opt_level.pipeline(), &options.opt)
+        .map_err(|e| CompileError::Opt(format!("{file_name}: {e}")))?;
+    Ok(Compilation {
+        program,
+        abi,
+        opt_report,
+    })
+}
+
+impl Compilation {
+    /// Reads `main`'s inputs: a JSON object keyed by parameter name for source programs, a JSON
+    /// array (one entry per parameter) for IR programs.
+    pub fn inputs_from_json(&self, json: &serde_json::Value) -> Result<Vec<interp::Val>, String> {
+        match &self.abi {
+            Some(abi) => abi.inputs_from_json(json),
+            None => interp::inputs_from_json(&self.program, json),
+        }
+    }
+
+    /// The inputs when no inputs file is given: an empty object (or array).
+    pub fn default_inputs(&self) -> serde_json::Value {
+        match &self.abi {
+            Some(_) => serde_json::Value::Object(serde_json::Map::new()),
+            None => serde_json::Value::Array(Vec::new()),
+        }
+    }
+
+    /// `{"outputs": [...]}` in the program's encoding.
+    pub fn outputs_to_json(&self, outputs: &[interp::Val]) -> serde_json::Value {
+        match &self.abi {
+            Some(abi) => abi.outputs_to_json(outputs),
+            None => {
+                let returns = &self.program.main_func().returns;
+                let values: Vec<_> = outputs
+                    .iter()
+                    .zip(returns)
+                    .map(|(v, t)| v.to_json(t))
+                    .collect();
+                serde_json::json!({ "outputs": values })
+            }
+        }
+    }
+}
