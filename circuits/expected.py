@@ -233,6 +233,9 @@ g = math.gcd(a, b)
 case("gcd", {"a": str(a), "b": str(b)}, [str(g), str(a // g * b)])
 
 
+# const_fail_untaken: the failing constants are on untaken paths
+case("const_fail_untaken", {"a": "3"}, ["3", "12"])
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     for name, (inputs, outputs) in sorted(CASES.items()):

@@ -554,8 +554,10 @@ impl Checker {
                     return Err(mismatch(&ty, &value.ty, value.span));
                 }
                 let local = self.declare(name, ty, *mutable);
+                // A constant initializer whose evaluation fails (`15u8 / 0u8`) is not an error
+                // here: failure is path-sensitive, so it fails at run time if its path runs.
                 if !*mutable {
-                    if let Some(v) = self.eval(&value)? {
+                    if let Ok(Some(v)) = self.eval(&value) {
                         self.fs.known.insert(local, v);
                     }
                 }
@@ -748,7 +750,8 @@ impl Checker {
                 index.span,
             ));
         }
-        if let Some(Value::Uint(v)) = self.eval(&i)? {
+        // As for `let`, an index whose constant evaluation fails is left to run time.
+        if let Ok(Some(Value::Uint(v))) = self.eval(&i) {
             if v >= u64::from(n) {
                 return Err(Diagnostic::new(
                     format!("index {v} is out of bounds for an array of length {n}"),
