@@ -24,3 +24,4 @@ pub mod opt;
 pub mod prove;
 pub mod query;
 pub mod report;
+pub mod testgen;
