@@ -14,3 +14,4 @@
 pub mod analysis;
 pub mod field;
 pub mod ir;
+pub mod r1cs;
