@@ -484,3 +484,101 @@ impl Builder {
         Num::new(prod, a.bits + n - 1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::eliminate::{reduce, GONE};
+    use super::*;
+
+    type Gadget = dyn Fn(&mut Builder, &[Lc]);
+
+    /// Builds the gadget over instance inputs in both modes; returns its constraint count and
+    /// whether the honest assignment for `inputs` satisfies it.
+    fn run(g: &Gadget, inputs: &[u64]) -> (usize, bool) {
+        let mut cs = Builder::new(false);
+        let ins: Vec<Lc> = inputs
+            .iter()
+            .map(|_| Lc::var(cs.instance(Fr::zero())))
+            .collect();
+        g(&mut cs, &ins);
+        let red = reduce(cs);
+        let mut cs = Builder::new(true);
+        let ins: Vec<Lc> = inputs
+            .iter()
+            .map(|&x| Lc::var(cs.instance(Fr::from(x))))
+            .collect();
+        g(&mut cs, &ins);
+        let mut vals = vec![Fr::zero(); 1 + red.n_instance + red.n_witness];
+        vals[0] = Fr::one();
+        for (old, &new) in red.var_map.iter().enumerate() {
+            if new != GONE {
+                vals[new as usize] = cs.values[old];
+            }
+        }
+        let eval = |k: usize| -> Fr {
+            red.rows
+                .row(k)
+                .iter()
+                .map(|&(v, c)| vals[v as usize] * c)
+                .sum()
+        };
+        let n = red.rows.len() / 3;
+        let ok = (0..n).all(|k| eval(3 * k) * eval(3 * k + 1) == eval(3 * k + 2));
+        (n, ok)
+    }
+
+    #[test]
+    fn guarded_assert_fails_only_under_a_true_guard() {
+        let g: &Gadget = &|cs, x| cs.assert_true(&x[1], Some(&x[0]));
+        assert_eq!(run(g, &[0, 0]), (1, true));
+        assert_eq!(run(g, &[1, 0]), (1, false));
+        assert_eq!(run(g, &[1, 1]), (1, true));
+        let g: &Gadget = &|cs, x| cs.assert_eq(&x[1], &x[2], Some(&x[0]));
+        assert_eq!(run(g, &[0, 3, 4]), (1, true));
+        assert_eq!(run(g, &[1, 3, 4]), (1, false));
+    }
+
+    #[test]
+    fn guarded_division_divides_by_one_under_a_false_guard() {
+        let g: &Gadget = &|cs, x| {
+            cs.field_div(&x[1], &x[2], Some(&x[0]));
+        };
+        assert_eq!(run(g, &[0, 5, 0]), (3, true));
+        assert_eq!(run(g, &[1, 5, 0]), (3, false));
+        assert_eq!(run(g, &[1, 6, 3]), (3, true));
+        let g: &Gadget = &|cs, x| {
+            let (a, b) = (Num::new(x[1].clone(), 8), Num::new(x[2].clone(), 8));
+            cs.udiv_rem(&a, &b, 8, Some(&x[0]));
+        };
+        assert_eq!(run(g, &[0, 200, 0]), (3 * 8 + 2, true));
+        assert_eq!(run(g, &[1, 200, 0]), (3 * 8 + 2, false));
+        assert_eq!(run(g, &[1, 200, 7]), (3 * 8 + 2, true));
+    }
+
+    #[test]
+    fn guarded_cast_and_index_are_harmless_under_a_false_guard() {
+        let g: &Gadget = &|cs, x| {
+            cs.checked_narrow(&Num::new(x[1].clone(), UNBOUNDED), 8, Some(&x[0]));
+        };
+        assert_eq!(run(g, &[0, 1000]), (1 + 8, true));
+        assert_eq!(run(g, &[1, 1000]), (1 + 8, false));
+        assert_eq!(run(g, &[1, 255]), (1 + 8, true));
+        let g: &Gadget = &|cs, x| {
+            cs.selectors(&x[1], 4, Some(&x[0]));
+        };
+        assert_eq!(run(g, &[0, 9]), (4, true));
+        assert_eq!(run(g, &[1, 9]), (4, false));
+        assert_eq!(run(g, &[1, 3]), (4, true));
+    }
+
+    #[test]
+    fn unguarded_failures_are_unsatisfiable() {
+        let g: &Gadget = &|cs, x| cs.assert_true(&x[0], None);
+        assert!(!run(g, &[0]).1);
+        let g: &Gadget = &|cs, x| {
+            cs.decompose(&x[0], 32, Pivot::Low);
+        };
+        assert!(!run(g, &[1 << 40]).1, "2^40 is not a u32");
+        assert!(run(g, &[(1 << 32) - 1]).1);
+    }
+}
