@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use zkbc::ir::{self, interp};
+use zkbc::r1cs;
 
 #[derive(Parser)]
 #[command(
@@ -32,6 +33,18 @@ enum Command {
         /// Also print the block trace (each executed block with its parameters) on stderr.
         #[arg(long)]
         trace: bool,
+        /// Maximum number of instructions executed.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+    },
+    /// Run a program, lower every executed block to its R1CS instance, assign it from the trace
+    /// and check it is satisfied (exit 0 only if every executed block is).
+    Check {
+        /// The IR file (text format).
+        file: PathBuf,
+        /// JSON array with one entry per parameter of main, as for `interp`.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
         /// Maximum number of instructions executed.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
@@ -79,6 +92,17 @@ fn read_json(path: &Path) -> Result<serde_json::Value, Exit> {
     })
 }
 
+fn read_inputs(program: &ir::Program, inputs: Option<&Path>) -> Result<Vec<interp::Val>, Exit> {
+    let json = match inputs {
+        Some(path) => read_json(path)?,
+        None => serde_json::Value::Array(Vec::new()),
+    };
+    interp::inputs_from_json(program, &json).map_err(|e| {
+        let source = inputs.map_or("inputs".into(), |p| p.display().to_string());
+        user_error(format!("{source}: {e}"))
+    })
+}
+
 fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
         Command::Interp {
@@ -95,7 +119,9 @@ fn run(cli: Cli) -> Result<(), Exit> {
                 None => serde_json::Value::Array(Vec::new()),
             };
             let values = interp::inputs_from_json(&program, &json).map_err(|e| {
-                let source = inputs.as_ref().map_or("inputs".into(), |p| p.display().to_string());
+                let source = inputs
+                    .as_ref()
+                    .map_or("inputs".into(), |p| p.display().to_string());
                 user_error(format!("{source}: {e}"))
             })?;
             let limits = interp::Limits {
@@ -119,6 +145,44 @@ fn run(cli: Cli) -> Result<(), Exit> {
                 .map(|(v, t)| v.to_json(t))
                 .collect();
             println!("{}", serde_json::json!({ "outputs": outputs }));
+            Ok(())
+        }
+        Command::Check {
+            file,
+            inputs,
+            max_steps,
+        } => {
+            let program = parse_ir(&file)?;
+            ir::verify::verify_program(&program)
+                .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
+            let values = read_inputs(&program, inputs.as_deref())?;
+            let limits = interp::Limits {
+                max_steps,
+                ..interp::Limits::default()
+            };
+            let outcome = interp::run(&program, &values, limits).map_err(|f| Exit {
+                code: 1,
+                message: format!("{}: {f}", file.display()),
+            })?;
+            let report = r1cs::check_trace(&program, &outcome).map_err(|e| Exit {
+                code: match e {
+                    r1cs::CheckError::Lower(r1cs::LowerError::Unsupported { .. }) => 2,
+                    _ => 1,
+                },
+                message: format!("{}: {e}", file.display()),
+            })?;
+            let main = program.main_func();
+            for b in &report.blocks {
+                println!(
+                    "fn {} {}: {} constraints, satisfied in {} execution(s)",
+                    main.name, b.block, b.constraints, b.executions
+                );
+            }
+            println!(
+                "{}: all {} block executions satisfied",
+                file.display(),
+                report.executions
+            );
             Ok(())
         }
         Command::Verify { file } => {
