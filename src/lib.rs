@@ -23,5 +23,6 @@ pub mod ir;
 pub mod opt;
 pub mod prove;
 pub mod query;
+pub mod r1cs;
 pub mod report;
 pub mod testgen;
