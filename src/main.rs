@@ -48,6 +48,11 @@ enum Command {
         /// Maximum number of IR instructions executed.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
+        /// Also look for under-constrained blocks: for every executed block, change each output
+        /// leaf and each witness in an assertion-shaped constraint, repair the other witnesses,
+        /// and report every instance that still accepts (exit status 1 if any).
+        #[arg(long)]
+        soundness: bool,
     },
     /// Check a text-format IR program against every IR invariant and list each violation.
     Verify {
@@ -388,6 +393,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             compile,
             inputs,
             max_steps,
+            soundness,
         } => {
             let mut compiled = compile.compile()?;
             driver::legalize_for_r1cs(&mut compiled.program)
@@ -414,6 +420,38 @@ fn run(cli: Cli) -> Result<(), Exit> {
                 file.display(),
                 report.executions
             );
+            if soundness {
+                let sound = r1cs::check_soundness(
+                    &compiled.program,
+                    &outcome,
+                    r1cs::SoundnessOptions::default(),
+                )
+                .map_err(|e| Exit {
+                    code: 1,
+                    message: format!("{}: {e}", file.display()),
+                })?;
+                for finding in &sound.findings {
+                    println!("under-constrained: {finding}");
+                }
+                println!(
+                    "{}: soundness: {} block executions, {} output changes and {} witness changes tried, {} accepted",
+                    file.display(),
+                    sound.executions,
+                    sound.outputs_tried,
+                    sound.witnesses_tried,
+                    sound.findings.len()
+                );
+                if !sound.findings.is_empty() {
+                    return Err(Exit {
+                        code: 1,
+                        message: format!(
+                            "{}: {} under-constrained instance(s) found",
+                            file.display(),
+                            sound.findings.len()
+                        ),
+                    });
+                }
+            }
             Ok(())
         }
         Command::Verify { file } => {

@@ -103,10 +103,12 @@ pub mod gadgets;
 mod lc;
 mod live;
 mod lower;
+pub mod soundness;
 
 pub use check::{check_trace, flatten_val, BlockCheck, CheckError, CheckReport};
 pub use lc::{Lc, Var, ONE};
 pub use lower::{block_label, return_label, ExitLayout, StateLayout};
+pub use soundness::{check_soundness, SoundnessOptions, SoundnessReport};
 
 use crate::field::Fr;
 use crate::ir::{interp::Val, BlockId, FuncId, Function, Program};
