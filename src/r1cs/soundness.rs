@@ -26,6 +26,7 @@ use crate::field::Fr;
 use crate::ir::interp::{Exit, Outcome};
 use crate::ir::{BlockId, FuncId, Program};
 use ark_ff::{Field as _, Zero};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -119,13 +120,10 @@ pub fn check_soundness(
                     func: entry.func.to_string(),
                     block: entry.block,
                 })?;
-        if !cache.contains_key(&key) {
+        if let Entry::Vacant(slot) = cache.entry(key) {
             let info = Arc::new(super::live::FuncInfo::new(func));
             let main_entry = entry.func == program.main && entry.block == func.entry;
-            cache.insert(
-                key,
-                lower_with(func, entry.func, info, entry.block, main_entry)?,
-            );
+            slot.insert(lower_with(func, entry.func, info, entry.block, main_entry)?);
         }
         let blk = &cache[&key];
         let layout = blk.layout();
