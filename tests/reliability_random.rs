@@ -10,10 +10,10 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use zkbc::driver;
 use zkbc::ir::interp;
 use zkbc::opt::OptLevel;
 use zkbc::testgen::{self, eval, Case, Features};
+use zkbc::{driver, r1cs};
 
 const LEVELS: [OptLevel; 4] = [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3];
 
@@ -132,6 +132,7 @@ fn check_case(case: &Case) -> Result<Outcome, String> {
                 if &got != want {
                     return Err(format!("{level:?}: outputs {got}, expected {want}"));
                 }
+                check_r1cs(level, &compiled.program, &inputs)?;
             }
             (Err(f), Err(kind)) => {
                 if eval::FailKind::of(&f.kind) != Some(*kind) {
@@ -154,6 +155,30 @@ fn check_case(case: &Case) -> Result<Outcome, String> {
         Ok(_) => Outcome::Returned,
         Err(kind) => Outcome::Failed(kind),
     })
+}
+
+/// Every executed block satisfies its instance, and changing any output-state leaf (with the
+/// witnesses repaired as far as the search can) makes it unsatisfied.
+fn check_r1cs(
+    level: OptLevel,
+    program: &zkbc::ir::Program,
+    inputs: &[interp::Val],
+) -> Result<(), String> {
+    let mut program = program.clone();
+    driver::legalize_for_r1cs(&mut program).map_err(|e| format!("{level:?}: legalize: {e}"))?;
+    let outcome = interp::run(&program, inputs, interp::Limits::default())
+        .map_err(|e| format!("{level:?}: legalized program fails: {e}"))?;
+    r1cs::check_trace(&program, &outcome).map_err(|e| format!("{level:?}: R1CS: {e}"))?;
+    let options = r1cs::SoundnessOptions {
+        max_executions_per_block: 1,
+        witnesses: false,
+    };
+    let report = r1cs::check_soundness(&program, &outcome, options)
+        .map_err(|e| format!("{level:?}: soundness: {e}"))?;
+    if let Some(f) = report.findings.first() {
+        return Err(format!("{level:?}: under-constrained: {f}"));
+    }
+    Ok(())
 }
 
 fn run_seeds(seeds: Vec<u64>) -> Counts {
