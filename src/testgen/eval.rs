@@ -1,7 +1,7 @@
 //! The reference evaluator of generated programs: runs the [`Program`] tree directly, with the
 //! language's semantics written out once more (field arithmetic mod p, `uN` wrap-around, integer
 //! division, shifts by the width or more give 0, path-sensitive failure, operands of `&&` and
-//! `||` both evaluated, left to right). It shares nothing with the front end or the interpreter
+//! `||` both evaluated, left to right; in `a[i] = v`, `v` before `i`). It shares nothing with the front end or the interpreter
 //! but the field type, so a disagreement points at a bug in one of them.
 
 use super::{BinOp, Cast, Expr, Func, Program, Stmt, Ty, UnOp, Value};
@@ -133,8 +133,10 @@ impl Env<'_> {
                 *self.get_mut(name) = v;
             }
             Stmt::AssignIndex(name, i, e) => {
-                let i = self.expr(i)?;
+                // The value is evaluated before the index (as the front end lowers it, and as
+                // Rust does): which failure comes first when both fail depends on it.
                 let v = self.expr(e)?;
+                let i = self.expr(i)?;
                 let Value::Array(items) = self.get_mut(name) else {
                     panic!("bug: `{name}` is not an array");
                 };
