@@ -264,10 +264,15 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
+/// Array elements an `array_set` copies per step charged (see [`Limits::max_steps`]).
+pub const COPY_ELEMENTS_PER_STEP: usize = 1;
+
 /// Interpreter limits.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Maximum instructions and terminators executed.
+    /// Maximum instructions and terminators executed; an `array_set` on an array of `n`
+    /// elements also counts `n / COPY_ELEMENTS_PER_STEP` steps for the copy it makes, so the
+    /// limit bounds the running time, not just the instruction count.
     pub max_steps: u64,
     /// Maximum call depth.
     pub max_call_depth: usize,
@@ -466,6 +471,18 @@ impl Machine<'_> {
         }
     }
 
+    /// Charges the copy of an array of `len` elements: one step per [`COPY_ELEMENTS_PER_STEP`].
+    fn charge_copy(&mut self, len: usize) -> Result<(), Fail> {
+        self.steps = self
+            .steps
+            .saturating_add((len / COPY_ELEMENTS_PER_STEP) as u64);
+        if self.steps > self.limits.max_steps {
+            Err(Fail::StepLimit(self.limits.max_steps))
+        } else {
+            Ok(())
+        }
+    }
+
     fn step(&mut self) -> Result<(), Fail> {
         self.steps += 1;
         if self.steps > self.limits.max_steps {
@@ -485,6 +502,13 @@ impl Machine<'_> {
         let get = |v: &super::ValueId| value_of(func, env, *v).map_err(Exec::Fail);
         let invalid = |m: &str| Exec::Fail(Fail::InvalidProgram(m.to_string()));
         let one = |v: Val| Ok(vec![v]);
+        // Copying is work: without this charge a loop over a large array runs in quadratic time
+        // within the step limit (a loop over 2^20 elements would take hours).
+        if let InstKind::ArraySet { array, .. } = kind {
+            if let Ok(Val::Array(items)) = value_of(func, env, *array) {
+                self.charge_copy(items.len()).map_err(Exec::Fail)?;
+            }
+        }
         match kind {
             InstKind::Allocate { ty } => {
                 self.memory.push(Val::zero(ty));
