@@ -104,7 +104,9 @@ mod lc;
 mod live;
 mod lower;
 
-pub use check::{check_trace, flatten_val, BlockCheck, CheckError, CheckReport};
+pub use check::{
+    check_trace, flatten_val, for_each_execution, BlockCheck, CheckError, CheckReport,
+};
 pub use lc::{Lc, Var, ONE};
 pub use lower::{block_label, return_label, ExitLayout, StateLayout};
 
@@ -305,6 +307,11 @@ impl<'f> BlockR1cs<'f> {
     /// The function.
     pub fn func_id(&self) -> FuncId {
         self.func_id
+    }
+
+    /// The function's name.
+    pub fn func_name(&self) -> &str {
+        &self.func.name
     }
 
     /// Which instance variables mean what.
