@@ -13,10 +13,16 @@
 //! rebuilt, so peak memory stays one constraint arena.
 
 use super::builder::{Builder, Rows};
+use super::fxhash::FxMap;
 use super::lc::{Lc, Var, ONE};
 use crate::field::Fr;
 use ark_ff::{Field, One};
-use std::collections::HashMap;
+
+/// Linear constraints longer than this (after substitution; longer than any bit decomposition
+/// of a field element) are kept rather than solved: a
+/// substitution copies the combination into every row that mentions the pivot, and chains of
+/// long substitutions grow quadratically (CirC's `reduce_linearities` has the same threshold).
+pub const ELIM_MAX_TERMS: usize = 300;
 
 /// Marks a variable that the reduced system does not contain.
 pub(crate) const GONE: u32 = u32::MAX;
@@ -41,7 +47,7 @@ struct Elim {
     occ: Vec<u32>,
     eliminated: Vec<bool>,
     /// pivot → (its value in other variables, number of eliminations when last made clean).
-    subs: HashMap<Var, (Lc, usize)>,
+    subs: FxMap<Var, (Lc, usize)>,
     n_elims: usize,
     residual: Vec<Lc>,
 }
@@ -118,6 +124,10 @@ impl Elim {
         if lc.is_zero() {
             return;
         }
+        if lc.terms().len() > ELIM_MAX_TERMS {
+            self.residual.push(lc);
+            return;
+        }
         let pivot = lc
             .terms()
             .iter()
@@ -186,7 +196,7 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
         is_instance,
         occ,
         eliminated: vec![false; n_vars],
-        subs: HashMap::new(),
+        subs: FxMap::default(),
         n_elims: 0,
         residual: Vec::new(),
     };

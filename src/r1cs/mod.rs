@@ -99,6 +99,7 @@
 mod builder;
 mod check;
 pub mod eliminate;
+mod fxhash;
 pub mod gadgets;
 mod lc;
 mod live;
