@@ -261,16 +261,19 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
     let mut var_map = vec![GONE; n_vars];
     var_map[0] = 0;
     let mut next = 1u32;
-    for v in 1..n_vars {
-        if el.is_instance[v] {
-            var_map[v] = next;
-            next += 1;
-        }
+    for (slot, _) in var_map
+        .iter_mut()
+        .zip(&el.is_instance)
+        .skip(1)
+        .filter(|(_, inst)| **inst)
+    {
+        *slot = next;
+        next += 1;
     }
     let n_instance = (next - 1) as usize;
-    for v in 1..n_vars {
+    for (v, slot) in var_map.iter_mut().enumerate().skip(1) {
         if !el.is_instance[v] && used[v] && !el.eliminated[v] {
-            var_map[v] = next;
+            *slot = next;
             next += 1;
         }
     }
