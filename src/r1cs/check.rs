@@ -143,16 +143,13 @@ pub fn for_each_execution<'p>(
                     func: entry.func.to_string(),
                     block: entry.block,
                 })?;
-        if !cache.contains_key(&key) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(key) {
             let info = infos
                 .entry(entry.func)
                 .or_insert_with(|| Arc::new(super::live::FuncInfo::new(func)))
                 .clone();
             let main_entry = entry.func == program.main && entry.block == func.entry;
-            cache.insert(
-                key,
-                lower_with(func, entry.func, info, entry.block, main_entry)?,
-            );
+            slot.insert(lower_with(func, entry.func, info, entry.block, main_entry)?);
             order.push(key);
         }
         *runs.entry(key).or_insert(0) += 1;
