@@ -86,7 +86,9 @@ fn read_listed() -> Listed {
             continue;
         };
         let (program, rest) = rest.split_once('`').expect("closing backquote");
-        let (what, reason) = rest.split_once(" — ").expect("an entry has a reason after ` — `");
+        let (what, reason) = rest
+            .split_once(" — ")
+            .expect("an entry has a reason after ` — `");
         assert!(!reason.trim().is_empty(), "{program}: empty reason");
         match section {
             "unsupported" => {
@@ -123,12 +125,15 @@ fn compile(source: &str, name: &str, level: OptLevel) -> Result<driver::Compilat
 }
 
 /// Runs one case; `Ok(outputs JSON)` or `Err(failure message)`.
-fn run_case(c: &driver::Compilation, inputs: &serde_json::Value) -> Result<serde_json::Value, String> {
+fn run_case(
+    c: &driver::Compilation,
+    inputs: &serde_json::Value,
+) -> Result<serde_json::Value, String> {
     let inputs = c
         .inputs_from_json(inputs)
         .map_err(|e| format!("bad inputs: {e}"))?;
-    let out = interp::run(&c.program, &inputs, interp::Limits::default())
-        .map_err(|e| e.to_string())?;
+    let out =
+        interp::run(&c.program, &inputs, interp::Limits::default()).map_err(|e| e.to_string())?;
     Ok(c.outputs_to_json(&out.outputs)["outputs"].clone())
 }
 
