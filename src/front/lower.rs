@@ -486,6 +486,9 @@ impl<'a, 'f> FnLower<'a, 'f> {
                     }
                     Builtin::UintToBits(_) => self.b.to_bits(v),
                     Builtin::UintFromBits(w) => self.b.from_bits(v, ir::Type::UInt(*w)),
+                    Builtin::FieldToBool => {
+                        self.located(e.span, |l| l.b.cast(v, ir::Type::UInt(1)))
+                    }
                 }]
             }
             ExprKind::Array(elems) => {
@@ -700,7 +703,7 @@ fn cannot_fail(e: &Expr) -> bool {
         ExprKind::Binary(_, a, b) => cannot_fail(a) && cannot_fail(b),
         ExprKind::Conditional(c, a, b) => cannot_fail(c) && cannot_fail(a) && cannot_fail(b),
         ExprKind::Call(..) | ExprKind::Index(..) => false,
-        ExprKind::Builtin(Builtin::FieldToUint(_), _) => false,
+        ExprKind::Builtin(Builtin::FieldToUint(_) | Builtin::FieldToBool, _) => false,
         ExprKind::Builtin(_, x) => cannot_fail(x),
         ExprKind::Array(elems) => elems.iter().all(|el| match el {
             ArrayElem::Single(x) | ArrayElem::Spread(x) => cannot_fail(x),

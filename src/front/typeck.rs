@@ -81,6 +81,8 @@ struct Checker {
     alias_templates: HashMap<String, Rc<ast::TypeAlias>>,
     consts: HashMap<String, (Type, Value)>,
     imports: HashMap<String, Builtin>,
+    /// Local names of `cast` from `utils/casts.zok` (see `casts`).
+    generic_casts: std::collections::HashSet<String>,
     sigs: Vec<Sig>,
     by_name: HashMap<String, Vec<FuncId>>,
     fs: FnState,
@@ -147,6 +149,12 @@ fn always_returns(stmts: &[Stmt]) -> bool {
     })
 }
 
+/// `from "utils/casts.zok" import cast;` (with or without `.zok`).
+fn is_generic_cast(import: &ast::Import) -> bool {
+    let path = import.path.strip_suffix(".zok").unwrap_or(&import.path);
+    path == "utils/casts" && import.symbol.as_ref().is_some_and(|s| s.name == "cast")
+}
+
 fn builtin_for_import(import: &ast::Import) -> Option<Builtin> {
     let path = import.path.strip_suffix(".zok").unwrap_or(&import.path);
     match &import.symbol {
@@ -182,6 +190,11 @@ impl Checker {
         for item in &module.items {
             match item {
                 ast::Item::Import(imp) => {
+                    if is_generic_cast(imp) {
+                        declare_top(&imp.alias)?;
+                        self.generic_casts.insert(imp.alias.name.clone());
+                        continue;
+                    }
                     let Some(b) = builtin_for_import(imp) else {
                         return Err(Diagnostic::new(
                             format!("cannot resolve import of `{}`", imp.path),
@@ -1222,6 +1235,23 @@ impl Checker {
     ) -> TResult<Expr> {
         if let Some(t) = self.templates.get(&callee.name).cloned() {
             return self.call_generic(&t, callee, generics, args, expected, span);
+        }
+        if self.generic_casts.contains(&callee.name) {
+            let [arg] = args else {
+                return Err(Diagnostic::new(
+                    format!("`{}` takes 1 argument but {} were given", callee.name, args.len()),
+                    span,
+                ));
+            };
+            let Some(to) = expected else {
+                return Err(Diagnostic::new(
+                    format!("the result type of `{}` is not known here", callee.name),
+                    span,
+                )
+                .with_note("assign the result to a variable of a declared type"));
+            };
+            let arg = self.expr(arg, None)?;
+            return super::casts::expand(arg, to, span);
         }
         if let Some(g) = generics.first() {
             return Err(Diagnostic::new(

@@ -259,6 +259,9 @@ pub enum Builtin {
     UintToBits(u32),
     /// `uN_from_bits`
     UintFromBits(u32),
+    /// `field_to_bool_unsafe` (from `"EMBED"`): fails unless the value is 0 or 1. ZoKrates does
+    /// not check (its callers constrain the value first); zkbc's conversions are all checked.
+    FieldToBool,
 }
 
 impl Builtin {
@@ -269,11 +272,15 @@ impl Builtin {
             Builtin::FieldToUint(w) => format!("field_to_u{w}"),
             Builtin::UintToBits(w) => format!("u{w}_to_bits"),
             Builtin::UintFromBits(w) => format!("u{w}_from_bits"),
+            Builtin::FieldToBool => "field_to_bool_unsafe".to_string(),
         }
     }
 
     /// Recognizes a canonical builtin name.
     pub fn from_name(name: &str) -> Option<Builtin> {
+        if name == "field_to_bool_unsafe" {
+            return Some(Builtin::FieldToBool);
+        }
         for w in [8, 16, 32, 64] {
             for b in [
                 Builtin::UintToField(w),
@@ -293,7 +300,7 @@ impl Builtin {
     pub fn param(self) -> Type {
         match self {
             Builtin::UintToField(w) | Builtin::UintToBits(w) => Type::Uint(w),
-            Builtin::FieldToUint(_) => Type::Field,
+            Builtin::FieldToUint(_) | Builtin::FieldToBool => Type::Field,
             Builtin::UintFromBits(w) => Type::Array(Box::new(Type::Bool), w),
         }
     }
@@ -304,6 +311,7 @@ impl Builtin {
             Builtin::UintToField(_) => Type::Field,
             Builtin::FieldToUint(w) | Builtin::UintFromBits(w) => Type::Uint(w),
             Builtin::UintToBits(w) => Type::Array(Box::new(Type::Bool), w),
+            Builtin::FieldToBool => Type::Bool,
         }
     }
 }
