@@ -132,6 +132,39 @@ pub fn compile(
     })
 }
 
+/// Whether a program uses what R1CS lowering does not support: calls or memory.
+pub fn needs_legalizing(program: &Program) -> bool {
+    program.funcs.len() > 1
+        || program.funcs.iter().any(|f| {
+            f.layout.iter().any(|b| {
+                f.block(*b).insts.iter().any(|i| {
+                    matches!(
+                        f.inst(*i).kind,
+                        ir::InstKind::Call { .. }
+                            | ir::InstKind::Allocate { .. }
+                            | ir::InstKind::Load { .. }
+                            | ir::InstKind::Store { .. }
+                    )
+                })
+            })
+        })
+}
+
+/// Makes a program lowerable to R1CS: per-block lowering needs IR without calls and without
+/// memory, which `-O0` keeps. This runs the least that removes them — `inline`, then `mem2reg`
+/// and `dce` — and nothing at all when the program has neither (any level from `-O1` up).
+/// Memory mem2reg cannot promote stays, and lowering then reports it.
+pub fn legalize_for_r1cs(program: &mut Program) -> Result<(), CompileError> {
+    if !needs_legalizing(program) {
+        return Ok(());
+    }
+    let pipeline = opt::Pipeline::from_names(&["inline", "mem2reg", "dce"])
+        .expect("bug: legalizing passes exist");
+    opt::optimize(program, &pipeline, &opt::Options::default())
+        .map(|_| ())
+        .map_err(|e| CompileError::Opt(e.to_string()))
+}
+
 impl Compilation {
     /// Reads `main`'s inputs: a JSON object keyed by parameter name for source programs, a JSON
     /// array (one entry per parameter) for IR programs.

@@ -23,4 +23,5 @@ pub mod ir;
 pub mod opt;
 pub mod prove;
 pub mod query;
+pub mod r1cs;
 pub mod report;

@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use zkbc::ir::{self, interp};
-use zkbc::{driver, opt};
+use zkbc::{driver, opt, r1cs};
 
 #[derive(Parser)]
 #[command(
@@ -34,6 +34,18 @@ enum Command {
         #[arg(long)]
         trace: bool,
         /// Maximum number of instructions executed.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+    },
+    /// Compile and run a program, lower every executed block to its R1CS instance, assign it
+    /// from the run's trace and check it is satisfied (exit 0 only if every executed block is).
+    Check {
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Inputs, as for `run`.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        /// Maximum number of IR instructions executed.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
     },
@@ -209,6 +221,43 @@ fn read_json(path: &Path) -> Result<serde_json::Value, Exit> {
     })
 }
 
+/// Reads the inputs file (or the empty default) in the program's encoding; bad inputs are exit
+/// status 2.
+fn load_inputs(
+    compiled: &driver::Compilation,
+    inputs: Option<&Path>,
+) -> Result<Vec<interp::Val>, Exit> {
+    let json = match inputs {
+        Some(path) => read_json(path)?,
+        None => compiled.default_inputs(),
+    };
+    compiled.inputs_from_json(&json).map_err(|e| {
+        let source = inputs.map_or("inputs".into(), |p| p.display().to_string());
+        user_error(format!("{source}: {e}"))
+    })
+}
+
+/// Runs the program; a run-time failure is exit status 1 with `FILE:LINE:COL` when the failing
+/// instruction has a source position.
+fn execute(
+    file: &Path,
+    program: &ir::Program,
+    values: &[interp::Val],
+    max_steps: u64,
+) -> Result<interp::Outcome, Exit> {
+    let limits = interp::Limits {
+        max_steps,
+        ..interp::Limits::default()
+    };
+    interp::run(program, values, limits).map_err(|f| Exit {
+        code: 1,
+        message: match f.src {
+            Some(loc) => format!("{}:{loc}: {}", file.display(), f.kind),
+            None => format!("{}: {f}", file.display()),
+        },
+    })
+}
+
 fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
         Command::Interp {
@@ -259,28 +308,8 @@ fn run(cli: Cli) -> Result<(), Exit> {
             max_steps,
         } => {
             let compiled = compile.compile()?;
-            let json = match &inputs {
-                Some(path) => read_json(path)?,
-                None => compiled.default_inputs(),
-            };
-            let values = compiled.inputs_from_json(&json).map_err(|e| {
-                let source = inputs
-                    .as_ref()
-                    .map_or("inputs".into(), |p| p.display().to_string());
-                user_error(format!("{source}: {e}"))
-            })?;
-            let limits = interp::Limits {
-                max_steps,
-                ..interp::Limits::default()
-            };
-            let file = &compile.file;
-            let outcome = interp::run(&compiled.program, &values, limits).map_err(|f| Exit {
-                code: 1,
-                message: match f.src {
-                    Some(loc) => format!("{}:{loc}: {}", file.display(), f.kind),
-                    None => format!("{}: {f}", file.display()),
-                },
-            })?;
+            let values = load_inputs(&compiled, inputs.as_deref())?;
+            let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
             println!("{}", compiled.outputs_to_json(&outcome.outputs));
             Ok(())
         }
@@ -355,6 +384,38 @@ fn run(cli: Cli) -> Result<(), Exit> {
             query: text,
             list,
         } => query(file, pattern, text, list),
+        Command::Check {
+            compile,
+            inputs,
+            max_steps,
+        } => {
+            let mut compiled = compile.compile()?;
+            driver::legalize_for_r1cs(&mut compiled.program)
+                .map_err(|e| user_error(e.to_string()))?;
+            let values = load_inputs(&compiled, inputs.as_deref())?;
+            let file = &compile.file;
+            let outcome = execute(file, &compiled.program, &values, max_steps)?;
+            let report = r1cs::check_trace(&compiled.program, &outcome).map_err(|e| Exit {
+                code: match e {
+                    r1cs::CheckError::Lower(r1cs::LowerError::Unsupported { .. }) => 2,
+                    _ => 1,
+                },
+                message: format!("{}: {e}", file.display()),
+            })?;
+            for b in &report.blocks {
+                let func = compiled.program.func(b.func);
+                println!(
+                    "fn {} {}: {} constraints, satisfied in {} execution(s)",
+                    func.name, b.block, b.constraints, b.executions
+                );
+            }
+            println!(
+                "{}: all {} block executions satisfied",
+                file.display(),
+                report.executions
+            );
+            Ok(())
+        }
         Command::Verify { file } => {
             let program = parse_ir(&file)?;
             match ir::verify::verify_program(&program) {

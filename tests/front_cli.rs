@@ -80,11 +80,23 @@ fn bad_inputs_exit_2() {
 #[test]
 fn compile_emits_ir_that_parses_back() {
     let src = write("emit", "p.zok", PROGRAM);
-    let (code, out, err) = zkbc(&["compile", &src, "--emit", "ir"]);
+    let (code, out, err) = zkbc(&["compile", "-O0", &src, "--emit", "ir"]);
     assert_eq!((code, err.as_str()), (0, ""));
     assert!(out.starts_with("fn main f0 -> field, u32 {"), "{out}");
     assert!(out.contains("allocate field"), "{out}");
     assert!(out.contains("assert"), "{out}");
     let parsed = zkbc::ir::parse_program(&out).expect("emitted IR parses");
     zkbc::ir::verify::verify_program(&parsed).expect("emitted IR verifies");
+}
+
+#[test]
+fn compile_optimizes_by_default() {
+    // -O3 is the default: mem2reg has promoted the mutable local, so no memory is left.
+    let src = write("emit_o3", "p.zok", PROGRAM);
+    let (code, out, err) = zkbc(&["compile", &src]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(!out.contains("allocate") && !out.contains("load"), "{out}");
+    let (code, _, err) = zkbc(&["compile", "-O7", &src]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown optimization level `7`"), "{err}");
 }

@@ -144,7 +144,8 @@ fn emit_dot_draws_every_graph_and_graphviz_accepts_it() {
         "circuits/bits.zok",
     ] {
         for show in ["cfg", "cdg", "pdg", "regions"] {
-            let (code, stdout, stderr) = zkbc(&["compile", file, "--emit", "dot", "--show", show]);
+            let (code, stdout, stderr) =
+                zkbc(&["compile", "-O0", file, "--emit", "dot", "--show", show]);
             assert_eq!((code, stderr.as_str()), (0, ""), "{file} {show}");
             assert!(stdout.starts_with("digraph zkbc {"), "{stdout}");
             assert!(stdout.contains("subgraph cluster_f0"), "{stdout}");
@@ -177,7 +178,7 @@ fn dot_of_a_small_program() {
         "small.zok",
         "def main(u32 x) -> u32 {\n    u32 mut y = x;\n    if x > 3 {\n        y = 1;\n    }\n    return y;\n}\n",
     );
-    let (code, stdout, _) = zkbc(&["compile", &src, "--emit", "dot", "--show", "regions"]);
+    let (code, stdout, _) = zkbc(&["compile", "-O0", &src, "--emit", "dot", "--show", "regions"]);
     assert_eq!(code, 0);
     expect_test::expect![[r#"
         digraph zkbc {
@@ -205,7 +206,7 @@ fn dot_of_a_small_program() {
         }
     "#]]
     .assert_eq(&stdout);
-    let (code, stdout, _) = zkbc(&["compile", &src, "--emit", "dot", "--show", "cdg"]);
+    let (code, stdout, _) = zkbc(&["compile", "-O0", &src, "--emit", "dot", "--show", "cdg"]);
     assert_eq!(code, 0);
     expect_test::expect![[r#"
         digraph zkbc {

@@ -1,0 +1,163 @@
+//! The constraint builder the gadgets write to. It runs in one of two modes with the same
+//! sequence of calls: *structure* mode records constraints (flat arenas of sorted terms) and
+//! *witness* mode records only variable values. Gadgets never branch on values, so both modes
+//! allocate the same variables in the same order; that is what lets [`super::BlockR1cs`] compute
+//! a witness by re-running the lowering instead of storing a hint per variable.
+
+use super::lc::{Lc, Var, ONE};
+use crate::field::Fr;
+use ark_ff::{One, Zero};
+
+/// Rows of linear combinations stored back to back: row `k` is `terms[ends[k-1]..ends[k]]`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rows {
+    pub terms: Vec<(Var, Fr)>,
+    pub ends: Vec<u32>,
+}
+
+impl Rows {
+    pub fn push(&mut self, row: &[(Var, Fr)]) {
+        self.terms.extend_from_slice(row);
+        self.ends.push(self.terms.len() as u32);
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn row(&self, k: usize) -> &[(Var, Fr)] {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        &self.terms[start..self.ends[k] as usize]
+    }
+}
+
+/// Records variables and either constraints (structure mode) or values (witness mode).
+pub(crate) struct Builder {
+    witness_mode: bool,
+    /// Values by variable (witness mode only); `values[0] = 1`.
+    pub values: Vec<Fr>,
+    /// Whether each variable is an instance variable; index 0 (the constant) is `false`.
+    pub is_instance: Vec<bool>,
+    /// Quadratic constraints `A · B = C`, three rows each (structure mode only).
+    pub quad: Rows,
+    /// Linear constraints `L = 0`, one row each (structure mode only).
+    pub linear: Rows,
+}
+
+impl Builder {
+    pub fn new(witness_mode: bool) -> Builder {
+        Builder {
+            witness_mode,
+            values: if witness_mode {
+                vec![Fr::one()]
+            } else {
+                Vec::new()
+            },
+            is_instance: vec![false],
+            quad: Rows::default(),
+            linear: Rows::default(),
+        }
+    }
+
+    fn alloc(&mut self, instance: bool, value: impl FnOnce(&Builder) -> Fr) -> Var {
+        let v = self.is_instance.len() as Var;
+        if self.witness_mode {
+            let x = value(self);
+            self.values.push(x);
+        }
+        self.is_instance.push(instance);
+        v
+    }
+
+    /// A new witness variable whose value (witness mode) is `value(self)`.
+    pub fn witness(&mut self, value: impl FnOnce(&Builder) -> Fr) -> Var {
+        self.alloc(false, value)
+    }
+
+    /// `n` new witness variables with the given values (witness mode).
+    pub fn witnesses(&mut self, n: usize, values: impl FnOnce(&Builder) -> Vec<Fr>) -> Vec<Var> {
+        let first = self.is_instance.len() as Var;
+        if self.witness_mode {
+            let xs = values(self);
+            assert_eq!(
+                xs.len(),
+                n,
+                "bug: witness hint gave the wrong number of values"
+            );
+            self.values.extend(xs);
+        }
+        self.is_instance.extend(std::iter::repeat_n(false, n));
+        (first..first + n as Var).collect()
+    }
+
+    /// A new instance variable holding `value` (ignored in structure mode).
+    pub fn instance(&mut self, value: Fr) -> Var {
+        self.alloc(true, |_| value)
+    }
+
+    /// The value of a combination (witness mode; zero in structure mode).
+    pub fn eval(&self, lc: &Lc) -> Fr {
+        if self.witness_mode {
+            lc.eval(&self.values)
+        } else {
+            Fr::zero()
+        }
+    }
+
+    /// Enforces `a · b = c`. When `a` or `b` is constant the constraint is linear and goes to
+    /// the linear rows, where elimination can remove it.
+    pub fn enforce(&mut self, a: &Lc, b: &Lc, c: &Lc) {
+        if self.witness_mode {
+            return;
+        }
+        if let Some(k) = a.as_constant() {
+            self.enforce_zero(&b.scale(k).sub(c));
+        } else if let Some(k) = b.as_constant() {
+            self.enforce_zero(&a.scale(k).sub(c));
+        } else {
+            self.quad.push(&a.0);
+            self.quad.push(&b.0);
+            self.quad.push(&c.0);
+        }
+    }
+
+    /// Enforces `lc = 0`. A zero combination is dropped; a nonzero constant is kept (the block
+    /// can then never be satisfied, which is right for a block that always fails).
+    pub fn enforce_zero(&mut self, lc: &Lc) {
+        if self.witness_mode || lc.is_zero() {
+            return;
+        }
+        self.linear.push(&lc.0);
+    }
+
+    /// Enforces `a = b`.
+    pub fn enforce_eq(&mut self, a: &Lc, b: &Lc) {
+        if !self.witness_mode {
+            self.enforce_zero(&a.sub(b));
+        }
+    }
+
+    /// A constraint no assignment satisfies (`1 = 0`): the block always fails.
+    pub fn enforce_false(&mut self) {
+        self.enforce_zero(&Lc::var(ONE));
+    }
+
+    /// `a · b`: linear when either side is constant, else one constraint.
+    pub fn mul(&mut self, a: &Lc, b: &Lc) -> Lc {
+        if let Some(k) = a.as_constant() {
+            return b.scale(k);
+        }
+        if let Some(k) = b.as_constant() {
+            return a.scale(k);
+        }
+        let p = self.witness(|cs| cs.eval(a) * cs.eval(b));
+        let p = Lc::var(p);
+        self.enforce(a, b, &p);
+        p
+    }
+
+    /// Enforces `x ∈ {0, 1}`: `x · (x - 1) = 0` (one constraint unless `x` is constant).
+    pub fn boolean(&mut self, x: &Lc) {
+        self.enforce(x, &x.add_const(-Fr::one()), &Lc::zero());
+    }
+}

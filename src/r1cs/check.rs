@@ -1,0 +1,198 @@
+//! Witness generation from the interpreter's block trace, checked with ark-relations.
+//!
+//! For every block execution of the trace the block's instance is assigned by re-running its
+//! lowering on the input state, the output state is then overwritten with what the *interpreter*
+//! says the block produced (next label and arguments, or returned values), and the instance is
+//! emitted into an ark-relations `gr1cs` system whose `is_satisfied` must hold. So a gadget that
+//! computes a different result than the interpreter shows up as an unsatisfied block, named
+//! with `which_is_unsatisfied`. Live-in leaves (values not passed as parameters) are carried from
+//! the previous execution's output state.
+
+use super::{block_label, lower_with, return_label, BlockR1cs, LowerError};
+use crate::field::Fr;
+use crate::ir::interp::{Exit, Outcome, Val};
+use crate::ir::{BlockId, FuncId, Program};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// Flattens a value to its scalar leaves (arrays in index order).
+pub fn flatten_val(v: &Val, out: &mut Vec<Fr>) -> Result<(), String> {
+    match v {
+        Val::Field(x) => out.push(*x),
+        Val::UInt(n) => out.push(Fr::from(*n)),
+        Val::Array(items) => {
+            for i in items.iter() {
+                flatten_val(i, out)?;
+            }
+        }
+        Val::Ref(_) => return Err("a reference cannot be part of a block's state".into()),
+    }
+    Ok(())
+}
+
+/// How one block fared in a checked trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockCheck {
+    /// The function.
+    pub func: FuncId,
+    /// The block.
+    pub block: BlockId,
+    /// How many times it ran (every run was satisfied).
+    pub executions: usize,
+    /// Its constraint count.
+    pub constraints: usize,
+}
+
+/// A trace whose every block execution satisfied its instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckReport {
+    /// Block executions checked.
+    pub executions: usize,
+    /// Per executed block, in order of first execution.
+    pub blocks: Vec<BlockCheck>,
+}
+
+/// Why a trace does not check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckError {
+    /// A block could not be lowered or assigned.
+    Lower(LowerError),
+    /// A block execution does not satisfy its instance: a compiler bug.
+    Unsatisfied {
+        /// The function's name.
+        func: String,
+        /// The block.
+        block: BlockId,
+        /// Index of the execution in the trace.
+        step: usize,
+        /// What ark-relations' `which_is_unsatisfied` reports.
+        constraint: String,
+    },
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::Lower(e) => write!(f, "{e}"),
+            CheckError::Unsatisfied {
+                func,
+                block,
+                step,
+                constraint,
+            } => write!(
+                f,
+                "fn {func}, {block} (execution {step} of the trace) does not satisfy its R1CS instance: constraint {constraint} fails"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+impl From<LowerError> for CheckError {
+    fn from(e: LowerError) -> Self {
+        CheckError::Lower(e)
+    }
+}
+
+/// Assigns and checks (with ark-relations) every block execution of a successful run.
+pub fn check_trace(program: &Program, outcome: &Outcome) -> Result<CheckReport, CheckError> {
+    let mut infos = HashMap::new();
+    let mut cache: HashMap<(FuncId, BlockId), BlockR1cs<'_>> = HashMap::new();
+    let mut order: Vec<(FuncId, BlockId)> = Vec::new();
+    let mut runs: HashMap<(FuncId, BlockId), usize> = HashMap::new();
+    // Live-in leaves the previous execution passed to the block it jumped to.
+    let mut carried: Option<(BlockId, Vec<Fr>)> = None;
+    for (step, entry) in outcome.trace.iter().enumerate() {
+        let key = (entry.func, entry.block);
+        let func =
+            program
+                .funcs
+                .get(entry.func.index())
+                .ok_or_else(|| LowerError::NoSuchBlock {
+                    func: entry.func.to_string(),
+                    block: entry.block,
+                })?;
+        if !cache.contains_key(&key) {
+            let info = infos
+                .entry(entry.func)
+                .or_insert_with(|| Arc::new(super::live::FuncInfo::new(func)))
+                .clone();
+            let main_entry = entry.func == program.main && entry.block == func.entry;
+            cache.insert(
+                key,
+                lower_with(func, entry.func, info, entry.block, main_entry)?,
+            );
+            order.push(key);
+        }
+        *runs.entry(key).or_insert(0) += 1;
+        let blk = &cache[&key];
+        let layout = blk.layout();
+        let bad = |message: String| LowerError::BadState {
+            block: entry.block,
+            message,
+        };
+        let mut leaves = Vec::new();
+        for p in &entry.params {
+            flatten_val(p, &mut leaves).map_err(bad)?;
+        }
+        match carried.take() {
+            Some((b, live)) if b == entry.block => leaves.extend(live),
+            _ if layout.live_leaves == 0 => {}
+            _ => {
+                return Err(bad("live-in values without a predecessor in the trace".into()).into())
+            }
+        }
+        let mut asg = blk.assign(&leaves)?;
+        let (label, values, target) = match &entry.exit {
+            Exit::Jump(b, args) => (block_label(*b), args, Some(*b)),
+            Exit::Return(vals) => (return_label(), vals, None),
+        };
+        let mut out = Vec::new();
+        for v in values {
+            flatten_val(v, &mut out).map_err(bad)?;
+        }
+        if out.len() > layout.out_leaves {
+            return Err(bad(format!(
+                "the trace leaves with {} values, the output state has {}",
+                out.len(),
+                layout.out_leaves
+            ))
+            .into());
+        }
+        let at = layout.out_label_index();
+        asg.instance[at] = label;
+        asg.instance[at + 1..at + 1 + out.len()].copy_from_slice(&out);
+        let cs = blk.to_ark(&asg);
+        let unsat = cs
+            .which_is_unsatisfied()
+            .map_err(|e| bad(format!("ark-relations: {e}")))?;
+        if let Some(constraint) = unsat {
+            return Err(CheckError::Unsatisfied {
+                func: func.name.clone(),
+                block: entry.block,
+                step,
+                constraint,
+            });
+        }
+        if let Some(t) = target {
+            if let Some(exit) = layout.exits.iter().find(|e| e.target == Some(t)) {
+                let start = at + 1 + exit.arg_leaves;
+                carried = Some((t, asg.instance[start..start + exit.live_leaves].to_vec()));
+            }
+        }
+    }
+    Ok(CheckReport {
+        executions: outcome.trace.len(),
+        blocks: order
+            .into_iter()
+            .map(|key| BlockCheck {
+                func: key.0,
+                block: key.1,
+                executions: runs[&key],
+                constraints: cache[&key].n_constraints(),
+            })
+            .collect(),
+    })
+}

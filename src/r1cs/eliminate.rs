@@ -1,0 +1,339 @@
+//! Linear elimination by substitution (CirC's `reduce_linearities`, circom's `--O2`).
+//!
+//! Every linear constraint `L = 0` that contains a witness variable is solved for one of them
+//! (the *pivot*: the witness variable with the fewest occurrences, the latest on ties) and the
+//! pivot is substituted everywhere; the constraint disappears. Instance variables are never
+//! pivots, so a linear constraint over instance variables only (e.g. the block's own label)
+//! stays, as `L · 1 = 0`. A quadratic constraint that becomes linear after substitution is fed
+//! back, until nothing changes. Finally the variables are renumbered: the constant, the instance
+//! variables in allocation order, then the surviving witness variables in allocation order;
+//! witness variables that no constraint mentions are dropped.
+//!
+//! Rows are rewritten in place: only constraints that mention an eliminated variable are
+//! rebuilt, so peak memory stays one constraint arena.
+
+use super::builder::{Builder, Rows};
+use super::lc::{Lc, Var, ONE};
+use crate::field::Fr;
+use ark_ff::{Field, One};
+use std::collections::HashMap;
+
+/// Marks a variable that the reduced system does not contain.
+pub(crate) const GONE: u32 = u32::MAX;
+
+/// The reduced constraint system of a block.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Reduced {
+    /// Three rows (A, B, C) per constraint, in the new numbering.
+    pub rows: Rows,
+    /// Instance variables (1..=n_instance in the new numbering).
+    pub n_instance: usize,
+    /// Witness variables (after the instance variables).
+    pub n_witness: usize,
+    /// Old variable → new variable, or [`GONE`].
+    pub var_map: Vec<u32>,
+    /// Linear constraints removed by substitution.
+    pub n_eliminated: usize,
+}
+
+struct Elim {
+    is_instance: Vec<bool>,
+    occ: Vec<u32>,
+    eliminated: Vec<bool>,
+    /// pivot → (its value in other variables, number of eliminations when last made clean).
+    subs: HashMap<Var, (Lc, usize)>,
+    n_elims: usize,
+    residual: Vec<Lc>,
+}
+
+impl Elim {
+    /// Whether `lc` mentions an eliminated variable.
+    fn stale(&self, lc: &[(Var, Fr)]) -> bool {
+        lc.iter().any(|&(v, _)| self.eliminated[v as usize])
+    }
+
+    /// Makes the substitution of `root` free of eliminated variables (iteratively: chains of
+    /// substitutions can be long).
+    fn clean(&mut self, root: Var) {
+        let mut stack = vec![root];
+        while let Some(&top) = stack.last() {
+            let (lc, at) = &self.subs[&top];
+            if *at == self.n_elims {
+                stack.pop();
+                continue;
+            }
+            let dirty: Vec<Var> = lc
+                .terms()
+                .iter()
+                .filter(|&&(v, _)| self.eliminated[v as usize] && self.subs[&v].1 != self.n_elims)
+                .map(|&(v, _)| v)
+                .collect();
+            if !dirty.is_empty() {
+                stack.extend(dirty);
+                continue;
+            }
+            let lc = lc.clone();
+            let resolved = self.substitute_clean(&lc);
+            let n = self.n_elims;
+            self.subs.insert(top, (resolved, n));
+            stack.pop();
+        }
+    }
+
+    /// `lc` with every eliminated variable replaced; their substitutions must be clean.
+    fn substitute_clean(&self, lc: &Lc) -> Lc {
+        let mut out = Lc(lc
+            .terms()
+            .iter()
+            .filter(|&&(v, _)| !self.eliminated[v as usize])
+            .copied()
+            .collect());
+        for &(v, c) in lc.terms() {
+            if self.eliminated[v as usize] {
+                out = out.add_scaled(&self.subs[&v].0, c);
+            }
+        }
+        out
+    }
+
+    fn resolve(&mut self, lc: &Lc) -> Lc {
+        if !self.stale(lc.terms()) {
+            return lc.clone();
+        }
+        let pivots: Vec<Var> = lc
+            .terms()
+            .iter()
+            .filter(|&&(v, _)| self.eliminated[v as usize])
+            .map(|&(v, _)| v)
+            .collect();
+        for p in pivots {
+            self.clean(p);
+        }
+        self.substitute_clean(lc)
+    }
+
+    /// Solves `lc = 0` for a witness pivot, or keeps it as a residual constraint.
+    fn eliminate(&mut self, lc: &Lc) {
+        let lc = self.resolve(lc);
+        if lc.is_zero() {
+            return;
+        }
+        let pivot = lc
+            .terms()
+            .iter()
+            .filter(|&&(v, _)| v != ONE && !self.is_instance[v as usize])
+            .min_by_key(|&&(v, _)| (self.occ[v as usize], std::cmp::Reverse(v)))
+            .copied();
+        let Some((p, cp)) = pivot else {
+            self.residual.push(lc);
+            return;
+        };
+        let inv = cp.inverse().expect("terms have nonzero coefficients");
+        let rest = Lc(lc.terms().iter().filter(|t| t.0 != p).copied().collect());
+        let value = rest.scale(-inv);
+        let extra = self.occ[p as usize];
+        for &(v, _) in value.terms() {
+            let o = &mut self.occ[v as usize];
+            *o = o.saturating_add(extra);
+        }
+        self.eliminated[p as usize] = true;
+        self.n_elims += 1;
+        let n = self.n_elims;
+        self.subs.insert(p, (value, n));
+    }
+}
+
+/// Substitutes eliminated variables in one constraint: it goes to `out`, or to `linear` when a
+/// side became constant.
+fn rewrite(
+    a: &[(Var, Fr)],
+    b: &[(Var, Fr)],
+    c: &[(Var, Fr)],
+    el: &mut Elim,
+    out: &mut Rows,
+    linear: &mut Vec<Lc>,
+) {
+    let (a, b, c) = (
+        el.resolve(&Lc(a.to_vec())),
+        el.resolve(&Lc(b.to_vec())),
+        el.resolve(&Lc(c.to_vec())),
+    );
+    if let Some(k) = a.as_constant() {
+        linear.push(b.scale(k).sub(&c));
+    } else if let Some(k) = b.as_constant() {
+        linear.push(a.scale(k).sub(&c));
+    } else {
+        out.push(&a.0);
+        out.push(&b.0);
+        out.push(&c.0);
+    }
+}
+
+/// Runs elimination on a builder's constraints (structure mode) and renumbers.
+pub(crate) fn reduce(cs: Builder) -> Reduced {
+    let Builder {
+        is_instance,
+        quad,
+        linear,
+        ..
+    } = cs;
+    let n_vars = is_instance.len();
+    let mut occ = vec![0u32; n_vars];
+    for &(v, _) in quad.terms.iter().chain(&linear.terms) {
+        occ[v as usize] = occ[v as usize].saturating_add(1);
+    }
+    let mut el = Elim {
+        is_instance,
+        occ,
+        eliminated: vec![false; n_vars],
+        subs: HashMap::new(),
+        n_elims: 0,
+        residual: Vec::new(),
+    };
+    let mut rows = quad;
+    let n_cons = rows.len() / 3;
+    let mut alive = vec![true; n_cons];
+    let mut extra = Rows::default();
+    let mut pending: Vec<Lc> = (0..linear.len())
+        .map(|k| Lc(linear.row(k).to_vec()))
+        .collect();
+    drop(linear);
+    let mut n_linear = pending.len();
+    // Rewritten constraints live in `extra` (their original slot is dead).
+    loop {
+        for lc in std::mem::take(&mut pending) {
+            el.eliminate(&lc);
+        }
+        if el.n_elims == 0 {
+            break;
+        }
+        let mut new_extra = Rows::default();
+        let mut became_linear = Vec::new();
+        for (k, live) in alive.iter_mut().enumerate() {
+            if !*live {
+                continue;
+            }
+            let (a, b, c) = (rows.row(3 * k), rows.row(3 * k + 1), rows.row(3 * k + 2));
+            if el.stale(a) || el.stale(b) || el.stale(c) {
+                *live = false;
+                rewrite(a, b, c, &mut el, &mut new_extra, &mut became_linear);
+            }
+        }
+        for k in 0..extra.len() / 3 {
+            let (a, b, c) = (extra.row(3 * k), extra.row(3 * k + 1), extra.row(3 * k + 2));
+            if el.stale(a) || el.stale(b) || el.stale(c) {
+                rewrite(a, b, c, &mut el, &mut new_extra, &mut became_linear);
+            } else {
+                new_extra.push(a);
+                new_extra.push(b);
+                new_extra.push(c);
+            }
+        }
+        extra = new_extra;
+        n_linear += became_linear.len();
+        pending = became_linear;
+        if pending.is_empty() {
+            break;
+        }
+    }
+    let residual = std::mem::take(&mut el.residual);
+
+    // Which variables survive: instance variables always, witnesses when mentioned.
+    let mut used = vec![false; n_vars];
+    let mut mark = |row: &[(Var, Fr)]| row.iter().for_each(|&(v, _)| used[v as usize] = true);
+    for (k, live) in alive.iter().enumerate() {
+        if *live {
+            (0..3).for_each(|j| mark(rows.row(3 * k + j)));
+        }
+    }
+    (0..extra.len()).for_each(|k| mark(extra.row(k)));
+    residual.iter().for_each(|lc| mark(lc.terms()));
+    let mut var_map = vec![GONE; n_vars];
+    var_map[0] = 0;
+    let mut next = 1u32;
+    for v in 1..n_vars {
+        if el.is_instance[v] {
+            var_map[v] = next;
+            next += 1;
+        }
+    }
+    let n_instance = (next - 1) as usize;
+    for v in 1..n_vars {
+        if !el.is_instance[v] && used[v] && !el.eliminated[v] {
+            var_map[v] = next;
+            next += 1;
+        }
+    }
+    let n_witness = next as usize - 1 - n_instance;
+
+    // Compact the live rows in place, renumbering; then append rewritten and residual rows.
+    let mut write = 0usize;
+    let mut out_ends = Vec::with_capacity(rows.ends.len());
+    let mut start = 0usize;
+    for k in 0..rows.ends.len() {
+        let end = rows.ends[k] as usize;
+        if alive[k / 3] {
+            for t in start..end {
+                let (v, c) = rows.terms[t];
+                rows.terms[write] = (var_map[v as usize], c);
+                write += 1;
+            }
+            out_ends.push(write as u32);
+        }
+        start = end;
+    }
+    rows.terms.truncate(write);
+    rows.ends = out_ends;
+    let renumber = |row: &[(Var, Fr)]| -> Vec<(Var, Fr)> {
+        let mut r: Vec<(Var, Fr)> = row.iter().map(|&(v, c)| (var_map[v as usize], c)).collect();
+        r.sort_unstable_by_key(|t| t.0);
+        r
+    };
+    for k in 0..extra.len() {
+        rows.push(&renumber(extra.row(k)));
+    }
+    for lc in &residual {
+        rows.push(&renumber(lc.terms()));
+        rows.push(&[(ONE, Fr::one())]);
+        rows.push(&[]);
+    }
+    Reduced {
+        rows,
+        n_instance,
+        n_witness,
+        var_map,
+        n_eliminated: n_linear - residual.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linear_constraint_is_substituted_and_instances_are_kept() {
+        // x (instance), w1, w2 witnesses: w1 * w1 = w2, w2 = x + 3 (linear).
+        let mut cs = Builder::new(false);
+        let x = cs.instance(Fr::from(0u64));
+        let w1 = cs.witness(|_| Fr::from(0u64));
+        let w2 = cs.witness(|_| Fr::from(0u64));
+        cs.enforce(&Lc::var(w1), &Lc::var(w1), &Lc::var(w2));
+        cs.enforce_eq(&Lc::var(w2), &Lc::var(x).add_const(Fr::from(3u64)));
+        let r = reduce(cs);
+        assert_eq!(r.rows.len(), 3, "one quadratic constraint left");
+        assert_eq!((r.n_instance, r.n_witness), (1, 1));
+        assert_eq!(r.var_map[w2 as usize], GONE);
+        // C is now x + 3 in the new numbering (x is variable 1).
+        assert_eq!(r.rows.row(2), &[(0, Fr::from(3u64)), (1, Fr::one())]);
+    }
+
+    #[test]
+    fn instance_only_linear_constraint_stays() {
+        let mut cs = Builder::new(false);
+        let x = cs.instance(Fr::from(0u64));
+        cs.enforce_eq(&Lc::var(x), &Lc::from_u64(5));
+        let r = reduce(cs);
+        assert_eq!(r.rows.len(), 3);
+        assert_eq!(r.n_eliminated, 0);
+    }
+}

@@ -1,0 +1,168 @@
+//! Sparse linear combinations: sorted vectors of `(variable, coefficient)` with no zero
+//! coefficients. Variable 0 is the constant 1, so a constant term is the coefficient of variable
+//! 0. Every operation is a linear merge, never a quadratic rebuild.
+
+use crate::field::Fr;
+use ark_ff::{One, Zero};
+
+/// A variable of a block's constraint system; 0 is the constant 1.
+pub type Var = u32;
+
+/// The variable that always holds 1.
+pub const ONE: Var = 0;
+
+/// A linear combination `Σ coeff · var`, sorted by variable, without zero coefficients.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lc(pub(crate) Vec<(Var, Fr)>);
+
+impl Lc {
+    /// The zero combination.
+    pub fn zero() -> Lc {
+        Lc(Vec::new())
+    }
+
+    /// The constant `c`.
+    pub fn constant(c: Fr) -> Lc {
+        if c.is_zero() {
+            Lc::zero()
+        } else {
+            Lc(vec![(ONE, c)])
+        }
+    }
+
+    /// The constant `n`.
+    pub fn from_u64(n: u64) -> Lc {
+        Lc::constant(Fr::from(n))
+    }
+
+    /// The single variable `v`.
+    pub fn var(v: Var) -> Lc {
+        Lc(vec![(v, Fr::one())])
+    }
+
+    /// Builds a combination from terms in any order, adding duplicates and dropping zeros.
+    pub fn from_terms(mut terms: Vec<(Var, Fr)>) -> Lc {
+        if !terms.windows(2).all(|w| w[0].0 < w[1].0) {
+            terms.sort_unstable_by_key(|t| t.0);
+            let mut out: Vec<(Var, Fr)> = Vec::with_capacity(terms.len());
+            for (v, c) in terms {
+                match out.last_mut() {
+                    Some(last) if last.0 == v => last.1 += c,
+                    _ => out.push((v, c)),
+                }
+            }
+            terms = out;
+        }
+        terms.retain(|t| !t.1.is_zero());
+        Lc(terms)
+    }
+
+    /// The terms, sorted by variable.
+    pub fn terms(&self) -> &[(Var, Fr)] {
+        &self.0
+    }
+
+    /// Whether this is the zero combination.
+    pub fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The constant value, when the combination has no variable other than [`ONE`].
+    pub fn as_constant(&self) -> Option<Fr> {
+        match self.0.as_slice() {
+            [] => Some(Fr::zero()),
+            [(ONE, c)] => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// `self + k · other`, by a linear merge.
+    pub fn add_scaled(&self, other: &Lc, k: Fr) -> Lc {
+        if k.is_zero() {
+            return self.clone();
+        }
+        let (a, b) = (&self.0, &other.0);
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            let (va, ca) = a[i];
+            let (vb, cb) = b[j];
+            if va < vb {
+                out.push((va, ca));
+                i += 1;
+            } else if vb < va {
+                out.push((vb, cb * k));
+                j += 1;
+            } else {
+                let c = ca + cb * k;
+                if !c.is_zero() {
+                    out.push((va, c));
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend(b[j..].iter().map(|&(v, c)| (v, c * k)));
+        Lc(out)
+    }
+
+    /// `self + other`.
+    pub fn add(&self, other: &Lc) -> Lc {
+        self.add_scaled(other, Fr::one())
+    }
+
+    /// `self - other`.
+    pub fn sub(&self, other: &Lc) -> Lc {
+        self.add_scaled(other, -Fr::one())
+    }
+
+    /// `k · self`.
+    pub fn scale(&self, k: Fr) -> Lc {
+        if k.is_zero() {
+            return Lc::zero();
+        }
+        Lc(self.0.iter().map(|&(v, c)| (v, c * k)).collect())
+    }
+
+    /// `self + c`.
+    pub fn add_const(&self, c: Fr) -> Lc {
+        self.add_scaled(&Lc::constant(c), Fr::one())
+    }
+
+    /// `c - self`.
+    pub fn const_minus(&self, c: Fr) -> Lc {
+        Lc::constant(c).sub(self)
+    }
+
+    /// The value under an assignment indexed by variable (index 0 must hold 1).
+    pub fn eval(&self, values: &[Fr]) -> Fr {
+        self.0.iter().map(|&(v, c)| values[v as usize] * c).sum()
+    }
+
+    /// The coefficient of `v` (zero when absent).
+    pub fn coeff(&self, v: Var) -> Fr {
+        match self.0.binary_search_by_key(&v, |t| t.0) {
+            Ok(i) => self.0[i].1,
+            Err(_) => Fr::zero(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_keeps_order_and_drops_zeros() {
+        let a = Lc::from_terms(vec![(3, Fr::from(2u64)), (1, Fr::from(1u64))]);
+        let b = Lc::from_terms(vec![(1, -Fr::from(1u64)), (2, Fr::from(5u64))]);
+        let s = a.add(&b);
+        assert_eq!(s.terms(), &[(2, Fr::from(5u64)), (3, Fr::from(2u64))]);
+        assert_eq!(s.sub(&s), Lc::zero());
+        assert_eq!(Lc::from_u64(7).as_constant(), Some(Fr::from(7u64)));
+        assert_eq!(Lc::var(4).as_constant(), None);
+        let vals = [Fr::one(), Fr::from(10u64), Fr::from(20u64), Fr::from(30u64)];
+        assert_eq!(s.eval(&vals), Fr::from(160u64));
+    }
+}

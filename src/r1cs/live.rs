@@ -1,0 +1,81 @@
+//! Live-in values of every block: the values a block (or a block after it) uses that are defined
+//! in some other block and do not arrive as parameters. The IR allows a block to use any value
+//! of a dominating block; a per-block instance sees only its input state, so these values are
+//! part of it (after the parameters, in value order). An IR whose blocks pass everything as
+//! parameters has no live-ins, and then the state is exactly label + parameters.
+
+use crate::ir::{BlockId, Function, ValueDef, ValueId};
+use std::collections::{BTreeSet, HashMap};
+
+/// Per-function facts the lowering of each block needs, computed once per function.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FuncInfo {
+    /// Live-in values of each laid-out block, sorted.
+    pub live_in: HashMap<BlockId, Vec<ValueId>>,
+    /// Uses of each value in the whole function.
+    pub uses: HashMap<ValueId, usize>,
+}
+
+impl FuncInfo {
+    pub fn new(func: &Function) -> FuncInfo {
+        let mut defs: HashMap<BlockId, BTreeSet<ValueId>> = HashMap::new();
+        let mut used: HashMap<BlockId, BTreeSet<ValueId>> = HashMap::new();
+        for &b in &func.layout {
+            let data = func.block(b);
+            let mut d: BTreeSet<ValueId> = data.params.iter().copied().collect();
+            let mut u = BTreeSet::new();
+            let mut note = |v: ValueId, d: &BTreeSet<ValueId>| {
+                let is_const = matches!(
+                    func.values.get(v.index()).map(|x| &x.def),
+                    Some(ValueDef::Const(_)) | None
+                );
+                if !is_const && !d.contains(&v) {
+                    u.insert(v);
+                }
+            };
+            for &i in &data.insts {
+                let inst = func.inst(i);
+                inst.kind.for_each_operand(|v| note(v, &d));
+                d.extend(inst.results.iter().copied());
+            }
+            if let Some(t) = &data.term {
+                for v in t.operands() {
+                    note(v, &d);
+                }
+            }
+            defs.insert(b, d);
+            used.insert(b, u);
+        }
+        let mut live: HashMap<BlockId, BTreeSet<ValueId>> =
+            func.layout.iter().map(|&b| (b, used[&b].clone())).collect();
+        let order: Vec<BlockId> = func.reverse_post_order().into_iter().rev().collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &order {
+                let mut set = live.get(&b).cloned().unwrap_or_default();
+                let before = set.len();
+                for s in func.successors(b) {
+                    if let Some(ls) = live.get(&s) {
+                        for v in ls {
+                            if !defs.get(&b).is_some_and(|d| d.contains(v)) {
+                                set.insert(*v);
+                            }
+                        }
+                    }
+                }
+                if set.len() != before {
+                    changed = true;
+                    live.insert(b, set);
+                }
+            }
+        }
+        FuncInfo {
+            live_in: live
+                .into_iter()
+                .map(|(b, s)| (b, s.into_iter().collect()))
+                .collect(),
+            uses: func.use_counts(),
+        }
+    }
+}

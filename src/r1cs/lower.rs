@@ -1,0 +1,891 @@
+//! Lowering of one IR block to one instance: the input state becomes instance variables, each
+//! instruction a gadget, the terminator the output state. Run in structure mode it yields the
+//! constraints; run in witness mode on an input state it yields every variable's value.
+
+use super::builder::Builder;
+use super::gadgets::{sum_bits, Num, Pivot, MAX_EXACT, UNBOUNDED};
+use super::lc::Lc;
+use super::live::FuncInfo;
+use super::LowerError;
+use crate::field::Fr;
+use crate::ir::{
+    BinOp, BlockCall, BlockId, Const, Function, InstKind, Terminator, Type, ValueDef, ValueId,
+};
+use ark_ff::{One, Zero};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// A wire: a scalar or an array of wires.
+#[derive(Clone, Debug)]
+pub(crate) enum Wire {
+    Num(Num),
+    Array(Vec<Wire>),
+}
+
+/// The instance variable holding a block label: block `bN` is `N + 1`; 0 means "returned".
+pub fn block_label(block: BlockId) -> Fr {
+    Fr::from(u64::from(block.0) + 1)
+}
+
+/// The label of the output state of a block that returns.
+pub fn return_label() -> Fr {
+    Fr::zero()
+}
+
+/// Where each exit's values sit in a block's output state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExitLayout {
+    /// The target block, `None` for `return`.
+    pub target: Option<BlockId>,
+    /// Scalar leaves of the jump arguments (or returned values): the first of the output leaves.
+    pub arg_leaves: usize,
+    /// The target's live-in values, whose leaves follow the arguments.
+    pub live: Vec<ValueId>,
+    /// Scalar leaves of those live-in values.
+    pub live_leaves: usize,
+}
+
+/// The transition state of a block: which instance variables mean what.
+///
+/// Instance vector (after the constant 1): `[in_label, in_leaves.., out_label, out_leaves..]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateLayout {
+    /// Scalar leaves of the block's parameters (flattened, arrays in index order).
+    pub param_leaves: usize,
+    /// The block's live-in values (see [`super`]): their leaves follow the parameters'.
+    pub live_in: Vec<ValueId>,
+    /// Scalar leaves of the live-in values.
+    pub live_leaves: usize,
+    /// Leaves of the output state after the label (the widest exit; shorter ones pad with 0).
+    pub out_leaves: usize,
+    /// One entry per exit (two for `br`, in text order).
+    pub exits: Vec<ExitLayout>,
+}
+
+impl StateLayout {
+    /// Leaves of the input state after the label.
+    pub fn in_leaves(&self) -> usize {
+        self.param_leaves + self.live_leaves
+    }
+
+    /// Index (in the instance vector, without the constant) of the output label.
+    pub fn out_label_index(&self) -> usize {
+        1 + self.in_leaves()
+    }
+
+    /// Number of instance variables.
+    pub fn width(&self) -> usize {
+        2 + self.in_leaves() + self.out_leaves
+    }
+}
+
+/// Leaf types of a type, in flattening order: `Some(N)` for `uN`, `None` for field.
+pub(crate) fn leaf_widths(ty: &Type, out: &mut Vec<Option<u32>>) -> Result<(), String> {
+    match ty {
+        Type::Field => out.push(None),
+        Type::UInt(w) => out.push(Some(*w)),
+        Type::Array(elem, n) => {
+            for _ in 0..*n {
+                leaf_widths(elem, out)?;
+            }
+        }
+        Type::Ref(_) => return Err(format!("a value of reference type {ty}")),
+    }
+    Ok(())
+}
+
+pub(crate) struct Lowerer<'a> {
+    func: &'a Function,
+    block: BlockId,
+    pub cs: Builder,
+    env: HashMap<ValueId, Wire>,
+    fused: HashSet<ValueId>,
+    selectors: HashMap<(ValueId, usize), Vec<Lc>>,
+    divrem: HashMap<(ValueId, ValueId), (Num, Num)>,
+    inputs: Option<&'a [Fr]>,
+    next_input: usize,
+    pos: Option<usize>,
+}
+
+/// Lowers `block` of `func`. `inputs` (witness mode) are the input leaves after the label.
+pub(crate) fn lower(
+    func: &Function,
+    info: &FuncInfo,
+    block: BlockId,
+    main_entry: bool,
+    inputs: Option<&[Fr]>,
+) -> Result<(Builder, StateLayout), LowerError> {
+    if block.index() >= func.blocks.len() || !func.layout.contains(&block) {
+        return Err(LowerError::NoSuchBlock {
+            func: func.name.clone(),
+            block,
+        });
+    }
+    let mut l = Lowerer {
+        func,
+        block,
+        cs: Builder::new(inputs.is_some()),
+        env: HashMap::new(),
+        fused: HashSet::new(),
+        selectors: HashMap::new(),
+        divrem: HashMap::new(),
+        inputs,
+        next_input: 0,
+        pos: None,
+    };
+    let layout = l.run(info, main_entry)?;
+    Ok((l.cs, layout))
+}
+
+type R<T> = Result<T, LowerError>;
+
+impl<'a> Lowerer<'a> {
+    fn err(&self, what: impl Into<String>) -> LowerError {
+        LowerError::Unsupported {
+            func: self.func.name.clone(),
+            block: self.block,
+            inst: self.pos,
+            what: what.into(),
+        }
+    }
+
+    fn next_input(&mut self) -> R<Fr> {
+        match self.inputs {
+            None => Ok(Fr::zero()),
+            Some(xs) => {
+                let x = xs
+                    .get(self.next_input)
+                    .copied()
+                    .ok_or_else(|| LowerError::BadState {
+                        block: self.block,
+                        message: format!("the input state has only {} leaves", xs.len()),
+                    })?;
+                self.next_input += 1;
+                Ok(x)
+            }
+        }
+    }
+
+    /// A wire of fresh instance variables for a value of type `ty`; range-checks `uN` leaves
+    /// when `check` (main's inputs).
+    fn input_wire(&mut self, ty: &Type, check: bool) -> R<Wire> {
+        Ok(match ty {
+            Type::Field => {
+                let x = self.next_input()?;
+                Wire::Num(Num::new(Lc::var(self.cs.instance(x)), UNBOUNDED))
+            }
+            Type::UInt(w) => {
+                let x = self.next_input()?;
+                let x = Lc::var(self.cs.instance(x));
+                if check {
+                    let bits = self.cs.decompose(&x, *w, Pivot::Low);
+                    Wire::Num(Num {
+                        lc: x,
+                        bits: *w,
+                        bitvec: Some(bits.into()),
+                    })
+                } else {
+                    Wire::Num(Num::new(x, *w))
+                }
+            }
+            Type::Array(elem, n) => Wire::Array(
+                (0..*n)
+                    .map(|_| self.input_wire(elem, check))
+                    .collect::<R<Vec<_>>>()?,
+            ),
+            Type::Ref(_) => {
+                return Err(self.err(format!("a block parameter of reference type {ty}")))
+            }
+        })
+    }
+
+    fn run(&mut self, info: &FuncInfo, main_entry: bool) -> R<StateLayout> {
+        let func = self.func;
+        let data = func.block(self.block);
+        let in_label = self.cs.instance(block_label(self.block));
+        let mut param_leaves = 0;
+        for &p in &data.params {
+            let ty = func.value_type(p).clone();
+            let w = self.input_wire(&ty, main_entry)?;
+            param_leaves += self.count_leaves(&ty)?;
+            self.env.insert(p, w);
+        }
+        let live_in = info.live_in.get(&self.block).cloned().unwrap_or_default();
+        let mut live_leaves = 0;
+        for &v in &live_in {
+            let ty = func.value_type(v).clone();
+            let w = self.input_wire(&ty, false)?;
+            live_leaves += self.count_leaves(&ty)?;
+            self.env.insert(v, w);
+        }
+        self.cs
+            .enforce_eq(&Lc::var(in_label), &Lc::constant(block_label(self.block)));
+        // `eq` results whose only use is an `assert` of this block become `a = b`.
+        for &i in &data.insts {
+            if let InstKind::Assert { cond, .. } = &func.inst(i).kind {
+                if info.uses.get(cond) == Some(&1) {
+                    if let ValueDef::Result(def, _) = func.value(*cond).def {
+                        if matches!(func.inst(def).kind, InstKind::Binary { op: BinOp::Eq, .. })
+                            && data.insts.contains(&def)
+                        {
+                            self.fused.insert(*cond);
+                        }
+                    }
+                }
+            }
+        }
+        for (pos, &i) in data.insts.iter().enumerate() {
+            self.pos = Some(pos);
+            let inst = func.inst(i);
+            let results = self.lower_inst(&inst.kind, &inst.results)?;
+            for (r, w) in inst.results.iter().zip(results) {
+                self.env.insert(*r, w);
+            }
+        }
+        self.pos = None;
+        let term = data
+            .term
+            .as_ref()
+            .ok_or_else(|| self.err("a block without terminator"))?;
+        self.lower_term(term, info, param_leaves, live_in, live_leaves)
+    }
+
+    fn count_leaves(&self, ty: &Type) -> R<usize> {
+        let mut w = Vec::new();
+        leaf_widths(ty, &mut w).map_err(|e| self.err(e))?;
+        Ok(w.len())
+    }
+
+    fn ty(&self, v: ValueId) -> &'a Type {
+        self.func.value_type(v)
+    }
+
+    fn get(&self, v: ValueId) -> R<Wire> {
+        if let Some(c) = self.func.const_value(v) {
+            return Ok(Wire::Num(match c {
+                Const::Field(x) => Num::constant(x),
+                Const::UInt(n) => Num::from_u64(n),
+            }));
+        }
+        self.env
+            .get(&v)
+            .cloned()
+            .ok_or_else(|| self.err(format!("{v} is used before it is defined")))
+    }
+
+    fn num(&self, v: ValueId) -> R<Num> {
+        match self.get(v)? {
+            Wire::Num(n) => Ok(n),
+            Wire::Array(_) => Err(self.err(format!("{v} is an array where a scalar is needed"))),
+        }
+    }
+
+    fn array(&self, v: ValueId) -> R<Vec<Wire>> {
+        match self.get(v)? {
+            Wire::Array(a) => Ok(a),
+            Wire::Num(_) => Err(self.err(format!("{v} is a scalar where an array is needed"))),
+        }
+    }
+
+    fn width(&self, v: ValueId) -> R<u32> {
+        self.ty(v)
+            .uint_width()
+            .ok_or_else(|| self.err(format!("{v} is not an unsigned integer")))
+    }
+
+    /// The value of a `uN` normalized (exact), cached for later uses.
+    fn norm(&mut self, v: ValueId) -> R<Num> {
+        let n = self.width(v)?;
+        let x = self.num(v)?;
+        if x.bits <= n {
+            return Ok(x);
+        }
+        let y = self.cs.normalize(&x, n);
+        self.env.insert(v, Wire::Num(y.clone()));
+        Ok(y)
+    }
+
+    /// The value of a `uN` with its bits, cached for later uses.
+    fn bits(&mut self, v: ValueId) -> R<Num> {
+        let n = self.width(v)?;
+        let x = self.norm(v)?;
+        if x.bitvec.as_ref().is_some_and(|b| b.len() == n as usize) {
+            return Ok(x);
+        }
+        if n == 1 {
+            let b = x.lc.clone();
+            return Ok(Num {
+                bitvec: Some(vec![b].into()),
+                ..x
+            });
+        }
+        let y = self.cs.bits_of(&x, n);
+        if self.func.const_value(v).is_none() {
+            self.env.insert(v, Wire::Num(y.clone()));
+        }
+        Ok(y)
+    }
+
+    fn lower_inst(&mut self, kind: &InstKind, results: &[ValueId]) -> R<Vec<Wire>> {
+        let one = |n: Num| Ok(vec![Wire::Num(n)]);
+        match kind {
+            InstKind::Binary { op, lhs, rhs } => {
+                if *op == BinOp::Eq && results.first().is_some_and(|r| self.fused.contains(r)) {
+                    return Ok(vec![Wire::Num(Num::bool(Lc::zero()))]);
+                }
+                one(self.binary(*op, *lhs, *rhs)?)
+            }
+            InstKind::Not { arg } => {
+                let n = self.width(*arg)?;
+                let x = self.num(*arg)?;
+                if n == 1 {
+                    return one(Num::bool(x.lc.const_minus(Fr::one())));
+                }
+                if let Some(bits) = &x.bitvec {
+                    if x.bits <= n {
+                        let mut flipped: Vec<Lc> =
+                            bits.iter().map(|b| b.const_minus(Fr::one())).collect();
+                        flipped.resize(n as usize, Lc::from_u64(1));
+                        return one(Num::from_bits(flipped));
+                    }
+                }
+                let t = x.bits.max(n);
+                let all = super::gadgets::pow2(t) - Fr::one();
+                one(Num::new(x.lc.const_minus(all), t))
+            }
+            InstKind::Cast { arg, to } => {
+                let from = self.ty(*arg);
+                let x = match from {
+                    Type::UInt(_) => self.norm(*arg)?,
+                    _ => self.num(*arg)?,
+                };
+                match to {
+                    Type::Field => one(Num { bitvec: None, ..x }),
+                    Type::UInt(m) => one(self.cs.checked_narrow(&x, *m, None)),
+                    _ => Err(self.err(format!("cast to {to}"))),
+                }
+            }
+            InstKind::Truncate { arg, to } => {
+                let m = to
+                    .uint_width()
+                    .ok_or_else(|| self.err(format!("trunc to {to}")))?;
+                match self.ty(*arg) {
+                    Type::UInt(n) => {
+                        let x = self.num(*arg)?;
+                        one(self.cs.normalize(&x, m.min(*n)))
+                    }
+                    _ => {
+                        let x = self.num(*arg)?;
+                        if x.bits <= MAX_EXACT {
+                            one(self.cs.normalize(&x, m))
+                        } else {
+                            let bits = self.cs.canonical_bits(&x.lc);
+                            one(Num::from_bits(bits[..m as usize].to_vec()))
+                        }
+                    }
+                }
+            }
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
+                let c = self.num(*cond)?.lc;
+                let (a, b) = (self.get(*then_value)?, self.get(*else_value)?);
+                Ok(vec![self.select_wire(&c, &a, &b)?])
+            }
+            InstKind::Assert { cond, .. } => {
+                if self.fused.contains(cond) {
+                    let ValueDef::Result(def, _) = self.func.value(*cond).def else {
+                        return Err(self.err("fused assertion without definition"));
+                    };
+                    let InstKind::Binary { lhs, rhs, .. } = self.func.inst(def).kind else {
+                        return Err(self.err("fused assertion of a non-`eq`"));
+                    };
+                    let (a, b) = match self.ty(lhs) {
+                        Type::UInt(_) => (self.norm(lhs)?, self.norm(rhs)?),
+                        _ => (self.num(lhs)?, self.num(rhs)?),
+                    };
+                    self.cs.assert_eq(&a.lc, &b.lc, None);
+                } else {
+                    let c = self.num(*cond)?.lc;
+                    self.cs.assert_true(&c, None);
+                }
+                Ok(vec![])
+            }
+            InstKind::Allocate { .. } | InstKind::Load { .. } | InstKind::Store { .. } => Err(self
+                .err(format!(
+                    "`{}`: memory must be promoted to values (mem2reg) before lowering to R1CS",
+                    kind.opcode()
+                ))),
+            InstKind::Call { .. } => {
+                Err(self.err("`call`: calls must be inlined before lowering to R1CS"))
+            }
+            InstKind::MakeArray { elems, .. } => Ok(vec![Wire::Array(
+                elems.iter().map(|e| self.get(*e)).collect::<R<Vec<_>>>()?,
+            )]),
+            InstKind::ArrayGet { array, index } => {
+                let items = self.array(*array)?;
+                let elem_ty = self.ty(*array).elem().cloned().unwrap_or(Type::Field);
+                let idx = self.norm(*index)?;
+                if let Some(k) = idx.lc.as_constant() {
+                    return Ok(vec![match self.const_index(&k, items.len()) {
+                        Some(j) => items[j].clone(),
+                        None => {
+                            self.cs.enforce_false();
+                            self.zero_wire(&elem_ty)?
+                        }
+                    }]);
+                }
+                if items.is_empty() {
+                    self.cs.enforce_false();
+                    return Ok(vec![self.zero_wire(&elem_ty)?]);
+                }
+                let sel = self.selectors(*index, &idx.lc, items.len());
+                Ok(vec![self.pick(&sel, &items)])
+            }
+            InstKind::ArraySet {
+                array,
+                index,
+                value,
+            } => {
+                let items = self.array(*array)?;
+                let v = self.get(*value)?;
+                let idx = self.norm(*index)?;
+                if let Some(k) = idx.lc.as_constant() {
+                    let mut items = items;
+                    match self.const_index(&k, items.len()) {
+                        Some(j) => items[j] = v,
+                        None => self.cs.enforce_false(),
+                    }
+                    return Ok(vec![Wire::Array(items)]);
+                }
+                let sel = self.selectors(*index, &idx.lc, items.len());
+                let mut out = Vec::with_capacity(items.len());
+                for (e, item) in sel.iter().zip(&items) {
+                    // item + e (v - item) on every leaf.
+                    out.push(self.select_wire(e, &v, item)?);
+                }
+                Ok(vec![Wire::Array(out)])
+            }
+            InstKind::ToBits { arg } => {
+                let bits: Vec<Lc> = match self.ty(*arg) {
+                    Type::UInt(_) => {
+                        let x = self.bits(*arg)?;
+                        x.bitvec.as_deref().map(<[Lc]>::to_vec).unwrap_or_default()
+                    }
+                    _ => {
+                        let x = self.num(*arg)?;
+                        if x.bits <= MAX_EXACT {
+                            let mut b = self.cs.decompose(&x.lc, x.bits, Pivot::Low);
+                            b.resize(UNBOUNDED as usize, Lc::zero());
+                            b
+                        } else {
+                            self.cs.canonical_bits(&x.lc)
+                        }
+                    }
+                };
+                Ok(vec![Wire::Array(
+                    bits.into_iter()
+                        .rev()
+                        .map(|b| Wire::Num(Num::bool(b)))
+                        .collect(),
+                )])
+            }
+            InstKind::FromBits { arg, to } => {
+                let items = self.array(*arg)?;
+                let mut bits = Vec::with_capacity(items.len());
+                for it in items.iter().rev() {
+                    match it {
+                        Wire::Num(n) => bits.push(n.lc.clone()),
+                        Wire::Array(_) => return Err(self.err("`from_bits` of nested arrays")),
+                    }
+                }
+                match to {
+                    Type::Field => {
+                        let lc = sum_bits(&bits);
+                        let b = if bits.len() as u32 <= MAX_EXACT {
+                            bits.len() as u32
+                        } else {
+                            UNBOUNDED
+                        };
+                        one(Num::new(lc, b))
+                    }
+                    _ => one(Num::from_bits(bits)),
+                }
+            }
+        }
+    }
+
+    fn const_index(&self, k: &Fr, len: usize) -> Option<usize> {
+        let j = super::gadgets::low_u64(k);
+        (crate::field::num_bits(k) <= 63 && (j as usize) < len).then_some(j as usize)
+    }
+
+    fn zero_wire(&self, ty: &Type) -> R<Wire> {
+        Ok(match ty {
+            Type::Array(elem, n) => Wire::Array(
+                (0..*n)
+                    .map(|_| self.zero_wire(elem))
+                    .collect::<R<Vec<_>>>()?,
+            ),
+            Type::Ref(_) => return Err(self.err("an array of references")),
+            _ => Wire::Num(Num::from_u64(0)),
+        })
+    }
+
+    fn selectors(&mut self, index: ValueId, idx: &Lc, len: usize) -> Vec<Lc> {
+        if let Some(s) = self.selectors.get(&(index, len)) {
+            return s.clone();
+        }
+        let s = self.cs.selectors(idx, len, None);
+        self.selectors.insert((index, len), s.clone());
+        s
+    }
+
+    /// `Σ_j sel_j · items_j` on every leaf.
+    fn pick(&mut self, sel: &[Lc], items: &[Wire]) -> Wire {
+        match &items[0] {
+            Wire::Num(_) => {
+                let mut acc = Lc::zero();
+                let mut bits = 0;
+                for (e, item) in sel.iter().zip(items) {
+                    if let Wire::Num(x) = item {
+                        let t = self.cs.mul(e, &x.lc);
+                        acc = acc.add(&t);
+                        bits = bits.max(x.bits);
+                    }
+                }
+                Wire::Num(Num::new(acc, bits))
+            }
+            Wire::Array(first) => {
+                let len = first.len();
+                let mut out = Vec::with_capacity(len);
+                for k in 0..len {
+                    let column: Vec<Wire> = items
+                        .iter()
+                        .map(|w| match w {
+                            Wire::Array(a) => a[k].clone(),
+                            Wire::Num(n) => Wire::Num(n.clone()),
+                        })
+                        .collect();
+                    out.push(self.pick(sel, &column));
+                }
+                Wire::Array(out)
+            }
+        }
+    }
+
+    fn select_wire(&mut self, c: &Lc, a: &Wire, b: &Wire) -> R<Wire> {
+        Ok(match (a, b) {
+            (Wire::Num(x), Wire::Num(y)) => Wire::Num(self.cs.select(c, x, y)),
+            (Wire::Array(xs), Wire::Array(ys)) if xs.len() == ys.len() => Wire::Array(
+                xs.iter()
+                    .zip(ys)
+                    .map(|(x, y)| self.select_wire(c, x, y))
+                    .collect::<R<Vec<_>>>()?,
+            ),
+            _ => return Err(self.err("`select` of values of different shapes")),
+        })
+    }
+
+    fn binary(&mut self, op: BinOp, lhs: ValueId, rhs: ValueId) -> R<Num> {
+        match self.ty(lhs) {
+            Type::Field => self.field_binary(op, lhs, rhs),
+            Type::UInt(1) if !matches!(op, BinOp::Shl | BinOp::Shr | BinOp::UDiv | BinOp::URem) => {
+                let (a, b) = (self.num(lhs)?.lc, self.num(rhs)?.lc);
+                let and = |cs: &mut Builder| cs.mul(&a, &b);
+                Ok(Num::bool(match op {
+                    BinOp::Mul | BinOp::And => and(&mut self.cs),
+                    BinOp::Or => {
+                        let p = and(&mut self.cs);
+                        a.add(&b).sub(&p)
+                    }
+                    BinOp::Add | BinOp::Sub | BinOp::Xor => {
+                        let p = and(&mut self.cs);
+                        a.add(&b).add_scaled(&p, -Fr::from(2u64))
+                    }
+                    BinOp::Eq => {
+                        let p = and(&mut self.cs);
+                        a.add(&b)
+                            .add_scaled(&p, -Fr::from(2u64))
+                            .const_minus(Fr::one())
+                    }
+                    // a < b: !a && b;  a <= b: !a || b.
+                    BinOp::Lt => {
+                        let p = and(&mut self.cs);
+                        b.sub(&p)
+                    }
+                    BinOp::Le => {
+                        let p = and(&mut self.cs);
+                        a.sub(&p).const_minus(Fr::one())
+                    }
+                    _ => return Err(self.err(format!("`{op}` on u1"))),
+                }))
+            }
+            Type::UInt(n) => self.uint_binary(op, lhs, rhs, *n),
+            t => Err(self.err(format!("`{op}` on {t}"))),
+        }
+    }
+
+    fn field_binary(&mut self, op: BinOp, lhs: ValueId, rhs: ValueId) -> R<Num> {
+        let (a, b) = (self.num(lhs)?, self.num(rhs)?);
+        let bounded = |bits: u32| if bits <= MAX_EXACT { bits } else { UNBOUNDED };
+        Ok(match op {
+            BinOp::Add => Num::new(a.lc.add(&b.lc), bounded(a.bits.max(b.bits) + 1)),
+            BinOp::Sub => Num::new(a.lc.sub(&b.lc), UNBOUNDED),
+            BinOp::Mul => {
+                let p = self.cs.mul(&a.lc, &b.lc);
+                Num::new(p, bounded(a.bits + b.bits))
+            }
+            BinOp::Div => Num::new(self.cs.field_div(&a.lc, &b.lc, None), UNBOUNDED),
+            BinOp::Eq => Num::bool(self.cs.is_zero(&a.lc.sub(&b.lc))),
+            BinOp::Lt => Num::bool(self.cs.field_lt(&a, &b, false)),
+            BinOp::Le => Num::bool(self.cs.field_lt(&a, &b, true)),
+            _ => return Err(self.err(format!("`{op}` on field elements"))),
+        })
+    }
+
+    fn uint_binary(&mut self, op: BinOp, lhs: ValueId, rhs: ValueId, n: u32) -> R<Num> {
+        let lazy_limit = MAX_EXACT;
+        Ok(match op {
+            BinOp::Add | BinOp::Sub => {
+                let (mut a, mut b) = (self.num(lhs)?, self.num(rhs)?);
+                if a.bits.max(b.bits).max(n) + 2 > lazy_limit {
+                    a = self.norm(lhs)?;
+                    b = self.norm(rhs)?;
+                }
+                if op == BinOp::Add {
+                    Num::new(a.lc.add(&b.lc), a.bits.max(b.bits) + 1)
+                } else {
+                    // a - b + 2^t with 2^t ≡ 0 mod 2^n and 2^t > b.
+                    let t = b.bits.max(n);
+                    let lc = a.lc.sub(&b.lc).add_const(super::gadgets::pow2(t));
+                    Num::new(lc, a.bits.max(t) + 1)
+                }
+            }
+            BinOp::Mul => {
+                let (mut a, mut b) = (self.num(lhs)?, self.num(rhs)?);
+                if a.bits + b.bits > lazy_limit {
+                    a = self.norm(lhs)?;
+                    b = self.norm(rhs)?;
+                }
+                let p = self.cs.mul(&a.lc, &b.lc);
+                Num::new(p, a.bits + b.bits)
+            }
+            BinOp::UDiv | BinOp::URem => {
+                let key = (lhs, rhs);
+                let (q, r) = match self.divrem.get(&key) {
+                    Some(qr) => qr.clone(),
+                    None => {
+                        let (a, b) = (self.norm(lhs)?, self.norm(rhs)?);
+                        let qr = self.cs.udiv_rem(&a, &b, n, None);
+                        self.divrem.insert(key, qr.clone());
+                        qr
+                    }
+                };
+                if op == BinOp::UDiv {
+                    q
+                } else {
+                    r
+                }
+            }
+            BinOp::Eq => {
+                let (a, b) = (self.norm(lhs)?, self.norm(rhs)?);
+                Num::bool(self.cs.is_zero(&a.lc.sub(&b.lc)))
+            }
+            BinOp::Lt | BinOp::Le => {
+                let (a, b) = (self.norm(lhs)?, self.norm(rhs)?);
+                Num::bool(self.cs.lt_bounded(&a.lc, &b.lc, n, op == BinOp::Le))
+            }
+            BinOp::And | BinOp::Or | BinOp::Xor => {
+                let (a, b) = (self.bits(lhs)?, self.bits(rhs)?);
+                let (ab, bb) = (
+                    a.bitvec.clone().unwrap_or_else(|| Rc::from(Vec::new())),
+                    b.bitvec.clone().unwrap_or_else(|| Rc::from(Vec::new())),
+                );
+                let mut out = Vec::with_capacity(n as usize);
+                for (x, y) in ab.iter().zip(bb.iter()) {
+                    let p = self.cs.mul(x, y);
+                    out.push(match op {
+                        BinOp::And => p,
+                        BinOp::Or => x.add(y).sub(&p),
+                        _ => x.add(y).add_scaled(&p, -Fr::from(2u64)),
+                    });
+                }
+                Num::from_bits(out)
+            }
+            BinOp::Shl | BinOp::Shr => {
+                let k = self.num(rhs)?;
+                let k = if let Some(kc) = k.lc.as_constant() {
+                    Some(kc)
+                } else {
+                    self.norm(rhs)?.lc.as_constant()
+                };
+                match k {
+                    Some(k) => {
+                        let amount = super::gadgets::low_u64(&k);
+                        if crate::field::num_bits(&k) > 32 || amount >= u64::from(n) {
+                            return Ok(Num::from_u64(0));
+                        }
+                        let a = self.bits(lhs)?;
+                        let bits = a.bitvec.as_deref().map(<[Lc]>::to_vec).unwrap_or_default();
+                        let s = amount as usize;
+                        let out: Vec<Lc> = if op == BinOp::Shl {
+                            (0..n as usize)
+                                .map(|i| {
+                                    if i >= s {
+                                        bits[i - s].clone()
+                                    } else {
+                                        Lc::zero()
+                                    }
+                                })
+                                .collect()
+                        } else {
+                            (0..n as usize)
+                                .map(|i| bits.get(i + s).cloned().unwrap_or_else(Lc::zero))
+                                .collect()
+                        };
+                        Num::from_bits(out)
+                    }
+                    None => {
+                        let kb = self.bits(rhs)?;
+                        let k_bits = kb.bitvec.as_deref().map(<[Lc]>::to_vec).unwrap_or_default();
+                        if op == BinOp::Shl {
+                            let a = self.norm(lhs)?;
+                            self.cs.shl_var(&a, &k_bits, n)
+                        } else {
+                            // a >> k = reverse(reverse(a) << k).
+                            let a = self.bits(lhs)?;
+                            let bits = a.bitvec.as_deref().map(<[Lc]>::to_vec).unwrap_or_default();
+                            let rev = Num::from_bits(bits.into_iter().rev().collect());
+                            let shifted = self.cs.shl_var(&rev, &k_bits, n);
+                            let shifted = self.cs.normalize(&shifted, n);
+                            let sb = shifted
+                                .bitvec
+                                .as_deref()
+                                .map(<[Lc]>::to_vec)
+                                .unwrap_or_default();
+                            let mut sb = sb;
+                            sb.resize(n as usize, Lc::zero());
+                            Num::from_bits(sb.into_iter().rev().collect())
+                        }
+                    }
+                }
+            }
+            BinOp::Div => return Err(self.err("`div` on integers")),
+        })
+    }
+
+    /// Normalized scalar leaves of a value of type `ty`.
+    fn leaves(&mut self, v: ValueId, out: &mut Vec<Lc>) -> R<()> {
+        let ty = self.ty(v).clone();
+        if let Type::UInt(_) = ty {
+            out.push(self.norm(v)?.lc);
+            return Ok(());
+        }
+        let w = self.get(v)?;
+        let mut widths = Vec::new();
+        leaf_widths(&ty, &mut widths).map_err(|e| self.err(e))?;
+        let mut nums = Vec::new();
+        flatten(&w, &mut nums);
+        if nums.len() != widths.len() {
+            return Err(self.err(format!("{v} does not have the shape of its type {ty}")));
+        }
+        for (x, wd) in nums.into_iter().zip(widths) {
+            out.push(match wd {
+                Some(n) => self.cs.normalize(&x, n).lc,
+                None => x.lc,
+            });
+        }
+        Ok(())
+    }
+
+    fn exit_leaves(
+        &mut self,
+        call: Option<&BlockCall>,
+        values: &[ValueId],
+        info: &FuncInfo,
+    ) -> R<(Vec<Lc>, ExitLayout)> {
+        let mut leaves = Vec::new();
+        for &v in values {
+            self.leaves(v, &mut leaves)?;
+        }
+        let arg_leaves = leaves.len();
+        let live = match call {
+            Some(c) => info.live_in.get(&c.block).cloned().unwrap_or_default(),
+            None => Vec::new(),
+        };
+        for &v in &live {
+            self.leaves(v, &mut leaves)?;
+        }
+        let live_leaves = leaves.len() - arg_leaves;
+        Ok((
+            leaves,
+            ExitLayout {
+                target: call.map(|c| c.block),
+                arg_leaves,
+                live,
+                live_leaves,
+            },
+        ))
+    }
+
+    fn lower_term(
+        &mut self,
+        term: &Terminator,
+        info: &FuncInfo,
+        param_leaves: usize,
+        live_in: Vec<ValueId>,
+        live_leaves: usize,
+    ) -> R<StateLayout> {
+        let (label, leaves, exits) = match term {
+            Terminator::Return(values) => {
+                let (leaves, exit) = self.exit_leaves(None, values, info)?;
+                (Lc::constant(return_label()), leaves, vec![exit])
+            }
+            Terminator::Jmp(dest) => {
+                let (leaves, exit) = self.exit_leaves(Some(dest), &dest.args, info)?;
+                (Lc::constant(block_label(dest.block)), leaves, vec![exit])
+            }
+            Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                let c = self.num(*cond)?.lc;
+                let (t, te) = self.exit_leaves(Some(then_dest), &then_dest.args, info)?;
+                let (e, ee) = self.exit_leaves(Some(else_dest), &else_dest.args, info)?;
+                let width = t.len().max(e.len());
+                let mut leaves = Vec::with_capacity(width);
+                for j in 0..width {
+                    let a = Num::new(t.get(j).cloned().unwrap_or_default(), UNBOUNDED);
+                    let b = Num::new(e.get(j).cloned().unwrap_or_default(), UNBOUNDED);
+                    leaves.push(self.cs.select(&c, &a, &b).lc);
+                }
+                let (lt, le) = (block_label(then_dest.block), block_label(else_dest.block));
+                (c.scale(lt - le).add_const(le), leaves, vec![te, ee])
+            }
+        };
+        let out_label = self.cs.instance(self.cs.eval(&label));
+        self.cs.enforce_eq(&Lc::var(out_label), &label);
+        for leaf in &leaves {
+            let o = self.cs.instance(self.cs.eval(leaf));
+            self.cs.enforce_eq(&Lc::var(o), leaf);
+        }
+        Ok(StateLayout {
+            param_leaves,
+            live_in,
+            live_leaves,
+            out_leaves: leaves.len(),
+            exits,
+        })
+    }
+}
+
+fn flatten(w: &Wire, out: &mut Vec<Num>) {
+    match w {
+        Wire::Num(n) => out.push(n.clone()),
+        Wire::Array(items) => items.iter().for_each(|i| flatten(i, out)),
+    }
+}

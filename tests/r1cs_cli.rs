@@ -1,0 +1,62 @@
+//! `zkbc check`: exit 0 when every executed block satisfies its instance.
+
+use std::process::Command;
+
+fn zkbc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_accepts_the_example_and_names_each_block() {
+    let dir = std::env::temp_dir().join(format!("zkbc-r1cs-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let inputs = dir.join("in.json");
+    std::fs::write(&inputs, r#"["7", "5"]"#).unwrap();
+    let (code, stdout, stderr) = zkbc(&[
+        "check",
+        "examples/ir/sum_loop.ir",
+        "--inputs",
+        inputs.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("fn main b1:"), "{stdout}");
+    assert!(
+        stdout.contains("all 13 block executions satisfied"),
+        "{stdout}"
+    );
+
+    // A failing run exits 1 with the location; unsupported IR exits 2 naming the block.
+    let failing = dir.join("fail.ir");
+    std::fs::write(&failing, "fn main f0 {\nb0(v0: field):\n    v1 = eq v0, field 1\n    assert v1, \"must be one\"\n    return\n}\n").unwrap();
+    std::fs::write(&inputs, r#"["2"]"#).unwrap();
+    let (code, _, stderr) = zkbc(&[
+        "check",
+        failing.to_str().unwrap(),
+        "--inputs",
+        inputs.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("must be one"), "{stderr}");
+    let memory = dir.join("mem.ir");
+    std::fs::write(&memory, "fn main f0 -> field {\nb0(v0: field):\n    v1 = allocate field\n    store v0 at v1\n    v2 = load v1\n    return v2\n}\n").unwrap();
+    let (code, _, stderr) = zkbc(&[
+        "check",
+        memory.to_str().unwrap(),
+        "--inputs",
+        inputs.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("b0") && stderr.contains("mem2reg"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,519 @@
+//! One test per gadget: its exact constraint count (derived by hand from the encoding in the
+//! table of `zkbc::r1cs`), its agreement with the interpreter on sample inputs (every executed
+//! block satisfied), and soundness (changing any output breaks the instance).
+//!
+//! Each program is `b0` (main's entry) jumping to `b1`, which holds the gadget, so `b1`'s
+//! inputs are not range-checked and its cost is: 2 (own label, next label) + the gadget + 1 per
+//! output leaf that is a combination of instance variables only (it cannot be eliminated).
+
+#[path = "r1cs_common.rs"]
+mod common;
+use common::*;
+use zkbc::ir::interp::Val;
+
+/// `b0(params) -> jmp b1(params)`; `b1` runs `body` (which ends in a terminator), with the
+/// parameters named v10, v11, ...
+fn prog(params: &[&str], ret: &str, body: &str) -> String {
+    let b0: Vec<String> = params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("v{i}: {t}"))
+        .collect();
+    let args: Vec<String> = (0..params.len()).map(|i| format!("v{i}")).collect();
+    let b1: Vec<String> = params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("v{}: {t}", 10 + i))
+        .collect();
+    let arrow = if ret.is_empty() {
+        String::new()
+    } else {
+        format!(" -> {ret}")
+    };
+    format!(
+        "fn main f0{arrow} {{\nb0({}):\n    jmp b1({})\nb1({}):\n{body}\n}}\n",
+        b0.join(", "),
+        args.join(", "),
+        b1.join(", ")
+    )
+}
+
+/// Checks the cost of `b1` and runs every input set through the interpreter and the check.
+fn gadget(params: &[&str], ret: &str, body: &str, cost: usize, runs: &[Vec<Val>]) -> Vec<Vec<Val>> {
+    let p = parse(&prog(params, ret, body));
+    assert_eq!(
+        lower(&p, 1).n_constraints(),
+        2 + cost,
+        "constraints of b1 in\n{}",
+        prog(params, ret, body)
+    );
+    runs.iter()
+        .map(|inputs| run_and_check(&p, inputs))
+        .collect()
+}
+
+const MAX32: u64 = u32::MAX as u64;
+
+#[test]
+fn field_mul_of_two_non_constants_costs_1() {
+    let out = gadget(
+        &["field", "field"],
+        "field",
+        "    v20 = mul v10, v11\n    return v20",
+        1,
+        &[vec![f(6), f(7)]],
+    );
+    assert_eq!(out[0], vec![f(42)]);
+}
+
+#[test]
+fn linear_operations_cost_0() {
+    // 2a + 3b is a combination of instance variables only: the output leaf costs 1.
+    let body = "    v20 = add v10, v11\n    v21 = mul v20, field 3\n    v22 = sub v21, v10\n    v23 = mul field 1, v22\n    return v23";
+    let out = gadget(&["field", "field"], "field", body, 1, &[vec![f(2), f(5)]]);
+    assert_eq!(out[0], vec![f(19)]);
+}
+
+#[test]
+fn boolean_check_of_main_input_costs_1() {
+    let p = parse("fn main f0 {\nb0(v0: u1):\n    return\n}\n");
+    assert_eq!(lower(&p, 0).n_constraints(), 2 + 1);
+    run_and_check(&p, &[u(1)]);
+    run_and_check(&p, &[u(0)]);
+}
+
+#[test]
+fn u32_range_check_of_main_input_costs_32() {
+    let p = parse("fn main f0 {\nb0(v0: u32, v1: [u8; 3]):\n    return\n}\n");
+    assert_eq!(lower(&p, 0).n_constraints(), 2 + 32 + 3 * 8);
+    run_and_check(&p, &[u(MAX32), arr(vec![u(255), u(0), u(7)])]);
+}
+
+#[test]
+fn select_costs_1() {
+    let out = gadget(
+        &["u1", "field", "field"],
+        "field",
+        "    v20 = select v10, v11, v12\n    return v20",
+        1,
+        &[vec![u(1), f(3), f(4)], vec![u(0), f(3), f(4)]],
+    );
+    assert_eq!(out, vec![vec![f(3)], vec![f(4)]]);
+}
+
+#[test]
+fn eq_as_value_costs_2_and_1_on_bools() {
+    let out = gadget(
+        &["field", "field"],
+        "u1",
+        "    v20 = eq v10, v11\n    return v20",
+        2,
+        &[vec![f(3), f(3)], vec![f(3), f(4)]],
+    );
+    assert_eq!(out, vec![vec![u(1)], vec![u(0)]]);
+    gadget(
+        &["u1", "u1"],
+        "u1",
+        "    v20 = eq v10, v11\n    return v20",
+        1,
+        &[vec![u(1), u(0)], vec![u(1), u(1)]],
+    );
+}
+
+#[test]
+fn assert_equality_costs_0_after_elimination() {
+    // The product costs 1; `assert eq` only substitutes it: a·b = c.
+    let body = "    v20 = mul v10, v11\n    v21 = eq v20, v12\n    assert v21\n    return";
+    gadget(
+        &["field", "field", "field"],
+        "",
+        body,
+        1,
+        &[vec![f(3), f(4), f(12)]],
+    );
+    // A plain assert of a boolean is linear too: lt (33) with its result fixed to 1 frees one bit.
+    let body = "    v20 = lt v10, v11\n    assert v20\n    return";
+    gadget(&["u32", "u32"], "", body, 32, &[vec![u(3), u(4)]]);
+}
+
+#[test]
+fn uint_add_sub_mul_wrap_around() {
+    // Lazy: the operation is free, the output is normalized from N + 1 (add, sub) or 2N bits.
+    let out = gadget(
+        &["u32", "u32"],
+        "u32",
+        "    v20 = add v10, v11\n    return v20",
+        33,
+        &[vec![u(MAX32), u(2)]],
+    );
+    assert_eq!(out[0], vec![u(1)]);
+    let out = gadget(
+        &["u32", "u32", "u32"],
+        "u32",
+        "    v20 = add v10, v11\n    v21 = add v20, v12\n    return v21",
+        34,
+        &[vec![u(MAX32), u(MAX32), u(MAX32)]],
+    );
+    assert_eq!(out[0], vec![u(MAX32 - 2)]);
+    let out = gadget(
+        &["u32", "u32"],
+        "u32",
+        "    v20 = sub v10, v11\n    return v20",
+        33,
+        &[vec![u(1), u(2)], vec![u(9), u(2)]],
+    );
+    assert_eq!(out, vec![vec![u(MAX32)], vec![u(7)]]);
+    let out = gadget(
+        &["u32", "u32"],
+        "u32",
+        "    v20 = mul v10, v11\n    return v20",
+        1 + 64,
+        &[vec![u(MAX32), u(MAX32)]],
+    );
+    assert_eq!(out[0], vec![u(1)]);
+    gadget(
+        &["u8", "u8"],
+        "u8",
+        "    v20 = mul v10, v11\n    return v20",
+        1 + 16,
+        &[vec![u(200), u(3)]],
+    );
+    let out = gadget(
+        &["u64", "u64"],
+        "u64",
+        "    v20 = mul v10, v11\n    return v20",
+        1 + 128,
+        &[vec![u(u64::MAX), u(3)]],
+    );
+    assert_eq!(out[0], vec![u(u64::MAX.wrapping_mul(3))]);
+}
+
+#[test]
+fn uint_comparisons_cost_n_plus_1() {
+    for (op, expect) in [("lt", [1, 0, 0]), ("le", [1, 1, 0])] {
+        let body = format!("    v20 = {op} v10, v11\n    return v20");
+        let out = gadget(
+            &["u32", "u32"],
+            "u1",
+            &body,
+            33,
+            &[vec![u(3), u(MAX32)], vec![u(5), u(5)], vec![u(MAX32), u(0)]],
+        );
+        let got: Vec<Val> = out.into_iter().map(|o| o[0].clone()).collect();
+        assert_eq!(got, expect.map(u).to_vec(), "{op}");
+    }
+    gadget(
+        &["u1", "u1"],
+        "u1",
+        "    v20 = lt v10, v11\n    return v20",
+        1,
+        &[vec![u(0), u(1)], vec![u(1), u(1)]],
+    );
+}
+
+#[test]
+fn field_comparison_is_complete_and_bounded_when_known() {
+    // Both known below 2^32 (casts from u32): 33.
+    let body = "    v20 = cast v10 to field\n    v21 = cast v11 to field\n    v22 = lt v20, v21\n    return v22";
+    gadget(&["u32", "u32"], "u1", body, 33, &[vec![u(3), u(4)]]);
+    // Complete over [0, p): two canonical decompositions (384 each) and the limb compare (131).
+    let p_minus_1 = Val::Field(-zkbc::field::Fr::from(1u64));
+    let half = Val::Field(
+        zkbc::field::parse_dec(
+            "10944121435919637611123202872628637544274182200208017171849102093287904247808",
+        )
+        .unwrap(),
+    );
+    let out = gadget(
+        &["field", "field"],
+        "u1",
+        "    v20 = lt v10, v11\n    return v20",
+        899,
+        &[
+            vec![f(1), p_minus_1.clone()],
+            vec![p_minus_1.clone(), f(1)],
+            vec![half.clone(), p_minus_1.clone()],
+            vec![p_minus_1.clone(), p_minus_1.clone()],
+        ],
+    );
+    let got: Vec<Val> = out.into_iter().map(|o| o[0].clone()).collect();
+    assert_eq!(got, vec![u(1), u(0), u(1), u(0)]);
+    let out = gadget(
+        &["field", "field"],
+        "u1",
+        "    v20 = le v10, v11\n    return v20",
+        899,
+        &[vec![p_minus_1.clone(), p_minus_1]],
+    );
+    assert_eq!(out[0], vec![u(1)]);
+}
+
+#[test]
+fn bitwise_operations_cost_n_per_operand_and_n() {
+    for (op, want) in [
+        ("and", 0x0f0f_0000u64 & 0x00ff_ff00),
+        ("or", 0x0f0f_0000 | 0x00ff_ff00),
+        ("xor", 0x0f0f_0000 ^ 0x00ff_ff00),
+    ] {
+        let body = format!("    v20 = {op} v10, v11\n    return v20");
+        let out = gadget(
+            &["u32", "u32"],
+            "u32",
+            &body,
+            96,
+            &[vec![u(0x0f0f_0000), u(0x00ff_ff00)]],
+        );
+        assert_eq!(out[0], vec![u(want)], "{op}");
+    }
+    // `not` is linear; its output is a combination of the input only (1).
+    let out = gadget(
+        &["u32"],
+        "u32",
+        "    v20 = not v10\n    return v20",
+        1,
+        &[vec![u(5)]],
+    );
+    assert_eq!(out[0], vec![u(MAX32 - 5)]);
+    // Bits are reused: x & y then x ^ y costs the two decompositions once.
+    let body =
+        "    v20 = and v10, v11\n    v21 = xor v10, v11\n    v22 = add v20, v21\n    return v22";
+    gadget(
+        &["u8", "u8"],
+        "u8",
+        body,
+        8 + 8 + 8 + 8 + 9,
+        &[vec![u(0xf0), u(0x3c)]],
+    );
+}
+
+#[test]
+fn shifts_by_constants_cost_the_bits_only() {
+    let out = gadget(
+        &["u32"],
+        "u32",
+        "    v20 = shl v10, u32 4\n    return v20",
+        32,
+        &[vec![u(0xf000_0001)]],
+    );
+    assert_eq!(out[0], vec![u(0x10)]);
+    let out = gadget(
+        &["u32"],
+        "u32",
+        "    v20 = shr v10, u8 4\n    return v20",
+        32,
+        &[vec![u(0xf000_0001)]],
+    );
+    assert_eq!(out[0], vec![u(0x0f00_0000)]);
+    let out = gadget(
+        &["u32"],
+        "u32",
+        "    v20 = shl v10, u32 32\n    return v20",
+        1,
+        &[vec![u(7)]],
+    );
+    assert_eq!(out[0], vec![u(0)]);
+}
+
+#[test]
+fn shifts_by_variables() {
+    // k bits (32) + 4 products for 2^k + is_zero of the high bits (2) and its product (1) +
+    // a · 2^k (1), then the output is normalized from 63 bits.
+    let runs: Vec<Vec<Val>> = [0u64, 1, 5, 31, 32, 1000]
+        .iter()
+        .map(|&k| vec![u(0xdead_beef), u(k)])
+        .collect();
+    let out = gadget(
+        &["u32", "u32"],
+        "u32",
+        "    v20 = shl v10, v11\n    return v20",
+        32 + 4 + 3 + 1 + 63,
+        &runs,
+    );
+    let want: Vec<Vec<Val>> = [0u64, 1, 5, 31, 32, 1000]
+        .iter()
+        .map(|&k| {
+            vec![u(if k >= 32 {
+                0
+            } else {
+                (0xdead_beefu64 << k) & MAX32
+            })]
+        })
+        .collect();
+    assert_eq!(out, want);
+    // shr: the bits of a (32), shl of the reversal (40), its normalization (63).
+    let out = gadget(
+        &["u32", "u8"],
+        "u32",
+        "    v20 = shr v10, v11\n    return v20",
+        32 + (8 + 4 + 3 + 1) + 63,
+        &[
+            vec![u(0xdead_beef), u(4)],
+            vec![u(0xdead_beef), u(0)],
+            vec![u(0xdead_beef), u(200)],
+        ],
+    );
+    assert_eq!(
+        out,
+        vec![vec![u(0x0dea_dbee)], vec![u(0xdead_beef)], vec![u(0)]]
+    );
+    // u1 shifted by a variable: is_zero (2) and one product.
+    gadget(
+        &["u1", "u8"],
+        "u1",
+        "    v20 = shl v10, v11\n    return v20",
+        8 + 2 + 1,
+        &[vec![u(1), u(0)], vec![u(1), u(3)]],
+    );
+}
+
+#[test]
+fn udiv_and_urem_share_one_gadget_of_3n_plus_1() {
+    let body = "    v20 = udiv v10, v11\n    v21 = urem v10, v11\n    return v20, v21";
+    let out = gadget(
+        &["u32", "u32"],
+        "u32, u32",
+        body,
+        97,
+        &[
+            vec![u(100), u(7)],
+            vec![u(MAX32), u(1)],
+            vec![u(3), u(MAX32)],
+        ],
+    );
+    assert_eq!(
+        out,
+        vec![vec![u(14), u(2)], vec![u(MAX32), u(0)], vec![u(0), u(3)]]
+    );
+}
+
+#[test]
+fn field_division_costs_2() {
+    let out = gadget(
+        &["field", "field"],
+        "field",
+        "    v20 = div v10, v11\n    return v20",
+        2,
+        &[vec![f(12), f(4)]],
+    );
+    assert_eq!(out[0], vec![f(3)]);
+    // 1 / b: the product with a nonzero constant already forces b ≠ 0.
+    gadget(
+        &["field"],
+        "field",
+        "    v20 = div field 1, v10\n    return v20",
+        1,
+        &[vec![f(5)]],
+    );
+}
+
+#[test]
+fn checked_casts_and_truncation() {
+    // field -> u8: 8 booleans; the output is the input itself (1).
+    let out = gadget(
+        &["field"],
+        "u8",
+        "    v20 = cast v10 to u8\n    return v20",
+        8 + 1,
+        &[vec![f(255)]],
+    );
+    assert_eq!(out[0], vec![u(255)]);
+    gadget(
+        &["u32"],
+        "u8",
+        "    v20 = cast v10 to u8\n    return v20",
+        8 + 1,
+        &[vec![u(17)]],
+    );
+    // Widening and to field are free.
+    gadget(
+        &["u8"],
+        "u32",
+        "    v20 = cast v10 to u32\n    return v20",
+        1,
+        &[vec![u(17)]],
+    );
+    // trunc u32 -> u8: decompose 32, keep 8.
+    let out = gadget(
+        &["u32"],
+        "u8",
+        "    v20 = trunc v10 to u8\n    return v20",
+        32,
+        &[vec![u(0x1234)]],
+    );
+    assert_eq!(out[0], vec![u(0x34)]);
+    // trunc field -> u8 of an arbitrary element: the canonical bits (384).
+    let out = gadget(
+        &["field"],
+        "u8",
+        "    v20 = trunc v10 to u8\n    return v20",
+        384,
+        &[vec![Val::Field(-zkbc::field::Fr::from(1u64))]],
+    );
+    assert_eq!(out[0], vec![u(0x00)]); // p - 1 ends in ...0x00 (p = ...5617 = ...0x01 mod 256).
+}
+
+#[test]
+fn to_bits_and_from_bits() {
+    let body = "    v20 = to_bits v10\n    return v20";
+    // 8 booleans; the 8 output bits replace the 7 bit variables, and the relation
+    // x = Σ 2^i bit_i is then between instance variables only (1).
+    let out = gadget(&["u8"], "[u1; 8]", body, 8 + 1, &[vec![u(0b1000_0101)]]);
+    assert_eq!(out[0], vec![arr([1, 0, 0, 0, 0, 1, 0, 1].map(u).to_vec())]);
+    // Field: 254 booleans + 130 for the canonical check, + 1 as above.
+    gadget(
+        &["field"],
+        "[u1; 254]",
+        body,
+        384 + 1,
+        &[vec![Val::Field(-zkbc::field::Fr::from(1u64))], vec![f(6)]],
+    );
+    // from_bits is linear; its output is a combination of inputs (1).
+    let out = gadget(
+        &["[u1; 8]"],
+        "u8",
+        "    v20 = from_bits v10 to u8\n    return v20",
+        1,
+        &[vec![arr([0, 0, 0, 0, 0, 1, 1, 0].map(u).to_vec())]],
+    );
+    assert_eq!(out[0], vec![u(6)]);
+}
+
+#[test]
+fn dynamic_array_access_is_a_linear_scan() {
+    // get: 4 selector constraints + 4 products.
+    let elems = || arr([10, 20, 30, 40].map(f).to_vec());
+    let out = gadget(
+        &["[field; 4]", "u32"],
+        "field",
+        "    v20 = array_get v10, v11\n    return v20",
+        8,
+        &[vec![elems(), u(2)], vec![elems(), u(0)]],
+    );
+    assert_eq!(out, vec![vec![f(30)], vec![f(10)]]);
+    // set: 4 selectors + 4 conditional updates.
+    let out = gadget(
+        &["[field; 4]", "u32", "field"],
+        "[field; 4]",
+        "    v20 = array_set v10, v11, v12\n    return v20",
+        8,
+        &[vec![elems(), u(3), f(7)]],
+    );
+    assert_eq!(out[0], vec![arr([10, 20, 30, 7].map(f).to_vec())]);
+    // get and set on the same index share the selectors: 4 + 4 + 4.
+    let body = "    v20 = array_get v10, v11\n    v21 = mul v20, v12\n    v22 = array_set v10, v11, v21\n    return v22";
+    gadget(
+        &["[field; 4]", "u32", "field"],
+        "[field; 4]",
+        body,
+        4 + 4 + 1 + 4,
+        &[vec![elems(), u(1), f(2)]],
+    );
+    // Constant index and make_array are free: the output is the input leaf (1).
+    gadget(
+        &["field", "field"],
+        "field",
+        "    v20 = make_array [v10, v11] : field\n    v21 = array_get v20, u32 1\n    return v21",
+        1,
+        &[vec![f(1), f(2)]],
+    );
+}
