@@ -124,17 +124,17 @@ fn compile(source: &str, name: &str, level: OptLevel) -> Result<driver::Compilat
     driver::compile(name, source, &options).map_err(|e| e.to_string())
 }
 
-/// Runs one case; `Ok(outputs JSON)` or `Err(failure message)`.
-fn run_case(
-    c: &driver::Compilation,
-    inputs: &serde_json::Value,
-) -> Result<serde_json::Value, String> {
+/// What a case gave: outputs JSON and `log` lines, or the failure message.
+type CaseResult = Result<(serde_json::Value, Vec<String>), String>;
+
+/// Runs one case.
+fn run_case(c: &driver::Compilation, inputs: &serde_json::Value) -> CaseResult {
     let inputs = c
         .inputs_from_json(inputs)
         .map_err(|e| format!("bad inputs: {e}"))?;
     let out =
         interp::run(&c.program, &inputs, interp::Limits::default()).map_err(|e| e.to_string())?;
-    Ok(c.outputs_to_json(&out.outputs)["outputs"].clone())
+    Ok((c.outputs_to_json(&out.outputs)["outputs"].clone(), out.log))
 }
 
 #[test]
@@ -228,7 +228,13 @@ fn zokrates_suite() {
                 }
                 let got = run_case(c, &case["inputs"]);
                 let ok = match (&got, &expected) {
-                    (Ok(out), Outcome::Outputs(want)) => out == want,
+                    (Ok((out, log)), Outcome::Outputs(want)) => {
+                        // `zokrates_log`: what `log(...)` printed, where ZoKrates recorded it.
+                        let want_log = case["zokrates_log"].as_array().map(|lines| {
+                            lines.iter().filter_map(|l| l.as_str()).collect::<Vec<_>>()
+                        });
+                        out == want && want_log.is_none_or(|w| w == *log)
+                    }
                     (Err(e), Outcome::Fails) => !e.starts_with("bad inputs"),
                     _ => false,
                 };

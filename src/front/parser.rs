@@ -1127,6 +1127,8 @@ mod tests {
                 StmtKind::While { .. } => "while",
                 StmtKind::Return(_) => "return",
                 StmtKind::Assert { .. } => "assert",
+                StmtKind::Asm(_) => "asm",
+                StmtKind::Log { .. } => "log",
             })
             .collect();
         assert_eq!(

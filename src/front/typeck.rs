@@ -81,6 +81,8 @@ struct Checker {
     alias_templates: HashMap<String, Rc<ast::TypeAlias>>,
     consts: HashMap<String, (Type, Value)>,
     imports: HashMap<String, Builtin>,
+    /// Checking the value of an `asm` hint (`x <-- e`), where field bit extraction is allowed.
+    in_hint: bool,
     /// Local names of `cast` from `utils/casts.zok` (see `casts`).
     generic_casts: std::collections::HashSet<String>,
     sigs: Vec<Sig>,
@@ -564,7 +566,107 @@ impl Checker {
     }
 
     fn stmts(&mut self, stmts: &[ast::Stmt]) -> TResult<Vec<Stmt>> {
-        stmts.iter().map(|s| self.stmt(s)).collect()
+        let mut out = Vec::new();
+        for s in stmts {
+            match &s.kind {
+                ast::StmtKind::Asm(body) => {
+                    for a in body {
+                        out.push(self.asm_stmt(a)?);
+                    }
+                }
+                _ => out.push(self.stmt(s)?),
+            }
+        }
+        Ok(out)
+    }
+
+    /// A statement of an `asm` block. zkbc has no unconstrained witnesses: `x <-- e` and
+    /// `x <== e` both assign `e` (computed, hence constrained, like any other code), and `a ===
+    /// b` asserts `a == b`. An honest prover gets ZoKrates' results; a circuit may cost more
+    /// than ZoKrates' hint. In the value of a hint, a field's bit `(x >> k) & 1` is allowed.
+    fn asm_stmt(&mut self, s: &ast::AsmStmt) -> TResult<Stmt> {
+        match s {
+            ast::AsmStmt::Assign { place, value, .. } => {
+                let (place, ty) = self.place(place)?;
+                self.in_hint = true;
+                let value = self.expr(value, Some(&ty));
+                self.in_hint = false;
+                let value = value?;
+                if value.ty != ty {
+                    return Err(mismatch(&ty, &value.ty, value.span));
+                }
+                Ok(Stmt::Assign { place, value })
+            }
+            ast::AsmStmt::Constraint { lhs, rhs, span } => {
+                let eq = ast::Expr {
+                    kind: ast::ExprKind::Binary(
+                        ast::BinaryOp::Eq,
+                        Box::new(lhs.clone()),
+                        Box::new(rhs.clone()),
+                    ),
+                    span: *span,
+                };
+                Ok(Stmt::Assert {
+                    cond: self.condition(&eq, "an `asm` constraint")?,
+                    message: Some("asm constraint `===` not satisfied".to_string()),
+                    span: *span,
+                })
+            }
+        }
+    }
+
+    /// `(x >> k) & 1` on a field `x` inside an `asm` hint: bit `k` of `x`'s canonical value, as
+    /// a field. `None` when `e` is not of that form.
+    fn field_bit(&mut self, e: &ast::Expr) -> TResult<Option<Expr>> {
+        let ast::ExprKind::Binary(ast::BinaryOp::BitAnd, shifted, one) = &e.kind else {
+            return Ok(None);
+        };
+        let ast::ExprKind::Binary(ast::BinaryOp::Shr, x, k) = &shifted.kind else {
+            return Ok(None);
+        };
+        if !matches!(&one.kind, ast::ExprKind::Decimal { digits, suffix: None } if digits == "1") {
+            return Ok(None);
+        }
+        let x = self.expr(x, Some(&Type::Field))?;
+        if x.ty != Type::Field {
+            return Ok(None);
+        }
+        let k = self.expr(k, Some(&Type::Uint(32)))?;
+        if k.ty != Type::Uint(32) {
+            return Err(mismatch(&Type::Uint(32), &k.ty, k.span));
+        }
+        let span = e.span;
+        let u32_expr = |kind| Expr {
+            kind,
+            ty: Type::Uint(32),
+            span,
+        };
+        let field = |v: u64| Expr {
+            kind: ExprKind::Field(Fr::from(v)),
+            ty: Type::Field,
+            span,
+        };
+        let bits = Expr {
+            kind: ExprKind::Builtin(Builtin::FieldToBits, Box::new(x)),
+            ty: Type::Array(Box::new(Type::Bool), FIELD_BITS),
+            span,
+        };
+        // Bits are most significant first: bit k is at index 253 - k.
+        let index = u32_expr(ExprKind::Binary(
+            BinaryOp::Sub,
+            Box::new(u32_expr(ExprKind::Uint(u64::from(FIELD_BITS - 1)))),
+            Box::new(k),
+        ));
+        let bit = Expr {
+            kind: ExprKind::Index(Box::new(bits), Box::new(index)),
+            ty: Type::Bool,
+            span,
+        };
+        Ok(Some(Expr {
+            kind: ExprKind::Conditional(Box::new(bit), Box::new(field(1)), Box::new(field(0))),
+            ty: Type::Field,
+            span,
+        }))
     }
 
     fn condition(&mut self, e: &ast::Expr, what: &str) -> TResult<Expr> {
@@ -580,6 +682,35 @@ impl Checker {
 
     fn stmt(&mut self, s: &ast::Stmt) -> TResult<Stmt> {
         Ok(match &s.kind {
+            ast::StmtKind::Asm(_) => unreachable!("bug: `asm` blocks are expanded by `stmts`"),
+            ast::StmtKind::Log { format, args } => {
+                let slots = format.matches("{}").count();
+                if slots != args.len() {
+                    return Err(Diagnostic::new(
+                        format!(
+                            "the format string has {slots} `{{}}` but {} value{} given",
+                            args.len(),
+                            if args.len() == 1 { " is" } else { "s are" }
+                        ),
+                        s.span,
+                    ));
+                }
+                let args = args
+                    .iter()
+                    .map(|a| self.expr(a, None))
+                    .collect::<TResult<Vec<_>>>()?;
+                if let Some(a) = args.iter().find(|a| !loggable(&a.ty)) {
+                    return Err(Diagnostic::new(
+                        format!("`log` cannot print a value of type `{}`", a.ty),
+                        a.span,
+                    )
+                    .with_note("arrays of structs or tuples cannot be logged yet"));
+                }
+                Stmt::Log {
+                    format: format.clone(),
+                    args,
+                }
+            }
             ast::StmtKind::Let {
                 ty,
                 mutable,
@@ -801,6 +932,11 @@ impl Checker {
 
     fn expr(&mut self, e: &ast::Expr, expected: Option<&Type>) -> TResult<Expr> {
         use ast::ExprKind as K;
+        if self.in_hint {
+            if let Some(bit) = self.field_bit(e)? {
+                return Ok(bit);
+            }
+        }
         let (kind, ty) = match &e.kind {
             K::Decimal { digits, suffix } => {
                 let ty = match suffix.as_deref() {
@@ -1239,7 +1375,11 @@ impl Checker {
         if self.generic_casts.contains(&callee.name) {
             let [arg] = args else {
                 return Err(Diagnostic::new(
-                    format!("`{}` takes 1 argument but {} were given", callee.name, args.len()),
+                    format!(
+                        "`{}` takes 1 argument but {} were given",
+                        callee.name,
+                        args.len()
+                    ),
                     span,
                 ));
             };
@@ -1470,9 +1610,12 @@ impl Checker {
                 .insert(g.name.clone(), (Type::Uint(32), Value::Uint(u64::from(*v))));
         }
         let saved_fs = std::mem::take(&mut self.fs);
+        // An instance's body is not inside the `asm` hint that may have called it.
+        let saved_hint = std::mem::replace(&mut self.in_hint, false);
         self.instance_depth += 1;
         let result = self.instantiate(t, key);
         self.instance_depth -= 1;
+        self.in_hint = saved_hint;
         self.fs = saved_fs;
         self.consts = saved_consts;
         result
@@ -1727,6 +1870,21 @@ fn substitute(te: &ast::TypeExpr, generics: &[ast::Ident], args: &[ast::Expr]) -
     ast::TypeExpr {
         kind,
         span: te.span,
+    }
+}
+
+/// Can `log` print a value of this type? Everything but arrays that hold structs or tuples.
+fn loggable(ty: &Type) -> bool {
+    match ty {
+        Type::Field | Type::Bool | Type::Uint(_) => true,
+        Type::Array(elem, _) => {
+            matches!(
+                **elem,
+                Type::Field | Type::Bool | Type::Uint(_) | Type::Array(..)
+            ) && loggable(elem)
+        }
+        Type::Struct(s) => s.fields.iter().all(|(_, t)| loggable(t)),
+        Type::Tuple(ts) => ts.iter().all(loggable),
     }
 }
 
