@@ -726,8 +726,11 @@ impl<'a> Lowerer<'a> {
                 };
                 match k {
                     Some(k) => {
-                        let amount = super::gadgets::low_u64(&k);
-                        if crate::field::num_bits(&k) > 32 || amount >= u64::from(n) {
+                        // A lazy `uN` constant (say `32 - 7` left unfolded at -O0) is only
+                        // congruent to the amount mod 2^w: reduce it before using it.
+                        let w = self.ty(rhs).uint_width().unwrap_or(64);
+                        let amount = crate::ir::wrap(super::gadgets::low_u64(&k), w);
+                        if amount >= u64::from(n) {
                             return Ok(Num::from_u64(0));
                         }
                         let a = self.bits(lhs)?;
