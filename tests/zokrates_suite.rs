@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use zkbc::driver;
 use zkbc::ir::interp;
 use zkbc::opt::OptLevel;
+use zkbc::r1cs;
 
 /// The levels every case runs at.
 const LEVELS: [OptLevel; 2] = [OptLevel::O0, OptLevel::O3];
@@ -127,13 +128,20 @@ fn compile(source: &str, name: &str, level: OptLevel) -> Result<driver::Compilat
 /// What a case gave: outputs JSON and `log` lines, or the failure message.
 type CaseResult = Result<(serde_json::Value, Vec<String>), String>;
 
-/// Runs one case.
+/// Runs one case; a run that succeeds is also checked as `zkbc check` does: every executed
+/// block's R1CS instance is satisfied by the witness from the trace (an unsatisfied block is a
+/// compiler bug, reported as a failure with a `check:` prefix).
 fn run_case(c: &driver::Compilation, inputs: &serde_json::Value) -> CaseResult {
     let inputs = c
         .inputs_from_json(inputs)
         .map_err(|e| format!("bad inputs: {e}"))?;
     let out =
         interp::run(&c.program, &inputs, interp::Limits::default()).map_err(|e| e.to_string())?;
+    let mut legal = c.program.clone();
+    driver::legalize_for_r1cs(&mut legal).map_err(|e| format!("check: {e}"))?;
+    let checked = interp::run(&legal, &inputs, interp::Limits::default())
+        .map_err(|e| format!("check: legalized program fails: {e}"))?;
+    r1cs::check_trace(&legal, &checked).map_err(|e| format!("check: {e}"))?;
     Ok((c.outputs_to_json(&out.outputs)["outputs"].clone(), out.log))
 }
 
@@ -235,7 +243,9 @@ fn zokrates_suite() {
                         });
                         out == want && want_log.is_none_or(|w| w == *log)
                     }
-                    (Err(e), Outcome::Fails) => !e.starts_with("bad inputs"),
+                    (Err(e), Outcome::Fails) => {
+                        !e.starts_with("bad inputs") && !e.starts_with("check:")
+                    }
                     _ => false,
                 };
                 if !ok {
@@ -272,5 +282,31 @@ fn zokrates_suite() {
     assert!(
         n_match * 10 >= n_cases * 9,
         "only {n_match} of {n_cases} cases match ZoKrates"
+    );
+}
+
+/// main's `uN` inputs are range-checked in the circuit (ZoKrates counts 32 constraints for this
+/// in `core/uint/add_loop.zok`): a prover who feeds 2^40 as the `u32` straight into the entry
+/// block's instance cannot satisfy it, while the honest input does.
+#[test]
+fn out_of_range_input_is_rejected_by_the_instance() {
+    let file = suite_root().join("core/uint/add_loop.zok");
+    let Ok(source) = std::fs::read_to_string(&file) else {
+        eprintln!("skipping: {} is absent", file.display());
+        return;
+    };
+    let c = compile(&source, "core/uint/add_loop.zok", OptLevel::O3).expect("compiles");
+    let main = c.program.main_func();
+    let block = r1cs::lower_block(&c.program, c.program.main, main.entry).expect("lowers");
+    let honest = block
+        .assign(&[zkbc::field::Fr::from(7u64)])
+        .expect("assigns");
+    assert_eq!(block.first_unsatisfied(&honest), None);
+    let forged = block
+        .assign(&[zkbc::field::Fr::from(1u64 << 40)])
+        .expect("assigns");
+    assert!(
+        block.first_unsatisfied(&forged).is_some(),
+        "2^40 passed as a u32 satisfies the entry block"
     );
 }
