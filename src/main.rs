@@ -96,6 +96,10 @@ enum Command {
         /// Maximum number of IR instructions executed.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
+        /// Print the lines of the program's `log(...)` statements on stderr, in ZoKrates'
+        /// format (`x is {"a":["1"],"b":true}`), after a run that succeeds.
+        #[arg(long)]
+        log: bool,
     },
     /// Compile a program (ZoKrates .zok, or IR text) and print it in the requested form.
     Compile {
@@ -364,10 +368,16 @@ fn run(cli: Cli) -> Result<(), Exit> {
             compile,
             inputs,
             max_steps,
+            log,
         } => {
             let compiled = compile.compile()?;
             let values = load_inputs(&compiled, inputs.as_deref())?;
             let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
+            if log {
+                for line in &outcome.log {
+                    eprintln!("{line}");
+                }
+            }
             println!("{}", compiled.outputs_to_json(&outcome.outputs));
             Ok(())
         }

@@ -554,6 +554,8 @@ impl<'a> Lowerer<'a> {
             InstKind::Call { .. } => {
                 Err(self.err("`call`: calls must be inlined before lowering to R1CS"))
             }
+            // `log` prints in the interpreter only: no wires, no constraints.
+            InstKind::Log { .. } => Ok(vec![]),
             InstKind::MakeArray { elems, .. } => Ok(vec![Wire::Array(
                 elems.iter().map(|e| self.get(*e)).collect::<R<Vec<_>>>()?,
             )]),
