@@ -202,6 +202,11 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
     let Some(threshold) = threshold(program, options.min_block_size) else {
         return stats;
     };
+    // Below the threshold a component emits few instructions (many are free in R1CS, so allow
+    // some slack); a failed attempt costs at most this.
+    let budget = options
+        .max_unrolled
+        .min(usize::try_from(threshold.saturating_mul(16)).unwrap_or(usize::MAX));
     for f in program.func_ids().collect::<Vec<_>>() {
         let mut skip: HashSet<BlockId> = HashSet::new();
         for _ in 0..MAX_ROUNDS {
@@ -224,9 +229,11 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
                 .iter()
                 .filter(|h| !skip.contains(h))
                 .filter_map(|&h| comps.component(h))
-                .filter_map(|c| {
-                    let size = component_size(func, c, &loops, &cons)?;
-                    (size < threshold).then(|| (size, c.clone()))
+                .filter_map(|c| match component_size(func, c, &loops, &cons) {
+                    Some(size) => (size < threshold).then(|| (size, c.clone())),
+                    // A loop whose trip count the shape test does not see (an inner bound
+                    // depending on an outer counter): unrolling decides, under a budget.
+                    None => Some((threshold, c.clone())),
                 })
                 .collect();
             eligible.sort_by_key(|(size, c)| (std::cmp::Reverse(c.blocks.len()), *size));
@@ -245,7 +252,7 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
             for comp in chosen {
                 let saved = program.func(f).clone();
                 let before = saved.layout.len();
-                let ok = merge_component(program.func_mut(f), &comp, options.max_unrolled).is_ok()
+                let ok = merge_component(program.func_mut(f), &comp, budget).is_ok()
                     && crate::r1cs::lower_block(program, f, comp.head)
                         .is_ok_and(|b| (b.n_constraints() as u64) < threshold);
                 if ok {
