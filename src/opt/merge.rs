@@ -26,8 +26,9 @@
 //!      everything that can fail is guarded so that it fails exactly when the original path
 //!      would: `assert c` becomes `assert (not g) or c`, a divisor `b` becomes `select g, b, 1`,
 //!      a checked cast's operand `x` becomes `select g, x, 0`, a dynamic index `i` becomes
-//!      `select g, i, 0` (0 is in bounds of a non-empty array; an empty one is not merged), a
-//!      `store v at p` stores `select g, v, (load p)`;
+//!      `select g, i, 0` (0 is in bounds of a non-empty array; an empty one is not merged);
+//!      a `load` or `store` on a predicated path is not merged (memory is left by `-O0`
+//!      only, and R1CS lowering has none);
 //!    - a loop inside the component is **unrolled**: its header is entered with the combined
 //!      entry edge, its blocks are copied once per iteration, the back edges give the next
 //!      iteration's guard and parameters, and unrolling stops when no back edge is taken. A
@@ -915,9 +916,10 @@ impl<'a> Emitter<'a> {
             {
                 *index = self.guard_index(g, *array, *index)?;
             }
-            InstKind::Store { ptr, value } if guarded => {
-                let old = self.emit_value(InstKind::Load { ptr: *ptr });
-                *value = self.select(g, *value, old);
+            InstKind::Load { .. } | InstKind::Store { .. } if guarded => {
+                // A reference on an untaken path may be one no allocation made, which the
+                // interpreter rejects; R1CS has no memory either, so such code stays in blocks.
+                return Err(self.err_unsupported("memory access on a predicated path"));
             }
             InstKind::Call { .. } => return Err(self.err_unsupported("a call")),
             _ => {}
