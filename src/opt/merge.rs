@@ -48,15 +48,17 @@
 //! ```text
 //! b0(v0: u32, v1: field):                 b0(v0: u32, v1: field):
 //!     v2 = lt v0, u32 10                      v2 = lt v0, u32 10
-//!     br v2, b1, b2(field 0)                  v3 = not v2
-//! b1:                             ==>         v4 = or v3, v5'  ; assert under guard v2
-//!     v3 = div v1, v1                         v6 = select v2, v1, field 1
-//!     jmp b2(v3)                              v7 = div v1, v6
-//! b2(v4: field):                              v8 = select v2, v7, field 0
-//!     return v4                               return v8
+//!     br v2, b1(), b2(field 0)                v3 = not v2          ; else-edge guard (dce)
+//! b1():                           ==>         v4 = select v2, v1, field 1
+//!     v3 = div field 1, v1                    v5 = div field 1, v4
+//!     jmp b2(v3)                              v6 = select v2, v5, field 0
+//! b2(v4: field):                              v7 = add v6, field 1
+//!     v5 = add v4, field 1                    return v7
+//!     return v5
 //! ```
 //!
-//! (the division in `b1` fails on `v1 = 0` only when `v0 < 10`, before and after). A loop
+//! The division in `b1` fails on `v1 = 0` only when `v0 < 10`, before and after; the join's
+//! parameter is one `select` (`tests/merge_pass.rs` keeps this example). A counted loop
 //! `for i in 0..3` becomes three copies of its body with `i` folded to 0, 1 and 2.
 
 use super::PassStats;
