@@ -25,7 +25,8 @@ use std::fmt;
 pub struct Options {
     /// The optimization level (`-O3` by default).
     pub opt_level: OptLevel,
-    /// Pass options: print after, skip, verify.
+    /// Pass options: print after, skip (`--no-merge` skips `merge`), verify, and the merge
+    /// options (`--min-block-size`, `--monolithic`) in `opt.merge`.
     pub opt: opt::Options,
 }
 
@@ -125,13 +126,39 @@ pub fn compile(
             (program, None)
         }
     };
-    let opt_report = opt::optimize(&mut program, &options.opt_level.pipeline(), &options.opt)
+    let opt_report = opt::optimize(&mut program, &pipeline(options)?, &options.opt)
         .map_err(|e| CompileError::Opt(format!("{file_name}: {e}")))?;
     Ok(Compilation {
         program,
         abi,
         opt_report,
     })
+}
+
+/// The pipeline `options` ask for: the level's, where `--monolithic` (which needs the constant
+/// loop bounds SCCP finds) is only accepted at `-O2` and above and adds merging at `-O2`.
+fn pipeline(options: &Options) -> Result<opt::Pipeline, CompileError> {
+    let mut pipeline = options.opt_level.pipeline();
+    if options.opt.merge.monolithic {
+        if options.opt_level < OptLevel::O2 {
+            return Err(CompileError::Opt(
+                "--monolithic needs -O2 or -O3: loops are unrolled to the constant bounds SCCP finds"
+                    .into(),
+            ));
+        }
+        if options.opt.skip.iter().any(|s| s == "merge") {
+            return Err(CompileError::Opt(
+                "--monolithic merges blocks; it cannot be combined with --no-merge".into(),
+            ));
+        }
+        if pipeline.after.is_empty() {
+            pipeline.after = opt::O3_EXTRA
+                .iter()
+                .map(|n| opt::pass(n).expect("bug: O3's passes exist"))
+                .collect();
+        }
+    }
+    Ok(pipeline)
 }
 
 /// Whether a program uses what R1CS lowering does not support: calls or memory.

@@ -171,9 +171,19 @@ struct CompileArgs {
     /// The program: ZoKrates source (.zok) or text-format IR (any other extension).
     file: PathBuf,
     /// Optimization level: 0 (none), 1 (inline, mem2reg, dce, simplify_cfg), 2 (adds sccp),
-    /// 3 (the default; adds block merging once it exists).
+    /// 3 (the default; adds block merging).
     #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level)]
     opt_level: opt::OptLevel,
+    /// Do not merge blocks (-O3 without the merge pass).
+    #[arg(long, conflicts_with = "monolithic")]
+    no_merge: bool,
+    /// MIN_BLOCK_SIZE of the merge threshold max(MIN_BLOCK_SIZE, next_pow2(largest block)).
+    #[arg(long, default_value_t = opt::merge::DEFAULT_MIN_BLOCK_SIZE)]
+    min_block_size: u64,
+    /// Merge the whole program into one block (every branch predicated, every loop unrolled):
+    /// the single circuit a ZoKrates-style compiler emits. Needs -O2 or -O3.
+    #[arg(long)]
+    monolithic: bool,
 }
 
 fn parse_level(s: &str) -> Result<opt::OptLevel, String> {
@@ -184,10 +194,15 @@ impl CompileArgs {
     /// Reads and compiles the file; a compile error is exit status 2.
     fn compile(&self) -> Result<driver::Compilation, Exit> {
         let text = read(&self.file)?;
-        let options = driver::Options {
+        let mut options = driver::Options {
             opt_level: self.opt_level,
             ..driver::Options::default()
         };
+        options.opt.merge.min_block_size = self.min_block_size;
+        options.opt.merge.monolithic = self.monolithic;
+        if self.no_merge {
+            options.opt.skip.push("merge".into());
+        }
         driver::compile(&self.file.display().to_string(), &text, &options)
             .map_err(|e| user_error(e.to_string()))
     }
