@@ -16,6 +16,8 @@ use crate::diagnostics::Diagnostic;
 use crate::front::{self, Abi};
 use crate::ir::{self, interp, Program};
 use crate::opt::{self, OptLevel};
+use crate::{prove, r1cs};
+use std::collections::HashMap;
 use std::fmt;
 
 /// How to compile.
@@ -197,5 +199,62 @@ impl Compilation {
                 serde_json::json!({ "outputs": values })
             }
         }
+    }
+}
+
+/// The block instances of a run, as the prover and the exporter take them: per executed block
+/// (in order of first execution) its constraint system and one full assignment
+/// `z = [1, instance.., witness..]` per execution, computed as [`r1cs::check_trace`] computes
+/// them. Blocks of functions other than `main` are named `FUNC.bN`.
+pub fn block_instances(
+    program: &Program,
+    outcome: &interp::Outcome,
+) -> Result<Vec<prove::BlockInstance>, r1cs::CheckError> {
+    let mut instances: Vec<prove::BlockInstance> = Vec::new();
+    let mut index: HashMap<(ir::FuncId, ir::BlockId), usize> = HashMap::new();
+    r1cs::for_each_execution(program, outcome, |_, blk, asg| {
+        let key = (blk.func_id(), blk.block());
+        let i = *index.entry(key).or_insert_with(|| {
+            let name = if blk.func_id() == program.main {
+                blk.block().to_string()
+            } else {
+                format!("{}.{}", blk.func_name(), blk.block())
+            };
+            instances.push(prove::BlockInstance {
+                name,
+                r1cs: sparse_r1cs(blk),
+                executions: Vec::new(),
+            });
+            instances.len() - 1
+        });
+        instances[i].executions.push(asg.full());
+        Ok(())
+    })?;
+    Ok(instances)
+}
+
+/// A block's constraint system as the prover's sparse matrices.
+fn sparse_r1cs(blk: &r1cs::BlockR1cs<'_>) -> prove::SparseR1cs {
+    let row = |r: &[(r1cs::Var, crate::field::Fr)]| -> prove::SparseRow {
+        r.iter().map(|&(v, c)| (v as usize, c)).collect()
+    };
+    let n = blk.n_constraints();
+    let (mut a, mut b, mut c) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    for k in 0..n {
+        let (ra, rb, rc) = blk.constraint(k);
+        a.push(row(ra));
+        b.push(row(rb));
+        c.push(row(rc));
+    }
+    prove::SparseR1cs {
+        num_instance: blk.n_instance(),
+        num_witness: blk.n_witness(),
+        a,
+        b,
+        c,
     }
 }

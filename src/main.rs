@@ -76,6 +76,20 @@ enum Command {
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
     },
+    /// Prove every executed block with the data-parallel sumcheck (Spartan's first sumcheck, as
+    /// spartan_parallel runs it), verify the proof, and print the measured prover and verifier
+    /// time per block beside its sumcheck cells. There is no polynomial commitment: this
+    /// measures the prover's sumcheck work; it is not a succinct or zero-knowledge proof.
+    Prove {
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Inputs, as for `run`.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        /// Maximum number of IR instructions executed.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+    },
     /// One table over many programs and pipelines (like Bril's brench): a row per program,
     /// -O level and min block size, with the report's totals. Program NAME.zok runs on
     /// INPUTS_DIR/NAME.json when that file exists and is reported statically otherwise.
@@ -108,6 +122,21 @@ enum Command {
         /// Maximum number of IR instructions executed per run.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
+    },
+    /// Write each executed block's instance as an iden3 `.r1cs` file and each of its executions
+    /// as a `.wtns` witness (the formats circom writes and snarkjs reads) into a directory.
+    Export {
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Inputs, as for `run`.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        /// Maximum number of IR instructions executed.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+        /// The directory to write (created if missing).
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
     },
     /// Check a text-format IR program against every IR invariant and list each violation.
     Verify {
@@ -318,6 +347,35 @@ fn load_inputs(
     compiled.inputs_from_json(&json).map_err(|e| {
         let source = inputs.map_or("inputs".into(), |p| p.display().to_string());
         user_error(format!("{source}: {e}"))
+    })
+}
+
+/// A broken compiler invariant reached from the command line: exit status 1 with a message that
+/// says it is a bug.
+fn bug(message: String) -> Exit {
+    Exit {
+        code: 1,
+        message: format!("internal error (a zkbc bug): {message}"),
+    }
+}
+
+/// Compiles, legalizes for R1CS, runs, and assigns every executed block: the instances the
+/// prover and the exporter take.
+fn block_instances(
+    compile: &CompileArgs,
+    inputs: Option<&Path>,
+    max_steps: u64,
+) -> Result<Vec<zkbc::prove::BlockInstance>, Exit> {
+    let mut compiled = compile.compile()?;
+    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
+    let values = load_inputs(&compiled, inputs)?;
+    let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
+    driver::block_instances(&compiled.program, &outcome).map_err(|e| Exit {
+        code: match e {
+            r1cs::CheckError::Lower(r1cs::LowerError::Unsupported { .. }) => 2,
+            _ => 1,
+        },
+        message: format!("{}: {e}", compile.file.display()),
     })
 }
 
@@ -540,6 +598,74 @@ fn run(cli: Cli) -> Result<(), Exit> {
             quiet,
             max_steps,
         ),
+        Command::Prove {
+            compile,
+            inputs,
+            max_steps,
+        } => {
+            let instances = block_instances(&compile, inputs.as_deref(), max_steps)?;
+            let file = compile.file.display();
+            let (proof, timing) =
+                zkbc::prove::prove_timed(&instances).map_err(|e| bug(format!("{file}: {e}")))?;
+            let (verdict, vtiming) = zkbc::prove::verify_timed(&instances, &proof);
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            println!(
+                "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11} {:>11}",
+                "block", "constraints", "executions", "Q", "X", "cells", "prove ms", "verify ms"
+            );
+            for ((inst, pt), vt) in instances.iter().zip(&timing.blocks).zip(&vtiming.blocks) {
+                let shape = inst.shape();
+                println!(
+                    "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11.3} {:>11.3}",
+                    inst.name,
+                    inst.r1cs.num_constraints(),
+                    inst.executions.len(),
+                    shape.padded_executions,
+                    shape.padded_constraints,
+                    shape.cells(),
+                    ms(pt.digest + pt.tables + pt.rounds),
+                    ms(*vt)
+                );
+            }
+            println!(
+                "total: {} sumcheck cells, prover {:.3} ms, verifier {:.3} ms",
+                zkbc::prove::total_cells(&instances),
+                ms(timing.total),
+                ms(vtiming.total)
+            );
+            match verdict {
+                Ok(()) => {
+                    println!("{file}: proof verified");
+                    Ok(())
+                }
+                Err(e) => Err(Exit {
+                    code: 1,
+                    message: format!("{file}: proof rejected: {e}"),
+                }),
+            }
+        }
+        Command::Export {
+            compile,
+            inputs,
+            max_steps,
+            out,
+        } => {
+            let instances = block_instances(&compile, inputs.as_deref(), max_steps)?;
+            std::fs::create_dir_all(&out)
+                .map_err(|e| user_error(format!("cannot create {}: {e}", out.display())))?;
+            for inst in &instances {
+                zkbc::export::write_block(&out, &inst.name, inst)
+                    .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
+                println!(
+                    "{}: {}.r1cs ({} constraints) and {} witness file(s)",
+                    out.display(),
+                    inst.name,
+                    inst.r1cs.num_constraints(),
+                    inst.executions.len()
+                );
+            }
+            Ok(())
+        }
         Command::Verify { file } => {
             let program = parse_ir(&file)?;
             match ir::verify::verify_program(&program) {
