@@ -6,7 +6,8 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use zkbc::ir::{self, interp};
-use zkbc::{driver, opt, r1cs};
+use zkbc::report::pipeline::{self, Settings};
+use zkbc::{driver, opt, r1cs, report};
 
 #[derive(Parser)]
 #[command(
@@ -49,6 +50,32 @@ enum Command {
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
     },
+    /// Compile a program, lower every block to R1CS, run it on the inputs (checking every
+    /// executed block's instance), and report what a block-based sumcheck prover pays: padded
+    /// sizes, padding waste, sumcheck cells (see docs/report.md). Without --inputs the
+    /// executions are counted statically where they are known.
+    Report {
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Inputs, as for `run`. Without it, a static report.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        /// MIN_BLOCK_SIZE: the threshold is max(this, next_pow2(largest block)).
+        #[arg(long, default_value_t = report::pipeline::DEFAULT_MIN_BLOCK_SIZE)]
+        min_block_size: u64,
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+        format: ReportFormat,
+        /// Write the report to this file instead of stdout.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// No progress bar.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+        /// Maximum number of IR instructions executed.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+    },
     /// Prove every executed block with the data-parallel sumcheck (Spartan's first sumcheck, as
     /// spartan_parallel runs it), verify the proof, and print the measured prover and verifier
     /// time per block beside its sumcheck cells. There is no polynomial commitment: this
@@ -60,6 +87,39 @@ enum Command {
         #[arg(long)]
         inputs: Option<PathBuf>,
         /// Maximum number of IR instructions executed.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+    },
+    /// One table over many programs and pipelines (like Bril's brench): a row per program,
+    /// -O level and min block size, with the report's totals. Program NAME.zok runs on
+    /// INPUTS_DIR/NAME.json when that file exists and is reported statically otherwise.
+    Table {
+        /// The programs.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Where NAME.json inputs are looked up (default: each program's own directory).
+        #[arg(long)]
+        inputs_dir: Option<PathBuf>,
+        /// Comma-separated -O levels.
+        #[arg(short = 'O', long = "opt-levels", value_delimiter = ',', default_value = "1,2,3", value_parser = parse_level)]
+        opt_levels: Vec<opt::OptLevel>,
+        /// Comma-separated MIN_BLOCK_SIZE values.
+        #[arg(long, value_delimiter = ',', default_value = "1024")]
+        min_block_sizes: Vec<u64>,
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = TableFormat::Markdown)]
+        format: TableFormat,
+        /// With --format pivot: the total to tabulate (constraints, executed_constraints,
+        /// transitions, sumcheck_cells, uniform_cells, padding_waste, rounds, monolithic_cells).
+        #[arg(long, default_value = "sumcheck_cells")]
+        metric: String,
+        /// Write the table to this file instead of stdout.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// No progress bar.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+        /// Maximum number of IR instructions executed per run.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
     },
@@ -163,6 +223,30 @@ enum Show {
     Pdg,
     /// The CFG with canonical SESE regions as nested clusters.
     Regions,
+}
+
+/// Output forms of `zkbc report`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ReportFormat {
+    /// An aligned per-block table and the totals.
+    Table,
+    /// The JSON schema of docs/report.md.
+    Json,
+    /// A bar chart of block sizes against padded sizes and the threshold.
+    Svg,
+    /// Graphviz DOT of main's CFG with merge components as clusters.
+    Dot,
+}
+
+/// Output forms of `zkbc table`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TableFormat {
+    /// A markdown table, one row per program and pipeline.
+    Markdown,
+    /// The same rows as CSV with raw numbers.
+    Csv,
+    /// One metric (--metric): programs down, pipelines across.
+    Pivot,
 }
 
 /// What every command that compiles takes.
@@ -499,6 +583,46 @@ fn run(cli: Cli) -> Result<(), Exit> {
             );
             Ok(())
         }
+        Command::Report {
+            compile,
+            inputs,
+            min_block_size,
+            format,
+            output,
+            quiet,
+            max_steps,
+        } => report_command(
+            &compile,
+            inputs.as_deref(),
+            &Settings {
+                opt_level: compile.opt_level,
+                min_block_size,
+                max_steps,
+            },
+            format,
+            output.as_deref(),
+            quiet,
+        ),
+        Command::Table {
+            files,
+            inputs_dir,
+            opt_levels,
+            min_block_sizes,
+            format,
+            metric,
+            output,
+            quiet,
+            max_steps,
+        } => table_command(
+            &files,
+            inputs_dir.as_deref(),
+            &opt_levels,
+            &min_block_sizes,
+            (format, &metric),
+            output.as_deref(),
+            quiet,
+            max_steps,
+        ),
         Command::Prove {
             compile,
             inputs,
@@ -639,6 +763,150 @@ fn query(
         format_matches(&program, &label, &matches, is_zok.then_some(name.as_str()))
     );
     Ok(())
+}
+
+/// Writes `text` to `output`, or to stdout.
+fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
+    match output {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))
+            .map_err(|e| user_error(format!("{e:#}"))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+fn measure_error(e: pipeline::MeasureError, file: &Path) -> Exit {
+    let message = match &e {
+        // Compile and run errors already name the file.
+        pipeline::MeasureError::Compile(_) | pipeline::MeasureError::Run(_) => e.to_string(),
+        _ => format!("{}: {e}", file.display()),
+    };
+    Exit {
+        code: e.exit_code(),
+        message,
+    }
+}
+
+/// Reads and measures one program with a progress spinner naming the stage.
+fn measure_file(
+    file: &Path,
+    inputs: Option<&Path>,
+    settings: &Settings,
+    progress: &report::progress::Progress,
+) -> Result<pipeline::Measurement, Exit> {
+    let source = read(file)?;
+    let json = inputs.map(read_json).transpose()?;
+    let name = file.display().to_string();
+    pipeline::measure(&name, &source, json.as_ref(), settings, &|stage| {
+        progress.set_message(format!("{name}: {}", stage.name()));
+    })
+    .map_err(|e| {
+        // Input errors name the inputs file rather than the program.
+        match (&e, inputs) {
+            (pipeline::MeasureError::Inputs(m), Some(path)) => user_error(format!(
+                "{}: {}",
+                path.display(),
+                m.strip_prefix("inputs: ").unwrap_or(m)
+            )),
+            _ => measure_error(e, file),
+        }
+    })
+}
+
+/// `zkbc report`.
+fn report_command(
+    compile: &CompileArgs,
+    inputs: Option<&Path>,
+    settings: &Settings,
+    format: ReportFormat,
+    output: Option<&Path>,
+    quiet: bool,
+) -> Result<(), Exit> {
+    let progress = report::progress::Progress::new(None, "", quiet);
+    let measured = measure_file(&compile.file, inputs, settings, &progress);
+    progress.finish();
+    let measured = measured?;
+    let r = &measured.report;
+    let text = match format {
+        ReportFormat::Table => report::table::render(r),
+        ReportFormat::Json => report::to_json(r),
+        ReportFormat::Svg => report::svg::render(r).map_err(|e| Exit {
+            code: 1,
+            message: format!("{}: cannot draw the chart: {e}", compile.file.display()),
+        })?,
+        ReportFormat::Dot => {
+            let program = &measured.compilation.program;
+            let main = program.main_func();
+            let annotations = report::dot::annotations_from_report(main, r);
+            let clusters = pipeline::merge_clusters(main);
+            report::dot::render(main, &annotations, &clusters).map_err(|e| Exit {
+                code: 1,
+                message: format!("bug: {}: {e}", compile.file.display()),
+            })?
+        }
+    };
+    emit(&text, output)
+}
+
+/// `zkbc table`.
+#[allow(clippy::too_many_arguments)]
+fn table_command(
+    files: &[PathBuf],
+    inputs_dir: Option<&Path>,
+    opt_levels: &[opt::OptLevel],
+    min_block_sizes: &[u64],
+    (format, metric): (TableFormat, &str),
+    output: Option<&Path>,
+    quiet: bool,
+    max_steps: u64,
+) -> Result<(), Exit> {
+    use report::aggregate;
+    let metric = aggregate::Metric::from_name(metric).ok_or_else(|| {
+        user_error(format!(
+            "unknown metric `{metric}`; the metrics are: constraints, executed_constraints, \
+             transitions, sumcheck_cells, uniform_cells, padding_waste, rounds, monolithic_cells"
+        ))
+    })?;
+    let jobs = files.len() * opt_levels.len() * min_block_sizes.len();
+    let progress = report::progress::Progress::new(Some(jobs as u64), "", quiet);
+    let mut reports = Vec::with_capacity(jobs);
+    let result = (|| {
+        for file in files {
+            let stem = file
+                .file_stem()
+                .ok_or_else(|| user_error(format!("{}: not a file name", file.display())))?;
+            let dir = inputs_dir
+                .map(Path::to_path_buf)
+                .or_else(|| file.parent().map(Path::to_path_buf))
+                .unwrap_or_default();
+            let candidate = dir.join(stem).with_extension("json");
+            let inputs = candidate.is_file().then_some(candidate);
+            for &opt_level in opt_levels {
+                for &min_block_size in min_block_sizes {
+                    let settings = Settings {
+                        opt_level,
+                        min_block_size,
+                        max_steps,
+                    };
+                    let m = measure_file(file, inputs.as_deref(), &settings, &progress)?;
+                    reports.push(m.report);
+                    progress.inc(1);
+                }
+            }
+        }
+        Ok(())
+    })();
+    progress.finish();
+    result?;
+    let text = match format {
+        TableFormat::Markdown => aggregate::markdown(&reports),
+        TableFormat::Csv => aggregate::csv(&reports),
+        TableFormat::Pivot => aggregate::pivot_markdown(&reports, metric),
+    };
+    emit(&text, output)
 }
 
 fn main() -> ExitCode {
