@@ -16,6 +16,8 @@ use crate::diagnostics::Diagnostic;
 use crate::front::{self, Abi};
 use crate::ir::{self, interp, Program};
 use crate::opt::{self, OptLevel};
+use crate::{prove, r1cs};
+use std::collections::HashMap;
 use std::fmt;
 
 /// How to compile.
@@ -23,7 +25,8 @@ use std::fmt;
 pub struct Options {
     /// The optimization level (`-O3` by default).
     pub opt_level: OptLevel,
-    /// Pass options: print after, skip, verify.
+    /// Pass options: print after, skip (`--no-merge` skips `merge`), verify, and the merge
+    /// options (`--min-block-size`, `--monolithic`) in `opt.merge`.
     pub opt: opt::Options,
 }
 
@@ -123,13 +126,39 @@ pub fn compile(
             (program, None)
         }
     };
-    let opt_report = opt::optimize(&mut program, &options.opt_level.pipeline(), &options.opt)
+    let opt_report = opt::optimize(&mut program, &pipeline(options)?, &options.opt)
         .map_err(|e| CompileError::Opt(format!("{file_name}: {e}")))?;
     Ok(Compilation {
         program,
         abi,
         opt_report,
     })
+}
+
+/// The pipeline `options` ask for: the level's, where `--monolithic` (which needs the constant
+/// loop bounds SCCP finds) is only accepted at `-O2` and above and adds merging at `-O2`.
+fn pipeline(options: &Options) -> Result<opt::Pipeline, CompileError> {
+    let mut pipeline = options.opt_level.pipeline();
+    if options.opt.merge.monolithic {
+        if options.opt_level < OptLevel::O2 {
+            return Err(CompileError::Opt(
+                "--monolithic needs -O2 or -O3: loops are unrolled to the constant bounds SCCP finds"
+                    .into(),
+            ));
+        }
+        if options.opt.skip.iter().any(|s| s == "merge") {
+            return Err(CompileError::Opt(
+                "--monolithic merges blocks; it cannot be combined with --no-merge".into(),
+            ));
+        }
+        if pipeline.after.is_empty() {
+            pipeline.after = opt::O3_EXTRA
+                .iter()
+                .map(|n| opt::pass(n).expect("bug: O3's passes exist"))
+                .collect();
+        }
+    }
+    Ok(pipeline)
 }
 
 /// Whether a program uses what R1CS lowering does not support: calls or memory.
@@ -197,5 +226,62 @@ impl Compilation {
                 serde_json::json!({ "outputs": values })
             }
         }
+    }
+}
+
+/// The block instances of a run, as the prover and the exporter take them: per executed block
+/// (in order of first execution) its constraint system and one full assignment
+/// `z = [1, instance.., witness..]` per execution, computed as [`r1cs::check_trace`] computes
+/// them. Blocks of functions other than `main` are named `FUNC.bN`.
+pub fn block_instances(
+    program: &Program,
+    outcome: &interp::Outcome,
+) -> Result<Vec<prove::BlockInstance>, r1cs::CheckError> {
+    let mut instances: Vec<prove::BlockInstance> = Vec::new();
+    let mut index: HashMap<(ir::FuncId, ir::BlockId), usize> = HashMap::new();
+    r1cs::for_each_execution(program, outcome, |_, blk, asg| {
+        let key = (blk.func_id(), blk.block());
+        let i = *index.entry(key).or_insert_with(|| {
+            let name = if blk.func_id() == program.main {
+                blk.block().to_string()
+            } else {
+                format!("{}.{}", blk.func_name(), blk.block())
+            };
+            instances.push(prove::BlockInstance {
+                name,
+                r1cs: sparse_r1cs(blk),
+                executions: Vec::new(),
+            });
+            instances.len() - 1
+        });
+        instances[i].executions.push(asg.full());
+        Ok(())
+    })?;
+    Ok(instances)
+}
+
+/// A block's constraint system as the prover's sparse matrices.
+fn sparse_r1cs(blk: &r1cs::BlockR1cs<'_>) -> prove::SparseR1cs {
+    let row = |r: &[(r1cs::Var, crate::field::Fr)]| -> prove::SparseRow {
+        r.iter().map(|&(v, c)| (v as usize, c)).collect()
+    };
+    let n = blk.n_constraints();
+    let (mut a, mut b, mut c) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    for k in 0..n {
+        let (ra, rb, rc) = blk.constraint(k);
+        a.push(row(ra));
+        b.push(row(rb));
+        c.push(row(rc));
+    }
+    prove::SparseR1cs {
+        num_instance: blk.n_instance(),
+        num_witness: blk.n_witness(),
+        a,
+        b,
+        c,
     }
 }

@@ -6,7 +6,8 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use zkbc::ir::{self, interp};
-use zkbc::{driver, opt, r1cs};
+use zkbc::report::pipeline::{self, Settings};
+use zkbc::{driver, opt, r1cs, report};
 
 #[derive(Parser)]
 #[command(
@@ -54,6 +55,94 @@ enum Command {
         #[arg(long)]
         soundness: bool,
     },
+    /// Compile a program, lower every block to R1CS, run it on the inputs (checking every
+    /// executed block's instance), and report what a block-based sumcheck prover pays: padded
+    /// sizes, padding waste, sumcheck cells (see docs/report.md). Without --inputs the
+    /// executions are counted statically where they are known.
+    Report {
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Inputs, as for `run`. Without it, a static report.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        /// MIN_BLOCK_SIZE: the threshold is max(this, next_pow2(largest block)).
+        #[arg(long, default_value_t = report::pipeline::DEFAULT_MIN_BLOCK_SIZE)]
+        min_block_size: u64,
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+        format: ReportFormat,
+        /// Write the report to this file instead of stdout.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// No progress bar.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+        /// Maximum number of IR instructions executed.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+    },
+    /// Prove every executed block with the data-parallel sumcheck (Spartan's first sumcheck, as
+    /// spartan_parallel runs it), verify the proof, and print the measured prover and verifier
+    /// time per block beside its sumcheck cells. There is no polynomial commitment: this
+    /// measures the prover's sumcheck work; it is not a succinct or zero-knowledge proof.
+    Prove {
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Inputs, as for `run`.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        /// Maximum number of IR instructions executed.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+    },
+    /// One table over many programs and pipelines (like Bril's brench): a row per program,
+    /// -O level and min block size, with the report's totals. Program NAME.zok runs on
+    /// INPUTS_DIR/NAME.json when that file exists and is reported statically otherwise.
+    Table {
+        /// The programs.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Where NAME.json inputs are looked up (default: each program's own directory).
+        #[arg(long)]
+        inputs_dir: Option<PathBuf>,
+        /// Comma-separated -O levels.
+        #[arg(short = 'O', long = "opt-levels", value_delimiter = ',', default_value = "1,2,3", value_parser = parse_level)]
+        opt_levels: Vec<opt::OptLevel>,
+        /// Comma-separated MIN_BLOCK_SIZE values.
+        #[arg(long, value_delimiter = ',', default_value = "1024")]
+        min_block_sizes: Vec<u64>,
+        /// Output form.
+        #[arg(long, value_enum, default_value_t = TableFormat::Markdown)]
+        format: TableFormat,
+        /// With --format pivot: the total to tabulate (constraints, executed_constraints,
+        /// transitions, sumcheck_cells, uniform_cells, padding_waste, rounds, monolithic_cells).
+        #[arg(long, default_value = "sumcheck_cells")]
+        metric: String,
+        /// Write the table to this file instead of stdout.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// No progress bar.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+        /// Maximum number of IR instructions executed per run.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+    },
+    /// Write each executed block's instance as an iden3 `.r1cs` file and each of its executions
+    /// as a `.wtns` witness (the formats circom writes and snarkjs reads) into a directory.
+    Export {
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Inputs, as for `run`.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        /// Maximum number of IR instructions executed.
+        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        max_steps: u64,
+        /// The directory to write (created if missing).
+        #[arg(short = 'o', long = "out")]
+        out: PathBuf,
+    },
     /// Check a text-format IR program against every IR invariant and list each violation.
     Verify {
         /// The IR file.
@@ -72,6 +161,10 @@ enum Command {
         /// Maximum number of IR instructions executed.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
+        /// Print the lines of the program's `log(...)` statements on stderr, in ZoKrates'
+        /// format (`x is {"a":["1"],"b":true}`), after a run that succeeds.
+        #[arg(long)]
+        log: bool,
     },
     /// Compile a program (ZoKrates .zok, or IR text) and print it in the requested form.
     Compile {
@@ -137,15 +230,49 @@ enum Show {
     Regions,
 }
 
+/// Output forms of `zkbc report`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ReportFormat {
+    /// An aligned per-block table and the totals.
+    Table,
+    /// The JSON schema of docs/report.md.
+    Json,
+    /// A bar chart of block sizes against padded sizes and the threshold.
+    Svg,
+    /// Graphviz DOT of main's CFG with merge components as clusters.
+    Dot,
+}
+
+/// Output forms of `zkbc table`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TableFormat {
+    /// A markdown table, one row per program and pipeline.
+    Markdown,
+    /// The same rows as CSV with raw numbers.
+    Csv,
+    /// One metric (--metric): programs down, pipelines across.
+    Pivot,
+}
+
 /// What every command that compiles takes.
 #[derive(clap::Args)]
 struct CompileArgs {
     /// The program: ZoKrates source (.zok) or text-format IR (any other extension).
     file: PathBuf,
     /// Optimization level: 0 (none), 1 (inline, mem2reg, dce, simplify_cfg), 2 (adds sccp),
-    /// 3 (the default; adds block merging once it exists).
+    /// 3 (the default; adds block merging).
     #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level)]
     opt_level: opt::OptLevel,
+    /// Do not merge blocks (-O3 without the merge pass).
+    #[arg(long, conflicts_with = "monolithic")]
+    no_merge: bool,
+    /// MIN_BLOCK_SIZE of the merge threshold max(MIN_BLOCK_SIZE, next_pow2(largest block)).
+    #[arg(long, default_value_t = opt::merge::DEFAULT_MIN_BLOCK_SIZE)]
+    min_block_size: u64,
+    /// Merge the whole program into one block (every branch predicated, every loop unrolled):
+    /// the single circuit a ZoKrates-style compiler emits. Needs -O2 or -O3.
+    #[arg(long)]
+    monolithic: bool,
 }
 
 fn parse_level(s: &str) -> Result<opt::OptLevel, String> {
@@ -156,10 +283,15 @@ impl CompileArgs {
     /// Reads and compiles the file; a compile error is exit status 2.
     fn compile(&self) -> Result<driver::Compilation, Exit> {
         let text = read(&self.file)?;
-        let options = driver::Options {
+        let mut options = driver::Options {
             opt_level: self.opt_level,
             ..driver::Options::default()
         };
+        options.opt.merge.min_block_size = self.min_block_size;
+        options.opt.merge.monolithic = self.monolithic;
+        if self.no_merge {
+            options.opt.skip.push("merge".into());
+        }
         driver::compile(&self.file.display().to_string(), &text, &options)
             .map_err(|e| user_error(e.to_string()))
     }
@@ -242,6 +374,35 @@ fn load_inputs(
     })
 }
 
+/// A broken compiler invariant reached from the command line: exit status 1 with a message that
+/// says it is a bug.
+fn bug(message: String) -> Exit {
+    Exit {
+        code: 1,
+        message: format!("internal error (a zkbc bug): {message}"),
+    }
+}
+
+/// Compiles, legalizes for R1CS, runs, and assigns every executed block: the instances the
+/// prover and the exporter take.
+fn block_instances(
+    compile: &CompileArgs,
+    inputs: Option<&Path>,
+    max_steps: u64,
+) -> Result<Vec<zkbc::prove::BlockInstance>, Exit> {
+    let mut compiled = compile.compile()?;
+    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
+    let values = load_inputs(&compiled, inputs)?;
+    let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
+    driver::block_instances(&compiled.program, &outcome).map_err(|e| Exit {
+        code: match e {
+            r1cs::CheckError::Lower(r1cs::LowerError::Unsupported { .. }) => 2,
+            _ => 1,
+        },
+        message: format!("{}: {e}", compile.file.display()),
+    })
+}
+
 /// Runs the program; a run-time failure is exit status 1 with `FILE:LINE:COL` when the failing
 /// instruction has a source position.
 fn execute(
@@ -311,10 +472,16 @@ fn run(cli: Cli) -> Result<(), Exit> {
             compile,
             inputs,
             max_steps,
+            log,
         } => {
             let compiled = compile.compile()?;
             let values = load_inputs(&compiled, inputs.as_deref())?;
             let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
+            if log {
+                for line in &outcome.log {
+                    eprintln!("{line}");
+                }
+            }
             println!("{}", compiled.outputs_to_json(&outcome.outputs));
             Ok(())
         }
@@ -454,6 +621,114 @@ fn run(cli: Cli) -> Result<(), Exit> {
             }
             Ok(())
         }
+        Command::Report {
+            compile,
+            inputs,
+            min_block_size,
+            format,
+            output,
+            quiet,
+            max_steps,
+        } => report_command(
+            &compile,
+            inputs.as_deref(),
+            &Settings {
+                opt_level: compile.opt_level,
+                min_block_size,
+                max_steps,
+            },
+            format,
+            output.as_deref(),
+            quiet,
+        ),
+        Command::Table {
+            files,
+            inputs_dir,
+            opt_levels,
+            min_block_sizes,
+            format,
+            metric,
+            output,
+            quiet,
+            max_steps,
+        } => table_command(
+            &files,
+            inputs_dir.as_deref(),
+            &opt_levels,
+            &min_block_sizes,
+            (format, &metric),
+            output.as_deref(),
+            quiet,
+            max_steps,
+        ),
+        Command::Prove {
+            compile,
+            inputs,
+            max_steps,
+        } => {
+            let instances = block_instances(&compile, inputs.as_deref(), max_steps)?;
+            let file = compile.file.display();
+            let (proof, timing) =
+                zkbc::prove::prove_timed(&instances).map_err(|e| bug(format!("{file}: {e}")))?;
+            let (verdict, vtiming) = zkbc::prove::verify_timed(&instances, &proof);
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            println!(
+                "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11} {:>11}",
+                "block", "constraints", "executions", "Q", "X", "cells", "prove ms", "verify ms"
+            );
+            for ((inst, pt), vt) in instances.iter().zip(&timing.blocks).zip(&vtiming.blocks) {
+                let shape = inst.shape();
+                println!(
+                    "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11.3} {:>11.3}",
+                    inst.name,
+                    inst.r1cs.num_constraints(),
+                    inst.executions.len(),
+                    shape.padded_executions,
+                    shape.padded_constraints,
+                    shape.cells(),
+                    ms(pt.digest + pt.tables + pt.rounds),
+                    ms(*vt)
+                );
+            }
+            println!(
+                "total: {} sumcheck cells, prover {:.3} ms, verifier {:.3} ms",
+                zkbc::prove::total_cells(&instances),
+                ms(timing.total),
+                ms(vtiming.total)
+            );
+            match verdict {
+                Ok(()) => {
+                    println!("{file}: proof verified");
+                    Ok(())
+                }
+                Err(e) => Err(Exit {
+                    code: 1,
+                    message: format!("{file}: proof rejected: {e}"),
+                }),
+            }
+        }
+        Command::Export {
+            compile,
+            inputs,
+            max_steps,
+            out,
+        } => {
+            let instances = block_instances(&compile, inputs.as_deref(), max_steps)?;
+            std::fs::create_dir_all(&out)
+                .map_err(|e| user_error(format!("cannot create {}: {e}", out.display())))?;
+            for inst in &instances {
+                zkbc::export::write_block(&out, &inst.name, inst)
+                    .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
+                println!(
+                    "{}: {}.r1cs ({} constraints) and {} witness file(s)",
+                    out.display(),
+                    inst.name,
+                    inst.r1cs.num_constraints(),
+                    inst.executions.len()
+                );
+            }
+            Ok(())
+        }
         Command::Verify { file } => {
             let program = parse_ir(&file)?;
             match ir::verify::verify_program(&program) {
@@ -526,6 +801,150 @@ fn query(
         format_matches(&program, &label, &matches, is_zok.then_some(name.as_str()))
     );
     Ok(())
+}
+
+/// Writes `text` to `output`, or to stdout.
+fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
+    match output {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))
+            .map_err(|e| user_error(format!("{e:#}"))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+fn measure_error(e: pipeline::MeasureError, file: &Path) -> Exit {
+    let message = match &e {
+        // Compile and run errors already name the file.
+        pipeline::MeasureError::Compile(_) | pipeline::MeasureError::Run(_) => e.to_string(),
+        _ => format!("{}: {e}", file.display()),
+    };
+    Exit {
+        code: e.exit_code(),
+        message,
+    }
+}
+
+/// Reads and measures one program with a progress spinner naming the stage.
+fn measure_file(
+    file: &Path,
+    inputs: Option<&Path>,
+    settings: &Settings,
+    progress: &report::progress::Progress,
+) -> Result<pipeline::Measurement, Exit> {
+    let source = read(file)?;
+    let json = inputs.map(read_json).transpose()?;
+    let name = file.display().to_string();
+    pipeline::measure(&name, &source, json.as_ref(), settings, &|stage| {
+        progress.set_message(format!("{name}: {}", stage.name()));
+    })
+    .map_err(|e| {
+        // Input errors name the inputs file rather than the program.
+        match (&e, inputs) {
+            (pipeline::MeasureError::Inputs(m), Some(path)) => user_error(format!(
+                "{}: {}",
+                path.display(),
+                m.strip_prefix("inputs: ").unwrap_or(m)
+            )),
+            _ => measure_error(e, file),
+        }
+    })
+}
+
+/// `zkbc report`.
+fn report_command(
+    compile: &CompileArgs,
+    inputs: Option<&Path>,
+    settings: &Settings,
+    format: ReportFormat,
+    output: Option<&Path>,
+    quiet: bool,
+) -> Result<(), Exit> {
+    let progress = report::progress::Progress::new(None, "", quiet);
+    let measured = measure_file(&compile.file, inputs, settings, &progress);
+    progress.finish();
+    let measured = measured?;
+    let r = &measured.report;
+    let text = match format {
+        ReportFormat::Table => report::table::render(r),
+        ReportFormat::Json => report::to_json(r),
+        ReportFormat::Svg => report::svg::render(r).map_err(|e| Exit {
+            code: 1,
+            message: format!("{}: cannot draw the chart: {e}", compile.file.display()),
+        })?,
+        ReportFormat::Dot => {
+            let program = &measured.compilation.program;
+            let main = program.main_func();
+            let annotations = report::dot::annotations_from_report(main, r);
+            let clusters = pipeline::merge_clusters(main);
+            report::dot::render(main, &annotations, &clusters).map_err(|e| Exit {
+                code: 1,
+                message: format!("bug: {}: {e}", compile.file.display()),
+            })?
+        }
+    };
+    emit(&text, output)
+}
+
+/// `zkbc table`.
+#[allow(clippy::too_many_arguments)]
+fn table_command(
+    files: &[PathBuf],
+    inputs_dir: Option<&Path>,
+    opt_levels: &[opt::OptLevel],
+    min_block_sizes: &[u64],
+    (format, metric): (TableFormat, &str),
+    output: Option<&Path>,
+    quiet: bool,
+    max_steps: u64,
+) -> Result<(), Exit> {
+    use report::aggregate;
+    let metric = aggregate::Metric::from_name(metric).ok_or_else(|| {
+        user_error(format!(
+            "unknown metric `{metric}`; the metrics are: constraints, executed_constraints, \
+             transitions, sumcheck_cells, uniform_cells, padding_waste, rounds, monolithic_cells"
+        ))
+    })?;
+    let jobs = files.len() * opt_levels.len() * min_block_sizes.len();
+    let progress = report::progress::Progress::new(Some(jobs as u64), "", quiet);
+    let mut reports = Vec::with_capacity(jobs);
+    let result = (|| {
+        for file in files {
+            let stem = file
+                .file_stem()
+                .ok_or_else(|| user_error(format!("{}: not a file name", file.display())))?;
+            let dir = inputs_dir
+                .map(Path::to_path_buf)
+                .or_else(|| file.parent().map(Path::to_path_buf))
+                .unwrap_or_default();
+            let candidate = dir.join(stem).with_extension("json");
+            let inputs = candidate.is_file().then_some(candidate);
+            for &opt_level in opt_levels {
+                for &min_block_size in min_block_sizes {
+                    let settings = Settings {
+                        opt_level,
+                        min_block_size,
+                        max_steps,
+                    };
+                    let m = measure_file(file, inputs.as_deref(), &settings, &progress)?;
+                    reports.push(m.report);
+                    progress.inc(1);
+                }
+            }
+        }
+        Ok(())
+    })();
+    progress.finish();
+    result?;
+    let text = match format {
+        TableFormat::Markdown => aggregate::markdown(&reports),
+        TableFormat::Csv => aggregate::csv(&reports),
+        TableFormat::Pivot => aggregate::pivot_markdown(&reports, metric),
+    };
+    emit(&text, output)
 }
 
 fn main() -> ExitCode {

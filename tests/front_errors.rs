@@ -249,10 +249,47 @@ fn render_has_caret_under_span() {
 
 #[test]
 fn generic_parameter_not_inferable() {
+    // The expected type fixes `N` where there is one (`field[2] z = zeros();`, as in ZoKrates);
+    // an index gives none.
     assert_eq!(
-        err("def zeros<N>() -> field[N] {\n    return [0; N];\n}\ndef main() -> field[2] {\n    return zeros();\n}\n"),
+        err("def zeros<N>() -> field[N] {\n    return [0; N];\n}\ndef main() -> field {\n    return zeros()[0];\n}\n"),
         "5:12 cannot infer the generic parameter `N` of `zeros`"
     );
+    assert!(check_source("def zeros<N>() -> field[N] {\n    return [0; N];\n}\ndef main() -> field[2] {\n    return zeros();\n}\n").is_ok());
+}
+
+#[test]
+fn generic_struct_and_alias_errors() {
+    assert_eq!(
+        err("struct Bar<N> {\n    field[N] c;\n}\ndef main(Bar<2, 3> b) {\n    return;\n}\n"),
+        "4:10 type `Bar` takes 1 generic argument but 2 were given"
+    );
+    assert_eq!(
+        err("type Grid<N> = field[N][N];\ndef main(Grid g) {\n    return;\n}\n"),
+        "2:10 type `Grid` needs generic arguments"
+    );
+    assert_eq!(
+        err("struct Bar<N> {\n    field[N] c;\n    bool d;\n}\ndef main() -> bool {\n    return Bar { d: true }.d;\n}\n"),
+        "6:12 cannot infer the generic parameter `N` of struct `Bar`"
+    );
+}
+
+#[test]
+fn log_asm_and_cast_errors() {
+    assert_eq!(
+        err("def main(field x) {\n    log(\"{} {}\", x);\n    return;\n}\n"),
+        "2:5 the format string has 2 `{}` but 1 value is given"
+    );
+    assert_eq!(
+        err("def main(field x) {\n    field mut y = 0;\n    asm {\n        y = x;\n    }\n    return;\n}\n"),
+        "4:10 expected `<--`, `<==` or `===` in `asm`, found `=`"
+    );
+    assert_eq!(
+        err("from \"utils/casts.zok\" import cast;\ndef main(u64 x) -> u32 {\n    u32 y = cast(x);\n    return y;\n}\n"),
+        "3:13 `cast` from `u64` to `u32` is not supported"
+    );
+    // A field's bits are only reachable as `(x >> k) & 1` inside an `asm` hint.
+    assert!(err("def main(field x) -> field {\n    return (x >> 1) & 1;\n}\n").contains("2:"));
 }
 
 #[test]

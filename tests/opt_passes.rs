@@ -1041,6 +1041,7 @@ b0(v0: u32):
         print_after: vec!["mem2reg".into()],
         skip: vec!["sccp".into()],
         verify: true,
+        ..Options::default()
     };
     let report = optimize(&mut program, &zkbc::opt::OptLevel::O2.pipeline(), &options).unwrap();
     assert!(report.runs.iter().all(|r| r.name != "sccp"));

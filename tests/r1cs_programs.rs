@@ -267,3 +267,37 @@ fn no_linear_constraint_survives_where_a_witness_can_absorb_it() {
         }
     }
 }
+
+#[test]
+fn long_linear_chains_are_materialized_and_still_check() {
+    // 400 products summed: the running sum is materialized every 64 terms.
+    let mut text = String::from("fn main f0 -> field {\nb0(v0: field, v1: field):\n    jmp b1(v0, v1)\nb1(v2: field, v3: field):\n    v4 = add v2, v3\n");
+    let mut acc = 4;
+    for k in 0..400 {
+        text.push_str(&format!(
+            "    v{} = mul v2, v{}\n",
+            1000 + k,
+            if k == 0 { 3 } else { 999 + k }
+        ));
+        text.push_str(&format!("    v{} = add v{acc}, v{}\n", 5000 + k, 1000 + k));
+        acc = 5000 + k;
+    }
+    text.push_str(&format!("    return v{acc}\n}}\n"));
+    let p = parse(&text);
+    let blk = lower(&p, 1);
+    // 400 products; the materializations above the elimination threshold stay.
+    assert!(
+        blk.n_constraints() >= 2 + 400 && blk.n_constraints() < 2 + 400 + 10,
+        "{}",
+        blk.n_constraints()
+    );
+    let out = run_and_check(&p, &[f(2), f(3)]);
+    // Σ_{k=1..400} 3·2^k + 2 + 3.
+    let mut want = zkbc::field::Fr::from(5u64);
+    let mut t = zkbc::field::Fr::from(3u64);
+    for _ in 0..400 {
+        t *= zkbc::field::Fr::from(2u64);
+        want += t;
+    }
+    assert_eq!(out, vec![Val::Field(want)]);
+}

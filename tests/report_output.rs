@@ -232,7 +232,7 @@ fn table_marks_unknowns() {
         uniform cells         unknown
         padding waste         unknown
         rounds                unknown
-        monolithic cells      unknown  (lower bound: a loop bound is a runtime value)
+        monolithic cells      unknown  (lower bound: no one-block circuit was built)
     "#]]
     .assert_eq(&table::render(&static_report()));
 }

@@ -35,8 +35,8 @@
 
 use super::cfg::Cfg;
 use super::dominators::DomTree;
-use super::loops::LoopForest;
-use crate::ir::{BlockId, Function, InstKind};
+use super::loops::{LoopForest, LoopId};
+use crate::ir::{BlockId, Function, InstKind, ValueId};
 use std::collections::{HashMap, HashSet};
 
 /// The merge component headed by each block, if any (see the module doc).
@@ -153,4 +153,149 @@ fn blocks_between(cfg: &Cfg, h: BlockId, t: BlockId) -> Vec<BlockId> {
         }
     }
     out
+}
+
+/// Most iterations [`constant_trip_count`] steps through before calling a bound unknown.
+pub const MAX_TRIP_COUNT: u64 = 1 << 24;
+
+/// The number of times the body of `lp` runs per entry, when its header tests an induction
+/// variable against a constant: the header ends in `br (iv OP k) ...` or `br (k OP iv) ...`
+/// (`OP` one of `lt`, `le`, `eq`) with one arm leaving the loop, `iv` is a header parameter
+/// bound to a constant by the single entry edge and to `iv + step` (a constant step) by the
+/// single latch. That is the shape SCCP leaves for `for u32 i in A..B` with constant bounds.
+/// `None` for anything else (a runtime bound, a loop without that shape, or more than
+/// [`MAX_TRIP_COUNT`] iterations). [`crate::query::patterns::trip_count`] answers the same
+/// question for the `counted-loop` query's matches.
+pub fn constant_trip_count(func: &Function, loops: &LoopForest, lp: LoopId) -> Option<u64> {
+    use crate::ir::{BinOp, Const, Terminator, ValueDef};
+    let l = loops.get(lp);
+    let header = l.header;
+    let [latch] = l.latches[..] else { return None };
+    let Some(Terminator::Br {
+        cond,
+        then_dest,
+        else_dest,
+    }) = &func.block(header).term
+    else {
+        return None;
+    };
+    let stay_if = match (
+        l.blocks.contains(&then_dest.block),
+        l.blocks.contains(&else_dest.block),
+    ) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => return None,
+    };
+    let ValueDef::Result(cmp, 0) = func.value(*cond).def else {
+        return None;
+    };
+    let InstKind::Binary { op, lhs, rhs } = func.inst(cmp).kind else {
+        return None;
+    };
+    let uint = |v| match func.const_value(v) {
+        Some(Const::UInt(x)) => Some(x),
+        _ => None,
+    };
+    let param_index = |v| match func.value(v).def {
+        ValueDef::Param(b, k) if b == header => Some(k),
+        _ => None,
+    };
+    let (k, bound, iv_left) = match (param_index(lhs), param_index(rhs)) {
+        (Some(k), None) => (k, uint(rhs)?, true),
+        (None, Some(k)) => (k, uint(lhs)?, false),
+        _ => return None,
+    };
+    let iv = func.block(header).params[k];
+    let width = func.value_type(iv).uint_width()?;
+    let arg_into_header = |from: BlockId| -> Option<ValueId> {
+        let calls = func.block(from).term.as_ref()?.block_calls();
+        let mut found = calls.into_iter().filter(|c| c.block == header);
+        let call = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        call.args.get(k).copied()
+    };
+    let mut entries = func
+        .layout
+        .iter()
+        .filter(|b| !l.blocks.contains(b) && func.successors(**b).contains(&header));
+    let entry = *entries.next()?;
+    if entries.next().is_some() {
+        return None;
+    }
+    let init = uint(arg_into_header(entry)?)?;
+    let next = arg_into_header(latch)?;
+    let ValueDef::Result(add, 0) = func.value(next).def else {
+        return None;
+    };
+    let step = match func.inst(add).kind {
+        InstKind::Binary {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } if lhs == iv => uint(rhs)?,
+        InstKind::Binary {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } if rhs == iv => uint(lhs)?,
+        _ => return None,
+    };
+    let test = |i: u64| {
+        let (a, b) = if iv_left { (i, bound) } else { (bound, i) };
+        match op {
+            BinOp::Lt => Some(a < b),
+            BinOp::Le => Some(a <= b),
+            BinOp::Eq => Some(a == b),
+            _ => None,
+        }
+    };
+    let (mut i, mut n) = (init, 0u64);
+    while test(i)? == stay_if {
+        n += 1;
+        if n > MAX_TRIP_COUNT {
+            return None;
+        }
+        i = crate::ir::wrap(i.wrapping_add(step), width);
+    }
+    Some(n)
+}
+
+/// The size of a component in constraints: the seed's `count[head]`,
+///
+/// ```text
+/// count[i] = cons[i] + Σ_s count[s] · iterations[s] + cons[t]
+/// ```
+///
+/// summed in closed form: every block of the component counts `cons[b]` times the trip counts
+/// of the loops that contain `b` but not the head (a loop strictly inside the component runs
+/// `trips` times per entry, and its sub-components nest the same way). `None` when such a loop
+/// has no constant trip count ([`constant_trip_count`]): it cannot be unrolled, so the
+/// component cannot be merged. `cons` gives each block's constraints (missing blocks count 0).
+pub fn component_size(
+    func: &Function,
+    comp: &Component,
+    loops: &LoopForest,
+    cons: &HashMap<BlockId, u64>,
+) -> Option<u64> {
+    let scope = loops.innermost(comp.head);
+    let mut trips: HashMap<LoopId, Option<u64>> = HashMap::new();
+    let mut total: u64 = 0;
+    for &b in &comp.blocks {
+        let mut weight: u64 = 1;
+        let mut l = loops.innermost(b);
+        while l != scope {
+            let id = l?;
+            let n = *trips
+                .entry(id)
+                .or_insert_with(|| constant_trip_count(func, loops, id));
+            weight = weight.checked_mul(n?)?;
+            l = loops.get(id).parent;
+        }
+        let c = cons.get(&b).copied().unwrap_or(0);
+        total = total.checked_add(c.checked_mul(weight)?)?;
+    }
+    Some(total)
 }

@@ -227,6 +227,40 @@ pub enum StmtKind {
     },
     /// An expression evaluated for its effects (a call): `f(x);`
     Expr(Expr),
+    /// `asm { ... }`: witness assignments and constraints.
+    Asm(Vec<AsmStmt>),
+    /// `log("x is {}", x);`
+    Log {
+        /// The format string; each `{}` takes the next argument.
+        format: String,
+        /// The logged values.
+        args: Vec<Expr>,
+    },
+}
+
+/// A statement of an `asm` block.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AsmStmt {
+    /// `place <-- e;` (a witness hint) or `place <== e;` (assignment and constraint).
+    Assign {
+        /// The assigned place.
+        place: Expr,
+        /// The value.
+        value: Expr,
+        /// `<==` rather than `<--`.
+        constrained: bool,
+        /// The statement.
+        span: Span,
+    },
+    /// `a === b;`
+    Constraint {
+        /// Left side.
+        lhs: Expr,
+        /// Right side.
+        rhs: Expr,
+        /// The statement.
+        span: Span,
+    },
 }
 
 /// An expression.

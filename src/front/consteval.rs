@@ -108,6 +108,25 @@ pub fn eval_with(
                     }
                     Value::Uint(big.0[0])
                 }
+                (Builtin::FieldToBool, Value::Field(f)) if f == Fr::from(0u64) => {
+                    Value::Bool(false)
+                }
+                (Builtin::FieldToBool, Value::Field(f)) if f == Fr::from(1u64) => Value::Bool(true),
+                (Builtin::FieldToBool, Value::Field(f)) => {
+                    return Err(Diagnostic::new(
+                        format!("value {f} is not a `bool` (0 or 1)"),
+                        e.span,
+                    ))
+                }
+                (Builtin::FieldToBits, Value::Field(f)) => {
+                    let big = f.into_bigint();
+                    Value::Array(
+                        (0..super::typed::FIELD_BITS as usize)
+                            .rev()
+                            .map(|i| Value::Bool(big.0[i / 64] >> (i % 64) & 1 == 1))
+                            .collect(),
+                    )
+                }
                 (Builtin::UintToBits(w), Value::Uint(u)) => Value::Array(
                     (0..*w)
                         .rev()

@@ -169,6 +169,12 @@ pub enum Punct {
     Caret,
     Shl,
     Shr,
+    /// `<--` (in `asm`)
+    LArrow,
+    /// `<==` (in `asm`)
+    LArrowEq,
+    /// `===` (in `asm`)
+    EqEqEq,
 }
 
 impl Punct {
@@ -212,6 +218,9 @@ impl Punct {
             Caret => "^",
             Shl => "<<",
             Shr => ">>",
+            LArrow => "<--",
+            LArrowEq => "<==",
+            EqEqEq => "===",
         }
     }
 }
@@ -427,6 +436,10 @@ impl Lexer<'_> {
         use Punct::*;
         let (p, len) = match (self.peek(0), self.peek(1), self.peek(2)) {
             (b'.', b'.', b'.') => (DotDotDot, 3),
+            // `asm` blocks' witness assignment, constrained assignment and constraint.
+            (b'<', b'-', b'-') => (LArrow, 3),
+            (b'<', b'=', b'=') => (LArrowEq, 3),
+            (b'=', b'=', b'=') => (EqEqEq, 3),
             (b'.', b'.', _) => (DotDot, 2),
             (b':', b':', _) => (ColonColon, 2),
             (b'-', b'>', _) => (Arrow, 2),

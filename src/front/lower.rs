@@ -259,6 +259,16 @@ impl<'a, 'f> FnLower<'a, 'f> {
             Stmt::Expr(e) => {
                 self.expr(e);
             }
+            Stmt::Log { format, args } => {
+                let mut leaves = Vec::new();
+                let mut shapes = Vec::new();
+                for a in args {
+                    leaves.extend(self.expr(a));
+                    shapes.push(json_shape(&a.ty));
+                }
+                let template = log_template(format, &shapes);
+                self.b.log(template, leaves);
+            }
             Stmt::If {
                 cond,
                 then_body,
@@ -484,8 +494,11 @@ impl<'a, 'f> FnLower<'a, 'f> {
                     Builtin::FieldToUint(w) => {
                         self.located(e.span, |l| l.b.cast(v, ir::Type::UInt(*w)))
                     }
-                    Builtin::UintToBits(_) => self.b.to_bits(v),
+                    Builtin::UintToBits(_) | Builtin::FieldToBits => self.b.to_bits(v),
                     Builtin::UintFromBits(w) => self.b.from_bits(v, ir::Type::UInt(*w)),
+                    Builtin::FieldToBool => {
+                        self.located(e.span, |l| l.b.cast(v, ir::Type::UInt(1)))
+                    }
                 }]
             }
             ExprKind::Array(elems) => {
@@ -700,7 +713,7 @@ fn cannot_fail(e: &Expr) -> bool {
         ExprKind::Binary(_, a, b) => cannot_fail(a) && cannot_fail(b),
         ExprKind::Conditional(c, a, b) => cannot_fail(c) && cannot_fail(a) && cannot_fail(b),
         ExprKind::Call(..) | ExprKind::Index(..) => false,
-        ExprKind::Builtin(Builtin::FieldToUint(_), _) => false,
+        ExprKind::Builtin(Builtin::FieldToUint(_) | Builtin::FieldToBool, _) => false,
         ExprKind::Builtin(_, x) => cannot_fail(x),
         ExprKind::Array(elems) => elems.iter().all(|el| match el {
             ArrayElem::Single(x) | ArrayElem::Spread(x) => cannot_fail(x),
@@ -711,4 +724,44 @@ fn cannot_fail(e: &Expr) -> bool {
         | ExprKind::TupleIndex(x, _) => cannot_fail(x),
         ExprKind::Struct(xs) | ExprKind::Tuple(xs) => xs.iter().all(cannot_fail),
     }
+}
+
+/// How `log` writes a value of type `ty`, as a template: `{}` for each IR leaf (in
+/// `ir_leaves` order; the interpreter prints a leaf array whole), JSON around them as ZoKrates
+/// prints it (`{"a":["1","2"],"b":true}`). The type checker rejects arrays of structs and
+/// tuples, whose leaves are arrays of members.
+fn json_shape(ty: &Type) -> String {
+    match ty {
+        Type::Field | Type::Bool | Type::Uint(_) | Type::Array(..) => "{}".to_string(),
+        Type::Tuple(ts) => {
+            let items: Vec<String> = ts.iter().map(json_shape).collect();
+            format!("[{}]", items.join(","))
+        }
+        Type::Struct(s) => {
+            let items: Vec<String> = s
+                .fields
+                .iter()
+                .map(|(name, t)| format!("\"{}\":{}", escape_braces(name), json_shape(t)))
+                .collect();
+            format!("{{{{{}}}}}", items.join(","))
+        }
+    }
+}
+
+fn escape_braces(text: &str) -> String {
+    text.replace('{', "{{").replace('}', "}}")
+}
+
+/// The IR `log` template of `log(format, args)`: the user's text with its braces escaped, and
+/// each `{}` replaced by the shape of the next argument (the type checker counted them).
+fn log_template(format: &str, shapes: &[String]) -> String {
+    let mut out = String::new();
+    let mut shapes = shapes.iter();
+    for (i, part) in format.split("{}").enumerate() {
+        if i > 0 {
+            out.push_str(shapes.next().map(String::as_str).unwrap_or(""));
+        }
+        out.push_str(&escape_braces(part));
+    }
+    out
 }

@@ -6,6 +6,7 @@
 //! - [`typeck`]: names resolved, types inferred and checked, constants folded
 //!   ([`consteval`]), recursion and missing returns rejected; the result is the [`typed`] tree.
 //! - [`lower`]: the typed tree to block IR (mutable variables in memory, structs flattened);
+//!   [`casts`] expands the generic `cast` of `utils/casts.zok`;
 //!   [`abi`] describes `main`'s source-level signature for JSON inputs and outputs.
 //!
 //! Every user mistake is a [`Diagnostic`] with the span it is about; no input makes the front end
@@ -15,6 +16,7 @@
 
 pub mod abi;
 pub mod ast;
+pub mod casts;
 pub mod consteval;
 pub mod lexer;
 pub mod lower;

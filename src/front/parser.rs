@@ -519,13 +519,38 @@ impl Parser {
             }
             TokenKind::Keyword(Keyword::If) => return self.if_stmt(),
             TokenKind::Ident(name)
-                if (name == "asm" && *self.peek_kind(1) == TokenKind::Punct(Punct::LBrace))
-                    || (name == "log" && *self.peek_kind(1) == TokenKind::Punct(Punct::LParen)) =>
+                if name == "asm" && *self.peek_kind(1) == TokenKind::Punct(Punct::LBrace) =>
             {
-                return Err(Diagnostic::new(
-                    format!("`{name}` statements are not supported"),
-                    self.span(),
-                ));
+                self.bump();
+                self.expect_punct(Punct::LBrace)?;
+                let mut stmts = Vec::new();
+                while !self.eat_punct(Punct::RBrace) {
+                    stmts.push(self.asm_stmt()?);
+                }
+                StmtKind::Asm(stmts)
+            }
+            TokenKind::Ident(name)
+                if name == "log" && *self.peek_kind(1) == TokenKind::Punct(Punct::LParen) =>
+            {
+                self.bump();
+                self.expect_punct(Punct::LParen)?;
+                let TokenKind::Str(format) = self.tok().kind.clone() else {
+                    return Err(Diagnostic::new(
+                        "`log` takes a format string first",
+                        self.span(),
+                    ));
+                };
+                self.bump();
+                let mut args = Vec::new();
+                while self.eat_punct(Punct::Comma) {
+                    if self.is_punct(Punct::RParen) {
+                        break;
+                    }
+                    args.push(self.expr()?);
+                }
+                self.expect_punct(Punct::RParen)?;
+                self.expect_punct(Punct::Semi)?;
+                StmtKind::Log { format, args }
             }
             _ => return self.simple_stmt(),
         };
@@ -533,6 +558,30 @@ impl Parser {
             kind,
             span: Span::new(start, self.prev_end()),
         })
+    }
+
+    /// `place <-- e;`, `place <== e;` or `a === b;` inside `asm { ... }`.
+    fn asm_stmt(&mut self) -> PResult<AsmStmt> {
+        let start = self.span().start;
+        let lhs = self.expr()?;
+        let op = self.tok().kind.clone();
+        self.bump();
+        let rhs = self.expr()?;
+        self.expect_punct(Punct::Semi)?;
+        let span = Span::new(start, self.prev_end());
+        match op {
+            TokenKind::Punct(Punct::LArrow | Punct::LArrowEq) => Ok(AsmStmt::Assign {
+                place: lhs,
+                value: rhs,
+                constrained: op == TokenKind::Punct(Punct::LArrowEq),
+                span,
+            }),
+            TokenKind::Punct(Punct::EqEqEq) => Ok(AsmStmt::Constraint { lhs, rhs, span }),
+            _ => Err(Diagnostic::new(
+                format!("expected `<--`, `<==` or `===` in `asm`, found {op}"),
+                Span::new(lhs.span.end, lhs.span.end),
+            )),
+        }
     }
 
     fn if_stmt(&mut self) -> PResult<Stmt> {
@@ -1078,6 +1127,8 @@ mod tests {
                 StmtKind::While { .. } => "while",
                 StmtKind::Return(_) => "return",
                 StmtKind::Assert { .. } => "assert",
+                StmtKind::Asm(_) => "asm",
+                StmtKind::Log { .. } => "log",
             })
             .collect();
         assert_eq!(

@@ -71,8 +71,20 @@ impl Default for Type {
 struct Checker {
     structs: HashMap<String, Rc<StructType>>,
     aliases: HashMap<String, Type>,
+    /// Generic structs (`struct Bar<N>`), instantiated where a type names them.
+    struct_templates: HashMap<String, Rc<ast::StructDef>>,
+    /// Struct instances made: (template, generic values) to the struct type.
+    struct_instances: HashMap<(String, Vec<u32>), Rc<StructType>>,
+    /// The template and generic values of each struct instance, by instance name (`Bar<2>`).
+    struct_args: HashMap<String, (String, Vec<u32>)>,
+    /// Generic type aliases (`type Grid<N> = field[N][N];`).
+    alias_templates: HashMap<String, Rc<ast::TypeAlias>>,
     consts: HashMap<String, (Type, Value)>,
     imports: HashMap<String, Builtin>,
+    /// Checking the value of an `asm` hint (`x <-- e`), where field bit extraction is allowed.
+    in_hint: bool,
+    /// Local names of `cast` from `utils/casts.zok` (see `casts`).
+    generic_casts: std::collections::HashSet<String>,
     sigs: Vec<Sig>,
     by_name: HashMap<String, Vec<FuncId>>,
     fs: FnState,
@@ -139,6 +151,12 @@ fn always_returns(stmts: &[Stmt]) -> bool {
     })
 }
 
+/// `from "utils/casts.zok" import cast;` (with or without `.zok`).
+fn is_generic_cast(import: &ast::Import) -> bool {
+    let path = import.path.strip_suffix(".zok").unwrap_or(&import.path);
+    path == "utils/casts" && import.symbol.as_ref().is_some_and(|s| s.name == "cast")
+}
+
 fn builtin_for_import(import: &ast::Import) -> Option<Builtin> {
     let path = import.path.strip_suffix(".zok").unwrap_or(&import.path);
     match &import.symbol {
@@ -174,6 +192,11 @@ impl Checker {
         for item in &module.items {
             match item {
                 ast::Item::Import(imp) => {
+                    if is_generic_cast(imp) {
+                        declare_top(&imp.alias)?;
+                        self.generic_casts.insert(imp.alias.name.clone());
+                        continue;
+                    }
                     let Some(b) = builtin_for_import(imp) else {
                         return Err(Diagnostic::new(
                             format!("cannot resolve import of `{}`", imp.path),
@@ -189,8 +212,10 @@ impl Checker {
                 }
                 ast::Item::Struct(s) => {
                     declare_top(&s.name)?;
-                    if let Some(g) = s.generics.first() {
-                        return Err(generics_unsupported(g.span));
+                    if !s.generics.is_empty() {
+                        self.struct_templates
+                            .insert(s.name.name.clone(), Rc::new(s.clone()));
+                        continue;
                     }
                     let mut fields: Vec<(String, Type)> = Vec::new();
                     for (ty, name) in &s.fields {
@@ -215,8 +240,10 @@ impl Checker {
                 }
                 ast::Item::TypeAlias(a) => {
                     declare_top(&a.name)?;
-                    if let Some(g) = a.generics.first() {
-                        return Err(generics_unsupported(g.span));
+                    if !a.generics.is_empty() {
+                        self.alias_templates
+                            .insert(a.name.name.clone(), Rc::new(a.clone()));
+                        continue;
                     }
                     let ty = self.resolve_type(&a.ty)?;
                     self.aliases.insert(a.name.name.clone(), ty);
@@ -392,9 +419,22 @@ impl Checker {
             ast::TypeExprKind::Field => Type::Field,
             ast::TypeExprKind::Bool => Type::Bool,
             ast::TypeExprKind::Uint(w) => Type::Uint(*w),
-            ast::TypeExprKind::Named(name, args) => {
-                if let Some(a) = args.first() {
-                    return Err(generics_unsupported(a.span));
+            ast::TypeExprKind::Named(name, args) if !args.is_empty() => {
+                let mut values = Vec::new();
+                for a in args {
+                    values.push(self.const_u32(a, "a generic argument")?);
+                }
+                self.generic_type(name, values, t.span)?
+            }
+            ast::TypeExprKind::Named(name, _) => {
+                if self.struct_templates.contains_key(&name.name)
+                    || self.alias_templates.contains_key(&name.name)
+                {
+                    return Err(Diagnostic::new(
+                        format!("type `{}` needs generic arguments", name.name),
+                        name.span,
+                    )
+                    .with_note(format!("write e.g. `{}<3>`", name.name)));
                 }
                 if let Some(s) = self.structs.get(&name.name) {
                     Type::Struct(s.clone())
@@ -526,7 +566,107 @@ impl Checker {
     }
 
     fn stmts(&mut self, stmts: &[ast::Stmt]) -> TResult<Vec<Stmt>> {
-        stmts.iter().map(|s| self.stmt(s)).collect()
+        let mut out = Vec::new();
+        for s in stmts {
+            match &s.kind {
+                ast::StmtKind::Asm(body) => {
+                    for a in body {
+                        out.push(self.asm_stmt(a)?);
+                    }
+                }
+                _ => out.push(self.stmt(s)?),
+            }
+        }
+        Ok(out)
+    }
+
+    /// A statement of an `asm` block. zkbc has no unconstrained witnesses: `x <-- e` and
+    /// `x <== e` both assign `e` (computed, hence constrained, like any other code), and `a ===
+    /// b` asserts `a == b`. An honest prover gets ZoKrates' results; a circuit may cost more
+    /// than ZoKrates' hint. In the value of a hint, a field's bit `(x >> k) & 1` is allowed.
+    fn asm_stmt(&mut self, s: &ast::AsmStmt) -> TResult<Stmt> {
+        match s {
+            ast::AsmStmt::Assign { place, value, .. } => {
+                let (place, ty) = self.place(place)?;
+                self.in_hint = true;
+                let value = self.expr(value, Some(&ty));
+                self.in_hint = false;
+                let value = value?;
+                if value.ty != ty {
+                    return Err(mismatch(&ty, &value.ty, value.span));
+                }
+                Ok(Stmt::Assign { place, value })
+            }
+            ast::AsmStmt::Constraint { lhs, rhs, span } => {
+                let eq = ast::Expr {
+                    kind: ast::ExprKind::Binary(
+                        ast::BinaryOp::Eq,
+                        Box::new(lhs.clone()),
+                        Box::new(rhs.clone()),
+                    ),
+                    span: *span,
+                };
+                Ok(Stmt::Assert {
+                    cond: self.condition(&eq, "an `asm` constraint")?,
+                    message: Some("asm constraint `===` not satisfied".to_string()),
+                    span: *span,
+                })
+            }
+        }
+    }
+
+    /// `(x >> k) & 1` on a field `x` inside an `asm` hint: bit `k` of `x`'s canonical value, as
+    /// a field. `None` when `e` is not of that form.
+    fn field_bit(&mut self, e: &ast::Expr) -> TResult<Option<Expr>> {
+        let ast::ExprKind::Binary(ast::BinaryOp::BitAnd, shifted, one) = &e.kind else {
+            return Ok(None);
+        };
+        let ast::ExprKind::Binary(ast::BinaryOp::Shr, x, k) = &shifted.kind else {
+            return Ok(None);
+        };
+        if !matches!(&one.kind, ast::ExprKind::Decimal { digits, suffix: None } if digits == "1") {
+            return Ok(None);
+        }
+        let x = self.expr(x, Some(&Type::Field))?;
+        if x.ty != Type::Field {
+            return Ok(None);
+        }
+        let k = self.expr(k, Some(&Type::Uint(32)))?;
+        if k.ty != Type::Uint(32) {
+            return Err(mismatch(&Type::Uint(32), &k.ty, k.span));
+        }
+        let span = e.span;
+        let u32_expr = |kind| Expr {
+            kind,
+            ty: Type::Uint(32),
+            span,
+        };
+        let field = |v: u64| Expr {
+            kind: ExprKind::Field(Fr::from(v)),
+            ty: Type::Field,
+            span,
+        };
+        let bits = Expr {
+            kind: ExprKind::Builtin(Builtin::FieldToBits, Box::new(x)),
+            ty: Type::Array(Box::new(Type::Bool), FIELD_BITS),
+            span,
+        };
+        // Bits are most significant first: bit k is at index 253 - k.
+        let index = u32_expr(ExprKind::Binary(
+            BinaryOp::Sub,
+            Box::new(u32_expr(ExprKind::Uint(u64::from(FIELD_BITS - 1)))),
+            Box::new(k),
+        ));
+        let bit = Expr {
+            kind: ExprKind::Index(Box::new(bits), Box::new(index)),
+            ty: Type::Bool,
+            span,
+        };
+        Ok(Some(Expr {
+            kind: ExprKind::Conditional(Box::new(bit), Box::new(field(1)), Box::new(field(0))),
+            ty: Type::Field,
+            span,
+        }))
     }
 
     fn condition(&mut self, e: &ast::Expr, what: &str) -> TResult<Expr> {
@@ -542,6 +682,35 @@ impl Checker {
 
     fn stmt(&mut self, s: &ast::Stmt) -> TResult<Stmt> {
         Ok(match &s.kind {
+            ast::StmtKind::Asm(_) => unreachable!("bug: `asm` blocks are expanded by `stmts`"),
+            ast::StmtKind::Log { format, args } => {
+                let slots = format.matches("{}").count();
+                if slots != args.len() {
+                    return Err(Diagnostic::new(
+                        format!(
+                            "the format string has {slots} `{{}}` but {} value{} given",
+                            args.len(),
+                            if args.len() == 1 { " is" } else { "s are" }
+                        ),
+                        s.span,
+                    ));
+                }
+                let args = args
+                    .iter()
+                    .map(|a| self.expr(a, None))
+                    .collect::<TResult<Vec<_>>>()?;
+                if let Some(a) = args.iter().find(|a| !loggable(&a.ty)) {
+                    return Err(Diagnostic::new(
+                        format!("`log` cannot print a value of type `{}`", a.ty),
+                        a.span,
+                    )
+                    .with_note("arrays of structs or tuples cannot be logged yet"));
+                }
+                Stmt::Log {
+                    format: format.clone(),
+                    args,
+                }
+            }
             ast::StmtKind::Let {
                 ty,
                 mutable,
@@ -766,6 +935,11 @@ impl Checker {
 
     fn expr(&mut self, e: &ast::Expr, expected: Option<&Type>) -> TResult<Expr> {
         use ast::ExprKind as K;
+        if self.in_hint {
+            if let Some(bit) = self.field_bit(e)? {
+                return Ok(bit);
+            }
+        }
         let (kind, ty) = match &e.kind {
             K::Decimal { digits, suffix } => {
                 let ty = match suffix.as_deref() {
@@ -859,7 +1033,7 @@ impl Checker {
                 generics,
                 args,
             } => {
-                return self.call(callee, generics, args, e.span);
+                return self.call(callee, generics, args, expected, e.span);
             }
             K::Array(elems) => {
                 let mut elem_ty = match expected {
@@ -991,11 +1165,17 @@ impl Checker {
                 (ExprKind::TupleIndex(Box::new(base), *i), ty)
             }
             K::Struct(name, fields) => {
-                let Some(s) = self.structs.get(&name.name).cloned() else {
-                    return Err(Diagnostic::new(
-                        format!("unknown struct `{}`", name.name),
-                        name.span,
-                    ));
+                let s = match self.structs.get(&name.name).cloned() {
+                    Some(s) => s,
+                    None if self.struct_templates.contains_key(&name.name) => {
+                        self.infer_struct(name, fields, expected, e.span)?
+                    }
+                    None => {
+                        return Err(Diagnostic::new(
+                            format!("unknown struct `{}`", name.name),
+                            name.span,
+                        ))
+                    }
                 };
                 let mut values: Vec<Option<Expr>> = vec![None; s.fields.len()];
                 for (fname, fvalue) in fields {
@@ -1189,10 +1369,32 @@ impl Checker {
         callee: &ast::Ident,
         generics: &[ast::Expr],
         args: &[ast::Expr],
+        expected: Option<&Type>,
         span: Span,
     ) -> TResult<Expr> {
         if let Some(t) = self.templates.get(&callee.name).cloned() {
-            return self.call_generic(&t, callee, generics, args, span);
+            return self.call_generic(&t, callee, generics, args, expected, span);
+        }
+        if self.generic_casts.contains(&callee.name) {
+            let [arg] = args else {
+                return Err(Diagnostic::new(
+                    format!(
+                        "`{}` takes 1 argument but {} were given",
+                        callee.name,
+                        args.len()
+                    ),
+                    span,
+                ));
+            };
+            let Some(to) = expected else {
+                return Err(Diagnostic::new(
+                    format!("the result type of `{}` is not known here", callee.name),
+                    span,
+                )
+                .with_note("assign the result to a variable of a declared type"));
+            };
+            let arg = self.expr(arg, None)?;
+            return super::casts::expand(arg, to, span);
         }
         if let Some(g) = generics.first() {
             return Err(Diagnostic::new(
@@ -1307,6 +1509,7 @@ impl Checker {
         callee: &ast::Ident,
         explicit: &[ast::Expr],
         args: &[ast::Expr],
+        expected: Option<&Type>,
         span: Span,
     ) -> TResult<Expr> {
         if args.len() != t.params.len() {
@@ -1336,13 +1539,22 @@ impl Checker {
                 ));
             }
             for (b, g) in bound.iter_mut().zip(explicit) {
-                *b = Some(self.const_u32(g, "a generic argument")?);
+                // `_` leaves the parameter to inference.
+                if !matches!(&g.kind, ast::ExprKind::Name(n) if n.name == "_") {
+                    *b = Some(self.const_u32(g, "a generic argument")?);
+                }
             }
         }
         if bound.iter().any(Option::is_none) {
             for (p, a) in t.params.iter().zip(args) {
                 let ty = self.expr(a, None)?.ty;
-                unify(&p.ty, &ty, &t.generics, &mut bound);
+                self.unify(&p.ty, &ty, &t.generics, &mut bound);
+            }
+        }
+        // What the result is assigned to may fix the rest (`matrix<2, 4> m = fill(1);`).
+        if let (Some(ret), Some(expected)) = (&t.ret, expected) {
+            if bound.iter().any(Option::is_none) {
+                self.unify(ret, expected, &t.generics, &mut bound);
             }
         }
         let mut values = Vec::new();
@@ -1401,9 +1613,12 @@ impl Checker {
                 .insert(g.name.clone(), (Type::Uint(32), Value::Uint(u64::from(*v))));
         }
         let saved_fs = std::mem::take(&mut self.fs);
+        // An instance's body is not inside the `asm` hint that may have called it.
+        let saved_hint = std::mem::replace(&mut self.in_hint, false);
         self.instance_depth += 1;
         let result = self.instantiate(t, key);
         self.instance_depth -= 1;
+        self.in_hint = saved_hint;
         self.fs = saved_fs;
         self.consts = saved_consts;
         result
@@ -1433,29 +1648,258 @@ impl Checker {
     }
 }
 
-/// Binds generic parameters used as array sizes in `te` to the sizes in `ty`.
-fn unify(te: &ast::TypeExpr, ty: &Type, generics: &[ast::Ident], bound: &mut [Option<u32>]) {
-    match (&te.kind, ty) {
-        (ast::TypeExprKind::Array(elem, size), Type::Array(t, n)) => {
-            if let ast::ExprKind::Name(name) = &size.kind {
-                if let Some(k) = generics.iter().position(|g| g.name == name.name) {
-                    bound[k].get_or_insert(*n);
+impl Checker {
+    /// The type `name<values>`: an instance of a generic struct or alias.
+    fn generic_type(&mut self, name: &ast::Ident, values: Vec<u32>, span: Span) -> TResult<Type> {
+        if let Some(def) = self.struct_templates.get(&name.name).cloned() {
+            return Ok(Type::Struct(self.struct_instance(&def, values, span)?));
+        }
+        let Some(def) = self.alias_templates.get(&name.name).cloned() else {
+            return Err(
+                if self.structs.contains_key(&name.name) || self.aliases.contains_key(&name.name) {
+                    Diagnostic::new(
+                        format!("type `{}` has no generic parameters", name.name),
+                        span,
+                    )
+                } else {
+                    Diagnostic::new(format!("unknown type `{}`", name.name), name.span)
+                },
+            );
+        };
+        if def.generics.len() != values.len() {
+            return Err(arity(&name.name, def.generics.len(), values.len(), span));
+        }
+        self.with_generics(&def.generics, &values, |c| c.resolve_type(&def.ty))
+    }
+
+    /// Runs `f` with the generic parameters bound to `values` as `u32` constants.
+    fn with_generics<T>(
+        &mut self,
+        generics: &[ast::Ident],
+        values: &[u32],
+        f: impl FnOnce(&mut Self) -> TResult<T>,
+    ) -> TResult<T> {
+        let saved = self.consts.clone();
+        for (g, v) in generics.iter().zip(values) {
+            self.consts
+                .insert(g.name.clone(), (Type::Uint(32), Value::Uint(u64::from(*v))));
+        }
+        let result = f(self);
+        self.consts = saved;
+        result
+    }
+
+    /// The instance of generic struct `def` for `values` (named `Bar<2>`), made on first use.
+    fn struct_instance(
+        &mut self,
+        def: &ast::StructDef,
+        values: Vec<u32>,
+        span: Span,
+    ) -> TResult<Rc<StructType>> {
+        if def.generics.len() != values.len() {
+            return Err(arity(
+                &def.name.name,
+                def.generics.len(),
+                values.len(),
+                span,
+            ));
+        }
+        let key = (def.name.name.clone(), values);
+        if let Some(s) = self.struct_instances.get(&key) {
+            return Ok(s.clone());
+        }
+        let fields = self.with_generics(&def.generics, &key.1, |c| {
+            let mut fields: Vec<(String, Type)> = Vec::new();
+            for (ty, name) in &def.fields {
+                if fields.iter().any(|(n, _)| *n == name.name) {
+                    return Err(Diagnostic::new(
+                        format!(
+                            "duplicate field `{}` in struct `{}`",
+                            name.name, def.name.name
+                        ),
+                        name.span,
+                    ));
+                }
+                fields.push((name.name.clone(), c.resolve_type(ty)?));
+            }
+            Ok(fields)
+        })?;
+        let args: Vec<String> = key.1.iter().map(u32::to_string).collect();
+        let name = format!("{}<{}>", def.name.name, args.join(", "));
+        let s = Rc::new(StructType {
+            name: name.clone(),
+            fields,
+        });
+        self.struct_args.insert(name, key.clone());
+        self.struct_instances.insert(key, s.clone());
+        Ok(s)
+    }
+
+    /// The instance a literal `Bar { c: [0, 0], d: false }` of a generic struct builds: the
+    /// expected type's if it is an instance of `Bar`, else inferred from the member values.
+    fn infer_struct(
+        &mut self,
+        name: &ast::Ident,
+        fields: &[(ast::Ident, ast::Expr)],
+        expected: Option<&Type>,
+        span: Span,
+    ) -> TResult<Rc<StructType>> {
+        if let Some(Type::Struct(s)) = expected {
+            if self
+                .struct_args
+                .get(&s.name)
+                .is_some_and(|(t, _)| *t == name.name)
+            {
+                return Ok(s.clone());
+            }
+        }
+        let def = self.struct_templates[&name.name].clone();
+        let mut bound: Vec<Option<u32>> = vec![None; def.generics.len()];
+        for (fname, fvalue) in fields {
+            if let Some((te, _)) = def.fields.iter().find(|(_, n)| n.name == fname.name) {
+                let ty = self.expr(fvalue, None)?.ty;
+                self.unify(te, &ty, &def.generics, &mut bound);
+            }
+        }
+        let mut values = Vec::new();
+        for (g, b) in def.generics.iter().zip(&bound) {
+            match b {
+                Some(v) => values.push(*v),
+                None => {
+                    return Err(Diagnostic::new(
+                        format!(
+                            "cannot infer the generic parameter `{}` of struct `{}`",
+                            g.name, name.name
+                        ),
+                        span,
+                    )
+                    .with_note(format!("give the type, e.g. `{}<3> x = ...;`", name.name)))
                 }
             }
-            unify(elem, t, generics, bound);
         }
-        (ast::TypeExprKind::Tuple(ts), Type::Tuple(tys)) => {
-            for (te, ty) in ts.iter().zip(tys) {
-                unify(te, ty, generics, bound);
+        self.struct_instance(&def, values, span)
+    }
+
+    /// Binds the generic parameters used as sizes in the written type `te` (a parameter or
+    /// return type of a generic function, a member of a generic struct) to what they are in
+    /// the actual type `ty`. Struct instances and aliases are looked through.
+    fn unify(
+        &self,
+        te: &ast::TypeExpr,
+        ty: &Type,
+        generics: &[ast::Ident],
+        bound: &mut [Option<u32>],
+    ) {
+        self.unify_depth(te, ty, generics, bound, 0);
+    }
+
+    fn unify_depth(
+        &self,
+        te: &ast::TypeExpr,
+        ty: &Type,
+        generics: &[ast::Ident],
+        bound: &mut [Option<u32>],
+        depth: usize,
+    ) {
+        // Aliases may name aliases; a cycle is impossible (names are declared before use), but
+        // the depth cap keeps any input from recursing without end.
+        if depth > 64 {
+            return;
+        }
+        let bind = |size: &ast::Expr, n: u32, bound: &mut [Option<u32>]| {
+            if let ast::ExprKind::Name(name) = &size.kind {
+                if let Some(k) = generics.iter().position(|g| g.name == name.name) {
+                    bound[k].get_or_insert(n);
+                }
             }
+        };
+        match (&te.kind, ty) {
+            (ast::TypeExprKind::Array(elem, size), Type::Array(t, n)) => {
+                bind(size, *n, bound);
+                self.unify_depth(elem, t, generics, bound, depth + 1);
+            }
+            (ast::TypeExprKind::Tuple(ts), Type::Tuple(tys)) => {
+                for (te, ty) in ts.iter().zip(tys) {
+                    self.unify_depth(te, ty, generics, bound, depth + 1);
+                }
+            }
+            (ast::TypeExprKind::Named(name, args), Type::Struct(s)) if !args.is_empty() => {
+                if let Some((template, values)) = self.struct_args.get(&s.name) {
+                    if *template == name.name {
+                        for (a, v) in args.iter().zip(values) {
+                            bind(a, *v, bound);
+                        }
+                    }
+                }
+            }
+            (ast::TypeExprKind::Named(name, args), _) => {
+                if let Some(def) = self.alias_templates.get(&name.name) {
+                    let expanded = substitute(&def.ty, &def.generics, args);
+                    self.unify_depth(&expanded, ty, generics, bound, depth + 1);
+                } else if args.is_empty() {
+                    // A plain alias has no generic sizes of its own to bind.
+                }
+            }
+            _ => {}
         }
-        _ => {}
     }
 }
 
-fn generics_unsupported(span: Span) -> Diagnostic {
-    Diagnostic::new("generic parameters are not supported yet", span)
-        .with_note("write the sizes as constants instead")
+/// `te` with the names of `generics` in its sizes replaced by `args`.
+fn substitute(te: &ast::TypeExpr, generics: &[ast::Ident], args: &[ast::Expr]) -> ast::TypeExpr {
+    let sub_expr = |e: &ast::Expr| -> ast::Expr {
+        if let ast::ExprKind::Name(n) = &e.kind {
+            if let Some(k) = generics.iter().position(|g| g.name == n.name) {
+                if let Some(a) = args.get(k) {
+                    return a.clone();
+                }
+            }
+        }
+        e.clone()
+    };
+    let kind = match &te.kind {
+        ast::TypeExprKind::Array(elem, size) => ast::TypeExprKind::Array(
+            Box::new(substitute(elem, generics, args)),
+            Box::new(sub_expr(size)),
+        ),
+        ast::TypeExprKind::Tuple(ts) => {
+            ast::TypeExprKind::Tuple(ts.iter().map(|t| substitute(t, generics, args)).collect())
+        }
+        ast::TypeExprKind::Named(n, a) => {
+            ast::TypeExprKind::Named(n.clone(), a.iter().map(sub_expr).collect())
+        }
+        k => k.clone(),
+    };
+    ast::TypeExpr {
+        kind,
+        span: te.span,
+    }
+}
+
+/// Can `log` print a value of this type? Everything but arrays that hold structs or tuples.
+fn loggable(ty: &Type) -> bool {
+    match ty {
+        Type::Field | Type::Bool | Type::Uint(_) => true,
+        Type::Array(elem, _) => {
+            matches!(
+                **elem,
+                Type::Field | Type::Bool | Type::Uint(_) | Type::Array(..)
+            ) && loggable(elem)
+        }
+        Type::Struct(s) => s.fields.iter().all(|(_, t)| loggable(t)),
+        Type::Tuple(ts) => ts.iter().all(loggable),
+    }
+}
+
+fn arity(name: &str, expected: usize, found: usize, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        format!(
+            "type `{name}` takes {expected} generic argument{} but {found} {} given",
+            if expected == 1 { "" } else { "s" },
+            if found == 1 { "was" } else { "were" }
+        ),
+        span,
+    )
 }
 
 fn unknown_variable(name: &ast::Ident) -> Diagnostic {

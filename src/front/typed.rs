@@ -224,6 +224,13 @@ pub enum Stmt {
     },
     /// A call evaluated for its effects.
     Expr(Expr),
+    /// `log(format, args)`: `format` has one `{}` per argument (checked).
+    Log {
+        /// The format string as written.
+        format: String,
+        /// The logged values.
+        args: Vec<Expr>,
+    },
 }
 
 /// A place that can be assigned: a mutable local and a path into it.
@@ -259,6 +266,12 @@ pub enum Builtin {
     UintToBits(u32),
     /// `uN_from_bits`
     UintFromBits(u32),
+    /// `field_to_bool_unsafe` (from `"EMBED"`): fails unless the value is 0 or 1. ZoKrates does
+    /// not check (its callers constrain the value first); zkbc's conversions are all checked.
+    FieldToBool,
+    /// The 254 bits of a field element's canonical value, most significant first. Not
+    /// nameable in source: it is what bit extraction `(x >> k) & 1` in an `asm` hint becomes.
+    FieldToBits,
 }
 
 impl Builtin {
@@ -269,11 +282,16 @@ impl Builtin {
             Builtin::FieldToUint(w) => format!("field_to_u{w}"),
             Builtin::UintToBits(w) => format!("u{w}_to_bits"),
             Builtin::UintFromBits(w) => format!("u{w}_from_bits"),
+            Builtin::FieldToBool => "field_to_bool_unsafe".to_string(),
+            Builtin::FieldToBits => "field_to_bits".to_string(),
         }
     }
 
     /// Recognizes a canonical builtin name.
     pub fn from_name(name: &str) -> Option<Builtin> {
+        if name == "field_to_bool_unsafe" {
+            return Some(Builtin::FieldToBool);
+        }
         for w in [8, 16, 32, 64] {
             for b in [
                 Builtin::UintToField(w),
@@ -293,7 +311,7 @@ impl Builtin {
     pub fn param(self) -> Type {
         match self {
             Builtin::UintToField(w) | Builtin::UintToBits(w) => Type::Uint(w),
-            Builtin::FieldToUint(_) => Type::Field,
+            Builtin::FieldToUint(_) | Builtin::FieldToBool | Builtin::FieldToBits => Type::Field,
             Builtin::UintFromBits(w) => Type::Array(Box::new(Type::Bool), w),
         }
     }
@@ -304,9 +322,14 @@ impl Builtin {
             Builtin::UintToField(_) => Type::Field,
             Builtin::FieldToUint(w) | Builtin::UintFromBits(w) => Type::Uint(w),
             Builtin::UintToBits(w) => Type::Array(Box::new(Type::Bool), w),
+            Builtin::FieldToBool => Type::Bool,
+            Builtin::FieldToBits => Type::Array(Box::new(Type::Bool), FIELD_BITS),
         }
     }
 }
+
+/// The bits of a field element's canonical value (BN254's modulus has 254 bits).
+pub const FIELD_BITS: u32 = 254;
 
 /// A checked expression with its type.
 #[derive(Debug, Clone)]

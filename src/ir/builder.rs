@@ -135,6 +135,11 @@ impl<'f> FunctionBuilder<'f> {
         self.inst(InstKind::Assert { cond, msg }, &[])
     }
 
+    /// `log "template", args` (see [`InstKind::Log`]).
+    pub fn log(&mut self, template: String, args: Vec<ValueId>) -> InstId {
+        self.inst(InstKind::Log { template, args }, &[])
+    }
+
     /// `allocate T`
     pub fn allocate(&mut self, ty: Type) -> ValueId {
         self.single(InstKind::Allocate { ty })

@@ -289,7 +289,7 @@ impl Function {
                 vec![to.clone()]
             }
             InstKind::Select { then_value, .. } => vec![ty(then_value)],
-            InstKind::Assert { .. } | InstKind::Store { .. } => vec![],
+            InstKind::Assert { .. } | InstKind::Store { .. } | InstKind::Log { .. } => vec![],
             InstKind::Allocate { ty } => vec![Type::reference(ty.clone())],
             InstKind::Load { ptr } => vec![ty(ptr).pointee().cloned().unwrap_or(Type::Field)],
             InstKind::MakeArray { elems, elem_ty } => {

@@ -215,6 +215,16 @@ pub enum InstKind {
         /// The result type.
         to: Type,
     },
+    /// `log "template", args`: prints a line when the interpreter is asked to (`zkbc run
+    /// --log`); otherwise a no-op that costs no constraints. Each `{}` of the template takes the
+    /// next argument, a scalar or an array (`{{` and `}}` are literal braces). Kept by DCE like
+    /// a store.
+    Log {
+        /// The line with `{}` for each argument.
+        template: String,
+        /// The printed scalars.
+        args: Vec<ValueId>,
+    },
     /// `vR, ... = call fN(args)`: calls another function of the program.
     Call {
         /// The callee.
@@ -234,6 +244,7 @@ impl InstKind {
             InstKind::Truncate { .. } => "trunc",
             InstKind::Select { .. } => "select",
             InstKind::Assert { .. } => "assert",
+            InstKind::Log { .. } => "log",
             InstKind::Allocate { .. } => "allocate",
             InstKind::Load { .. } => "load",
             InstKind::Store { .. } => "store",
@@ -295,7 +306,9 @@ impl InstKind {
                 f(*index);
                 f(*value);
             }
-            InstKind::Call { args, .. } => args.iter().copied().for_each(f),
+            InstKind::Call { args, .. } | InstKind::Log { args, .. } => {
+                args.iter().copied().for_each(f)
+            }
         }
     }
 
@@ -341,7 +354,9 @@ impl InstKind {
                 *index = f(*index);
                 *value = f(*value);
             }
-            InstKind::Call { args, .. } => args.iter_mut().for_each(|v| *v = f(*v)),
+            InstKind::Call { args, .. } | InstKind::Log { args, .. } => {
+                args.iter_mut().for_each(|v| *v = f(*v))
+            }
         }
     }
 
@@ -355,6 +370,7 @@ impl InstKind {
             | InstKind::Store { .. }
             | InstKind::ArrayGet { .. }
             | InstKind::ArraySet { .. }
+            | InstKind::Log { .. }
             | InstKind::Call { .. } => true,
             InstKind::Not { .. }
             | InstKind::Truncate { .. }

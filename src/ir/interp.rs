@@ -176,6 +176,8 @@ pub struct Outcome {
     pub trace: Vec<TraceEntry>,
     /// Instructions and terminators executed.
     pub steps: u64,
+    /// The lines the executed `log` instructions printed, in order.
+    pub log: Vec<String>,
 }
 
 /// What went wrong.
@@ -316,12 +318,14 @@ pub fn run(program: &Program, inputs: &[Val], limits: Limits) -> Result<Outcome,
         steps: 0,
         memory: Vec::new(),
         trace: Vec::new(),
+        log: Vec::new(),
     };
     let outputs = m.call(program.main, inputs.to_vec(), 0)?;
     Ok(Outcome {
         outputs,
         trace: m.trace,
         steps: m.steps,
+        log: m.log,
     })
 }
 
@@ -367,6 +371,7 @@ struct Machine<'p> {
     steps: u64,
     memory: Vec<Val>,
     trace: Vec<TraceEntry>,
+    log: Vec<String>,
 }
 
 /// A failure before its location is attached.
@@ -525,6 +530,16 @@ impl Machine<'_> {
                 }
                 _ => Err(invalid("`store` through an invalid reference")),
             },
+            InstKind::Log { template, args } => {
+                let vals = args
+                    .iter()
+                    .map(|a| Ok((get(a)?, func.value_type(*a).clone())))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let line = render_log(template, &vals)
+                    .ok_or_else(|| invalid("`log` template does not match its arguments"))?;
+                self.log.push(line);
+                Ok(vec![])
+            }
             InstKind::Call { func: callee, args } => {
                 if callee.index() >= self.program.funcs.len() {
                     return Err(invalid("call of an unknown function"));
@@ -541,6 +556,77 @@ impl Machine<'_> {
                 .map_err(Exec::Fail),
         }
     }
+}
+
+/// The number of `{}` slots of a `log` template, or `None` when a brace is unpaired (`{{` and
+/// `}}` are literal braces).
+pub fn template_slots(template: &str) -> Option<usize> {
+    let mut n = 0;
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('{', Some('{')) | ('}', Some('}')) => {
+                chars.next();
+            }
+            ('{', Some('}')) => {
+                chars.next();
+                n += 1;
+            }
+            ('{' | '}', _) => return None,
+            _ => {}
+        }
+    }
+    Some(n)
+}
+
+/// A `log` line: the template with each `{}` replaced by the next value, written as ZoKrates'
+/// `log` writes it: a field as a quoted decimal (`"42"`), a bool as `true`/`false`, a `uN` as a
+/// quoted hexadecimal of N/4 digits (`"0x0000002a"`), an array as `[a,b]`. `None` when the
+/// template does not have one slot per value.
+pub fn render_log(template: &str, values: &[(Val, Type)]) -> Option<String> {
+    if template_slots(template) != Some(values.len()) {
+        return None;
+    }
+    let mut out = String::new();
+    let mut values = values.iter();
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('{', Some('{')) | ('}', Some('}')) => {
+                chars.next();
+                out.push(c);
+            }
+            ('{', Some('}')) => {
+                chars.next();
+                let (v, ty) = values.next()?;
+                log_value(v, ty, &mut out)?;
+            }
+            _ => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+fn log_value(v: &Val, ty: &Type, out: &mut String) -> Option<()> {
+    match (v, ty) {
+        (Val::UInt(b), Type::UInt(1)) => out.push_str(if *b == 1 { "true" } else { "false" }),
+        (Val::UInt(u), Type::UInt(w)) => {
+            out.push_str(&format!("\"0x{u:0width$x}\"", width = (*w as usize) / 4))
+        }
+        (Val::Field(f), _) => out.push_str(&format!("\"{}\"", field::to_dec(f))),
+        (Val::Array(items), Type::Array(elem, _)) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                log_value(item, elem, out)?;
+            }
+            out.push(']');
+        }
+        _ => return None,
+    }
+    Some(())
 }
 
 /// A failure of the current instruction, or one already located in a callee.
@@ -696,6 +782,8 @@ fn eval_pure_inner(
         | InstKind::Load { .. }
         | InstKind::Store { .. }
         | InstKind::Call { .. } => Err(invalid("bug: memory or call instruction in eval_pure")),
+        // Printing is the interpreter's business; as a value computation it is nothing.
+        InstKind::Log { .. } => Ok(vec![]),
     }
 }
 

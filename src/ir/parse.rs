@@ -749,6 +749,19 @@ impl Scope<'_> {
                 };
                 InstKind::Assert { cond, msg }
             }
+            "log" => {
+                let (tok, scol) = c.next("a template string")?;
+                let Tok::Str(template) = tok else {
+                    return Err(c
+                        .line
+                        .err_at(scol, format!("expected a template string, found {tok}")));
+                };
+                let mut args = Vec::new();
+                while c.eat(&Tok::Punct(',')) {
+                    args.push(self.operand(func, c)?);
+                }
+                InstKind::Log { template, args }
+            }
             "allocate" => InstKind::Allocate { ty: c.ty()? },
             "load" => InstKind::Load {
                 ptr: self.operand(func, c)?,

@@ -122,6 +122,14 @@ pub fn print_inst_kind(func: &Function, kind: &InstKind) -> String {
             cond,
             msg: Some(msg),
         } => format!("assert {}, {}", op(cond), quote(msg)),
+        InstKind::Log { template, args } => {
+            let mut s = format!("log {}", quote(template));
+            for a in args {
+                s.push_str(", ");
+                s.push_str(&op(a));
+            }
+            s
+        }
         InstKind::Allocate { ty } => format!("allocate {ty}"),
         InstKind::Load { ptr } => format!("load {}", op(ptr)),
         InstKind::Store { ptr, value } => format!("store {} at {}", op(value), op(ptr)),

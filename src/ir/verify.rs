@@ -21,6 +21,7 @@
 use super::entities::{BlockId, InstId, ValueId};
 use super::function::{Function, Program, ValueDef};
 use super::instructions::{BinOp, InstKind, Terminator};
+use super::interp::template_slots;
 use super::types::Type;
 use crate::analysis::DomTree;
 use std::collections::{HashMap, HashSet};
@@ -481,6 +482,21 @@ impl Verifier<'_> {
                 need(
                     ty(cond).is_bool(),
                     format!("`assert` condition has type {}, not u1", ty(cond)),
+                );
+            }
+            InstKind::Log { template, args } => {
+                for &a in args {
+                    need(
+                        ty(&a).pointee().is_none(),
+                        format!("`log` argument has type {}, a reference", ty(&a)),
+                    );
+                }
+                need(
+                    template_slots(template) == Some(args.len()),
+                    format!(
+                        "`log` template {template:?} does not have one `{{}}` per argument ({})",
+                        args.len()
+                    ),
                 );
             }
             InstKind::Allocate { .. } => {}

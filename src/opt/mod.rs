@@ -10,7 +10,7 @@
 //! | `O0` | none |
 //! | `O1` | inline; then mem2reg, dce, simplify_cfg to a fixpoint |
 //! | `O2` | inline; then mem2reg, sccp, dce, simplify_cfg to a fixpoint |
-//! | `O3` | `O2` plus block merging (the `merge` pass, not written yet: the slot is [`O3_EXTRA`]) |
+//! | `O3` | `O2`, then once: merge, sccp, dce, simplify_cfg ([`O3_EXTRA`]) |
 //!
 //! [`optimize`] runs a pipeline with [`Options`]: verify after every pass (always in tests and
 //! debug builds; a violation is a compiler bug and panics), print the program after a named pass,
@@ -23,6 +23,7 @@
 pub mod dce;
 pub mod inline;
 pub mod mem2reg;
+pub mod merge;
 pub mod random;
 pub mod sccp;
 pub mod simplify_cfg;
@@ -87,8 +88,9 @@ pub struct Pass {
     pub name: &'static str,
     /// One line saying what it does.
     pub description: &'static str,
-    /// The pass itself.
-    pub run: fn(&mut Program) -> PassStats,
+    /// The pass itself, given the pipeline's options (only `merge` reads them; only `merge`
+    /// under `--monolithic` can fail).
+    pub run: fn(&mut Program, &Options) -> Result<PassStats, OptError>,
 }
 
 impl fmt::Debug for Pass {
@@ -102,27 +104,32 @@ pub const PASSES: &[Pass] = &[
     Pass {
         name: "inline",
         description: "replace every call by the callee's blocks, drop functions no longer called",
-        run: inline::run,
+        run: |p, _| Ok(inline::run(p)),
     },
     Pass {
         name: "mem2reg",
         description: "forward loads from known stores (alias- and loop-aware), remove dead stores, promote non-escaping allocations to block parameters",
-        run: mem2reg::run,
+        run: |p, _| Ok(mem2reg::run(p)),
     },
     Pass {
         name: "sccp",
         description: "sparse conditional constant propagation (Wegman-Zadeck)",
-        run: sccp::run,
+        run: |p, _| Ok(sccp::run(p)),
     },
     Pass {
         name: "dce",
         description: "remove unused side-effect-free instructions and block parameters",
-        run: dce::run,
+        run: |p, _| Ok(dce::run(p)),
     },
     Pass {
         name: "simplify_cfg",
         description: "remove unreachable and forwarding blocks, fold branches, merge straight-line blocks",
-        run: simplify_cfg::run,
+        run: |p, _| Ok(simplify_cfg::run(p)),
+    },
+    Pass {
+        name: "merge",
+        description: "merge components below the power-of-two threshold into single blocks (branches predicated, counted loops unrolled); --monolithic merges each function into one block",
+        run: |p, o| merge::run_with(p, &o.merge).map_err(OptError::Merge),
     },
 ];
 
@@ -131,9 +138,10 @@ pub fn pass(name: &str) -> Option<&'static Pass> {
     PASSES.iter().find(|p| p.name == name)
 }
 
-/// Passes `O3` adds to `O2` (block merging, once the `merge` pass exists). Empty for now, so `O3`
-/// is `O2`.
-pub const O3_EXTRA: &[&str] = &[];
+/// Passes `O3` runs once after `O2`'s fixpoint: block merging, then the clean-up of what it
+/// leaves (constants folded across merged blocks, dead copies, blocks left without
+/// predecessors).
+pub const O3_EXTRA: &[&str] = &["merge", "sccp", "dce", "simplify_cfg"];
 
 /// Most rounds of a pipeline's fixpoint loop.
 pub const MAX_ROUNDS: usize = 8;
@@ -147,7 +155,7 @@ pub enum OptLevel {
     O1,
     /// `O1` plus SCCP.
     O2,
-    /// `O2` plus block merging (for now the same as `O2`).
+    /// `O2` plus block merging.
     O3,
 }
 
@@ -167,7 +175,8 @@ impl OptLevel {
             } else {
                 vec![lookup(&"inline")]
             },
-            repeat: names.iter().chain(extra).map(lookup).collect(),
+            repeat: names.iter().map(lookup).collect(),
+            after: extra.iter().map(lookup).collect(),
         }
     }
 }
@@ -188,13 +197,15 @@ impl std::str::FromStr for OptLevel {
 }
 
 /// A pipeline: `once` runs in order, then `repeat` runs in order until a round changes nothing
-/// (at most [`MAX_ROUNDS`] rounds).
+/// (at most [`MAX_ROUNDS`] rounds), then `after` runs once in order.
 #[derive(Clone, Debug, Default)]
 pub struct Pipeline {
     /// Passes run once, first.
     pub once: Vec<&'static Pass>,
     /// Passes repeated to a fixpoint.
     pub repeat: Vec<&'static Pass>,
+    /// Passes run once, last (block merging and its clean-up).
+    pub after: Vec<&'static Pass>,
 }
 
 impl Pipeline {
@@ -206,7 +217,7 @@ impl Pipeline {
             .collect::<Result<_, _>>()?;
         Ok(Pipeline {
             once,
-            repeat: Vec::new(),
+            ..Pipeline::default()
         })
     }
 }
@@ -221,6 +232,8 @@ pub struct Options {
     /// Verify the IR after every pass and panic (a compiler bug) on a violation. On by default
     /// in debug builds and tests.
     pub verify: bool,
+    /// How the `merge` pass merges (threshold or monolithic).
+    pub merge: merge::MergeOptions,
 }
 
 impl Default for Options {
@@ -229,6 +242,7 @@ impl Default for Options {
             print_after: Vec::new(),
             skip: Vec::new(),
             verify: cfg!(debug_assertions),
+            merge: merge::MergeOptions::default(),
         }
     }
 }
@@ -280,6 +294,8 @@ pub enum OptError {
     /// The program's functions call each other in a cycle (recursion), which inlining (and the
     /// circuit model) cannot handle. The names of the functions on the cycle.
     Recursion(Vec<String>),
+    /// `--monolithic` merging failed (a loop bound that is not constant, a loop too large).
+    Merge(merge::MergeError),
 }
 
 impl fmt::Display for OptError {
@@ -294,6 +310,7 @@ impl fmt::Display for OptError {
                 "recursion is not supported: {} call each other",
                 names.join(", ")
             ),
+            OptError::Merge(e) => write!(f, "{e}"),
         }
     }
 }
@@ -310,42 +327,48 @@ pub fn optimize(
         return Err(OptError::Recursion(cycle));
     }
     let mut report = Report::default();
-    let mut run_pass = |program: &mut Program, pass: &'static Pass, round: usize| {
-        if options.skip.iter().any(|s| s == pass.name) {
-            return false;
-        }
-        let start = Instant::now();
-        let stats = (pass.run)(program);
-        let time = start.elapsed();
-        if options.verify {
-            verify::assert_valid(program, pass.name);
-        }
-        if options.print_after.iter().any(|s| s == pass.name) {
-            report.printed.push((
-                format!("after {} (round {round}): {stats}", pass.name),
-                program.to_string(),
-            ));
-        }
-        let changed = stats.changed();
-        report.runs.push(PassRun {
-            name: pass.name,
-            round,
-            stats,
-            time,
-        });
-        changed
-    };
+    let mut run_pass =
+        |program: &mut Program, pass: &'static Pass, round: usize| -> Result<bool, OptError> {
+            if options.skip.iter().any(|s| s == pass.name) {
+                return Ok(false);
+            }
+            let start = Instant::now();
+            let stats = (pass.run)(program, options)?;
+            let time = start.elapsed();
+            if options.verify {
+                verify::assert_valid(program, pass.name);
+            }
+            if options.print_after.iter().any(|s| s == pass.name) {
+                report.printed.push((
+                    format!("after {} (round {round}): {stats}", pass.name),
+                    program.to_string(),
+                ));
+            }
+            let changed = stats.changed();
+            report.runs.push(PassRun {
+                name: pass.name,
+                round,
+                stats,
+                time,
+            });
+            Ok(changed)
+        };
     for pass in &pipeline.once {
-        run_pass(program, pass, 0);
+        run_pass(program, pass, 0)?;
     }
+    let mut last_round = 0;
     for round in 1..=MAX_ROUNDS {
+        last_round = round;
         let mut changed = false;
         for pass in &pipeline.repeat {
-            changed |= run_pass(program, pass, round);
+            changed |= run_pass(program, pass, round)?;
         }
         if !changed {
             break;
         }
+    }
+    for pass in &pipeline.after {
+        run_pass(program, pass, last_round + 1)?;
     }
     Ok(report)
 }

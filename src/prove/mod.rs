@@ -185,34 +185,63 @@ pub fn prove_timed(instances: &[BlockInstance]) -> Result<(Proof, ProverTiming),
 /// Checks `proof` against the instances and their executions (the verifier reads the witness:
 /// there is no commitment). Reports the first block that fails, and why.
 pub fn verify(instances: &[BlockInstance], proof: &Proof) -> Result<(), VerifyError> {
-    validate(instances).map_err(VerifyError::Instance)?;
+    verify_timed(instances, proof).0
+}
+
+/// The verifier's timings: per block (its sumcheck and final evaluation) and wall-clock total.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VerifierTiming {
+    /// One per block, in instance order (empty when the proof's shape is rejected first).
+    pub blocks: Vec<Duration>,
+    /// Wall-clock time of the whole verification.
+    pub total: Duration,
+}
+
+/// [`verify`], also returning where the time went.
+pub fn verify_timed(
+    instances: &[BlockInstance],
+    proof: &Proof,
+) -> (Result<(), VerifyError>, VerifierTiming) {
+    let start = Instant::now();
+    let mut timing = VerifierTiming::default();
+    if let Err(e) = validate(instances) {
+        timing.total = start.elapsed();
+        return (Err(VerifyError::Instance(e)), timing);
+    }
     if proof.blocks.len() != instances.len() {
-        return Err(VerifyError::BlockCount {
+        timing.total = start.elapsed();
+        let e = VerifyError::BlockCount {
             expected: instances.len(),
             found: proof.blocks.len(),
-        });
+        };
+        return (Err(e), timing);
     }
     let digests: Vec<BlockDigest> = instances.par_iter().map(BlockDigest::of).collect();
     let statement = statement_transcript(instances, digests.iter());
-    let results: Vec<Result<(), Rejection>> = instances
+    let results: Vec<(Result<(), Rejection>, Duration)> = instances
         .par_iter()
         .zip(&proof.blocks)
         .enumerate()
         .map(|(idx, (instance, block))| {
+            let block_start = Instant::now();
             let mut transcript = statement.fork(b"block", idx as u64);
-            sumcheck::verify_block(instance, &instance.shape(), block, &mut transcript)
+            let r = sumcheck::verify_block(instance, &instance.shape(), block, &mut transcript);
+            (r, block_start.elapsed())
         })
         .collect();
-    for (block_idx, result) in results.into_iter().enumerate() {
-        if let Err(reason) = result {
-            return Err(VerifyError::Block {
+    let mut verdict = Ok(());
+    for (block_idx, (result, time)) in results.into_iter().enumerate() {
+        timing.blocks.push(time);
+        if let (Err(reason), Ok(())) = (result, &verdict) {
+            verdict = Err(VerifyError::Block {
                 block_idx,
                 name: instances[block_idx].name.clone(),
                 reason,
             });
         }
     }
-    Ok(())
+    timing.total = start.elapsed();
+    (verdict, timing)
 }
 
 /// The report's sumcheck cells `Σ_b Q_b·X_b` of these instances.

@@ -142,6 +142,15 @@ impl Builder {
         self.enforce_zero(&Lc::var(ONE));
     }
 
+    /// A witness variable equal to `lc` (one linear constraint), so that long combinations do
+    /// not get copied into every later use.
+    pub fn materialize(&mut self, lc: &Lc) -> Lc {
+        let w = self.witness(|cs| cs.eval(lc));
+        let w = Lc::var(w);
+        self.enforce_eq(&w, lc);
+        w
+    }
+
     /// `a · b`: linear when either side is constant, else one constraint.
     pub fn mul(&mut self, a: &Lc, b: &Lc) -> Lc {
         if let Some(k) = a.as_constant() {

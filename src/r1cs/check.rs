@@ -8,7 +8,7 @@
 //! with `which_is_unsatisfied`. Live-in leaves (values not passed as parameters) are carried from
 //! the previous execution's output state.
 
-use super::{block_label, lower_with, return_label, BlockR1cs, LowerError};
+use super::{block_label, lower_with, return_label, Assignment, BlockR1cs, LowerError};
 use crate::field::Fr;
 use crate::ir::interp::{Exit, Outcome, Val};
 use crate::ir::{BlockId, FuncId, Program};
@@ -98,6 +98,35 @@ impl From<LowerError> for CheckError {
 
 /// Assigns and checks (with ark-relations) every block execution of a successful run.
 pub fn check_trace(program: &Program, outcome: &Outcome) -> Result<CheckReport, CheckError> {
+    for_each_execution(program, outcome, |step, blk, asg| {
+        let cs = blk.to_ark(asg);
+        let unsat = cs
+            .which_is_unsatisfied()
+            .map_err(|e| LowerError::BadState {
+                block: blk.block(),
+                message: format!("ark-relations: {e}"),
+            })?;
+        match unsat {
+            Some(constraint) => Err(CheckError::Unsatisfied {
+                func: blk.func_name().to_string(),
+                block: blk.block(),
+                step,
+                constraint,
+            }),
+            None => Ok(()),
+        }
+    })
+}
+
+/// Assigns every block execution of a successful run — the input state from the trace, the
+/// output state (next label and arguments, or returned values) from the trace too, every other
+/// variable by the gadgets — and hands each `(trace step, instance, assignment)` to `visit` in
+/// trace order. [`check_trace`] checks each; the prover and the exporter collect them.
+pub fn for_each_execution<'p>(
+    program: &'p Program,
+    outcome: &Outcome,
+    mut visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), CheckError>,
+) -> Result<CheckReport, CheckError> {
     let mut infos = HashMap::new();
     let mut cache: HashMap<(FuncId, BlockId), BlockR1cs<'_>> = HashMap::new();
     let mut order: Vec<(FuncId, BlockId)> = Vec::new();
@@ -114,16 +143,13 @@ pub fn check_trace(program: &Program, outcome: &Outcome) -> Result<CheckReport, 
                     func: entry.func.to_string(),
                     block: entry.block,
                 })?;
-        if !cache.contains_key(&key) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(key) {
             let info = infos
                 .entry(entry.func)
                 .or_insert_with(|| Arc::new(super::live::FuncInfo::new(func)))
                 .clone();
             let main_entry = entry.func == program.main && entry.block == func.entry;
-            cache.insert(
-                key,
-                lower_with(func, entry.func, info, entry.block, main_entry)?,
-            );
+            slot.insert(lower_with(func, entry.func, info, entry.block, main_entry)?);
             order.push(key);
         }
         *runs.entry(key).or_insert(0) += 1;
@@ -164,18 +190,7 @@ pub fn check_trace(program: &Program, outcome: &Outcome) -> Result<CheckReport, 
         let at = layout.out_label_index();
         asg.instance[at] = label;
         asg.instance[at + 1..at + 1 + out.len()].copy_from_slice(&out);
-        let cs = blk.to_ark(&asg);
-        let unsat = cs
-            .which_is_unsatisfied()
-            .map_err(|e| bad(format!("ark-relations: {e}")))?;
-        if let Some(constraint) = unsat {
-            return Err(CheckError::Unsatisfied {
-                func: func.name.clone(),
-                block: entry.block,
-                step,
-                constraint,
-            });
-        }
+        visit(step, blk, &asg)?;
         if let Some(t) = target {
             if let Some(exit) = layout.exits.iter().find(|e| e.target == Some(t)) {
                 let start = at + 1 + exit.arg_leaves;

@@ -13,10 +13,16 @@
 //! rebuilt, so peak memory stays one constraint arena.
 
 use super::builder::{Builder, Rows};
+use super::fxhash::FxMap;
 use super::lc::{Lc, Var, ONE};
 use crate::field::Fr;
 use ark_ff::{Field, One};
-use std::collections::HashMap;
+
+/// Linear constraints longer than this (after substitution; longer than any bit decomposition
+/// of a field element) are kept rather than solved: a
+/// substitution copies the combination into every row that mentions the pivot, and chains of
+/// long substitutions grow quadratically (CirC's `reduce_linearities` has the same threshold).
+pub const ELIM_MAX_TERMS: usize = 300;
 
 /// Marks a variable that the reduced system does not contain.
 pub(crate) const GONE: u32 = u32::MAX;
@@ -41,7 +47,7 @@ struct Elim {
     occ: Vec<u32>,
     eliminated: Vec<bool>,
     /// pivot → (its value in other variables, number of eliminations when last made clean).
-    subs: HashMap<Var, (Lc, usize)>,
+    subs: FxMap<Var, (Lc, usize)>,
     n_elims: usize,
     residual: Vec<Lc>,
 }
@@ -118,6 +124,10 @@ impl Elim {
         if lc.is_zero() {
             return;
         }
+        if lc.terms().len() > ELIM_MAX_TERMS {
+            self.residual.push(lc);
+            return;
+        }
         let pivot = lc
             .terms()
             .iter()
@@ -186,7 +196,7 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
         is_instance,
         occ,
         eliminated: vec![false; n_vars],
-        subs: HashMap::new(),
+        subs: FxMap::default(),
         n_elims: 0,
         residual: Vec::new(),
     };
@@ -251,16 +261,19 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
     let mut var_map = vec![GONE; n_vars];
     var_map[0] = 0;
     let mut next = 1u32;
-    for v in 1..n_vars {
-        if el.is_instance[v] {
-            var_map[v] = next;
-            next += 1;
-        }
+    for (slot, _) in var_map
+        .iter_mut()
+        .zip(&el.is_instance)
+        .skip(1)
+        .filter(|(_, inst)| **inst)
+    {
+        *slot = next;
+        next += 1;
     }
     let n_instance = (next - 1) as usize;
-    for v in 1..n_vars {
+    for (v, slot) in var_map.iter_mut().enumerate().skip(1) {
         if !el.is_instance[v] && used[v] && !el.eliminated[v] {
-            var_map[v] = next;
+            *slot = next;
             next += 1;
         }
     }

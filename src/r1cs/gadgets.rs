@@ -303,7 +303,7 @@ impl Builder {
     /// Complete comparison of the canonical values of two field elements (the bounded
     /// `m + 1` form when both are known to be below 2^252).
     pub fn field_lt(&mut self, a: &Num, b: &Num, or_equal: bool) -> Lc {
-        if a.bits <= MAX_EXACT - 1 && b.bits <= MAX_EXACT - 1 {
+        if a.bits < MAX_EXACT && b.bits < MAX_EXACT {
             return self.lt_bounded(&a.lc, &b.lc, a.bits.max(b.bits), or_equal);
         }
         let abits = self.canonical_bits(&a.lc);

@@ -4,27 +4,30 @@
 //! part of it (after the parameters, in value order). An IR whose blocks pass everything as
 //! parameters has no live-ins, and then the state is exactly label + parameters.
 
+use super::fxhash::{FxMap, FxSet};
 use crate::ir::{BlockId, Function, ValueDef, ValueId};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// Per-function facts the lowering of each block needs, computed once per function.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FuncInfo {
     /// Live-in values of each laid-out block, sorted.
-    pub live_in: HashMap<BlockId, Vec<ValueId>>,
+    pub live_in: FxMap<BlockId, Vec<ValueId>>,
     /// Uses of each value in the whole function.
-    pub uses: HashMap<ValueId, usize>,
+    pub uses: FxMap<ValueId, usize>,
 }
 
 impl FuncInfo {
     pub fn new(func: &Function) -> FuncInfo {
-        let mut defs: HashMap<BlockId, BTreeSet<ValueId>> = HashMap::new();
-        let mut used: HashMap<BlockId, BTreeSet<ValueId>> = HashMap::new();
+        let mut defs: FxMap<BlockId, FxSet<ValueId>> = FxMap::default();
+        let mut used: FxMap<BlockId, BTreeSet<ValueId>> = FxMap::default();
+        let mut uses: FxMap<ValueId, usize> = FxMap::default();
         for &b in &func.layout {
             let data = func.block(b);
-            let mut d: BTreeSet<ValueId> = data.params.iter().copied().collect();
+            let mut d: FxSet<ValueId> = data.params.iter().copied().collect();
             let mut u = BTreeSet::new();
-            let mut note = |v: ValueId, d: &BTreeSet<ValueId>| {
+            let mut note = |v: ValueId, d: &FxSet<ValueId>| {
+                *uses.entry(v).or_insert(0) += 1;
                 let is_const = matches!(
                     func.values.get(v.index()).map(|x| &x.def),
                     Some(ValueDef::Const(_)) | None
@@ -46,7 +49,7 @@ impl FuncInfo {
             defs.insert(b, d);
             used.insert(b, u);
         }
-        let mut live: HashMap<BlockId, BTreeSet<ValueId>> =
+        let mut live: FxMap<BlockId, BTreeSet<ValueId>> =
             func.layout.iter().map(|&b| (b, used[&b].clone())).collect();
         let order: Vec<BlockId> = func.reverse_post_order().into_iter().rev().collect();
         let mut changed = true;
@@ -75,7 +78,7 @@ impl FuncInfo {
                 .into_iter()
                 .map(|(b, s)| (b, s.into_iter().collect()))
                 .collect(),
-            uses: func.use_counts(),
+            uses,
         }
     }
 }

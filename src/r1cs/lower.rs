@@ -3,6 +3,7 @@
 //! constraints; run in witness mode on an input state it yields every variable's value.
 
 use super::builder::Builder;
+use super::fxhash::{FxMap, FxSet};
 use super::gadgets::{sum_bits, Num, Pivot, MAX_EXACT, UNBOUNDED};
 use super::lc::Lc;
 use super::live::FuncInfo;
@@ -12,8 +13,11 @@ use crate::ir::{
     BinOp, BlockCall, BlockId, Const, Function, InstKind, Terminator, Type, ValueDef, ValueId,
 };
 use ark_ff::{One, Zero};
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
+
+/// Results of linear operations longer than this become a witness variable (see
+/// [`Builder::materialize`]), so a long chain of additions costs linear, not quadratic, time.
+pub const MAX_LC_TERMS: usize = 64;
 
 /// A wire: a scalar or an array of wires.
 #[derive(Clone, Debug)]
@@ -94,14 +98,80 @@ pub(crate) fn leaf_widths(ty: &Type, out: &mut Vec<Option<u32>>) -> Result<(), S
     Ok(())
 }
 
+/// The wires of a block's values: a dense vector over the block's own id range (params and
+/// results are usually allocated together), a map for everything else.
+struct Env {
+    lo: u32,
+    dense: Vec<Option<Wire>>,
+    /// The last instruction reading each dense value (`u32::MAX`: kept to the end).
+    last_use: Vec<u32>,
+    sparse: FxMap<ValueId, Wire>,
+}
+
+impl Env {
+    fn new(func: &Function, block: BlockId) -> Env {
+        let data = func.block(block);
+        let ids = data.params.iter().copied().chain(
+            data.insts
+                .iter()
+                .flat_map(|&i| func.inst(i).results.iter().copied()),
+        );
+        let (mut lo, mut hi, mut n) = (u32::MAX, 0u32, 0usize);
+        for v in ids {
+            lo = lo.min(v.0);
+            hi = hi.max(v.0);
+            n += 1;
+        }
+        let range = if n == 0 { 0 } else { (hi - lo) as usize + 1 };
+        // A block whose ids are scattered over the function uses the map only.
+        let range = if range > 4 * n + 4096 { 0 } else { range };
+        Env {
+            lo,
+            dense: vec![None; range],
+            last_use: vec![u32::MAX; range],
+            sparse: FxMap::default(),
+        }
+    }
+
+    fn slot(&self, v: ValueId) -> Option<usize> {
+        let i = v.0.wrapping_sub(self.lo) as usize;
+        (i < self.dense.len()).then_some(i)
+    }
+
+    fn get(&self, v: ValueId) -> Option<&Wire> {
+        match self.slot(v) {
+            Some(i) => self.dense[i].as_ref(),
+            None => self.sparse.get(&v),
+        }
+    }
+
+    fn insert(&mut self, v: ValueId, w: Wire) {
+        match self.slot(v) {
+            Some(i) => self.dense[i] = Some(w),
+            None => {
+                self.sparse.insert(v, w);
+            }
+        }
+    }
+
+    /// Drops `v`'s wire if instruction `pos` is its last reader.
+    fn release(&mut self, v: ValueId, pos: usize) {
+        if let Some(i) = self.slot(v) {
+            if self.last_use[i] == pos as u32 {
+                self.dense[i] = None;
+            }
+        }
+    }
+}
+
 pub(crate) struct Lowerer<'a> {
     func: &'a Function,
     block: BlockId,
     pub cs: Builder,
-    env: HashMap<ValueId, Wire>,
-    fused: HashSet<ValueId>,
-    selectors: HashMap<(ValueId, usize), Vec<Lc>>,
-    divrem: HashMap<(ValueId, ValueId), (Num, Num)>,
+    env: Env,
+    fused: FxSet<ValueId>,
+    selectors: FxMap<(ValueId, usize), Vec<Lc>>,
+    divrem: FxMap<(ValueId, ValueId), (Num, Num)>,
     inputs: Option<&'a [Fr]>,
     next_input: usize,
     pos: Option<usize>,
@@ -125,10 +195,10 @@ pub(crate) fn lower(
         func,
         block,
         cs: Builder::new(inputs.is_some()),
-        env: HashMap::new(),
-        fused: HashSet::new(),
-        selectors: HashMap::new(),
-        divrem: HashMap::new(),
+        env: Env::new(func, block),
+        fused: FxSet::default(),
+        selectors: FxMap::default(),
+        divrem: FxMap::default(),
         inputs,
         next_input: 0,
         pos: None,
@@ -234,12 +304,64 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        // Wires are dropped after their last reader in this block, unless the terminator or a
+        // later block (through a successor's live-ins) needs them.
+        for (pos, &i) in data.insts.iter().enumerate() {
+            let kind = &func.inst(i).kind;
+            let env = &mut self.env;
+            let mut note = |v: ValueId| {
+                if let Some(k) = env.slot(v) {
+                    env.last_use[k] = pos as u32;
+                }
+            };
+            kind.for_each_operand(&mut note);
+            // A fused assertion reads the operands of its `eq`.
+            if let InstKind::Assert { cond, .. } = kind {
+                if self.fused.contains(cond) {
+                    if let ValueDef::Result(def, _) = func.value(*cond).def {
+                        func.inst(def).kind.for_each_operand(&mut note);
+                    }
+                }
+            }
+        }
+        if let Some(t) = &data.term {
+            let keep = t.operands().into_iter().chain(
+                t.successors()
+                    .into_iter()
+                    .flat_map(|b| info.live_in.get(&b).cloned().unwrap_or_default()),
+            );
+            for v in keep {
+                if let Some(k) = self.env.slot(v) {
+                    self.env.last_use[k] = u32::MAX;
+                }
+            }
+        }
         for (pos, &i) in data.insts.iter().enumerate() {
             self.pos = Some(pos);
             let inst = func.inst(i);
-            let results = self.lower_inst(&inst.kind, &inst.results)?;
+            let mut results = self.lower_inst(&inst.kind, &inst.results)?;
+            if matches!(
+                inst.kind,
+                InstKind::Binary { .. }
+                    | InstKind::Select { .. }
+                    | InstKind::Not { .. }
+                    | InstKind::ArrayGet { .. }
+                    | InstKind::ArraySet { .. }
+            ) {
+                for w in &mut results {
+                    self.shorten(w);
+                }
+            }
             for (r, w) in inst.results.iter().zip(results) {
                 self.env.insert(*r, w);
+            }
+            inst.kind.for_each_operand(|v| self.env.release(v, pos));
+            if let InstKind::Assert { cond, .. } = &inst.kind {
+                if let ValueDef::Result(def, _) = func.value(*cond).def {
+                    func.inst(def)
+                        .kind
+                        .for_each_operand(|v| self.env.release(v, pos));
+                }
             }
         }
         self.pos = None;
@@ -248,6 +370,17 @@ impl<'a> Lowerer<'a> {
             .as_ref()
             .ok_or_else(|| self.err("a block without terminator"))?;
         self.lower_term(term, info, param_leaves, live_in, live_leaves)
+    }
+
+    /// Materializes leaves whose combination has grown past [`MAX_LC_TERMS`].
+    fn shorten(&mut self, w: &mut Wire) {
+        match w {
+            Wire::Num(n) if n.lc.terms().len() > MAX_LC_TERMS => {
+                n.lc = self.cs.materialize(&n.lc);
+            }
+            Wire::Num(_) => {}
+            Wire::Array(items) => items.iter_mut().for_each(|i| self.shorten(i)),
+        }
     }
 
     fn count_leaves(&self, ty: &Type) -> R<usize> {
@@ -268,7 +401,7 @@ impl<'a> Lowerer<'a> {
             }));
         }
         self.env
-            .get(&v)
+            .get(v)
             .cloned()
             .ok_or_else(|| self.err(format!("{v} is used before it is defined")))
     }
@@ -421,6 +554,8 @@ impl<'a> Lowerer<'a> {
             InstKind::Call { .. } => {
                 Err(self.err("`call`: calls must be inlined before lowering to R1CS"))
             }
+            // `log` prints in the interpreter only: no wires, no constraints.
+            InstKind::Log { .. } => Ok(vec![]),
             InstKind::MakeArray { elems, .. } => Ok(vec![Wire::Array(
                 elems.iter().map(|e| self.get(*e)).collect::<R<Vec<_>>>()?,
             )]),

@@ -99,13 +99,16 @@
 mod builder;
 mod check;
 pub mod eliminate;
+mod fxhash;
 pub mod gadgets;
 mod lc;
 mod live;
 mod lower;
 pub mod soundness;
 
-pub use check::{check_trace, flatten_val, BlockCheck, CheckError, CheckReport};
+pub use check::{
+    check_trace, flatten_val, for_each_execution, BlockCheck, CheckError, CheckReport,
+};
 pub use lc::{Lc, Var, ONE};
 pub use lower::{block_label, return_label, ExitLayout, StateLayout};
 pub use soundness::{check_soundness, SoundnessOptions, SoundnessReport};
@@ -118,6 +121,9 @@ use live::FuncInfo;
 use rayon::prelude::*;
 use std::fmt;
 use std::sync::Arc;
+
+/// One row (A, B or C) of a constraint: `(variable, coefficient)` sorted by variable.
+pub type Row<'a> = &'a [(Var, Fr)];
 
 /// Why a block cannot be lowered (or assigned).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -309,6 +315,11 @@ impl<'f> BlockR1cs<'f> {
         self.func_id
     }
 
+    /// The function's name.
+    pub fn func_name(&self) -> &str {
+        &self.func.name
+    }
+
     /// Which instance variables mean what.
     pub fn layout(&self) -> &StateLayout {
         &self.layout
@@ -336,7 +347,7 @@ impl<'f> BlockR1cs<'f> {
 
     /// Constraint `k` as `(A, B, C)` rows of `(variable, coefficient)`; variable 0 is the
     /// constant 1, then instance variables, then witnesses.
-    pub fn constraint(&self, k: usize) -> (&[(Var, Fr)], &[(Var, Fr)], &[(Var, Fr)]) {
+    pub fn constraint(&self, k: usize) -> (Row<'_>, Row<'_>, Row<'_>) {
         let r = &self.reduced.rows;
         (r.row(3 * k), r.row(3 * k + 1), r.row(3 * k + 2))
     }

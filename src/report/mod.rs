@@ -15,14 +15,19 @@
 //! - a markdown or CSV table over many reports, one row per program and pipeline, like Bril's
 //!   brench ([`aggregate`]).
 //!
-//! [`progress`] is a stderr progress bar for the commands that produce many reports.
+//! [`pipeline`] produces the [`ProgramCost`] of a real program: it compiles, legalizes, lowers
+//! every block, runs the program on its inputs and checks every executed block (or counts
+//! executions statically), as `zkbc report` and `zkbc table` do. [`progress`] is a stderr
+//! progress bar for the commands that take a while.
 //!
 //! Architecture invariant: the report reads counts, it computes no constraint and changes no IR;
-//! the only IR it sees is the CFG that [`dot::render`] draws.
+//! the only IR the output forms see is the CFG that [`dot::render`] draws. [`pipeline`] calls
+//! the stages that produce the counts (driver, interpreter, r1cs) and implements none of them.
 
 pub mod aggregate;
 pub mod cost;
 pub mod dot;
+pub mod pipeline;
 pub mod progress;
 pub mod svg;
 pub mod table;

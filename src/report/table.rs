@@ -96,7 +96,7 @@ pub fn render(report: &Report) -> String {
     let monolithic_note = if t.monolithic_exact {
         "exact: the program as one block"
     } else {
-        "lower bound: a loop bound is a runtime value"
+        "lower bound: no one-block circuit was built"
     };
     let mut totals: Vec<Vec<String>> = vec![
         vec!["blocks".into(), group_digits(t.blocks.into())],

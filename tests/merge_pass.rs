@@ -1,0 +1,346 @@
+//! The merge pass as text in, text out (`UPDATE_EXPECT=1 cargo test` refreshes the snapshots):
+//! each test merges an IR program, snapshots the normalized result, and runs the interpreter
+//! before and after on inputs chosen to take every path, including the ones that fail: merged
+//! code must fail exactly when the original path fails. Random programs go through `-O3` and
+//! `--monolithic` with their outputs compared.
+
+use expect_test::{expect, Expect};
+use zkbc::ir::interp::{self, Limits};
+use zkbc::ir::{parse_program, verify, Program};
+use zkbc::opt::merge::MergeOptions;
+use zkbc::opt::random::{compare_runs, random_program};
+use zkbc::opt::{optimize, OptError, OptLevel, Options, Pipeline};
+
+fn merge_options(monolithic: bool) -> Options {
+    Options {
+        verify: true,
+        merge: MergeOptions {
+            monolithic,
+            ..MergeOptions::default()
+        },
+        ..Options::default()
+    }
+}
+
+fn run_merge(before: &str, monolithic: bool) -> Result<(Program, Program), OptError> {
+    let original = parse_program(before).unwrap_or_else(|e| panic!("bad test IR: {e}"));
+    verify::verify_program(&original).unwrap_or_else(|e| panic!("invalid test IR:\n{e}"));
+    let mut merged = original.clone();
+    let pipeline = Pipeline::from_names(&["merge"]).unwrap();
+    optimize(&mut merged, &pipeline, &merge_options(monolithic))?;
+    Ok((original, merged))
+}
+
+/// Merges `before` (with a threshold, or monolithic), compares with `after`, and checks that
+/// every input gives the same outputs or the same failure before and after.
+fn check_merge(monolithic: bool, before: &str, inputs: &[&str], after: Expect) {
+    let (original, merged) = run_merge(before, monolithic).unwrap();
+    after.assert_eq(&merged.normalized_text());
+    assert!(!inputs.is_empty(), "a merge test needs inputs");
+    for input in inputs {
+        let json: serde_json::Value = serde_json::from_str(input).unwrap();
+        let values = interp::inputs_from_json(&original, &json).unwrap();
+        let a = interp::run(&original, &values, Limits::default()).map(|o| o.outputs);
+        let b = interp::run(&merged, &values, Limits::default()).map(|o| o.outputs);
+        assert_eq!(
+            a.map_err(|f| f.kind),
+            b.map_err(|f| f.kind),
+            "input {input}: behaviour changed\nbefore:\n{original}\nafter:\n{merged}"
+        );
+    }
+}
+
+#[test]
+fn a_diamond_becomes_selects_and_the_untaken_division_cannot_fail() {
+    // b1 divides by v1: it fails for v1 = 0 only when v0 < 10.
+    check_merge(
+        false,
+        "
+fn main f0 -> field {
+b0(v0: u32, v1: field):
+    v2 = lt v0, u32 10
+    br v2, b1(), b2(field 0)
+b1():
+    v3 = div field 1, v1
+    jmp b2(v3)
+b2(v4: field):
+    v5 = add v4, field 1
+    return v5
+}",
+        &[
+            r#"["3", "0"]"#,
+            r#"["3", "5"]"#,
+            r#"["30", "0"]"#,
+            r#"["30", "5"]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: u32, v1: field):
+                v2 = lt v0, u32 10
+                v3 = not v2
+                v4 = select v2, v1, field 1
+                v5 = div field 1, v4
+                v6 = select v2, v5, field 0
+                v7 = add v6, field 1
+                return v7
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn guarded_assert_index_and_cast_fail_only_on_their_path() {
+    check_merge(
+        false,
+        r#"
+fn main f0 -> u8 {
+b0(v0: u1, v1: u32, v2: field, v3: [u8; 3]):
+    br v0, b1(), b2()
+b1():
+    v4 = array_get v3, v1
+    v5 = cast v2 to u8
+    v6 = add v4, v5
+    v7 = lt v6, u8 100
+    assert v7, "small"
+    jmp b3(v6)
+b2():
+    v8 = udiv u8 7, u8 2
+    jmp b3(v8)
+b3(v9: u8):
+    return v9
+}"#,
+        &[
+            r#"["1", "1", "5", ["1", "2", "3"]]"#,
+            r#"["1", "7", "5", ["1", "2", "3"]]"#,
+            r#"["1", "1", "300", ["1", "2", "3"]]"#,
+            r#"["1", "1", "99", ["1", "2", "3"]]"#,
+            r#"["0", "7", "300", ["1", "2", "3"]]"#,
+            r#"["0", "1", "5", ["1", "2", "3"]]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> u8 {
+            b0(v0: u1, v1: u32, v2: field, v3: [u8; 3]):
+                v4 = not v0
+                v5 = select v0, v1, u32 0
+                v6 = array_get v3, v5
+                v7 = select v0, v2, field 0
+                v8 = cast v7 to u8
+                v9 = add v6, v8
+                v10 = lt v9, u8 100
+                v11 = or v4, v10
+                assert v11, "small"
+                v12 = select v0, v9, u8 3
+                return v12
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn a_counted_loop_is_unrolled() {
+    check_merge(
+        false,
+        "
+fn main f0 -> field {
+b0(v0: field):
+    jmp b1(u32 0, field 0)
+b1(v1: u32, v2: field):
+    v3 = lt v1, u32 3
+    br v3, b2(), b3()
+b2():
+    v4 = mul v2, v0
+    v5 = add v4, v0
+    v6 = add v1, u32 1
+    jmp b1(v6, v5)
+b3():
+    return v2
+}",
+        &[r#"["2"]"#, r#"["7"]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: field):
+                v1 = mul field 0, v0
+                v2 = add v1, v0
+                v3 = mul v2, v0
+                v4 = add v3, v0
+                v5 = mul v4, v0
+                v6 = add v5, v0
+                return v6
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn a_branch_inside_a_counted_loop_is_predicated_per_iteration() {
+    check_merge(
+        true,
+        "
+fn main f0 -> u32 {
+b0(v0: u32):
+    jmp b1(u32 0, u32 0)
+b1(v1: u32, v2: u32):
+    v3 = lt v1, u32 2
+    br v3, b2(), b5()
+b2():
+    v4 = lt v1, v0
+    br v4, b3(), b4(v2)
+b3():
+    v5 = udiv v0, v1
+    jmp b4(v5)
+b4(v6: u32):
+    v7 = add v1, u32 1
+    jmp b1(v7, v6)
+b5():
+    return v2
+}",
+        &[r#"["0"]"#, r#"["1"]"#, r#"["5"]"#],
+        expect![[r#"
+            fn main f0 -> u32 {
+            b0(v0: u32):
+                v1 = lt u32 0, v0
+                v2 = not v1
+                v3 = select v1, u32 0, u32 1
+                v4 = udiv v0, v3
+                v5 = select v1, v4, u32 0
+                v6 = lt u32 1, v0
+                v7 = not v6
+                v8 = udiv v0, u32 1
+                v9 = select v6, v8, v5
+                return v9
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn an_early_return_inside_a_counted_loop_merges_monolithically() {
+    check_merge(
+        true,
+        "
+fn main f0 -> u32 {
+b0(v0: u32):
+    jmp b1(u32 0)
+b1(v1: u32):
+    v2 = lt v1, u32 3
+    br v2, b2(), b4()
+b2():
+    v3 = eq v1, v0
+    br v3, b3(), b5()
+b3():
+    return u32 100
+b5():
+    v4 = add v1, u32 1
+    jmp b1(v4)
+b4():
+    return v1
+}",
+        &[r#"["0"]"#, r#"["2"]"#, r#"["9"]"#],
+        expect![[r#"
+            fn main f0 -> u32 {
+            b0(v0: u32):
+                v1 = eq u32 0, v0
+                v2 = not v1
+                v3 = eq u32 1, v0
+                v4 = and v2, v3
+                v5 = not v3
+                v6 = and v2, v5
+                v7 = eq u32 2, v0
+                v8 = and v6, v7
+                v9 = not v7
+                v10 = and v6, v9
+                v11 = or v4, v8
+                v12 = or v1, v11
+                v13 = or v10, v12
+                v14 = select v10, u32 3, u32 100
+                return v14
+            }
+        "#]],
+    );
+}
+
+const RUNTIME_LOOP: &str = "
+fn main f0 -> u32 {
+b0(v0: u32):
+    jmp b1(u32 0, u32 0)
+b1(v1: u32, v2: u32):
+    v3 = lt v1, v0
+    br v3, b2(), b3()
+b2():
+    v4 = add v2, v1
+    v5 = add v1, u32 1
+    jmp b1(v5, v4)
+b3():
+    return v2
+}";
+
+#[test]
+fn a_runtime_loop_bound_is_never_unrolled() {
+    // With a threshold the loop is left alone ...
+    let (_, merged) = run_merge(RUNTIME_LOOP, false).unwrap();
+    assert_eq!(merged.main_func().layout.len(), 4);
+    // ... and a single circuit does not exist.
+    let err = run_merge(RUNTIME_LOOP, true).unwrap_err();
+    expect!["cannot merge `main` into one block: the loop at b1 has a bound that is not a compile-time constant, so it cannot be unrolled (compile without --monolithic to prove it block by block)"]
+    .assert_eq(&err.to_string());
+}
+
+#[test]
+fn a_huge_loop_is_a_clear_error_not_an_exhausted_memory() {
+    let source = RUNTIME_LOOP.replace("v3 = lt v1, v0", "v3 = lt v1, u32 4000000000");
+    let err = run_merge(&source, true).unwrap_err();
+    expect!["cannot merge `main` into one block: unrolling its loops would emit more than 10000000 instructions"]
+    .assert_eq(&err.to_string());
+}
+
+/// Random programs through `-O3` (merging with the default threshold) and through `-O2` plus
+/// `--monolithic`: the same outputs or failures; a monolithic program that merged is one block.
+#[test]
+fn random_programs_keep_their_behaviour_when_merged() {
+    let cases: u64 = std::env::var("ZKBC_RANDOM_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(500);
+    let mut monolithic_merged = 0;
+    let mut threshold_merged = 0;
+    for seed in 0..cases {
+        let generated = random_program(seed);
+        let mut o2 = generated.program.clone();
+        optimize(&mut o2, &OptLevel::O2.pipeline(), &merge_options(false)).unwrap();
+        let mut o3 = generated.program.clone();
+        optimize(&mut o3, &OptLevel::O3.pipeline(), &merge_options(false)).unwrap();
+        verify::verify_program(&o3).unwrap();
+        if let Err(e) = compare_runs(&generated.program, &o3, &generated.inputs) {
+            panic!("seed {seed} -O3: {e}\nbefore:\n{o2}\nafter:\n{o3}");
+        }
+        if o3.n_blocks() < o2.n_blocks() {
+            threshold_merged += 1;
+        }
+        let mut mono = o2.clone();
+        let pipeline = Pipeline {
+            after: OptLevel::O3.pipeline().after,
+            ..Pipeline::default()
+        };
+        match optimize(&mut mono, &pipeline, &merge_options(true)) {
+            Ok(_) => {
+                verify::verify_program(&mono).unwrap();
+                if let Err(e) = compare_runs(&generated.program, &mono, &generated.inputs) {
+                    panic!("seed {seed} --monolithic: {e}\nbefore:\n{o2}\nafter:\n{mono}");
+                }
+                assert!(
+                    mono.funcs.iter().all(|f| f.layout.len() == 1),
+                    "seed {seed}"
+                );
+                monolithic_merged += 1;
+            }
+            Err(OptError::Merge(_)) => {}
+            Err(e) => panic!("seed {seed}: {e}"),
+        }
+    }
+    // Threshold merging needs every block lowerable (many random programs keep memory or
+    // calls after -O2), so fewer of them merge that way.
+    assert!(
+        monolithic_merged * 4 > cases && threshold_merged * 20 > cases,
+        "too few merged: {monolithic_merged} monolithic, {threshold_merged} with a threshold, of {cases}"
+    );
+}

@@ -1,0 +1,258 @@
+//! `zkbc report` and `zkbc table` as a user runs them: output forms, `-o`, exit statuses
+//! (0 success, 1 a run-time failure, 2 input the user must fix) and their messages.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn zkbc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zkbc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("zkbc runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("writes");
+    path
+}
+
+#[test]
+fn table_is_the_default_format() {
+    let out = zkbc(&[
+        "report",
+        "circuits/gcd.zok",
+        "--inputs",
+        "circuits/gcd.json",
+        "-O2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("gcd  O2  min block size 1,024"), "{text}");
+    assert!(text.contains("sumcheck cells"), "{text}");
+    assert!(text.contains("outputs: [\"21\",\"23562\"]"), "{text}");
+    assert!(text.contains("satisfied: yes"), "{text}");
+    assert!(
+        stderr(&out).is_empty(),
+        "no bar when stderr is not a terminal"
+    );
+}
+
+#[test]
+fn json_to_a_file_is_the_schema() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("mimc.json");
+    let out = zkbc(&[
+        "report",
+        "circuits/mimc.zok",
+        "--inputs",
+        "circuits/mimc.json",
+        "--format",
+        "json",
+        "--min-block-size",
+        "32768",
+        "-o",
+        file.to_str().expect("utf-8"),
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty(), "the report went to the file");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("written")).expect("JSON");
+    assert_eq!(json["schema_version"], 1);
+    assert_eq!(json["program"], "mimc");
+    assert_eq!(json["opt_level"], "O3");
+    assert_eq!(json["min_block_size"], 32768);
+    assert_eq!(json["threshold"], 32768);
+    assert_eq!(json["satisfied"], true);
+    assert!(json["totals"]["sumcheck_cells"]
+        .as_u64()
+        .is_some_and(|c| c > 0));
+}
+
+#[test]
+fn a_static_report_marks_unknown_executions() {
+    let out = zkbc(&["report", "circuits/gcd.zok", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(json["satisfied"], Value::Null);
+    assert_eq!(json["outputs"], Value::Null);
+    assert_eq!(json["blocks"][0]["executions"], 1);
+    assert_eq!(json["totals"]["sumcheck_cells"], Value::Null);
+    let table = stdout(&zkbc(&["report", "circuits/gcd.zok"]));
+    assert!(table.contains("sumcheck cells        unknown"), "{table}");
+}
+
+#[test]
+fn svg_and_dot_formats() {
+    let svg = zkbc(&[
+        "report",
+        "circuits/nested_loops.zok",
+        "--inputs",
+        "circuits/nested_loops.json",
+        "--format",
+        "svg",
+    ]);
+    assert_eq!(svg.status.code(), Some(0), "{}", stderr(&svg));
+    assert!(stdout(&svg).contains("<svg"));
+    let dot = zkbc(&[
+        "report",
+        "circuits/nested_loops.zok",
+        "--inputs",
+        "circuits/nested_loops.json",
+        "--format",
+        "dot",
+    ]);
+    assert_eq!(dot.status.code(), Some(0), "{}", stderr(&dot));
+    let text = stdout(&dot);
+    assert!(text.starts_with("digraph \"main\""), "{text}");
+    assert!(text.contains("(entry)"), "{text}");
+    assert!(text.contains("ran "), "{text}");
+}
+
+#[test]
+fn a_failing_assertion_is_exit_1_with_its_location() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let inputs = write(
+        dir.path(),
+        "too_long.json",
+        r#"{"a": ["1","2","3","4","5","6","7","8","9","10"], "len": 11}"#,
+    );
+    let out = zkbc(&[
+        "report",
+        "circuits/range_sum.zok",
+        "--inputs",
+        inputs.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: circuits/range_sum.zok:3:"),
+        "located: {err}"
+    );
+    assert!(err.contains("len is at most 10"), "{err}");
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
+fn bad_input_is_exit_2() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let malformed = write(dir.path(), "bad.json", "{\"a\": ");
+    let wrong = write(dir.path(), "wrong.json", r#"{"a": "1"}"#);
+    let broken = write(
+        dir.path(),
+        "broken.zok",
+        "def main() -> field {\n  return x;\n}\n",
+    );
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["report", "circuits/missing.zok"], "cannot read"),
+        (
+            vec![
+                "report",
+                "circuits/gcd.zok",
+                "--inputs",
+                malformed.to_str().expect("utf-8"),
+            ],
+            "malformed JSON",
+        ),
+        (
+            vec![
+                "report",
+                "circuits/gcd.zok",
+                "--inputs",
+                wrong.to_str().expect("utf-8"),
+            ],
+            "wrong.json",
+        ),
+        (
+            vec!["report", broken.to_str().expect("utf-8")],
+            "broken.zok:2:",
+        ),
+        (vec!["report", "circuits/gcd.zok", "-O", "7"], "7"),
+        (vec!["report", "circuits/gcd.zok", "--format", "pdf"], "pdf"),
+        (
+            vec!["table", "circuits/gcd.zok", "--metric", "speed"],
+            "unknown metric `speed`",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = zkbc(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(needle),
+            "{args:?}: `{needle}` in {}",
+            stderr(&out)
+        );
+        assert!(stdout(&out).is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn table_over_programs_and_pipelines() {
+    let out = zkbc(&[
+        "table",
+        "circuits/gcd.zok",
+        "circuits/mimc.zok",
+        "--inputs-dir",
+        "circuits",
+        "-O",
+        "1,2",
+        "--min-block-sizes",
+        "1024,32768",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1 + 2 * 2 * 2, "{text}");
+    assert!(lines[0].starts_with("program,opt_level,min_block_size,"));
+    assert!(lines[1].starts_with("gcd,O1,1024,"), "{text}");
+    assert!(lines[4].starts_with("gcd,O2,32768,"), "{text}");
+    assert!(lines[8].starts_with("mimc,O2,32768,"), "{text}");
+    // Every row was run on its inputs and satisfied.
+    assert!(lines[1..].iter().all(|l| l.ends_with(",true")), "{text}");
+
+    let md = stdout(&zkbc(&["table", "circuits/mimc.zok", "-O", "2"]));
+    assert!(md.starts_with("| program | opt level |"), "{md}");
+    assert!(md.contains("| mimc | O2 | 1,024 |"), "{md}");
+    let pivot = stdout(&zkbc(&[
+        "table",
+        "circuits/mimc.zok",
+        "-O",
+        "1,2",
+        "--format",
+        "pivot",
+        "--metric",
+        "padding_waste",
+    ]));
+    assert!(
+        pivot.starts_with("| program (padding_waste) | O1/1024 | O2/1024 |"),
+        "{pivot}"
+    );
+}
+
+#[test]
+fn a_failing_program_in_a_table_names_it() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let prog = write(
+        dir.path(),
+        "fails.zok",
+        "def main(field a) -> field {\n  assert(a == 1, \"a is one\");\n  return a;\n}\n",
+    );
+    write(dir.path(), "fails.json", r#"{"a": "2"}"#);
+    let out = zkbc(&["table", prog.to_str().expect("utf-8"), "-O", "2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("fails.zok:2:"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("a is one"), "{}", stderr(&out));
+}

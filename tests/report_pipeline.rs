@@ -1,0 +1,343 @@
+//! The report of every corpus program, end to end (`zkbc::report::pipeline`):
+//!
+//! - its JSON at the default level on its inputs is a snapshot
+//!   (`tests/snapshots/report/NAME.json`; `UPDATE_EXPECT=1 cargo test --test report_pipeline`
+//!   refreshes them), so a change that costs constraints or cells shows in the diff;
+//! - every total is recomputed here from the `blocks` list of the JSON and the definitions of
+//!   docs/report.md, independently of `report::cost`;
+//! - every execution count the static report claims to know equals the count of a real run, at
+//!   every level;
+//! - the SVG chart renders (rsvg-convert) and the DOT graph is accepted by `dot -Tsvg`, where
+//!   those tools are installed (the reason is printed when a check is skipped).
+
+use expect_test::expect_file;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use zkbc::driver;
+use zkbc::ir::interp;
+use zkbc::opt::OptLevel;
+use zkbc::report::pipeline::{self, measure, Measurement, Settings};
+use zkbc::report::{dot, svg, to_json};
+
+fn corpus() -> Vec<(String, PathBuf)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
+    let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .expect("circuits/ exists")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "zok"))
+        .map(|p| {
+            let name = p
+                .file_stem()
+                .expect("a file")
+                .to_string_lossy()
+                .into_owned();
+            (name, p)
+        })
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "the corpus has its programs");
+    files
+}
+
+fn inputs_of(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path.with_extension("json")).expect("inputs exist");
+    serde_json::from_str(&text).expect("inputs are JSON")
+}
+
+fn expected_outputs(path: &Path) -> Value {
+    let file = path.with_extension("expected.json");
+    let text = std::fs::read_to_string(&file).expect("expected outputs exist");
+    let json: Value = serde_json::from_str(&text).expect("expected outputs are JSON");
+    json.get("outputs").cloned().unwrap_or(json)
+}
+
+fn measured(path: &Path, inputs: Option<&Value>, settings: &Settings) -> Measurement {
+    let name = format!("{}", path.display());
+    let text = std::fs::read_to_string(path).expect("program exists");
+    measure(&name, &text, inputs, settings, &|_| {})
+        .unwrap_or_else(|e| panic!("{name} at {:?}: {e}", settings.opt_level))
+}
+
+#[test]
+fn corpus_reports_match_their_snapshots() {
+    for (name, path) in corpus() {
+        let inputs = inputs_of(&path);
+        let m = measured(&path, Some(&inputs), &Settings::default());
+        let r = &m.report;
+        assert_eq!(r.program, name);
+        assert_eq!(r.satisfied, Some(true), "{name}");
+        assert_eq!(
+            r.outputs.as_ref(),
+            Some(&expected_outputs(&path)),
+            "{name}: the report's outputs are the expected outputs"
+        );
+        expect_file![format!("snapshots/report/{name}.json")].assert_eq(&to_json(r));
+    }
+}
+
+fn pow2_at_least(n: u128) -> u128 {
+    let mut p = 1u128;
+    while p < n {
+        p *= 2;
+    }
+    p
+}
+
+fn log2_exact(n: u128) -> u32 {
+    assert!(n.is_power_of_two(), "{n} is a power of two");
+    n.trailing_zeros()
+}
+
+fn ceil_log2(n: u128) -> u32 {
+    (0..).find(|k| (1u128 << k) >= n).expect("small")
+}
+
+fn int(v: &Value, field: &str) -> u128 {
+    v[field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{field} is an integer in {v}")) as u128
+}
+
+/// Recomputes every total of a report's JSON from its `blocks` and the definitions of
+/// docs/report.md, and compares each with what the JSON says. Returns the number of fields
+/// compared.
+fn recompute_totals(json: &Value) -> usize {
+    let blocks = json["blocks"].as_array().expect("blocks is an array");
+    let totals = &json["totals"];
+    let min_block_size = int(json, "min_block_size");
+    let max_cons = blocks
+        .iter()
+        .map(|b| int(b, "constraints"))
+        .max()
+        .unwrap_or(0);
+    let threshold = pow2_at_least(max_cons).max(min_block_size);
+    assert_eq!(int(json, "threshold"), threshold, "threshold");
+    assert_eq!(int(totals, "blocks"), blocks.len() as u128, "blocks");
+    let constraints: u128 = blocks.iter().map(|b| int(b, "constraints")).sum();
+    assert_eq!(int(totals, "constraints"), constraints, "constraints");
+
+    let mut known = true;
+    let (mut e_sum, mut transitions, mut cells, mut uniform) = (0u128, 0u128, 0u128, 0u128);
+    let (mut max_q, mut max_x) = (0u128, 0u128);
+    for b in blocks {
+        let cons = int(b, "constraints");
+        let x = pow2_at_least(cons).max(2);
+        assert_eq!(int(b, "padded_constraints"), x, "X_b of {b}");
+        max_x = max_x.max(x);
+        match b["executions"].as_u64() {
+            Some(e) => {
+                let e = u128::from(e);
+                let q = if e == 0 { 0 } else { pow2_at_least(e) };
+                assert_eq!(int(b, "padded_executions"), q, "Q_b of {b}");
+                assert_eq!(int(b, "sumcheck_cells"), q * x, "cells of {b}");
+                e_sum += e * cons;
+                transitions += e;
+                cells += q * x;
+                uniform += q * threshold;
+                max_q = max_q.max(q);
+            }
+            None => {
+                assert!(b["padded_executions"].is_null() && b["sumcheck_cells"].is_null());
+                known = false;
+            }
+        }
+    }
+    let exact = totals["monolithic_exact"].as_bool().expect("a bool");
+    if !known {
+        for field in [
+            "executed_constraints",
+            "transitions",
+            "sumcheck_cells",
+            "uniform_cells",
+            "padding_waste",
+            "rounds",
+        ] {
+            assert!(totals[field].is_null(), "{field} is null when unknown");
+        }
+        if !exact {
+            assert!(totals["monolithic_cells"].is_null());
+        }
+        return 3;
+    }
+    assert_eq!(int(totals, "executed_constraints"), e_sum);
+    assert_eq!(int(totals, "transitions"), transitions);
+    assert_eq!(int(totals, "sumcheck_cells"), cells);
+    assert_eq!(int(totals, "uniform_cells"), uniform);
+    let waste = totals["padding_waste"].as_f64().expect("a number");
+    let expected_waste = if cells == 0 {
+        0.0
+    } else {
+        1.0 - e_sum as f64 / cells as f64
+    };
+    assert!(
+        (waste - expected_waste).abs() < 1e-12,
+        "padding_waste {waste} vs {expected_waste}"
+    );
+    let rounds = if cells == 0 {
+        0
+    } else {
+        ceil_log2(blocks.len() as u128) + log2_exact(max_q) + log2_exact(max_x)
+    };
+    assert_eq!(int(totals, "rounds"), u128::from(rounds));
+    if !exact {
+        assert_eq!(int(totals, "monolithic_cells"), pow2_at_least(e_sum));
+    } else {
+        assert!(int(totals, "monolithic_cells") >= 2);
+    }
+    10
+}
+
+#[test]
+fn every_total_is_recomputed_from_the_blocks() {
+    let mut checked = 0;
+    for (name, path) in corpus() {
+        let inputs = inputs_of(&path);
+        for settings in [
+            Settings::default(),
+            Settings {
+                opt_level: OptLevel::O1,
+                min_block_size: 32768,
+                ..Settings::default()
+            },
+        ] {
+            for inputs in [Some(&inputs), None] {
+                let m = measured(&path, inputs, &settings);
+                let json: Value = serde_json::from_str(&to_json(&m.report)).expect("JSON");
+                let n = std::panic::catch_unwind(|| recompute_totals(&json))
+                    .unwrap_or_else(|_| panic!("{name} at {:?}: a total is wrong", settings));
+                checked += n;
+            }
+        }
+    }
+    assert!(checked > 0);
+}
+
+#[test]
+fn known_static_executions_equal_the_run() {
+    let (mut known, mut total) = (0, 0);
+    for (name, path) in corpus() {
+        let text = std::fs::read_to_string(&path).expect("program exists");
+        let inputs = inputs_of(&path);
+        for level in [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3] {
+            let options = driver::Options {
+                opt_level: level,
+                ..driver::Options::default()
+            };
+            let mut c =
+                driver::compile(&format!("{name}.zok"), &text, &options).expect("corpus compiles");
+            driver::legalize_for_r1cs(&mut c.program).expect("legalizes");
+            let values = c.inputs_from_json(&inputs).expect("inputs fit");
+            let outcome =
+                interp::run(&c.program, &values, interp::Limits::default()).expect("corpus runs");
+            let traced = pipeline::traced_executions(&outcome);
+            let statik = pipeline::static_executions(&c.program);
+            for (key, n) in &statik {
+                total += 1;
+                if let Some(n) = n {
+                    known += 1;
+                    let ran = traced.get(key).copied().flatten().unwrap_or(0);
+                    assert_eq!(
+                        *n, ran,
+                        "{name} at {level:?}: {:?} is statically {n} but ran {ran} times",
+                        key.1
+                    );
+                }
+            }
+        }
+    }
+    // The rules know most blocks of the corpus (entry, straight-line code, counted loops).
+    assert!(known * 2 > total, "{known} of {total} static counts known");
+}
+
+#[test]
+fn a_counted_loop_is_known_statically_and_a_runtime_loop_is_not() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
+    let mimc = measured(&root.join("mimc.zok"), None, &Settings::default());
+    assert!(
+        mimc.report.blocks.iter().all(|b| b.executions.is_some()),
+        "mimc's loop has a constant bound: {:?}",
+        mimc.report.blocks
+    );
+    assert!(mimc.report.totals.sumcheck_cells.is_some());
+    let gcd = measured(&root.join("gcd.zok"), None, &Settings::default());
+    assert!(gcd.report.blocks.iter().any(|b| b.executions.is_none()));
+    assert_eq!(
+        gcd.report.blocks[0].executions,
+        Some(1),
+        "the entry runs once"
+    );
+    assert_eq!(gcd.report.totals.sumcheck_cells, None);
+    assert_eq!(gcd.report.satisfied, None);
+    assert_eq!(gcd.report.outputs, None);
+}
+
+fn tool(name: &str) -> bool {
+    let found = Command::new(name).arg("-V").output().is_ok();
+    if !found {
+        eprintln!("skipped: `{name}` is not installed");
+    }
+    found
+}
+
+#[test]
+fn every_corpus_dot_graph_is_accepted_by_graphviz() {
+    if !tool("dot") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for (name, path) in corpus() {
+        let m = measured(&path, Some(&inputs_of(&path)), &Settings::default());
+        let main = m.compilation.program.main_func();
+        let clusters = pipeline::merge_clusters(main);
+        let annotations = dot::annotations_from_report(main, &m.report);
+        assert_eq!(
+            annotations.len(),
+            main.layout.len(),
+            "{name}: every block annotated"
+        );
+        let text = dot::render(main, &annotations, &clusters).expect("laminar clusters");
+        let file = dir.path().join(format!("{name}.dot"));
+        std::fs::write(&file, &text).expect("writes");
+        let out = Command::new("dot")
+            .arg("-Tsvg")
+            .arg(&file)
+            .output()
+            .expect("dot runs");
+        assert!(
+            out.status.success() && out.stdout.starts_with(b"<?xml"),
+            "{name}: dot rejects the graph: {}\n{text}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn the_corpus_charts_render_to_png() {
+    if !tool("rsvg-convert") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for (name, path) in corpus() {
+        let m = measured(&path, Some(&inputs_of(&path)), &Settings::default());
+        let text = svg::render(&m.report).expect("draws");
+        let svg_file = dir.path().join(format!("{name}.svg"));
+        let png_file = dir.path().join(format!("{name}.png"));
+        std::fs::write(&svg_file, &text).expect("writes");
+        let out = Command::new("rsvg-convert")
+            .arg(&svg_file)
+            .arg("-o")
+            .arg(&png_file)
+            .output()
+            .expect("rsvg-convert runs");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let png = std::fs::read(&png_file).expect("a PNG was written");
+        assert!(png.starts_with(b"\x89PNG"), "{name}: not a PNG");
+        assert!(png.len() > 2000, "{name}: the PNG has content");
+    }
+}
