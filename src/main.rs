@@ -273,6 +273,10 @@ struct CompileArgs {
     /// the single circuit a ZoKrates-style compiler emits. Needs -O2 or -O3.
     #[arg(long)]
     monolithic: bool,
+    /// The most instructions one merge (or --monolithic unrolling) may emit; beyond it the
+    /// compile fails with an error instead of exhausting memory.
+    #[arg(long, default_value_t = opt::merge::DEFAULT_MAX_UNROLLED)]
+    max_unrolled: usize,
 }
 
 fn parse_level(s: &str) -> Result<opt::OptLevel, String> {
@@ -289,6 +293,7 @@ impl CompileArgs {
         };
         options.opt.merge.min_block_size = self.min_block_size;
         options.opt.merge.monolithic = self.monolithic;
+        options.opt.merge.max_unrolled = self.max_unrolled;
         if self.no_merge {
             options.opt.skip.push("merge".into());
         }

@@ -189,3 +189,24 @@ fn the_limits_exist_where_documented() {
         assert!(help.contains("--max-steps"), "{cmd}: {help}");
     }
 }
+
+/// `--monolithic` unrolling stops at `--max-unrolled` instructions with an error naming it.
+#[test]
+fn maximum_unrolled_size() {
+    let src = "def main(field x) -> field {\n    field mut acc = x;\n    for u32 i in 0..1000000 {\n        acc = acc * acc + x;\n    }\n    return acc;\n}\n";
+    let (code, _, err) = zkbc(
+        &[("unroll.zok", src)],
+        &[
+            "compile",
+            "unroll.zok",
+            "--monolithic",
+            "--max-unrolled",
+            "10000",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "error: unroll.zok: cannot merge `main` into one block: unrolling its loops would emit more than 10000 instructions\n"
+    );
+}
