@@ -226,7 +226,17 @@ fn run_seeds(seeds: Vec<u64>) -> Counts {
                     break;
                 };
                 let case = testgen::generate(seed);
-                let result = check_case(&case);
+                // A panic anywhere in the compiler is a failure of this case, not of the run.
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_case(&case)))
+                        .unwrap_or_else(|panic| {
+                            let message = panic
+                                .downcast_ref::<String>()
+                                .cloned()
+                                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                                .unwrap_or_default();
+                            Err(format!("panicked: {message}"))
+                        });
                 let features = case.program.features();
                 let mut c = counts.lock().expect("lock");
                 c.cases += 1;
@@ -283,7 +293,8 @@ fn random_programs_agree_with_the_reference_at_every_level() {
     println!("programs with: {:?}", c.with);
     println!("totals: {:?}", c.features);
     for m in c.mismatches.iter() {
-        println!("MISMATCH-LINE {}", m.lines().next().unwrap_or(""));
+        let seed = m.lines().find(|l| l.starts_with("seed ")).unwrap_or("");
+        println!("MISMATCH-LINE {seed} {}", m.lines().next().unwrap_or(""));
     }
     for m in c.mismatches.iter().take(3) {
         println!("MISMATCH {m}\n");
