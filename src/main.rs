@@ -65,9 +65,6 @@ enum Command {
         /// Inputs, as for `run`. Without it, a static report.
         #[arg(long)]
         inputs: Option<PathBuf>,
-        /// MIN_BLOCK_SIZE: the threshold is max(this, next_pow2(largest block)).
-        #[arg(long, default_value_t = report::pipeline::DEFAULT_MIN_BLOCK_SIZE)]
-        min_block_size: u64,
         /// Output form.
         #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
         format: ReportFormat,
@@ -111,6 +108,13 @@ enum Command {
         /// Comma-separated MIN_BLOCK_SIZE values.
         #[arg(long, value_delimiter = ',', default_value = "1024")]
         min_block_sizes: Vec<u64>,
+        /// Also a row per program and level without merging (`--no-merge`).
+        #[arg(long)]
+        with_no_merge: bool,
+        /// Also a row per program at -O3 `--monolithic` (programs with a runtime loop bound,
+        /// which have no one-block circuit, are left out of those rows).
+        #[arg(long)]
+        with_monolithic: bool,
         /// Output form.
         #[arg(long, value_enum, default_value_t = TableFormat::Markdown)]
         format: TableFormat,
@@ -284,19 +288,27 @@ fn parse_level(s: &str) -> Result<opt::OptLevel, String> {
 }
 
 impl CompileArgs {
+    /// The merge mode the flags ask for.
+    fn merging(&self) -> report::pipeline::Merging {
+        use report::pipeline::Merging;
+        match (self.no_merge, self.monolithic) {
+            (true, _) => Merging::Off,
+            (_, true) => Merging::Monolithic,
+            _ => Merging::Threshold,
+        }
+    }
+
     /// Reads and compiles the file; a compile error is exit status 2.
     fn compile(&self) -> Result<driver::Compilation, Exit> {
         let text = read(&self.file)?;
-        let mut options = driver::Options {
+        let mut options = Settings {
             opt_level: self.opt_level,
-            ..driver::Options::default()
-        };
-        options.opt.merge.min_block_size = self.min_block_size;
-        options.opt.merge.monolithic = self.monolithic;
-        options.opt.merge.max_unrolled = self.max_unrolled;
-        if self.no_merge {
-            options.opt.skip.push("merge".into());
+            min_block_size: self.min_block_size,
+            merging: self.merging(),
+            ..Settings::default()
         }
+        .driver_options();
+        options.opt.merge.max_unrolled = self.max_unrolled;
         driver::compile(&self.file.display().to_string(), &text, &options)
             .map_err(|e| user_error(e.to_string()))
     }
@@ -629,7 +641,6 @@ fn run(cli: Cli) -> Result<(), Exit> {
         Command::Report {
             compile,
             inputs,
-            min_block_size,
             format,
             output,
             quiet,
@@ -639,7 +650,8 @@ fn run(cli: Cli) -> Result<(), Exit> {
             inputs.as_deref(),
             &Settings {
                 opt_level: compile.opt_level,
-                min_block_size,
+                min_block_size: compile.min_block_size,
+                merging: compile.merging(),
                 max_steps,
             },
             format,
@@ -651,6 +663,8 @@ fn run(cli: Cli) -> Result<(), Exit> {
             inputs_dir,
             opt_levels,
             min_block_sizes,
+            with_no_merge,
+            with_monolithic,
             format,
             metric,
             output,
@@ -659,8 +673,12 @@ fn run(cli: Cli) -> Result<(), Exit> {
         } => table_command(
             &files,
             inputs_dir.as_deref(),
-            &opt_levels,
-            &min_block_sizes,
+            &table_pipelines(
+                &opt_levels,
+                &min_block_sizes,
+                with_no_merge,
+                with_monolithic,
+            ),
             (format, &metric),
             output.as_deref(),
             quiet,
@@ -896,11 +914,37 @@ fn report_command(
 
 /// `zkbc table`.
 #[allow(clippy::too_many_arguments)]
+/// The pipelines of `zkbc table`: every level at every MIN_BLOCK_SIZE, optionally each level
+/// without merging, and optionally -O3 `--monolithic`.
+fn table_pipelines(
+    opt_levels: &[opt::OptLevel],
+    min_block_sizes: &[u64],
+    with_no_merge: bool,
+    with_monolithic: bool,
+) -> Vec<(opt::OptLevel, u64, pipeline::Merging)> {
+    let mut out = Vec::new();
+    for &level in opt_levels {
+        for &size in min_block_sizes {
+            out.push((level, size, pipeline::Merging::Threshold));
+        }
+        if with_no_merge && level == opt::OptLevel::O3 {
+            out.push((level, min_block_sizes[0], pipeline::Merging::Off));
+        }
+    }
+    if with_monolithic {
+        out.push((
+            opt::OptLevel::O3,
+            min_block_sizes[0],
+            pipeline::Merging::Monolithic,
+        ));
+    }
+    out
+}
+
 fn table_command(
     files: &[PathBuf],
     inputs_dir: Option<&Path>,
-    opt_levels: &[opt::OptLevel],
-    min_block_sizes: &[u64],
+    pipelines: &[(opt::OptLevel, u64, pipeline::Merging)],
     (format, metric): (TableFormat, &str),
     output: Option<&Path>,
     quiet: bool,
@@ -913,7 +957,7 @@ fn table_command(
              transitions, sumcheck_cells, uniform_cells, padding_waste, rounds, monolithic_cells"
         ))
     })?;
-    let jobs = files.len() * opt_levels.len() * min_block_sizes.len();
+    let jobs = files.len() * pipelines.len();
     let progress = report::progress::Progress::new(Some(jobs as u64), "", quiet);
     let mut reports = Vec::with_capacity(jobs);
     let result = (|| {
@@ -927,17 +971,20 @@ fn table_command(
                 .unwrap_or_default();
             let candidate = dir.join(stem).with_extension("json");
             let inputs = candidate.is_file().then_some(candidate);
-            for &opt_level in opt_levels {
-                for &min_block_size in min_block_sizes {
-                    let settings = Settings {
-                        opt_level,
-                        min_block_size,
-                        max_steps,
-                    };
-                    let m = measure_file(file, inputs.as_deref(), &settings, &progress)?;
-                    reports.push(m.report);
-                    progress.inc(1);
+            for &(opt_level, min_block_size, merging) in pipelines {
+                let settings = Settings {
+                    opt_level,
+                    min_block_size,
+                    merging,
+                    max_steps,
+                };
+                match measure_file(file, inputs.as_deref(), &settings, &progress) {
+                    Ok(m) => reports.push(m.report),
+                    // No one-block circuit exists for this program: no monolithic row.
+                    Err(_) if merging == pipeline::Merging::Monolithic => {}
+                    Err(e) => return Err(e),
                 }
+                progress.inc(1);
             }
         }
         Ok(())

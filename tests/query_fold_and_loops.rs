@@ -156,3 +156,42 @@ def main(u32 x, u32 y) -> u32 {
     "#]]
     .assert_eq(&program.normalized_text());
 }
+
+/// The `bits-round-trip` idiom is used by the optimizer: `-O2` runs `fold_bits`, so a source
+/// round trip through bits costs nothing, and the program computes the same.
+#[test]
+fn o2_folds_source_bit_round_trips() {
+    let source = "def main(u32 x, u8 y) -> (u32, u8) {\n    bool[32] b = u32_to_bits(x);\n    return (u32_from_bits(b) + 1, u8_from_bits(u8_to_bits(y)));\n}\n";
+    let compile = |level| {
+        let options = zkbc::driver::Options {
+            opt_level: level,
+            ..Default::default()
+        };
+        zkbc::driver::compile("round_trip.zok", source, &options).unwrap()
+    };
+    let o0 = compile(zkbc::opt::OptLevel::O0);
+    let o2 = compile(zkbc::opt::OptLevel::O2);
+    let text = o2.program.to_string();
+    assert!(o0.program.to_string().contains("to_bits"));
+    assert!(
+        !text.contains("to_bits") && !text.contains("from_bits"),
+        "{text}"
+    );
+    let inputs = serde_json::json!({"x": "4294967295", "y": "200"});
+    for c in [&o0, &o2] {
+        let values = c.inputs_from_json(&inputs).unwrap();
+        let out = zkbc::ir::interp::run(&c.program, &values, Default::default()).unwrap();
+        assert_eq!(
+            c.outputs_to_json(&out.outputs),
+            serde_json::json!({"outputs": ["0", "200"]})
+        );
+    }
+    let report = o2
+        .opt_report
+        .runs
+        .iter()
+        .filter(|r| r.name == "fold_bits")
+        .map(|r| r.stats.get("bit_round_trips_folded"))
+        .sum::<usize>();
+    assert_eq!(report, 2);
+}

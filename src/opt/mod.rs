@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `O0` | none |
 //! | `O1` | inline; then mem2reg, dce, simplify_cfg to a fixpoint |
-//! | `O2` | inline; then mem2reg, sccp, dce, simplify_cfg to a fixpoint |
+//! | `O2` | inline; then mem2reg, sccp, fold_bits, dce, simplify_cfg to a fixpoint |
 //! | `O3` | `O2`, then once: merge, sccp, dce, simplify_cfg ([`O3_EXTRA`]) |
 //!
 //! [`optimize`] runs a pipeline with [`Options`]: verify after every pass (always in tests and
@@ -117,6 +117,15 @@ pub const PASSES: &[Pass] = &[
         run: |p, _| Ok(sccp::run(p)),
     },
     Pass {
+        name: "fold_bits",
+        description: "fold from_bits(to_bits(x)) round trips to x (found by the structure query `bits-round-trip`)",
+        run: |p, _| {
+            let mut stats = PassStats::default();
+            stats.add("bit_round_trips_folded", crate::query::fold_bit_round_trips(p));
+            Ok(stats)
+        },
+    },
+    Pass {
         name: "dce",
         description: "remove unused side-effect-free instructions and block parameters",
         run: |p, _| Ok(dce::run(p)),
@@ -165,7 +174,7 @@ impl OptLevel {
         let names: &[&str] = match self {
             OptLevel::O0 => &[],
             OptLevel::O1 => &["mem2reg", "dce", "simplify_cfg"],
-            OptLevel::O2 | OptLevel::O3 => &["mem2reg", "sccp", "dce", "simplify_cfg"],
+            OptLevel::O2 | OptLevel::O3 => &["mem2reg", "sccp", "fold_bits", "dce", "simplify_cfg"],
         };
         let extra: &[&str] = if self == OptLevel::O3 { O3_EXTRA } else { &[] };
         let lookup = |n: &&str| pass(n).expect("bug: unknown pass in a level's pipeline");

@@ -50,6 +50,18 @@ use std::fmt;
 /// The default MIN_BLOCK_SIZE (CoBBl's code uses 32768).
 pub const DEFAULT_MIN_BLOCK_SIZE: u64 = 1024;
 
+/// Whether and how blocks are merged (the `merge` pass of `-O3`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Merging {
+    /// As the level says: `-O3` merges components below the threshold.
+    #[default]
+    Threshold,
+    /// `--no-merge`: the level's pipeline without the merge pass.
+    Off,
+    /// `--monolithic`: the whole program as one block.
+    Monolithic,
+}
+
 /// How to compile, run and measure a program.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -57,6 +69,8 @@ pub struct Settings {
     pub opt_level: OptLevel,
     /// MIN_BLOCK_SIZE of the threshold.
     pub min_block_size: u64,
+    /// Merging.
+    pub merging: Merging,
     /// The interpreter's step limit.
     pub max_steps: u64,
 }
@@ -66,15 +80,55 @@ impl Default for Settings {
         Settings {
             opt_level: OptLevel::O3,
             min_block_size: DEFAULT_MIN_BLOCK_SIZE,
+            merging: Merging::Threshold,
             max_steps: interp::Limits::default().max_steps,
         }
     }
 }
 
 impl Settings {
-    /// The pipeline's name in a report's `opt_level`: `O2`.
+    /// The pipeline's name in a report's `opt_level`: `O2`, `O3 --no-merge`, `O3 --monolithic`.
     pub fn pipeline_name(&self) -> String {
-        format!("{:?}", self.opt_level)
+        match self.merging {
+            Merging::Threshold => format!("{:?}", self.opt_level),
+            Merging::Off => format!("{:?} --no-merge", self.opt_level),
+            Merging::Monolithic => format!("{:?} --monolithic", self.opt_level),
+        }
+    }
+
+    /// The driver options these settings stand for.
+    pub fn driver_options(&self) -> driver::Options {
+        let mut options = driver::Options {
+            opt_level: self.opt_level,
+            ..driver::Options::default()
+        };
+        options.opt.merge.min_block_size = self.min_block_size;
+        match self.merging {
+            Merging::Threshold => {}
+            Merging::Off => options.opt.skip.push("merge".into()),
+            Merging::Monolithic => options.opt.merge.monolithic = true,
+        }
+        options
+    }
+}
+
+/// The constraint count of the program compiled `--monolithic` (at `-O3`): the one circuit a
+/// ZoKrates-style compiler emits. `None` when no such circuit exists (a loop bound is a runtime
+/// value, or the unrolled program is too large) or it cannot be lowered.
+pub fn monolithic_constraints(file_name: &str, source: &str) -> Option<u64> {
+    let settings = Settings {
+        merging: Merging::Monolithic,
+        ..Settings::default()
+    };
+    let mut compilation = driver::compile(file_name, source, &settings.driver_options()).ok()?;
+    driver::legalize_for_r1cs(&mut compilation.program).ok()?;
+    let program = &compilation.program;
+    let stats = r1cs::stats(program).ok()?;
+    // One block in `main` (other functions, if any survived, are not part of the circuit).
+    let main_blocks: Vec<&BlockStats> = stats.iter().filter(|s| s.func == program.main).collect();
+    match main_blocks.as_slice() {
+        [one] => Some(one.constraints as u64),
+        _ => None,
     }
 }
 
@@ -181,10 +235,7 @@ pub fn measure(
     progress: &dyn Fn(Stage),
 ) -> Result<Measurement, MeasureError> {
     progress(Stage::Compile);
-    let options = driver::Options {
-        opt_level: settings.opt_level,
-        ..driver::Options::default()
-    };
+    let options = settings.driver_options();
     let mut compilation =
         driver::compile(file_name, source, &options).map_err(MeasureError::Compile)?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(MeasureError::Compile)?;
@@ -233,9 +284,19 @@ pub fn measure(
         &stats,
         &executions,
     );
+    let monolithic = match settings.merging {
+        Merging::Monolithic => stats
+            .iter()
+            .filter(|s| s.func == program.main)
+            .map(|s| s.constraints as u64)
+            .sum::<u64>()
+            .into(),
+        _ => monolithic_constraints(file_name, source),
+    };
     let cost = ProgramCost {
         outputs,
         satisfied,
+        monolithic_constraints: monolithic,
         ..cost
     };
     let report = cost.report().map_err(MeasureError::Cost)?;
