@@ -250,10 +250,12 @@ b4():
                 v9 = not v7
                 v10 = and v6, v9
                 v11 = or v4, v8
-                v12 = or v1, v11
-                v13 = or v10, v12
-                v14 = select v10, u32 3, u32 100
-                return v14
+                v12 = select v4, u32 1, u32 2
+                v13 = or v1, v11
+                v14 = select v1, u32 0, v12
+                v15 = or v10, v13
+                v16 = select v10, u32 3, u32 100
+                return v16
             }
         "#]],
     );

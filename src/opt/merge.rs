@@ -305,6 +305,7 @@ pub fn merge_component(
         vec![Edge {
             guard: start,
             args: head_params.clone(),
+            live: Vec::new(),
         }],
     );
     em.run_region(&region, loops.innermost(head))?;
@@ -388,6 +389,7 @@ pub fn merge_function(func: &mut Function, max_unrolled: usize) -> Result<bool, 
         vec![Edge {
             guard: start,
             args: params,
+            live: Vec::new(),
         }],
     );
     em.run_region(&rpo, None)?;
@@ -409,6 +411,10 @@ pub fn merge_function(func: &mut Function, max_unrolled: usize) -> Result<bool, 
 struct Edge {
     guard: ValueId,
     args: Vec<ValueId>,
+    /// For an edge leaving a loop being unrolled: the copies, at the time the edge is taken, of
+    /// the loop's values used after the loop (`(original, copy)`). They are combined like
+    /// arguments at the target, since later iterations rename the originals again.
+    live: Vec<(ValueId, ValueId)>,
 }
 
 /// The state of one merge: copies of instructions in order, the renaming of old values to
@@ -424,6 +430,8 @@ struct Emitter<'a> {
     back_edges: HashMap<BlockId, Vec<Edge>>,
     /// Loops being unrolled, outermost first.
     unrolling: Vec<LoopId>,
+    /// [`Emitter::escaping`], by loop.
+    escaping: HashMap<LoopId, Vec<ValueId>>,
     /// `v = p and c` (`true`) or `v = p and not c` (`false`), by `v`.
     splits: HashMap<ValueId, (ValueId, ValueId, bool)>,
     nots: HashMap<ValueId, ValueId>,
@@ -453,6 +461,7 @@ impl<'a> Emitter<'a> {
             pending: HashMap::new(),
             back_edges: HashMap::new(),
             unrolling: Vec::new(),
+            escaping: HashMap::new(),
             splits: HashMap::new(),
             nots: HashMap::new(),
             ands: HashMap::new(),
@@ -589,6 +598,102 @@ impl<'a> Emitter<'a> {
         v
     }
 
+    /// The copies of the values an edge to `dest` carries out of the loops being unrolled that
+    /// `dest` is outside of (see [`Edge::live`]).
+    fn live_out(&mut self, dest: BlockId) -> Vec<(ValueId, ValueId)> {
+        let mut live = Vec::new();
+        for l in self.unrolling.clone() {
+            if self.loops.get(l).blocks.contains(&dest) {
+                continue;
+            }
+            for v in self.escaping(l) {
+                if let Some(&c) = self.env.get(&v) {
+                    live.push((v, c));
+                }
+            }
+        }
+        live
+    }
+
+    /// Values defined in loop `l` (block parameters and results of its blocks) that blocks
+    /// outside `l` use.
+    fn escaping(&mut self, l: LoopId) -> Vec<ValueId> {
+        if let Some(vs) = self.escaping.get(&l) {
+            return vs.clone();
+        }
+        let blocks: HashSet<BlockId> = self.loops.get(l).blocks.iter().copied().collect();
+        let mut defined = HashSet::new();
+        for &b in &blocks {
+            let data = self.func.block(b);
+            defined.extend(data.params.iter().copied());
+            for &i in &data.insts {
+                defined.extend(self.func.inst(i).results.iter().copied());
+            }
+        }
+        let mut used = Vec::new();
+        for &b in &self.func.layout {
+            if blocks.contains(&b) {
+                continue;
+            }
+            let data = self.func.block(b);
+            for &i in &data.insts {
+                self.func.inst(i).kind.for_each_operand(|v| used.push(v));
+            }
+            if let Some(t) = &data.term {
+                used.extend(t.operands());
+            }
+        }
+        let mut out: Vec<ValueId> = used.into_iter().filter(|v| defined.contains(v)).collect();
+        out.sort();
+        out.dedup();
+        self.escaping.insert(l, out.clone());
+        out
+    }
+
+    /// [`Emitter::combine`], also combining the edges' [`Edge::live`] copies and renaming each
+    /// original to its combined copy.
+    fn combine_live(&mut self, edges: Vec<Edge>) -> (ValueId, Vec<ValueId>) {
+        let mut keys: Vec<ValueId> = edges
+            .iter()
+            .flat_map(|e| e.live.iter().map(|(v, _)| *v))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        if keys.is_empty() {
+            return self.combine(edges);
+        }
+        let n = edges[0].args.len();
+        let extended: Vec<Edge> = edges
+            .into_iter()
+            .map(|e| {
+                let mut args = e.args;
+                for k in &keys {
+                    // An edge that does not carry `k` comes from where `k` is not live (its
+                    // uses are dominated by the loop): any copy will do there.
+                    let c = e
+                        .live
+                        .iter()
+                        .find(|(v, _)| v == k)
+                        .map(|(_, c)| *c)
+                        .or_else(|| self.env.get(k).copied())
+                        .unwrap_or(*k);
+                    args.push(c);
+                }
+                Edge {
+                    guard: e.guard,
+                    args,
+                    live: Vec::new(),
+                }
+            })
+            .collect();
+        let (guard, mut args) = self.combine(extended);
+        let extra = args.split_off(n);
+        for (k, c) in keys.into_iter().zip(extra) {
+            self.env.insert(k, c);
+        }
+        (guard, args)
+    }
+
     /// One guard and one argument list for the (mutually exclusive) edges into a block.
     fn combine(&mut self, mut edges: Vec<Edge>) -> (ValueId, Vec<ValueId>) {
         if let Some(e) = edges
@@ -618,7 +723,11 @@ impl<'a> Emitter<'a> {
                         .collect();
                     edges.remove(i.max(j));
                     edges.remove(i.min(j));
-                    edges.push(Edge { guard: p, args });
+                    edges.push(Edge {
+                        guard: p,
+                        args,
+                        live: Vec::new(),
+                    });
                     continue 'pairs;
                 }
             }
@@ -676,11 +785,18 @@ impl<'a> Emitter<'a> {
         };
         let mut blocks = self.loops.get(l).blocks.clone();
         blocks.sort_by_key(|b| self.rpo_pos.get(b).copied().unwrap_or(usize::MAX));
-        let mut state = Some(self.combine(entry));
+        let mut state = Some(self.combine_live(entry));
         while let Some((guard, args)) = state {
             self.spend(1)?;
             self.back_edges.insert(header, Vec::new());
-            self.pending.insert(header, vec![Edge { guard, args }]);
+            self.pending.insert(
+                header,
+                vec![Edge {
+                    guard,
+                    args,
+                    live: Vec::new(),
+                }],
+            );
             self.unrolling.push(l);
             let result = self.run_region(&blocks, Some(l));
             self.unrolling.pop();
@@ -697,7 +813,7 @@ impl<'a> Emitter<'a> {
         };
         let insts = self.func.block(b).insts.clone();
         self.spend(1 + insts.len())?;
-        let (guard, args) = self.combine(edges);
+        let (guard, args) = self.combine_live(edges);
         let params = self.func.block(b).params.clone();
         for (p, a) in params.iter().zip(args) {
             self.env.insert(*p, a);
@@ -736,7 +852,11 @@ impl<'a> Emitter<'a> {
                     return Err(self.err_unsupported("a return inside the component"));
                 }
                 let args = values.iter().map(|v| self.map(*v)).collect();
-                self.returns.push(Edge { guard, args });
+                self.returns.push(Edge {
+                    guard,
+                    args,
+                    live: Vec::new(),
+                });
             }
         }
         Ok(())
@@ -778,7 +898,8 @@ impl<'a> Emitter<'a> {
             return;
         }
         let args = dest.args.iter().map(|v| self.map(*v)).collect();
-        let edge = Edge { guard, args };
+        let live = self.live_out(dest.block);
+        let edge = Edge { guard, args, live };
         match self.back_edges.get_mut(&dest.block) {
             Some(back) => back.push(edge),
             None => self.pending.entry(dest.block).or_default().push(edge),
