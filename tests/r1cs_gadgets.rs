@@ -136,6 +136,34 @@ fn assert_equality_costs_0_after_elimination() {
     gadget(&["u32", "u32"], "", body, 32, &[vec![u(3), u(4)]]);
 }
 
+/// `assert` of a `u1` `and` tree builds no product: its leaves must all be 1, asserted as one
+/// sum `Σ b_j = k` (sound: k booleans reach k < p only when each is 1). Here the leaves are
+/// b1's instance variables, so the sum stays as 1 constraint; with a leaf `false` the instance
+/// is unsatisfiable.
+#[test]
+fn assert_of_an_and_tree_is_one_linear_constraint() {
+    let body = "    v20 = and v10, v11\n    v21 = eq v12, u1 0\n    v22 = and v20, v21\n    assert v22\n    return";
+    gadget(&["u1", "u1", "u1"], "", body, 1, &[vec![u(1), u(1), u(0)]]);
+    let p = parse(&prog(&["u1", "u1", "u1"], "", body));
+    let block = lower(&p, 1);
+    let one = zkbc::field::Fr::from(1u64);
+    let zero = zkbc::field::Fr::from(0u64);
+    let honest = block.assign(&[one, one, zero]).expect("assigns");
+    assert_eq!(block.first_unsatisfied(&honest), None);
+    for bad in [
+        [zero, one, zero],
+        [one, zero, zero],
+        [one, one, one],
+        [zero, zero, one],
+    ] {
+        let forged = block.assign(&bad).expect("assigns");
+        assert!(
+            block.first_unsatisfied(&forged).is_some(),
+            "{bad:?} satisfies the assertion"
+        );
+    }
+}
+
 #[test]
 fn uint_add_sub_mul_wrap_around() {
     // Lazy: the operation is free, the output is normalized from N + 1 (add, sub) or 2N bits.
