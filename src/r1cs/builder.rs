@@ -49,6 +49,8 @@ pub(crate) struct Builder {
     /// Canonical bit decompositions already built, by combination: a second comparison of the
     /// same value reuses them (see `Builder::canonical_bits`).
     pub(crate) canonical: FxMap<Lc, Vec<Lc>>,
+    /// `[d == 0]` flags already built, by `d` up to sign (see `Builder::is_zero`).
+    pub(crate) zeros: FxMap<Lc, Lc>,
 }
 
 impl Builder {
@@ -65,6 +67,7 @@ impl Builder {
             linear: Rows::default(),
             products: FxMap::default(),
             canonical: FxMap::default(),
+            zeros: FxMap::default(),
         }
     }
 

@@ -255,11 +255,23 @@ impl Builder {
         }
     }
 
-    /// `[d == 0]` with an inverse hint: 2 constraints (free for a constant).
+    /// `[d == 0]` with an inverse hint: 2 constraints (free for a constant, and for a `d` whose
+    /// flag, or `-d`'s, was built before in the block: `a == b` again, or `b == a`).
     pub fn is_zero(&mut self, d: &Lc) -> Lc {
         if let Some(c) = d.as_constant() {
             return Lc::from_u64(u64::from(c.is_zero()));
         }
+        let neg = d.scale(-Fr::one());
+        let key = if *d <= neg { d.clone() } else { neg };
+        if let Some(z) = self.zeros.get(&key) {
+            return z.clone();
+        }
+        let z = self.is_zero_fresh(d);
+        self.zeros.insert(key, z.clone());
+        z
+    }
+
+    fn is_zero_fresh(&mut self, d: &Lc) -> Lc {
         let inv = self.witness(|cs| field::inverse(&cs.eval(d)).unwrap_or_else(Fr::zero));
         let z = self.witness(|cs| Fr::from(u64::from(cs.eval(d).is_zero())));
         let (inv, z) = (Lc::var(inv), Lc::var(z));

@@ -71,7 +71,7 @@
 //! | field `div` | 2 (`q·b = a`, `b·inv = 1`); 1 when `a` is a nonzero constant |
 //! | boolean check | 1 |
 //! | `select` | 1 per scalar leaf (0 when the arms differ by a constant) |
-//! | `eq` as a value | 2 (inverse hint); on `u1`: 1 |
+//! | `eq` as a value | 2 (inverse hint; 0 when `a == b` or `b == a` was built before in the block); on `u1`: 1 |
 //! | `assert c` | 0 (linear, eliminated) |
 //! | `assert` of an `eq` used only there | 0 (`a = b`, eliminated) |
 //! | `assert` of a `u1` `and` tree used only there | 0 for the `and`s: its boolean leaves are asserted as one sum `Σ b_j = k` |
