@@ -56,13 +56,6 @@ const ALLOWANCES: &[(&str, u64, u64, &str)] = &[
         "asm hint `inp != 0 ? 1 / inp : 0` computed in-circuit (an `eq` as a value and a guarded \
          division) before the asm's own two constraints",
     ),
-    (
-        "core/embed/field_to_bool.zok",
-        2,
-        3,
-        "the asm's `x * (x - 1) === 0` and the checked `field_to_bool_unsafe` conversion each \
-         constrain x boolean: zkbc does not yet see that the asm already did",
-    ),
     // Field comparison of two variables: zkbc's is complete over [0, p) (issue 11's intentional
     // difference); ZoKrates compares below 2^252 only.
     (

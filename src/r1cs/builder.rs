@@ -188,7 +188,20 @@ impl Builder {
     }
 
     /// Enforces `x ∈ {0, 1}`: `x · (x - 1) = 0` (one constraint unless `x` is constant).
+    /// When the product `x · (x - 1)` was constrained before (an `asm` block's own
+    /// `x * (x - 1) === 0`, say), the check is the linear `p = 0` on it instead.
     pub fn boolean(&mut self, x: &Lc) {
-        self.enforce(x, &x.add_const(-Fr::one()), &Lc::zero());
+        let x1 = x.add_const(-Fr::one());
+        let key = if *x <= x1 {
+            (x.clone(), x1.clone())
+        } else {
+            (x1.clone(), x.clone())
+        };
+        if let Some(p) = self.products.get(&key) {
+            let p = p.clone();
+            self.enforce_zero(&p);
+            return;
+        }
+        self.enforce(x, &x1, &Lc::zero());
     }
 }

@@ -69,7 +69,7 @@
 //! | field `add`, `sub`, `mul`/`div` by a constant, `make_array`, `from_bits`, `not`, constant-index `array_get`/`array_set`, casts to `field` | 0 |
 //! | field `mul` of two non-constants | 1 |
 //! | field `div` | 2 (`q·b = a`, `b·inv = 1`); 1 when `a` is a nonzero constant |
-//! | boolean check | 1 |
+//! | boolean check | 1 (0 more when `x · (x − 1)` was already a product: `p = 0`) |
 //! | `select` | 1 per scalar leaf (0 when the arms differ by a constant) |
 //! | `eq` as a value | 2 (inverse hint; 0 when `a == b` or `b == a` was built before in the block); on `u1`: 1 |
 //! | `assert c` | 0 (linear, eliminated) |
