@@ -136,6 +136,34 @@ fn assert_equality_costs_0_after_elimination() {
     gadget(&["u32", "u32"], "", body, 32, &[vec![u(3), u(4)]]);
 }
 
+/// `assert` of a `u1` `and` tree builds no product: its leaves must all be 1, asserted as one
+/// sum `Σ b_j = k` (sound: k booleans reach k < p only when each is 1). Here the leaves are
+/// b1's instance variables, so the sum stays as 1 constraint; with a leaf `false` the instance
+/// is unsatisfiable.
+#[test]
+fn assert_of_an_and_tree_is_one_linear_constraint() {
+    let body = "    v20 = and v10, v11\n    v21 = eq v12, u1 0\n    v22 = and v20, v21\n    assert v22\n    return";
+    gadget(&["u1", "u1", "u1"], "", body, 1, &[vec![u(1), u(1), u(0)]]);
+    let p = parse(&prog(&["u1", "u1", "u1"], "", body));
+    let block = lower(&p, 1);
+    let one = zkbc::field::Fr::from(1u64);
+    let zero = zkbc::field::Fr::from(0u64);
+    let honest = block.assign(&[one, one, zero]).expect("assigns");
+    assert_eq!(block.first_unsatisfied(&honest), None);
+    for bad in [
+        [zero, one, zero],
+        [one, zero, zero],
+        [one, one, one],
+        [zero, zero, one],
+    ] {
+        let forged = block.assign(&bad).expect("assigns");
+        assert!(
+            block.first_unsatisfied(&forged).is_some(),
+            "{bad:?} satisfies the assertion"
+        );
+    }
+}
+
 #[test]
 fn uint_add_sub_mul_wrap_around() {
     // Lazy: the operation is free, the output is normalized from N + 1 (add, sub) or 2N bits.
@@ -248,6 +276,76 @@ fn field_comparison_is_complete_and_bounded_when_known() {
     assert_eq!(out[0], vec![u(1)]);
 }
 
+/// A field element against a small constant `c < 2^k`: the canonical bits (384) and `k + 4`
+/// (`hi = 0` by an inverse hint 2, low bits below c in k + 1, their and 1); a second comparison
+/// of the same value reuses the bits. Every output is checked by mutation (soundness).
+#[test]
+fn field_comparison_with_a_small_constant_costs_the_bits_and_k_plus_4() {
+    let p_minus_1 = Val::Field(-zkbc::field::Fr::from(1u64));
+    let two_128 = Val::Field(
+        zkbc::field::Fr::from(1u64 << 63)
+            * zkbc::field::Fr::from(1u64 << 63)
+            * zkbc::field::Fr::from(4u64),
+    );
+    let inputs: Vec<Vec<Val>> = [
+        f(0),
+        f(1),
+        f(2),
+        f(3),
+        f(4),
+        f(254),
+        f(255),
+        f(256),
+        two_128,
+        p_minus_1,
+    ]
+    .into_iter()
+    .map(|x| vec![x])
+    .collect();
+    // x < 3 (k = 2): 384 + 6.
+    let out = gadget(
+        &["field"],
+        "u1",
+        "    v20 = lt v10, field 3\n    return v20",
+        390,
+        &inputs,
+    );
+    let got: Vec<Val> = out.into_iter().map(|o| o[0].clone()).collect();
+    assert_eq!(got, [1, 1, 1, 0, 0, 0, 0, 0, 0, 0].map(u).to_vec());
+    // x <= 2 is x < 3; 2 < x is 1 - [x < 3]; 3 <= x is 1 - [x < 3].
+    for (body, want) in [
+        (
+            "    v20 = le v10, field 2\n    return v20",
+            [1, 1, 1, 0, 0, 0, 0, 0, 0, 0],
+        ),
+        (
+            "    v20 = lt field 2, v10\n    return v20",
+            [0, 0, 0, 1, 1, 1, 1, 1, 1, 1],
+        ),
+        (
+            "    v20 = le field 3, v10\n    return v20",
+            [0, 0, 0, 1, 1, 1, 1, 1, 1, 1],
+        ),
+    ] {
+        let out = gadget(&["field"], "u1", body, 390, &inputs);
+        let got: Vec<Val> = out.into_iter().map(|o| o[0].clone()).collect();
+        assert_eq!(got, want.map(u).to_vec(), "{body}");
+    }
+    // Two comparisons of x share its bits: 384 + (2 + 4) + (8 + 4) + 1 (the and).
+    let body = "    v20 = lt v10, field 3\n    v21 = lt v10, field 255\n    v22 = or v20, v21\n    return v22";
+    let out = gadget(&["field"], "u1", body, 384 + 6 + 12 + 1, &inputs);
+    let got: Vec<Val> = out.into_iter().map(|o| o[0].clone()).collect();
+    assert_eq!(got, [1, 1, 1, 1, 1, 1, 0, 0, 0, 0].map(u).to_vec());
+    // x < 0 is false and x <= p - 1 true, for free (the output leaf is a constant: 1).
+    gadget(
+        &["field"],
+        "u1",
+        "    v20 = lt v10, field 0\n    return v20",
+        1,
+        &inputs[..1],
+    );
+}
+
 #[test]
 fn bitwise_operations_cost_n_per_operand_and_n() {
     for (op, want) in [
@@ -274,14 +372,16 @@ fn bitwise_operations_cost_n_per_operand_and_n() {
         &[vec![u(5)]],
     );
     assert_eq!(out[0], vec![u(MAX32 - 5)]);
-    // Bits are reused: x & y then x ^ y costs the two decompositions once.
+    // Bits are reused: x & y then x ^ y costs the two decompositions once. Products are
+    // reused too: `and` builds x_i·y_i (8) and `xor` (x_i + y_i − 2·x_i·y_i) reuses them, so
+    // 8 + 8 (bits) + 8 (products) + 9 (normalizing the 9-bit sum).
     let body =
         "    v20 = and v10, v11\n    v21 = xor v10, v11\n    v22 = add v20, v21\n    return v22";
     gadget(
         &["u8", "u8"],
         "u8",
         body,
-        8 + 8 + 8 + 8 + 9,
+        8 + 8 + 8 + 9,
         &[vec![u(0xf0), u(0x3c)]],
     );
 }

@@ -4,6 +4,7 @@
 //! allocate the same variables in the same order; that is what lets [`super::BlockR1cs`] compute
 //! a witness by re-running the lowering instead of storing a hint per variable.
 
+use super::fxhash::FxMap;
 use super::lc::{Lc, Var, ONE};
 use crate::field::Fr;
 use ark_ff::{One, Zero};
@@ -42,6 +43,14 @@ pub(crate) struct Builder {
     pub quad: Rows,
     /// Linear constraints `L = 0`, one row each (structure mode only).
     pub linear: Rows,
+    /// Products already constrained, `(a, b)` with `a ≤ b` → `a · b`: [`Builder::mul`] of the
+    /// same two combinations again reuses the product (both modes build it alike).
+    products: FxMap<(Lc, Lc), Lc>,
+    /// Canonical bit decompositions already built, by combination: a second comparison of the
+    /// same value reuses them (see `Builder::canonical_bits`).
+    pub(crate) canonical: FxMap<Lc, Vec<Lc>>,
+    /// `[d == 0]` flags already built, by `d` up to sign (see `Builder::is_zero`).
+    pub(crate) zeros: FxMap<Lc, Lc>,
 }
 
 impl Builder {
@@ -56,6 +65,9 @@ impl Builder {
             is_instance: vec![false],
             quad: Rows::default(),
             linear: Rows::default(),
+            products: FxMap::default(),
+            canonical: FxMap::default(),
+            zeros: FxMap::default(),
         }
     }
 
@@ -151,7 +163,8 @@ impl Builder {
         w
     }
 
-    /// `a · b`: linear when either side is constant, else one constraint.
+    /// `a · b`: linear when either side is constant, else one constraint (none when the same
+    /// product was constrained before).
     pub fn mul(&mut self, a: &Lc, b: &Lc) -> Lc {
         if let Some(k) = a.as_constant() {
             return b.scale(k);
@@ -159,14 +172,36 @@ impl Builder {
         if let Some(k) = b.as_constant() {
             return a.scale(k);
         }
+        let key = if a <= b {
+            (a.clone(), b.clone())
+        } else {
+            (b.clone(), a.clone())
+        };
+        if let Some(p) = self.products.get(&key) {
+            return p.clone();
+        }
         let p = self.witness(|cs| cs.eval(a) * cs.eval(b));
         let p = Lc::var(p);
         self.enforce(a, b, &p);
+        self.products.insert(key, p.clone());
         p
     }
 
     /// Enforces `x ∈ {0, 1}`: `x · (x - 1) = 0` (one constraint unless `x` is constant).
+    /// When the product `x · (x - 1)` was constrained before (an `asm` block's own
+    /// `x * (x - 1) === 0`, say), the check is the linear `p = 0` on it instead.
     pub fn boolean(&mut self, x: &Lc) {
-        self.enforce(x, &x.add_const(-Fr::one()), &Lc::zero());
+        let x1 = x.add_const(-Fr::one());
+        let key = if *x <= x1 {
+            (x.clone(), x1.clone())
+        } else {
+            (x1.clone(), x.clone())
+        };
+        if let Some(p) = self.products.get(&key) {
+            let p = p.clone();
+            self.enforce_zero(&p);
+            return;
+        }
+        self.enforce(x, &x1, &Lc::zero());
     }
 }

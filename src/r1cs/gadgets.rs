@@ -27,6 +27,9 @@ pub(crate) const UNBOUNDED: u32 = 254;
 pub(crate) const MAX_EXACT: u32 = 253;
 /// Limb width of the canonical (complete) field decomposition: 254 = 127 + 127.
 const LIMB: u32 = 127;
+/// The widest constant [`Builder::lt_small_constant`] compares against: beyond it the limb
+/// comparison of `field_lt` (131 constraints after the bits) is cheaper than `k + 4`.
+const SMALL_CONSTANT_BITS: u32 = 126;
 
 /// `2^i` for `i < 256`.
 pub(crate) fn pow2(i: u32) -> Fr {
@@ -252,11 +255,23 @@ impl Builder {
         }
     }
 
-    /// `[d == 0]` with an inverse hint: 2 constraints (free for a constant).
+    /// `[d == 0]` with an inverse hint: 2 constraints (free for a constant, and for a `d` whose
+    /// flag, or `-d`'s, was built before in the block: `a == b` again, or `b == a`).
     pub fn is_zero(&mut self, d: &Lc) -> Lc {
         if let Some(c) = d.as_constant() {
             return Lc::from_u64(u64::from(c.is_zero()));
         }
+        let neg = d.scale(-Fr::one());
+        let key = if *d <= neg { d.clone() } else { neg };
+        if let Some(z) = self.zeros.get(&key) {
+            return z.clone();
+        }
+        let z = self.is_zero_fresh(d);
+        self.zeros.insert(key, z.clone());
+        z
+    }
+
+    fn is_zero_fresh(&mut self, d: &Lc) -> Lc {
         let inv = self.witness(|cs| field::inverse(&cs.eval(d)).unwrap_or_else(Fr::zero));
         let z = self.witness(|cs| Fr::from(u64::from(cs.eval(d).is_zero())));
         let (inv, z) = (Lc::var(inv), Lc::var(z));
@@ -274,7 +289,8 @@ impl Builder {
     }
 
     /// The 254 bits of the canonical value of a field element, least significant first:
-    /// 254 booleans and a canonicity check (`< p`) of 130 constraints, 384 in all.
+    /// 254 booleans and a canonicity check (`< p`) of 130 constraints, 384 in all (0 when the
+    /// same combination was decomposed before in this block: the bits are kept).
     pub fn canonical_bits(&mut self, x: &Lc) -> Vec<Lc> {
         if let Some(c) = x.as_constant() {
             return bits_le(&c, UNBOUNDED)
@@ -282,6 +298,15 @@ impl Builder {
                 .map(|b| Lc::from_u64(u64::from(b)))
                 .collect();
         }
+        if let Some(bits) = self.canonical.get(x) {
+            return bits.clone();
+        }
+        let bits = self.canonical_bits_fresh(x);
+        self.canonical.insert(x.clone(), bits.clone());
+        bits
+    }
+
+    fn canonical_bits_fresh(&mut self, x: &Lc) -> Vec<Lc> {
         let bits = self.decompose(x, UNBOUNDED, Pivot::Low);
         let (lo_bits, hi_bits) = bits.split_at(LIMB as usize);
         let (lo, hi) = (sum_bits(lo_bits), sum_bits(hi_bits));
@@ -306,6 +331,30 @@ impl Builder {
         if a.bits < MAX_EXACT && b.bits < MAX_EXACT {
             return self.lt_bounded(&a.lc, &b.lc, a.bits.max(b.bits), or_equal);
         }
+        let one = Fr::one();
+        match (a.lc.as_constant(), b.lc.as_constant()) {
+            // [x < c] = [x < c] ; [x ≤ c] = [x < c + 1] (c = p - 1: always true).
+            (None, Some(c)) => {
+                if or_equal && c == -one {
+                    return Lc::from_u64(1);
+                }
+                let bound = if or_equal { c + one } else { c };
+                if let Some(r) = self.lt_small_constant(&a.lc, &bound) {
+                    return r;
+                }
+            }
+            // [c < x] = 1 - [x < c + 1] (c = p - 1: never); [c ≤ x] = 1 - [x < c].
+            (Some(c), None) => {
+                if !or_equal && c == -one {
+                    return Lc::zero();
+                }
+                let bound = if or_equal { c } else { c + one };
+                if let Some(r) = self.lt_small_constant(&b.lc, &bound) {
+                    return r.const_minus(one);
+                }
+            }
+            _ => {}
+        }
         let abits = self.canonical_bits(&a.lc);
         let bbits = self.canonical_bits(&b.lc);
         let (al, ah) = abits.split_at(LIMB as usize);
@@ -318,6 +367,26 @@ impl Builder {
         let shift = if or_equal { Fr::zero() } else { Fr::one() };
         let bits = self.decompose(&d.add_const(pow2(LIMB) - shift), LIMB + 1, Pivot::Low);
         bits[LIMB as usize].clone()
+    }
+
+    /// `[x < c]` for the canonical value of a field element `x` and a constant `c < 2^k`,
+    /// `k ≤ SMALL_CONSTANT_BITS`: given the canonical bits of `x` (384, shared with every other
+    /// comparison of `x` in the block), `x < c` iff its bits from `k` up are all 0 (`hi = 0`,
+    /// 2 constraints: `hi` is below p, so it is 0 only when they are) and its low `k` bits are
+    /// below `c` (`k + 1`), and-ed (1): `k + 4` in all. `None` for a larger constant.
+    fn lt_small_constant(&mut self, x: &Lc, c: &Fr) -> Option<Lc> {
+        let k = field::num_bits(c);
+        if k == 0 {
+            return Some(Lc::zero());
+        }
+        if k > SMALL_CONSTANT_BITS {
+            return None;
+        }
+        let bits = self.canonical_bits(x);
+        let (lo, hi) = bits.split_at(k as usize);
+        let hi_zero = self.is_zero(&sum_bits(hi));
+        let lo_lt = self.lt_bounded(&sum_bits(lo), &Lc::constant(*c), k, false);
+        Some(self.mul(&hi_zero, &lo_lt))
     }
 
     /// `c ? a : b` on one scalar: 1 constraint (0 when `c` is constant or `a - b` is).

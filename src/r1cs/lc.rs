@@ -12,7 +12,7 @@ pub type Var = u32;
 pub const ONE: Var = 0;
 
 /// A linear combination `Σ coeff · var`, sorted by variable, without zero coefficients.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Lc(pub(crate) Vec<(Var, Fr)>);
 
 impl Lc {

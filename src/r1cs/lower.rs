@@ -10,7 +10,8 @@ use super::live::FuncInfo;
 use super::LowerError;
 use crate::field::Fr;
 use crate::ir::{
-    BinOp, BlockCall, BlockId, Const, Function, InstKind, Terminator, Type, ValueDef, ValueId,
+    BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, Terminator, Type, ValueDef,
+    ValueId,
 };
 use ark_ff::{One, Zero};
 use std::rc::Rc;
@@ -290,18 +291,14 @@ impl<'a> Lowerer<'a> {
         }
         self.cs
             .enforce_eq(&Lc::var(in_label), &Lc::constant(block_label(self.block)));
-        // `eq` results whose only use is an `assert` of this block become `a = b`.
+        // `eq` results whose only use is an `assert` of this block become `a = b`; a `u1` `and`
+        // whose only use is an `assert` (or such an `and`) is not built: the assertion asserts
+        // each operand instead (`a ∧ b = 1` iff `a = 1` and `b = 1` for booleans), so
+        // `assert(a == [true; N])` costs no product per element.
+        let in_block: FxSet<InstId> = data.insts.iter().copied().collect();
         for &i in &data.insts {
             if let InstKind::Assert { cond, .. } = &func.inst(i).kind {
-                if info.uses.get(cond) == Some(&1) {
-                    if let ValueDef::Result(def, _) = func.value(*cond).def {
-                        if matches!(func.inst(def).kind, InstKind::Binary { op: BinOp::Eq, .. })
-                            && data.insts.contains(&def)
-                        {
-                            self.fused.insert(*cond);
-                        }
-                    }
-                }
+                self.fuse_assertion(*cond, info, &in_block);
             }
         }
         // Wires are dropped after their last reader in this block, unless the terminator or a
@@ -315,12 +312,11 @@ impl<'a> Lowerer<'a> {
                 }
             };
             kind.for_each_operand(&mut note);
-            // A fused assertion reads the operands of its `eq`.
+            // A fused assertion reads the leaves of its tree (the operands of fused `eq`s, and
+            // the operands of fused `and`s that are not fused).
             if let InstKind::Assert { cond, .. } = kind {
-                if self.fused.contains(cond) {
-                    if let ValueDef::Result(def, _) = func.value(*cond).def {
-                        func.inst(def).kind.for_each_operand(&mut note);
-                    }
+                for leaf in fused_reads(func, &self.fused, *cond) {
+                    note(leaf);
                 }
             }
         }
@@ -357,10 +353,8 @@ impl<'a> Lowerer<'a> {
             }
             inst.kind.for_each_operand(|v| self.env.release(v, pos));
             if let InstKind::Assert { cond, .. } = &inst.kind {
-                if let ValueDef::Result(def, _) = func.value(*cond).def {
-                    func.inst(def)
-                        .kind
-                        .for_each_operand(|v| self.env.release(v, pos));
+                for leaf in fused_reads(func, &self.fused, *cond) {
+                    self.env.release(leaf, pos);
                 }
             }
         }
@@ -459,11 +453,108 @@ impl<'a> Lowerer<'a> {
         Ok(y)
     }
 
+    /// Marks what an assertion of `cond` fuses: `cond` itself when it is an `eq`, or a `u1`
+    /// `and`, of this block used only there, and (for an `and`) recursively its operands.
+    fn fuse_assertion(&mut self, cond: ValueId, info: &FuncInfo, in_block: &FxSet<InstId>) {
+        let func = self.func;
+        if info.uses.get(&cond) != Some(&1) {
+            return;
+        }
+        let ValueDef::Result(def, _) = func.value(cond).def else {
+            return;
+        };
+        if !in_block.contains(&def) {
+            return;
+        }
+        match func.inst(def).kind {
+            InstKind::Binary { op: BinOp::Eq, .. } => {
+                self.fused.insert(cond);
+            }
+            InstKind::Binary {
+                op: BinOp::And,
+                lhs,
+                rhs,
+            } if matches!(func.value_type(lhs), Type::UInt(1)) => {
+                self.fused.insert(cond);
+                self.fuse_assertion(lhs, info, in_block);
+                self.fuse_assertion(rhs, info, in_block);
+            }
+            _ => {}
+        }
+    }
+
+    /// Asserts `cond` is true, through its fused tree: a fused `eq` becomes `a = b`; the
+    /// booleans that must be 1 (the operands of fused `and`s, and `u1` `eq`s against a
+    /// constant, which are `a` or `1 - a`) are asserted together as `Σ b_j = k` — one linear
+    /// constraint, sound because k booleans sum to k < p only when each is 1.
+    fn assert_value(&mut self, cond: ValueId) -> R<()> {
+        let mut ones = Vec::new();
+        self.assert_leaves(cond, &mut ones)?;
+        match ones.as_slice() {
+            [] => {}
+            [one] => {
+                let one = one.clone();
+                self.cs.assert_true(&one, None);
+            }
+            _ => {
+                let k = Lc::from_u64(ones.len() as u64);
+                let sum = ones.iter().fold(Lc::zero(), |acc, b| acc.add(b));
+                self.cs.assert_eq(&sum, &k, None);
+            }
+        }
+        Ok(())
+    }
+
+    /// Collects the booleans of [`Self::assert_value`] that must be 1; fused `eq`s that are not
+    /// boolean against a constant are asserted here.
+    fn assert_leaves(&mut self, cond: ValueId, ones: &mut Vec<Lc>) -> R<()> {
+        if !self.fused.contains(&cond) {
+            ones.push(self.norm(cond)?.lc);
+            return Ok(());
+        }
+        let ValueDef::Result(def, _) = self.func.value(cond).def else {
+            return Err(self.err("fused assertion without definition"));
+        };
+        let InstKind::Binary { op, lhs, rhs } = self.func.inst(def).kind else {
+            return Err(self.err("fused assertion of a non-binary value"));
+        };
+        match op {
+            BinOp::Eq => {
+                let (a, b) = match self.ty(lhs) {
+                    Type::UInt(_) => (self.norm(lhs)?, self.norm(rhs)?),
+                    _ => (self.num(lhs)?, self.num(rhs)?),
+                };
+                let boolean = matches!(self.ty(lhs), Type::UInt(1));
+                match (boolean, a.lc.as_constant(), b.lc.as_constant()) {
+                    (true, None, Some(c)) => ones.push(if c.is_zero() {
+                        a.lc.const_minus(Fr::one())
+                    } else {
+                        a.lc
+                    }),
+                    (true, Some(c), None) => ones.push(if c.is_zero() {
+                        b.lc.const_minus(Fr::one())
+                    } else {
+                        b.lc
+                    }),
+                    _ => self.cs.assert_eq(&a.lc, &b.lc, None),
+                }
+            }
+            BinOp::And => {
+                self.assert_leaves(lhs, ones)?;
+                self.assert_leaves(rhs, ones)?;
+            }
+            _ => return Err(self.err(format!("fused assertion of `{op}`"))),
+        }
+        Ok(())
+    }
+
     fn lower_inst(&mut self, kind: &InstKind, results: &[ValueId]) -> R<Vec<Wire>> {
         let one = |n: Num| Ok(vec![Wire::Num(n)]);
         match kind {
             InstKind::Binary { op, lhs, rhs } => {
-                if *op == BinOp::Eq && results.first().is_some_and(|r| self.fused.contains(r)) {
+                if matches!(op, BinOp::Eq | BinOp::And)
+                    && results.first().is_some_and(|r| self.fused.contains(r))
+                {
                     return Ok(vec![Wire::Num(Num::bool(Lc::zero()))]);
                 }
                 one(self.binary(*op, *lhs, *rhs)?)
@@ -528,22 +619,7 @@ impl<'a> Lowerer<'a> {
                 Ok(vec![self.select_wire(&c, &a, &b)?])
             }
             InstKind::Assert { cond, .. } => {
-                if self.fused.contains(cond) {
-                    let ValueDef::Result(def, _) = self.func.value(*cond).def else {
-                        return Err(self.err("fused assertion without definition"));
-                    };
-                    let InstKind::Binary { lhs, rhs, .. } = self.func.inst(def).kind else {
-                        return Err(self.err("fused assertion of a non-`eq`"));
-                    };
-                    let (a, b) = match self.ty(lhs) {
-                        Type::UInt(_) => (self.norm(lhs)?, self.norm(rhs)?),
-                        _ => (self.num(lhs)?, self.num(rhs)?),
-                    };
-                    self.cs.assert_eq(&a.lc, &b.lc, None);
-                } else {
-                    let c = self.num(*cond)?.lc;
-                    self.cs.assert_true(&c, None);
-                }
+                self.assert_value(*cond)?;
                 Ok(vec![])
             }
             InstKind::Allocate { .. } | InstKind::Load { .. } | InstKind::Store { .. } => Err(self
@@ -1026,4 +1102,31 @@ fn flatten(w: &Wire, out: &mut Vec<Num>) {
         Wire::Num(n) => out.push(n.clone()),
         Wire::Array(items) => items.iter().for_each(|i| flatten(i, out)),
     }
+}
+
+/// The values an assertion of `cond` reads once its fused tree is expanded: the operands of each
+/// fused `eq`, and each operand of a fused `and` that is not itself fused; `cond` when it is not
+/// fused.
+fn fused_reads(func: &Function, fused: &FxSet<ValueId>, cond: ValueId) -> Vec<ValueId> {
+    let mut out = Vec::new();
+    let mut stack = vec![cond];
+    while let Some(v) = stack.pop() {
+        if !fused.contains(&v) {
+            out.push(v);
+            continue;
+        }
+        let ValueDef::Result(def, _) = func.value(v).def else {
+            continue;
+        };
+        match &func.inst(def).kind {
+            InstKind::Binary {
+                op: BinOp::Eq,
+                lhs,
+                rhs,
+            } => out.extend([*lhs, *rhs]),
+            InstKind::Binary { lhs, rhs, .. } => stack.extend([*lhs, *rhs]),
+            _ => {}
+        }
+    }
+    out
 }

@@ -69,11 +69,13 @@
 //! | field `add`, `sub`, `mul`/`div` by a constant, `make_array`, `from_bits`, `not`, constant-index `array_get`/`array_set`, casts to `field` | 0 |
 //! | field `mul` of two non-constants | 1 |
 //! | field `div` | 2 (`q·b = a`, `b·inv = 1`); 1 when `a` is a nonzero constant |
-//! | boolean check | 1 |
+//! | boolean check | 1 (0 more when `x · (x − 1)` was already a product: `p = 0`) |
 //! | `select` | 1 per scalar leaf (0 when the arms differ by a constant) |
-//! | `eq` as a value | 2 (inverse hint); on `u1`: 1 |
+//! | `eq` as a value | 2 (inverse hint; 0 when `a == b` or `b == a` was built before in the block); on `u1`: 1 |
 //! | `assert c` | 0 (linear, eliminated) |
 //! | `assert` of an `eq` used only there | 0 (`a = b`, eliminated) |
+//! | `assert` of a `u1` `and` tree used only there | 0 for the `and`s: its boolean leaves are asserted as one sum `Σ b_j = k` |
+//! | field `mul` of two combinations already multiplied in the block | 0 (the product is reused) |
 //! | `uN` range check (main's inputs, checked casts) | N |
 //! | `uN` `add` / `sub` | 0 at the operation; normalizing the result costs N + 1 |
 //! | `uN` `mul` | 1, normalizing the result costs 2N |
@@ -81,6 +83,8 @@
 //! | `uN` `lt` / `le` | N + 1 |
 //! | field `lt` / `le`, both known below 2^m, m ≤ 252 | m + 1 |
 //! | field `lt` / `le`, complete over [0, p) | 2 · 384 + 131 = 899 |
+//! | field `lt` / `le` against a constant `c < 2^k`, k ≤ 126 | 384 + k + 4; other constants 384 + 131 |
+//! | canonical bits of a combination already decomposed in the block | 0 (kept) |
 //! | `uN` `and` / `or` / `xor` | N, plus N per operand whose bits are not yet known |
 //! | `to_bits` of a `uN` | N (0 when the bits are known; they are kept) |
 //! | `to_bits` of a field element | 384: 254 booleans + 130 for the canonical check `< p` |
