@@ -2,23 +2,13 @@
 //! R1CS where `-O0` leaves calls or memory, run, and every executed block's instance satisfied
 //! by the witness computed from the trace.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::corpus;
+
 use zkbc::driver;
 use zkbc::ir::{self, interp};
 use zkbc::opt::OptLevel;
 use zkbc::r1cs;
-
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "zok"))
-        .collect();
-    files.sort();
-    files
-}
 
 /// Compiles, legalizes, runs and checks; returns the number of block executions checked.
 fn check(

@@ -4,8 +4,11 @@
 //! `--monolithic` error, and the cost table (blocks, transition states, sumcheck cells with and
 //! without merging) is a snapshot, `tests/snapshots/merge_costs.txt` (`UPDATE_EXPECT=1`).
 
+mod common;
+use common::corpus;
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use zkbc::driver;
 use zkbc::ir::interp;
 use zkbc::opt::OptLevel;
@@ -21,18 +24,6 @@ const RUNTIME_BOUNDS: &[&str] = &[
     "u64_wrap",
     "while_collatz",
 ];
-
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "zok"))
-        .collect();
-    files.sort();
-    files
-}
 
 fn stem(file: &Path) -> String {
     file.file_stem().unwrap().to_string_lossy().into_owned()

@@ -5,24 +5,15 @@
 //!   witness (`wtns.check`), and rejects a witness with one value changed. Where node or
 //!   snarkjs is absent the snarkjs part prints why and passes, except under CI with node.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::corpus;
+
+use std::path::Path;
 use std::process::Command;
 use zkbc::field::Fr;
 use zkbc::ir::interp;
 use zkbc::prove::{self, BlockInstance};
 use zkbc::{driver, export};
-
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "zok"))
-        .collect();
-    files.sort();
-    files
-}
 
 fn instances(file: &Path) -> Vec<BlockInstance> {
     let name = file.display().to_string();

@@ -3,25 +3,15 @@
 //! state — the next block's label, its arguments and live-ins, or the returned values — makes the
 //! block's instance unsatisfied. The honest assignment satisfies it (checked first).
 
+mod common;
+use common::corpus;
+
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
 use zkbc::driver;
 use zkbc::field::Fr;
 use zkbc::ir::interp;
 use zkbc::opt::OptLevel;
 use zkbc::r1cs;
-
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "zok"))
-        .collect();
-    files.sort();
-    files
-}
 
 #[test]
 fn changing_any_output_state_value_is_rejected_in_every_corpus_block() {
