@@ -1557,22 +1557,16 @@ impl Checker {
                 self.unify(ret, expected, &t.generics, &mut bound);
             }
         }
-        let mut values = Vec::new();
-        for (g, b) in t.generics.iter().zip(&bound) {
-            match b {
-                Some(v) => values.push(*v),
-                None => {
-                    return Err(Diagnostic::new(
-                        format!(
-                            "cannot infer the generic parameter `{}` of `{}`",
-                            g.name, callee.name
-                        ),
-                        span,
-                    )
-                    .with_note(format!("give it explicitly: `{}::<...>(...)`", callee.name)))
-                }
-            }
-        }
+        let values = all_bound(&t.generics, &bound, |g| {
+            Diagnostic::new(
+                format!(
+                    "cannot infer the generic parameter `{g}` of `{}`",
+                    callee.name
+                ),
+                span,
+            )
+            .with_note(format!("give it explicitly: `{}::<...>(...)`", callee.name))
+        })?;
         let id = self.instance(t, values, span)?;
         let params = self.sigs[id.0 as usize].params.clone();
         let mut targs = Vec::new();
@@ -1761,22 +1755,16 @@ impl Checker {
                 self.unify(te, &ty, &def.generics, &mut bound);
             }
         }
-        let mut values = Vec::new();
-        for (g, b) in def.generics.iter().zip(&bound) {
-            match b {
-                Some(v) => values.push(*v),
-                None => {
-                    return Err(Diagnostic::new(
-                        format!(
-                            "cannot infer the generic parameter `{}` of struct `{}`",
-                            g.name, name.name
-                        ),
-                        span,
-                    )
-                    .with_note(format!("give the type, e.g. `{}<3> x = ...;`", name.name)))
-                }
-            }
-        }
+        let values = all_bound(&def.generics, &bound, |g| {
+            Diagnostic::new(
+                format!(
+                    "cannot infer the generic parameter `{g}` of struct `{}`",
+                    name.name
+                ),
+                span,
+            )
+            .with_note(format!("give the type, e.g. `{}<3> x = ...;`", name.name))
+        })?;
         self.struct_instance(&def, values, span)
     }
 
@@ -1954,4 +1942,18 @@ fn literal(digits: &str, ty: &Type, span: Span) -> TResult<ExprKind> {
             Ok(ExprKind::Field(f))
         }
     }
+}
+
+/// The values inferred for every generic parameter, or `unbound(name)` for the first one that
+/// nothing bound.
+fn all_bound(
+    generics: &[ast::Ident],
+    bound: &[Option<u32>],
+    unbound: impl Fn(&str) -> Diagnostic,
+) -> Result<Vec<u32>, Diagnostic> {
+    generics
+        .iter()
+        .zip(bound)
+        .map(|(g, b)| b.ok_or_else(|| unbound(&g.name)))
+        .collect()
 }
