@@ -400,24 +400,41 @@ fn bug(message: String) -> Exit {
     }
 }
 
-/// Compiles, legalizes for R1CS, runs, and assigns every executed block: the instances the
-/// prover and the exporter take.
+/// Compiles, legalizes for R1CS (lowering needs no calls and no memory) and runs: what every
+/// command that lowers the executed blocks starts with.
+fn compile_and_run(
+    compile: &CompileArgs,
+    inputs: Option<&Path>,
+    max_steps: u64,
+) -> Result<(driver::Compilation, interp::Outcome), Exit> {
+    let mut compiled = compile.compile()?;
+    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
+    let values = load_inputs(&compiled, inputs)?;
+    let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
+    Ok((compiled, outcome))
+}
+
+/// A block that cannot be lowered is the user's input (exit 2); an unsatisfied one is exit 1.
+fn check_failure(file: &Path, e: r1cs::CheckError) -> Exit {
+    Exit {
+        code: match e {
+            r1cs::CheckError::Lower(r1cs::LowerError::Unsupported { .. }) => 2,
+            _ => 1,
+        },
+        message: format!("{}: {e}", file.display()),
+    }
+}
+
+/// Compiles, legalizes, runs, and assigns every executed block: the instances the prover and
+/// the exporter take.
 fn block_instances(
     compile: &CompileArgs,
     inputs: Option<&Path>,
     max_steps: u64,
 ) -> Result<Vec<zkbc::prove::BlockInstance>, Exit> {
-    let mut compiled = compile.compile()?;
-    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
-    let values = load_inputs(&compiled, inputs)?;
-    let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
-    driver::block_instances(&compiled.program, &outcome).map_err(|e| Exit {
-        code: match e {
-            r1cs::CheckError::Lower(r1cs::LowerError::Unsupported { .. }) => 2,
-            _ => 1,
-        },
-        message: format!("{}: {e}", compile.file.display()),
-    })
+    let (compiled, outcome) = compile_and_run(compile, inputs, max_steps)?;
+    driver::block_instances(&compiled.program, &outcome)
+        .map_err(|e| check_failure(&compile.file, e))
 }
 
 /// Runs the program; a run-time failure is exit status 1 with `FILE:LINE:COL` when the failing
@@ -579,19 +596,10 @@ fn run(cli: Cli) -> Result<(), Exit> {
             max_steps,
             soundness,
         } => {
-            let mut compiled = compile.compile()?;
-            driver::legalize_for_r1cs(&mut compiled.program)
-                .map_err(|e| user_error(e.to_string()))?;
-            let values = load_inputs(&compiled, inputs.as_deref())?;
+            let (compiled, outcome) = compile_and_run(&compile, inputs.as_deref(), max_steps)?;
             let file = &compile.file;
-            let outcome = execute(file, &compiled.program, &values, max_steps)?;
-            let report = r1cs::check_trace(&compiled.program, &outcome).map_err(|e| Exit {
-                code: match e {
-                    r1cs::CheckError::Lower(r1cs::LowerError::Unsupported { .. }) => 2,
-                    _ => 1,
-                },
-                message: format!("{}: {e}", file.display()),
-            })?;
+            let report = r1cs::check_trace(&compiled.program, &outcome)
+                .map_err(|e| check_failure(file, e))?;
             for b in &report.blocks {
                 let func = compiled.program.func(b.func);
                 println!(
