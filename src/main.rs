@@ -323,22 +323,6 @@ enum Emit {
     Dot,
 }
 
-/// Compiles a source file; a compile error is exit status 2 with the rendered diagnostic.
-fn compile_zok(path: &Path) -> Result<(ir::Program, zkbc::front::Abi), Exit> {
-    let source = read(path)?;
-    let name = path.display().to_string();
-    zkbc::front::compile_source(&name, &source).map_err(|d| {
-        let rendered = d.render(&name, &source);
-        user_error(
-            rendered
-                .strip_prefix("error: ")
-                .unwrap_or(&rendered)
-                .trim_end()
-                .to_string(),
-        )
-    })
-}
-
 /// An error with the exit status it implies.
 struct Exit {
     code: u8,
@@ -817,14 +801,14 @@ fn query(
         }
     };
     let is_zok = file.extension().is_some_and(|e| e == "zok");
-    let program = if is_zok {
-        compile_zok(&file)?.0
-    } else {
-        let program = parse_ir(&file)?;
-        ir::verify::verify_program(&program)
-            .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
-        program
+    // Queries look at the program as written: the front end's IR (or the IR text), unoptimized.
+    let options = driver::Options {
+        opt_level: opt::OptLevel::O0,
+        ..driver::Options::default()
     };
+    let program = driver::compile(&file.display().to_string(), &read(&file)?, &options)
+        .map_err(|e| user_error(e.to_string()))?
+        .program;
     let matches = find(&program);
     let name = file.display().to_string();
     print!(
