@@ -246,7 +246,12 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
             break;
         }
     }
-    let residual = std::mem::take(&mut el.residual);
+    // A residual constraint was resolved when it was kept; a pivot chosen later may occur in it.
+    let residual: Vec<Lc> = std::mem::take(&mut el.residual)
+        .iter()
+        .map(|lc| el.resolve(lc))
+        .filter(|lc| !lc.is_zero())
+        .collect();
 
     // Which variables survive: instance variables always, witnesses when mentioned.
     let mut used = vec![false; n_vars];
@@ -338,6 +343,38 @@ mod tests {
         assert_eq!(r.var_map[w2 as usize], GONE);
         // C is now x + 3 in the new numbering (x is variable 1).
         assert_eq!(r.rows.row(2), &[(0, Fr::from(3u64)), (1, Fr::one())]);
+    }
+
+    #[test]
+    fn residual_kept_before_a_later_pivot_is_resolved() {
+        // A constraint too long to solve is kept first; a later one eliminates a witness it
+        // mentions (found by the random-program run, seed 2004250: the kept row named a variable
+        // the renumbering had dropped).
+        let mut cs = Builder::new(false);
+        let x = cs.instance(Fr::from(0u64));
+        let w = cs.witness(|_| Fr::from(0u64));
+        let others: Vec<Var> = (0..ELIM_MAX_TERMS)
+            .map(|_| cs.witness(|_| Fr::from(0u64)))
+            .collect();
+        let mut long = vec![(w, Fr::one())];
+        long.extend(others.iter().map(|&v| (v, Fr::one())));
+        cs.enforce_zero(&Lc::from_terms(long));
+        // w = x + 1: the pivot is w (x is an instance variable).
+        cs.enforce_eq(&Lc::var(w), &Lc::var(x).add_const(Fr::one()));
+        let r = reduce(cs);
+        assert_eq!(r.var_map[w as usize], GONE, "w was eliminated");
+        let n_vars = 1 + r.n_instance + r.n_witness;
+        for k in 0..r.rows.len() {
+            for &(v, _) in r.rows.row(k) {
+                assert!(
+                    (v as usize) < n_vars,
+                    "row {k} names variable {v} of {n_vars}"
+                );
+            }
+        }
+        // The kept row is now x + 1 + Σ others = 0.
+        assert_eq!(r.rows.len(), 3);
+        assert_eq!(r.rows.row(0).len(), 2 + ELIM_MAX_TERMS);
     }
 
     #[test]
