@@ -20,6 +20,7 @@ const RUNTIME_BOUNDS: &[&str] = &[
     "gcd",
     "isqrt",
     "range_sum",
+    "residual_elimination",
     "runtime_loop",
     "u64_wrap",
     "while_collatz",
