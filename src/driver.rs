@@ -262,9 +262,8 @@ pub fn block_instances(
 
 /// A block's constraint system as the prover's sparse matrices.
 fn sparse_r1cs(blk: &r1cs::BlockR1cs<'_>) -> prove::SparseR1cs {
-    let row = |r: &[(r1cs::Var, crate::field::Fr)]| -> prove::SparseRow {
-        r.iter().map(|&(v, c)| (v as usize, c)).collect()
-    };
+    let row =
+        |r: r1cs::Row<'_>| -> prove::SparseRow { r.iter().map(|(v, c)| (v as usize, c)).collect() };
     let n = blk.n_constraints();
     let (mut a, mut b, mut c) = (
         Vec::with_capacity(n),

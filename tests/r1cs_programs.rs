@@ -253,11 +253,10 @@ fn no_linear_constraint_survives_where_a_witness_can_absorb_it() {
         let inst = blk.n_instance() as u32;
         for k in 0..blk.n_constraints() {
             let (a, b, c) = blk.constraint(k);
-            let constant =
-                |row: &[(r1cs::Var, zkbc::field::Fr)]| row.iter().all(|t| t.0 == r1cs::ONE);
+            let constant = |row: r1cs::Row<'_>| row.vars().all(|v| v == r1cs::ONE);
             if constant(a) || constant(b) {
                 let rows = [a, b, c];
-                let witness = rows.iter().flat_map(|r| r.iter()).any(|t| t.0 > inst);
+                let witness = rows.iter().flat_map(|r| r.vars()).any(|v| v > inst);
                 assert!(
                     !witness,
                     "{}: linear constraint {k} mentions a witness",

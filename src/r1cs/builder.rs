@@ -9,15 +9,67 @@ use super::lc::{Lc, Var, ONE};
 use crate::field::Fr;
 use ark_ff::{One, Zero};
 
+/// The distinct coefficients of a block's constraints, each stored once: a term names its
+/// coefficient by index (4 bytes instead of a 32-byte field element). Index 0 is 1 and index 1
+/// is -1, the two most common.
+#[derive(Clone, Debug)]
+pub(crate) struct Coeffs {
+    pub values: Vec<Fr>,
+    index: FxMap<Fr, u32>,
+}
+
+impl Default for Coeffs {
+    fn default() -> Coeffs {
+        Coeffs {
+            values: vec![Fr::one(), -Fr::one()],
+            index: FxMap::default(),
+        }
+    }
+}
+
+impl Coeffs {
+    /// The index of `c`, adding it when new.
+    pub fn id(&mut self, c: Fr) -> u32 {
+        if c.is_one() {
+            return 0;
+        }
+        if c == self.values[1] {
+            return 1;
+        }
+        let next = self.values.len() as u32;
+        let id = *self.index.entry(c).or_insert(next);
+        if id == next {
+            self.values.push(c);
+        }
+        id
+    }
+
+    /// The coefficient with index `id`.
+    pub fn get(&self, id: u32) -> Fr {
+        self.values[id as usize]
+    }
+}
+
+/// One term of a stored row: a variable and the index of its coefficient in [`Coeffs`].
+pub(crate) type Packed = (Var, u32);
+
 /// Rows of linear combinations stored back to back: row `k` is `terms[ends[k-1]..ends[k]]`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Rows {
-    pub terms: Vec<(Var, Fr)>,
+    pub terms: Vec<Packed>,
     pub ends: Vec<u32>,
 }
 
 impl Rows {
-    pub fn push(&mut self, row: &[(Var, Fr)]) {
+    /// Appends a row given with its coefficients.
+    pub fn push(&mut self, row: &[(Var, Fr)], coeffs: &mut Coeffs) {
+        self.terms
+            .extend(row.iter().map(|&(v, c)| (v, coeffs.id(c))));
+        self.ends.push(self.terms.len() as u32);
+    }
+
+    /// Appends a row already packed.
+    pub fn push_packed(&mut self, row: &[Packed]) {
         self.terms.extend_from_slice(row);
         self.ends.push(self.terms.len() as u32);
     }
@@ -26,9 +78,34 @@ impl Rows {
         self.ends.len()
     }
 
-    pub fn row(&self, k: usize) -> &[(Var, Fr)] {
+    pub fn row(&self, k: usize) -> &[Packed] {
         let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
         &self.terms[start..self.ends[k] as usize]
+    }
+}
+
+/// A packed row as a combination.
+pub(crate) fn unpack(row: &[Packed], coeffs: &Coeffs) -> Lc {
+    Lc(row.iter().map(|&(v, c)| (v, coeffs.get(c))).collect())
+}
+
+/// The operands of a product, smaller first. Almost every product multiplies two single
+/// variables; their key is two integers, hashed and compared without touching a coefficient.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum ProdKey {
+    /// `u · v` with `u ≤ v`, both with coefficient 1.
+    Vars(Var, Var),
+    /// Any other pair, `(a, b)` with `a ≤ b`.
+    General(Box<(Lc, Lc)>),
+}
+
+impl ProdKey {
+    fn new(a: &Lc, b: &Lc) -> ProdKey {
+        match (a.as_var(), b.as_var()) {
+            (Some(u), Some(v)) => ProdKey::Vars(u.min(v), u.max(v)),
+            _ if a <= b => ProdKey::General(Box::new((a.clone(), b.clone()))),
+            _ => ProdKey::General(Box::new((b.clone(), a.clone()))),
+        }
     }
 }
 
@@ -43,9 +120,14 @@ pub(crate) struct Builder {
     pub quad: Rows,
     /// Linear constraints `L = 0`, one row each (structure mode only).
     pub linear: Rows,
-    /// Products already constrained, `(a, b)` with `a ≤ b` → `a · b`: [`Builder::mul`] of the
-    /// same two combinations again reuses the product (both modes build it alike).
-    products: FxMap<(Lc, Lc), Lc>,
+    /// The coefficients the rows refer to.
+    pub coeffs: Coeffs,
+    /// Products already constrained, `(a, b)` with `a ≤ b` → the variable holding `a · b`:
+    /// [`Builder::mul`] of the same two combinations again reuses the product (both modes build
+    /// it alike).
+    products: FxMap<ProdKey, Var>,
+    /// How many keys of `products` are [`ProdKey::General`] (a `boolean` can only find one).
+    general_products: usize,
     /// Canonical bit decompositions already built, by combination: a second comparison of the
     /// same value reuses them (see `Builder::canonical_bits`).
     pub(crate) canonical: FxMap<Lc, Vec<Lc>>,
@@ -65,7 +147,9 @@ impl Builder {
             is_instance: vec![false],
             quad: Rows::default(),
             linear: Rows::default(),
+            coeffs: Coeffs::default(),
             products: FxMap::default(),
+            general_products: 0,
             canonical: FxMap::default(),
             zeros: FxMap::default(),
         }
@@ -127,9 +211,9 @@ impl Builder {
         } else if let Some(k) = b.as_constant() {
             self.enforce_zero(&a.scale(k).sub(c));
         } else {
-            self.quad.push(&a.0);
-            self.quad.push(&b.0);
-            self.quad.push(&c.0);
+            self.quad.push(&a.0, &mut self.coeffs);
+            self.quad.push(&b.0, &mut self.coeffs);
+            self.quad.push(&c.0, &mut self.coeffs);
         }
     }
 
@@ -139,7 +223,7 @@ impl Builder {
         if self.witness_mode || lc.is_zero() {
             return;
         }
-        self.linear.push(&lc.0);
+        self.linear.push(&lc.0, &mut self.coeffs);
     }
 
     /// Enforces `a = b`.
@@ -172,19 +256,17 @@ impl Builder {
         if let Some(k) = b.as_constant() {
             return a.scale(k);
         }
-        let key = if a <= b {
-            (a.clone(), b.clone())
-        } else {
-            (b.clone(), a.clone())
-        };
-        if let Some(p) = self.products.get(&key) {
-            return p.clone();
+        let key = ProdKey::new(a, b);
+        if let Some(&p) = self.products.get(&key) {
+            return Lc::var(p);
         }
         let p = self.witness(|cs| cs.eval(a) * cs.eval(b));
-        let p = Lc::var(p);
-        self.enforce(a, b, &p);
-        self.products.insert(key, p.clone());
-        p
+        self.enforce(a, b, &Lc::var(p));
+        if matches!(key, ProdKey::General(_)) {
+            self.general_products += 1;
+        }
+        self.products.insert(key, p);
+        Lc::var(p)
     }
 
     /// Enforces `x ∈ {0, 1}`: `x · (x - 1) = 0` (one constraint unless `x` is constant).
@@ -192,15 +274,12 @@ impl Builder {
     /// `x * (x - 1) === 0`, say), the check is the linear `p = 0` on it instead.
     pub fn boolean(&mut self, x: &Lc) {
         let x1 = x.add_const(-Fr::one());
-        let key = if *x <= x1 {
-            (x.clone(), x1.clone())
-        } else {
-            (x1.clone(), x.clone())
-        };
-        if let Some(p) = self.products.get(&key) {
-            let p = p.clone();
-            self.enforce_zero(&p);
-            return;
+        // `x - 1` is never a single variable with coefficient 1, so only a general key can match.
+        if self.general_products > 0 {
+            if let Some(&p) = self.products.get(&ProdKey::new(x, &x1)) {
+                self.enforce_zero(&Lc::var(p));
+                return;
+            }
         }
         self.enforce(x, &x1, &Lc::zero());
     }

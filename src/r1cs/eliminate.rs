@@ -12,7 +12,7 @@
 //! Rows are rewritten in place: only constraints that mention an eliminated variable are
 //! rebuilt, so peak memory stays one constraint arena.
 
-use super::builder::{Builder, Rows};
+use super::builder::{unpack, Builder, Coeffs, Packed, Rows};
 use super::fxhash::FxMap;
 use super::lc::{Lc, Var, ONE};
 use crate::field::Fr;
@@ -32,6 +32,8 @@ pub(crate) const GONE: u32 = u32::MAX;
 pub(crate) struct Reduced {
     /// Three rows (A, B, C) per constraint, in the new numbering.
     pub rows: Rows,
+    /// The coefficients the rows refer to.
+    pub coeffs: Coeffs,
     /// Instance variables (1..=n_instance in the new numbering).
     pub n_instance: usize,
     /// Witness variables (after the instance variables).
@@ -54,8 +56,13 @@ struct Elim {
 
 impl Elim {
     /// Whether `lc` mentions an eliminated variable.
-    fn stale(&self, lc: &[(Var, Fr)]) -> bool {
-        lc.iter().any(|&(v, _)| self.eliminated[v as usize])
+    fn stale(&self, lc: &Lc) -> bool {
+        lc.terms().iter().any(|&(v, _)| self.eliminated[v as usize])
+    }
+
+    /// Whether a stored row mentions an eliminated variable.
+    fn stale_packed(&self, row: &[Packed]) -> bool {
+        row.iter().any(|&(v, _)| self.eliminated[v as usize])
     }
 
     /// Makes the substitution of `root` free of eliminated variables (iteratively: chains of
@@ -103,7 +110,7 @@ impl Elim {
     }
 
     fn resolve(&mut self, lc: &Lc) -> Lc {
-        if !self.stale(lc.terms()) {
+        if !self.stale(lc) {
             return lc.clone();
         }
         let pivots: Vec<Var> = lc
@@ -156,26 +163,25 @@ impl Elim {
 /// Substitutes eliminated variables in one constraint: it goes to `out`, or to `linear` when a
 /// side became constant.
 fn rewrite(
-    a: &[(Var, Fr)],
-    b: &[(Var, Fr)],
-    c: &[(Var, Fr)],
+    [a, b, c]: [&[Packed]; 3],
     el: &mut Elim,
+    coeffs: &mut Coeffs,
     out: &mut Rows,
     linear: &mut Vec<Lc>,
 ) {
     let (a, b, c) = (
-        el.resolve(&Lc(a.to_vec())),
-        el.resolve(&Lc(b.to_vec())),
-        el.resolve(&Lc(c.to_vec())),
+        el.resolve(&unpack(a, coeffs)),
+        el.resolve(&unpack(b, coeffs)),
+        el.resolve(&unpack(c, coeffs)),
     );
     if let Some(k) = a.as_constant() {
         linear.push(b.scale(k).sub(&c));
     } else if let Some(k) = b.as_constant() {
         linear.push(a.scale(k).sub(&c));
     } else {
-        out.push(&a.0);
-        out.push(&b.0);
-        out.push(&c.0);
+        out.push(a.terms(), coeffs);
+        out.push(b.terms(), coeffs);
+        out.push(c.terms(), coeffs);
     }
 }
 
@@ -185,6 +191,7 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
         is_instance,
         quad,
         linear,
+        mut coeffs,
         ..
     } = cs;
     let n_vars = is_instance.len();
@@ -204,12 +211,13 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
     let n_cons = rows.len() / 3;
     let mut alive = vec![true; n_cons];
     let mut extra = Rows::default();
-    let mut pending: Vec<Lc> = (0..linear.len())
-        .map(|k| Lc(linear.row(k).to_vec()))
-        .collect();
+    let mut n_linear = linear.len();
+    for k in 0..linear.len() {
+        el.eliminate(&unpack(linear.row(k), &coeffs));
+    }
     drop(linear);
-    let mut n_linear = pending.len();
     // Rewritten constraints live in `extra` (their original slot is dead).
+    let mut pending: Vec<Lc> = Vec::new();
     loop {
         for lc in std::mem::take(&mut pending) {
             el.eliminate(&lc);
@@ -223,20 +231,30 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
             if !*live {
                 continue;
             }
-            let (a, b, c) = (rows.row(3 * k), rows.row(3 * k + 1), rows.row(3 * k + 2));
-            if el.stale(a) || el.stale(b) || el.stale(c) {
+            let abc = [rows.row(3 * k), rows.row(3 * k + 1), rows.row(3 * k + 2)];
+            if abc.iter().any(|r| el.stale_packed(r)) {
                 *live = false;
-                rewrite(a, b, c, &mut el, &mut new_extra, &mut became_linear);
+                rewrite(
+                    abc,
+                    &mut el,
+                    &mut coeffs,
+                    &mut new_extra,
+                    &mut became_linear,
+                );
             }
         }
         for k in 0..extra.len() / 3 {
-            let (a, b, c) = (extra.row(3 * k), extra.row(3 * k + 1), extra.row(3 * k + 2));
-            if el.stale(a) || el.stale(b) || el.stale(c) {
-                rewrite(a, b, c, &mut el, &mut new_extra, &mut became_linear);
+            let abc = [extra.row(3 * k), extra.row(3 * k + 1), extra.row(3 * k + 2)];
+            if abc.iter().any(|r| el.stale_packed(r)) {
+                rewrite(
+                    abc,
+                    &mut el,
+                    &mut coeffs,
+                    &mut new_extra,
+                    &mut became_linear,
+                );
             } else {
-                new_extra.push(a);
-                new_extra.push(b);
-                new_extra.push(c);
+                abc.iter().for_each(|r| new_extra.push_packed(r));
             }
         }
         extra = new_extra;
@@ -246,7 +264,6 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
             break;
         }
     }
-    // A residual constraint was resolved when it was kept; a pivot chosen later may occur in it.
     let residual: Vec<Lc> = std::mem::take(&mut el.residual)
         .iter()
         .map(|lc| el.resolve(lc))
@@ -255,14 +272,24 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
 
     // Which variables survive: instance variables always, witnesses when mentioned.
     let mut used = vec![false; n_vars];
-    let mut mark = |row: &[(Var, Fr)]| row.iter().for_each(|&(v, _)| used[v as usize] = true);
     for (k, live) in alive.iter().enumerate() {
         if *live {
-            (0..3).for_each(|j| mark(rows.row(3 * k + j)));
+            for j in 0..3 {
+                rows.row(3 * k + j)
+                    .iter()
+                    .for_each(|&(v, _)| used[v as usize] = true);
+            }
         }
     }
-    (0..extra.len()).for_each(|k| mark(extra.row(k)));
-    residual.iter().for_each(|lc| mark(lc.terms()));
+    extra
+        .terms
+        .iter()
+        .for_each(|&(v, _)| used[v as usize] = true);
+    for lc in &residual {
+        lc.terms()
+            .iter()
+            .for_each(|&(v, _)| used[v as usize] = true);
+    }
     let mut var_map = vec![GONE; n_vars];
     var_map[0] = 0;
     let mut next = 1u32;
@@ -302,21 +329,31 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
     }
     rows.terms.truncate(write);
     rows.ends = out_ends;
-    let renumber = |row: &[(Var, Fr)]| -> Vec<(Var, Fr)> {
-        let mut r: Vec<(Var, Fr)> = row.iter().map(|&(v, c)| (var_map[v as usize], c)).collect();
+    let residual_terms: usize = residual.iter().map(|lc| lc.terms().len() + 1).sum();
+    rows.terms.reserve_exact(extra.terms.len() + residual_terms);
+    rows.ends.reserve_exact(extra.len() + 3 * residual.len());
+    let renumber = |row: &[Packed]| -> Vec<Packed> {
+        let mut r: Vec<Packed> = row.iter().map(|&(v, c)| (var_map[v as usize], c)).collect();
         r.sort_unstable_by_key(|t| t.0);
         r
     };
     for k in 0..extra.len() {
-        rows.push(&renumber(extra.row(k)));
+        rows.push_packed(&renumber(extra.row(k)));
     }
+    drop(extra);
     for lc in &residual {
-        rows.push(&renumber(lc.terms()));
-        rows.push(&[(ONE, Fr::one())]);
-        rows.push(&[]);
+        let lc = Lc(lc
+            .terms()
+            .iter()
+            .map(|&(v, c)| (var_map[v as usize], c))
+            .collect());
+        rows.push(Lc::from_terms(lc.0).terms(), &mut coeffs);
+        rows.push(&[(ONE, Fr::one())], &mut coeffs);
+        rows.push(&[], &mut coeffs);
     }
     Reduced {
         rows,
+        coeffs,
         n_instance,
         n_witness,
         var_map,
@@ -342,7 +379,10 @@ mod tests {
         assert_eq!((r.n_instance, r.n_witness), (1, 1));
         assert_eq!(r.var_map[w2 as usize], GONE);
         // C is now x + 3 in the new numbering (x is variable 1).
-        assert_eq!(r.rows.row(2), &[(0, Fr::from(3u64)), (1, Fr::one())]);
+        assert_eq!(
+            unpack(r.rows.row(2), &r.coeffs).terms(),
+            &[(0, Fr::from(3u64)), (1, Fr::one())]
+        );
     }
 
     #[test]

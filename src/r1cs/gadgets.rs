@@ -588,7 +588,7 @@ mod tests {
             red.rows
                 .row(k)
                 .iter()
-                .map(|&(v, c)| vals[v as usize] * c)
+                .map(|&(v, c)| vals[v as usize] * red.coeffs.get(c))
                 .sum()
         };
         let n = red.rows.len() / 3;

@@ -67,6 +67,14 @@ impl Lc {
         self.0.is_empty()
     }
 
+    /// The variable, when the combination is one variable with coefficient 1.
+    pub fn as_var(&self) -> Option<Var> {
+        match self.0.as_slice() {
+            [(v, c)] if *v != ONE && c.is_one() => Some(*v),
+            _ => None,
+        }
+    }
+
     /// The constant value, when the combination has no variable other than [`ONE`].
     pub fn as_constant(&self) -> Option<Fr> {
         match self.0.as_slice() {

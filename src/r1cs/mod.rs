@@ -126,8 +126,49 @@ use rayon::prelude::*;
 use std::fmt;
 use std::sync::Arc;
 
-/// One row (A, B or C) of a constraint: `(variable, coefficient)` sorted by variable.
-pub type Row<'a> = &'a [(Var, Fr)];
+/// One row (A, B or C) of a constraint: `(variable, coefficient)` terms sorted by variable.
+/// Rows are stored packed (a coefficient is an index into the block's table of distinct
+/// coefficients); [`Row::iter`] gives the terms with their coefficients.
+#[derive(Clone, Copy, Debug)]
+pub struct Row<'a> {
+    terms: &'a [builder::Packed],
+    coeffs: &'a [Fr],
+}
+
+impl<'a> Row<'a> {
+    /// The `(variable, coefficient)` terms, sorted by variable.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (Var, Fr)> + 'a {
+        let coeffs = self.coeffs;
+        self.terms
+            .iter()
+            .map(move |&(v, c)| (v, coeffs[c as usize]))
+    }
+
+    /// Number of terms.
+    pub fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Whether the row is the zero combination.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// The variables, sorted.
+    pub fn vars(&self) -> impl ExactSizeIterator<Item = Var> + 'a {
+        self.terms.iter().map(|&(v, _)| v)
+    }
+
+    /// The value under an assignment indexed by variable (index 0 must hold 1).
+    pub fn eval(&self, values: &[Fr]) -> Fr {
+        self.iter().map(|(v, c)| values[v as usize] * c).sum()
+    }
+
+    /// The row as a linear combination.
+    pub fn to_lc(&self) -> Lc {
+        Lc(self.iter().collect())
+    }
+}
 
 /// Why a block cannot be lowered (or assigned).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -353,7 +394,11 @@ impl<'f> BlockR1cs<'f> {
     /// constant 1, then instance variables, then witnesses.
     pub fn constraint(&self, k: usize) -> (Row<'_>, Row<'_>, Row<'_>) {
         let r = &self.reduced.rows;
-        (r.row(3 * k), r.row(3 * k + 1), r.row(3 * k + 2))
+        let row = |j| Row {
+            terms: r.row(j),
+            coeffs: &self.reduced.coeffs.values,
+        };
+        (row(3 * k), row(3 * k + 1), row(3 * k + 2))
     }
 
     /// Sizes of the instance.
@@ -432,10 +477,9 @@ impl<'f> BlockR1cs<'f> {
     /// The first constraint the assignment violates, by direct evaluation.
     pub fn first_unsatisfied(&self, a: &Assignment) -> Option<usize> {
         let v = a.full();
-        let eval = |row: &[(Var, Fr)]| -> Fr { row.iter().map(|&(x, c)| v[x as usize] * c).sum() };
         (0..self.n_constraints()).find(|&k| {
             let (ra, rb, rc) = self.constraint(k);
-            eval(ra) * eval(rb) != eval(rc)
+            ra.eval(&v) * rb.eval(&v) != rc.eval(&v)
         })
     }
 
@@ -457,8 +501,8 @@ impl<'f> BlockR1cs<'f> {
                     .expect("a fresh system accepts witnesses"),
             );
         }
-        let lc = |row: &[(Var, Fr)]| {
-            LinearCombination(row.iter().map(|&(x, c)| (c, vars[x as usize])).collect())
+        let lc = |row: Row<'_>| {
+            LinearCombination(row.iter().map(|(x, c)| (c, vars[x as usize])).collect())
         };
         for k in 0..self.n_constraints() {
             let (ra, rb, rc) = self.constraint(k);

@@ -260,8 +260,7 @@ fn eval(row: &Row, v: &[Fr]) -> Fr {
 impl Solver {
     fn new(blk: &BlockR1cs<'_>) -> Solver {
         let n_vars = 1 + blk.n_instance() + blk.n_witness();
-        let conv =
-            |r: &[(super::Var, Fr)]| -> Row { r.iter().map(|&(x, c)| (x as usize, c)).collect() };
+        let conv = |r: super::Row<'_>| -> Row { r.iter().map(|(x, c)| (x as usize, c)).collect() };
         let rows = (0..blk.n_constraints())
             .map(|k| {
                 let (a, b, c) = blk.constraint(k);
