@@ -281,6 +281,10 @@ struct CompileArgs {
     /// compile fails with an error instead of exhausting memory.
     #[arg(long, default_value_t = opt::merge::DEFAULT_MAX_UNROLLED)]
     max_unrolled: usize,
+    /// The most constraints one block may have (before linear elimination); lowering a larger
+    /// block fails with an error instead of exhausting memory.
+    #[arg(long, default_value_t = r1cs::DEFAULT_MAX_CONSTRAINTS)]
+    max_constraints: usize,
 }
 
 fn parse_level(s: &str) -> Result<opt::OptLevel, String> {
@@ -299,16 +303,23 @@ impl CompileArgs {
     }
 
     /// Reads and compiles the file; a compile error is exit status 2.
-    fn compile(&self) -> Result<driver::Compilation, Exit> {
-        let text = read(&self.file)?;
-        let mut options = Settings {
+    /// The pipeline settings the flags ask for; also sets the process-wide constraint limit.
+    fn settings(&self, max_steps: u64) -> Settings {
+        r1cs::set_max_constraints(self.max_constraints);
+        Settings {
             opt_level: self.opt_level,
             min_block_size: self.min_block_size,
             merging: self.merging(),
-            ..Settings::default()
+            max_steps,
+            max_unrolled: self.max_unrolled,
         }
-        .driver_options();
-        options.opt.merge.max_unrolled = self.max_unrolled;
+    }
+
+    fn compile(&self) -> Result<driver::Compilation, Exit> {
+        let text = read(&self.file)?;
+        let options = self
+            .settings(Settings::default().max_steps)
+            .driver_options();
         driver::compile(&self.file.display().to_string(), &text, &options)
             .map_err(|e| user_error(e.to_string()))
     }
@@ -402,7 +413,9 @@ fn compile_and_run(
 fn check_failure(file: &Path, e: r1cs::CheckError) -> Exit {
     Exit {
         code: match e {
-            r1cs::CheckError::Lower(r1cs::LowerError::Unsupported { .. }) => 2,
+            r1cs::CheckError::Lower(
+                r1cs::LowerError::Unsupported { .. } | r1cs::LowerError::TooLarge { .. },
+            ) => 2,
             _ => 1,
         },
         message: format!("{}: {e}", file.display()),
@@ -640,12 +653,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
         } => report_command(
             &compile,
             inputs.as_deref(),
-            &Settings {
-                opt_level: compile.opt_level,
-                min_block_size: compile.min_block_size,
-                merging: compile.merging(),
-                max_steps,
-            },
+            &compile.settings(max_steps),
             format,
             output.as_deref(),
             quiet,
@@ -969,6 +977,7 @@ fn table_command(
                     min_block_size,
                     merging,
                     max_steps,
+                    ..Settings::default()
                 };
                 match measure_file(file, inputs.as_deref(), &settings, &progress) {
                     Ok(m) => reports.push(m.report),

@@ -291,7 +291,7 @@ fn a_runtime_loop_bound_is_never_unrolled() {
 fn a_huge_loop_is_a_clear_error_not_an_exhausted_memory() {
     let source = RUNTIME_LOOP.replace("v3 = lt v1, v0", "v3 = lt v1, u32 4000000000");
     let err = run_merge(&source, true).unwrap_err();
-    expect!["cannot merge `main` into one block: unrolling its loops would emit more than 10000000 instructions"]
+    expect!["cannot merge `main` into one block: unrolling its loops would emit more than 1000000 instructions"]
     .assert_eq(&err.to_string());
 }
 

@@ -210,3 +210,63 @@ fn maximum_unrolled_size() {
         "error: unroll.zok: cannot merge `main` into one block: unrolling its loops would emit more than 10000 instructions\n"
     );
 }
+
+/// Without `--max-unrolled`, `--monolithic` stops at the default of 1,000,000 instructions.
+#[test]
+fn maximum_unrolled_size_by_default() {
+    let src = "def main(field x) -> field {\n    field mut acc = x;\n    for u32 i in 0..10000000 {\n        acc = acc * acc + x;\n    }\n    return acc;\n}\n";
+    let (code, _, err) = zkbc(
+        &[("unroll.zok", src)],
+        &["compile", "unroll.zok", "--monolithic"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "error: unroll.zok: cannot merge `main` into one block: unrolling its loops would emit more than 1000000 instructions\n"
+    );
+}
+
+/// A block with more constraints than `--max-constraints` (here one loop unrolled into one
+/// block: 2 constraints an iteration) is an error naming the block and the flag, on every
+/// command that lowers; below the limit the same program checks.
+#[test]
+fn maximum_constraints_per_block() {
+    let src = "def main(field x) -> field {\n    field mut acc = x;\n    for u32 i in 0..3000 {\n        acc = acc * acc * x;\n    }\n    return acc;\n}\n";
+    let files = [("big.zok", src), ("in.json", "{\"x\": \"3\"}")];
+    let message =
+        "error: big.zok: fn main, b0 needs more than 5000 constraints, the limit for one \
+                   block (raise it with --max-constraints, or split the work: without \
+                   --monolithic, or with a smaller --min-block-size)\n";
+    for cmd in ["check", "report", "prove", "export"] {
+        let mut args = vec![cmd, "big.zok", "--inputs", "in.json", "--monolithic"];
+        args.extend(["--max-constraints", "5000"]);
+        if cmd == "export" {
+            args.extend(["--out", "out"]);
+        }
+        let (code, _, err) = zkbc(&files, &args);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert_eq!(err, message, "{cmd}");
+    }
+    let (code, out, err) = zkbc(
+        &files,
+        &[
+            "check",
+            "big.zok",
+            "--inputs",
+            "in.json",
+            "--monolithic",
+            "--max-constraints",
+            "7000",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("all 1 block executions satisfied"), "{out}");
+    for cmd in ["compile", "check", "report", "prove", "export", "run"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
+            .args([cmd, "--help"])
+            .output()
+            .expect("runs");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("--max-constraints"), "{cmd}: {help}");
+    }
+}

@@ -77,7 +77,7 @@ pub const DEFAULT_MIN_BLOCK_SIZE: u64 = 1024;
 
 /// The most instructions (plus copied blocks) merging may emit for one component or one
 /// monolithic function, so that a huge loop cannot exhaust memory.
-pub const DEFAULT_MAX_UNROLLED: usize = 10_000_000;
+pub const DEFAULT_MAX_UNROLLED: usize = 1_000_000;
 
 /// Most rounds of "find components, merge" per function.
 const MAX_ROUNDS: usize = 64;

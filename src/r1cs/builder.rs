@@ -165,6 +165,11 @@ impl Builder {
         v
     }
 
+    /// Constraints recorded so far, before elimination (structure mode; 0 in witness mode).
+    pub fn n_constraints(&self) -> usize {
+        self.quad.len() / 3 + self.linear.len()
+    }
+
     /// A new witness variable whose value (witness mode) is `value(self)`.
     pub fn witness(&mut self, value: impl FnOnce(&Builder) -> Fr) -> Var {
         self.alloc(false, value)

@@ -332,10 +332,18 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        let limit = super::max_constraints();
         for (pos, &i) in data.insts.iter().enumerate() {
             self.pos = Some(pos);
             let inst = func.inst(i);
             let mut results = self.lower_inst(&inst.kind, &inst.results)?;
+            if self.cs.n_constraints() > limit {
+                return Err(LowerError::TooLarge {
+                    func: func.name.clone(),
+                    block: self.block,
+                    limit,
+                });
+            }
             if matches!(
                 inst.kind,
                 InstKind::Binary { .. }

@@ -135,7 +135,25 @@ use eliminate::Reduced;
 use live::FuncInfo;
 use rayon::prelude::*;
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+/// The default of [`max_constraints`]: 2^24 constraints, a few GiB while lowering.
+pub const DEFAULT_MAX_CONSTRAINTS: usize = 1 << 24;
+
+static MAX_CONSTRAINTS: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_CONSTRAINTS);
+
+/// The most constraints one block may have before linear elimination; lowering a larger block
+/// fails with [`LowerError::TooLarge`] instead of exhausting memory. A process-wide resource
+/// limit (like the size of rayon's thread pool), set once by the command line.
+pub fn max_constraints() -> usize {
+    MAX_CONSTRAINTS.load(Ordering::Relaxed)
+}
+
+/// Sets [`max_constraints`].
+pub fn set_max_constraints(limit: usize) {
+    MAX_CONSTRAINTS.store(limit, Ordering::Relaxed);
+}
 
 /// One row (A, B or C) of a constraint: `(variable, coefficient)` terms sorted by variable.
 /// Rows are stored packed (a coefficient is an index into the block's table of distinct
@@ -203,6 +221,15 @@ pub enum LowerError {
         /// The block.
         block: BlockId,
     },
+    /// The block needs more constraints than the limit ([`max_constraints`]).
+    TooLarge {
+        /// The function's name.
+        func: String,
+        /// The block.
+        block: BlockId,
+        /// The limit that was exceeded.
+        limit: usize,
+    },
     /// An input state that does not match the block's layout (witness generation).
     BadState {
         /// The block.
@@ -230,6 +257,12 @@ impl fmt::Display for LowerError {
             LowerError::NoSuchBlock { func, block } => {
                 write!(f, "fn {func} has no laid-out block {block}")
             }
+            LowerError::TooLarge { func, block, limit } => write!(
+                f,
+                "fn {func}, {block} needs more than {limit} constraints, the limit for one block \
+                 (raise it with --max-constraints, or split the work: without --monolithic, or \
+                 with a smaller --min-block-size)"
+            ),
             LowerError::BadState { block, message } => {
                 write!(f, "bad input state for {block}: {message}")
             }

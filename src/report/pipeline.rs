@@ -73,6 +73,8 @@ pub struct Settings {
     pub merging: Merging,
     /// The interpreter's step limit.
     pub max_steps: u64,
+    /// The most instructions one merge may emit (`--max-unrolled`).
+    pub max_unrolled: usize,
 }
 
 impl Default for Settings {
@@ -82,6 +84,7 @@ impl Default for Settings {
             min_block_size: DEFAULT_MIN_BLOCK_SIZE,
             merging: Merging::Threshold,
             max_steps: interp::Limits::default().max_steps,
+            max_unrolled: crate::opt::merge::DEFAULT_MAX_UNROLLED,
         }
     }
 }
@@ -103,6 +106,7 @@ impl Settings {
             ..driver::Options::default()
         };
         options.opt.merge.min_block_size = self.min_block_size;
+        options.opt.merge.max_unrolled = self.max_unrolled;
         match self.merging {
             Merging::Threshold => {}
             Merging::Off => options.opt.skip.push("merge".into()),
@@ -180,8 +184,10 @@ impl MeasureError {
     pub fn exit_code(&self) -> u8 {
         match self {
             MeasureError::Compile(_) | MeasureError::Inputs(_) => 2,
-            MeasureError::Lower(LowerError::Unsupported { .. }) => 2,
-            MeasureError::Check(CheckError::Lower(LowerError::Unsupported { .. })) => 2,
+            MeasureError::Lower(LowerError::Unsupported { .. } | LowerError::TooLarge { .. }) => 2,
+            MeasureError::Check(CheckError::Lower(
+                LowerError::Unsupported { .. } | LowerError::TooLarge { .. },
+            )) => 2,
             MeasureError::Run(_)
             | MeasureError::Lower(_)
             | MeasureError::Check(_)
