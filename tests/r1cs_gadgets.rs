@@ -617,3 +617,160 @@ fn dynamic_array_access_is_a_linear_scan() {
         &[vec![f(1), f(2)]],
     );
 }
+
+/// Runs `p` on `inputs` and requires `zkbc check --soundness`'s search (every output leaf and
+/// every witness in an assertion-shaped constraint changed) to find no accepting instance.
+fn no_soundness_finding(p: &zkbc::ir::Program, inputs: &[Val]) {
+    let outcome = zkbc::ir::interp::run(p, inputs, zkbc::ir::interp::Limits::default())
+        .unwrap_or_else(|e| panic!("run failed: {e}"));
+    let report = zkbc::r1cs::check_soundness(p, &outcome, zkbc::r1cs::SoundnessOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+}
+
+/// Whether b1 accepts the honest assignment of the forged input state `leaves` (the witness
+/// generator computes what it can; an assertion that fails must leave some constraint false).
+fn b1_accepts(p: &zkbc::ir::Program, leaves: &[u64]) -> bool {
+    let block = lower(p, 1);
+    let leaves: Vec<zkbc::field::Fr> = leaves.iter().map(|&x| x.into()).collect();
+    let a = block.assign(&leaves).expect("assigns");
+    block.first_unsatisfied(&a).is_none()
+}
+
+#[test]
+fn sums_of_uints_normalize_on_their_exact_bound() {
+    // k summands below 2^N sum to at most k·(2^N − 1): normalizing costs ⌈log2(k·(2^N − 1) + 1)⌉
+    // booleans, not N + k − 1. Five u32s: 5·(2^32 − 1) < 2^35, so 35 (36 by bit counting).
+    let body = "    v20 = add v10, v11\n    v21 = add v20, v12\n    v22 = add v21, v13\n    v23 = add v22, v14\n    return v23";
+    let out = gadget(
+        &["u32", "u32", "u32", "u32", "u32"],
+        "u32",
+        body,
+        35,
+        &[vec![u(MAX32), u(MAX32), u(MAX32), u(MAX32), u(MAX32)]],
+    );
+    assert_eq!(out[0], vec![u(MAX32 - 4)]);
+    // A constant summand adds its value: x + 3 on a u8 is at most 258, 9 bits.
+    gadget(
+        &["u8"],
+        "u8",
+        "    v20 = add v10, u8 3\n    return v20",
+        9,
+        &[vec![u(255)]],
+    );
+}
+
+#[test]
+fn one_combination_is_normalized_once() {
+    // `z - t` and `z + (0 - t)` are the same combination `z - t + 2^8` (9 bits): one
+    // decomposition (9); the second output equals the first (1: instance variables only).
+    let body = "    v20 = sub v10, v11\n    v21 = sub u8 0, v11\n    v22 = add v10, v21\n    return v20, v22";
+    let p = parse(&prog(&["u8", "u8"], "u8, u8", body));
+    assert_eq!(gadget_cost(&p, 1), 9 + 1);
+    let out = run_and_check(&p, &[u(1), u(2)]);
+    assert_eq!(out, vec![u(255), u(255)]);
+}
+
+#[test]
+fn choice_idiom_costs_one_product_per_bit() {
+    // (x & y) ^ (!x & z) = z + x·(y − z) per bit: N products on top of the three operands' bits
+    // (3N, they are not range-checked in b1); `|` in place of `^` is the same function.
+    for op in ["xor", "or"] {
+        let body = format!(
+            "    v20 = and v10, v11\n    v21 = not v10\n    v22 = and v21, v12\n    v23 = {op} v20, v22\n    return v23"
+        );
+        let (x, y, z) = (0xff00_ff00u64, 0x1234_5678u64, 0x9abc_def0u64);
+        let out = gadget(
+            &["u32", "u32", "u32"],
+            "u32",
+            &body,
+            3 * 32 + 32,
+            &[vec![u(x), u(y), u(z)]],
+        );
+        assert_eq!(out[0], vec![u((x & y) ^ (!x & z & MAX32))], "{op}");
+        no_soundness_finding(
+            &parse(&prog(&["u32", "u32", "u32"], "u32", &body)),
+            &[u(x), u(y), u(z)],
+        );
+    }
+}
+
+#[test]
+fn majority_idiom_costs_two_products_per_bit_and_one_after_a_shared_pair() {
+    // (a & b) ^ (a & c) ^ (b & c) = p + c·(a + b − 2p), p = a·b: 2N products on top of the
+    // operands' bits (3N).
+    let body = "    v20 = and v10, v11\n    v21 = and v10, v12\n    v22 = xor v20, v21\n    v23 = and v11, v12\n    v24 = xor v22, v23\n    return v24";
+    let (a, b, c) = (0xf0f0_f0f0u64, 0xff00_ff00u64, 0x0ff0_0ff0u64);
+    let maj = |a: u64, b: u64, c: u64| (a & b) ^ (a & c) ^ (b & c);
+    let out = gadget(
+        &["u32", "u32", "u32"],
+        "u32",
+        body,
+        3 * 32 + 2 * 32,
+        &[vec![u(a), u(b), u(c)]],
+    );
+    assert_eq!(out[0], vec![u(maj(a, b, c))]);
+    // SHA-256's next round: maj(d, a, b) — its `a & b` pair was built by the first majority,
+    // so it costs N products (plus d's bits, N).
+    let body = "    v20 = and v10, v11\n    v21 = and v10, v12\n    v22 = xor v20, v21\n    v23 = and v11, v12\n    v24 = xor v22, v23\n    v30 = and v13, v10\n    v31 = and v13, v11\n    v32 = xor v30, v31\n    v33 = and v10, v11\n    v34 = xor v32, v33\n    return v24, v34";
+    let d = 0x1357_9bdfu64;
+    let params = ["u32", "u32", "u32", "u32"];
+    let out = gadget(
+        &params,
+        "u32, u32",
+        body,
+        4 * 32 + 2 * 32 + 32,
+        &[vec![u(a), u(b), u(c), u(d)]],
+    );
+    assert_eq!(out[0], vec![u(maj(a, b, c)), u(maj(d, a, b))]);
+    no_soundness_finding(
+        &parse(&prog(&params, "u32, u32", body)),
+        &[u(a), u(b), u(c), u(d)],
+    );
+}
+
+#[test]
+fn asserted_uint_comparisons_cost_the_difference_bits() {
+    // assert(x <= c): c − x in [0, 2^k), k = bits of c: k booleans (2 for c = 2).
+    let body = "    v20 = le v10, u8 2\n    assert v20\n    return";
+    let p = parse(&prog(&["u8"], "", body));
+    assert_eq!(gadget_cost(&p, 1), 2);
+    for x in 0..=2 {
+        run_and_check(&p, &[u(x)]);
+        assert!(b1_accepts(&p, &[x]));
+    }
+    for x in [3, 4, 200, 255] {
+        assert!(!b1_accepts(&p, &[x]), "x = {x} passes x <= 2");
+    }
+    // In main's entry x's bits are known (8, the input range check): bits 2..8 are asserted 0,
+    // which removes their booleanity checks, and the low 2 bits are compared (2): 2 + 2.
+    let p =
+        parse("fn main f0 {\nb0(v0: u8):\n    v1 = lt v0, u8 3\n    assert v1\n    return\n}\n");
+    assert_eq!(gadget_cost(&p, 0), 2 + 2);
+    // assert(x < y): y − x − 1 in [0, 2^N), N booleans; assert(200 <= x): x − 200 in [0, 2^8).
+    let body = "    v20 = lt v10, v11\n    assert v20\n    v21 = le u8 200, v10\n    assert v21\n    return";
+    let p = parse(&prog(&["u8", "u8"], "", body));
+    assert_eq!(gadget_cost(&p, 1), 8 + 8);
+    run_and_check(&p, &[u(200), u(201)]);
+    assert!(b1_accepts(&p, &[254, 255]));
+    for (x, y) in [(201, 201), (199, 255), (255, 0)] {
+        assert!(!b1_accepts(&p, &[x, y]), "({x}, {y}) passes");
+    }
+}
+
+#[test]
+fn asserted_or_of_equalities_is_one_product() {
+    // assert(a == 3 || a == 5): (a − 3)·(a − 5) = 0, 1 constraint, no `eq` flags.
+    let body = "    v20 = eq v10, field 3\n    v21 = eq v10, field 5\n    v22 = or v20, v21\n    assert v22\n    return";
+    let p = parse(&prog(&["field"], "", body));
+    assert_eq!(gadget_cost(&p, 1), 1);
+    run_and_check(&p, &[f(3)]);
+    run_and_check(&p, &[f(5)]);
+    assert!(!b1_accepts(&p, &[4]));
+    // A boolean and its negation: `z || !z` holds for every boolean, and `z && !z` is 0.
+    let body = "    v20 = eq v10, field 0\n    v21 = not v20\n    v22 = or v20, v21\n    assert v22\n    v23 = and v20, v21\n    return v23";
+    let p = parse(&prog(&["field"], "u1", body));
+    // The flag (2); the `or` and the `and` are free; the output is the constant 0 (1).
+    assert_eq!(gadget_cost(&p, 1), 2 + 1);
+    assert_eq!(run_and_check(&p, &[f(0)]), vec![u(0)]);
+}

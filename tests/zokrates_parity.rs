@@ -72,50 +72,6 @@ const ALLOWANCES: &[(&str, u64, u64, &str)] = &[
         "one complete field comparison `a < b` (899, see assert_lt) then 1000 selects (999 free \
          or 1 each), where ZoKrates' incomplete comparison costs 763",
     ),
-    // Integer gadgets still above ZoKrates'.
-    (
-        "core/range_check/assert_le_u8_constant.zok",
-        12,
-        16,
-        "`x <= 2` on a u8 costs N + 1 = 9 on top of the 8 input bits (lt_bounded); ZoKrates uses \
-         the known bits of x against the constant (high bits 0, low bits below 3)",
-    ),
-    (
-        "core/uint/ch.zok",
-        132,
-        192,
-        "`(e & f) ^ (!e & g)` costs 32 per bitwise operation (3 · 32); ZoKrates recognises the \
-         SHA-256 choice function as one constraint per bit",
-    ),
-    (
-        "core/uint/sha256.zok",
-        27470,
-        42827,
-        "the choice/majority functions as separate bitwise operations (see ch) and \
-         normalizations of the lazily reduced u32 additions",
-    ),
-    (
-        "core/uint/add_loop.zok",
-        71,
-        74,
-        "32 input bits + 42 to normalize the lazily reduced sum of 10 u32 values on its tracked \
-         bound; ZoKrates spends 39 there (its tighter bound is not analysed further)",
-    ),
-    (
-        "core/neg_pos.zok",
-        46,
-        57,
-        "16 input bits + the u8 `neg`/`sub` outputs normalized one by one (about N + 1 each); not \
-         analysed further against ZoKrates' 46",
-    ),
-    // Predicated code.
-    (
-        "core/panics/conditional_bound_throw.zok",
-        35,
-        38,
-        "both `throwing_bound` calls are predicated into the one block (guarded assertions, the \
-         `x == 0` condition as a value) beside the 32 input bits; not analysed further",
-    ),
 ];
 
 /// The constraints of the one block that only the block interface needs: `in_label = L` and

@@ -105,6 +105,9 @@ pub(crate) struct Num {
     pub bits: u32,
     /// The value's bits, least significant first, when the value is normalized and they exist.
     pub bitvec: Option<Rc<[Lc]>>,
+    /// A tighter inclusive bound on the integer value than `2^bits - 1`, where one is tracked
+    /// (sums of `uN` values: ten `u32`s sum below `10 · 2^32`, 36 bits, not 42).
+    pub max: Option<Fr>,
 }
 
 impl Num {
@@ -114,7 +117,27 @@ impl Num {
             lc,
             bits,
             bitvec: None,
+            max: None,
         }
+    }
+
+    /// A wire whose integer value is at most `max` (`max < 2^253`).
+    pub fn bounded(lc: Lc, max: Fr) -> Num {
+        Num {
+            lc,
+            bits: field::num_bits(&max),
+            bitvec: None,
+            max: Some(max),
+        }
+    }
+
+    /// An inclusive bound on the integer value: the constant itself, the tracked maximum, or
+    /// `2^bits - 1` (`bits ≤ 253`).
+    pub fn max_value(&self) -> Fr {
+        if let Some(c) = self.lc.as_constant() {
+            return c;
+        }
+        self.max.unwrap_or_else(|| pow2(self.bits) - Fr::one())
     }
 
     /// A constant (its bound is its bit length).
@@ -140,6 +163,7 @@ impl Num {
             lc,
             bits: n,
             bitvec: Some(bits.into()),
+            max: None,
         }
     }
 }
@@ -252,6 +276,7 @@ impl Builder {
             lc: x.lc,
             bits: x.bits,
             bitvec: Some(bits.into()),
+            max: x.max,
         }
     }
 
@@ -497,6 +522,7 @@ impl Builder {
             lc,
             bits: n,
             bitvec: Some(bits.into()),
+            max: None,
         }
     }
 

@@ -27,6 +27,27 @@ pub(crate) enum Wire {
     Array(Vec<Wire>),
 }
 
+/// A bitwise idiom lowered bit by bit as a whole, cheaper than its operations one by one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Idiom {
+    /// SHA-256's choice `(x & y) ^ (!x & z)` (or with `|`: the two sides never share a bit):
+    /// `z_i + x_i · (y_i - z_i)`, one product per bit instead of three.
+    Choice { x: ValueId, y: ValueId, z: ValueId },
+    /// SHA-256's majority `(a & b) ^ (a & c) ^ (b & c)`: with `p = u_i · v_i` for one pair of
+    /// the three, `p + w_i · (u_i + v_i - 2p)`: two products per bit, one when the pair's
+    /// product was built before (instead of five).
+    Majority { a: ValueId, b: ValueId, c: ValueId },
+}
+
+impl Idiom {
+    fn reads(self) -> [ValueId; 3] {
+        match self {
+            Idiom::Choice { x, y, z } => [x, y, z],
+            Idiom::Majority { a, b, c } => [a, b, c],
+        }
+    }
+}
+
 /// The instance variable holding a block label: block `bN` is `N + 1`; 0 means "returned".
 pub fn block_label(block: BlockId) -> Fr {
     Fr::from(u64::from(block.0) + 1)
@@ -171,8 +192,18 @@ pub(crate) struct Lowerer<'a> {
     pub cs: Builder,
     env: Env,
     fused: FxSet<ValueId>,
+    /// Bitwise operations folded into an [`Idiom`] of a later instruction (not lowered).
+    folded: FxSet<ValueId>,
+    /// Instructions (by result) lowered as a whole bitwise idiom.
+    idioms: FxMap<ValueId, Idiom>,
+    /// Bit pairs `(a_i, b_i)` whose product a majority idiom built: the next majority over the
+    /// same two bits (SHA-256's `b & c` is the previous round's `a & b`) starts from it.
+    majority_pairs: FxSet<(Lc, Lc)>,
     selectors: FxMap<(ValueId, usize), Vec<Lc>>,
     divrem: FxMap<(ValueId, ValueId), (Num, Num)>,
+    /// Normalized values (with their bits) by combination and width: the same sum reached by
+    /// two routes (`z - t` and `z + -t`, or one array element read twice) is decomposed once.
+    normalized: FxMap<(Lc, u32), Num>,
     inputs: Option<&'a [Fr]>,
     next_input: usize,
     pos: Option<usize>,
@@ -198,8 +229,12 @@ pub(crate) fn lower(
         cs: Builder::new(inputs.is_some()),
         env: Env::new(func, block),
         fused: FxSet::default(),
+        folded: FxSet::default(),
+        idioms: FxMap::default(),
+        majority_pairs: FxSet::default(),
         selectors: FxMap::default(),
         divrem: FxMap::default(),
+        normalized: FxMap::default(),
         inputs,
         next_input: 0,
         pos: None,
@@ -254,6 +289,7 @@ impl<'a> Lowerer<'a> {
                         lc: x,
                         bits: *w,
                         bitvec: Some(bits.into()),
+                        max: None,
                     })
                 } else {
                     Wire::Num(Num::new(x, *w))
@@ -298,8 +334,11 @@ impl<'a> Lowerer<'a> {
         let in_block: FxSet<InstId> = data.insts.iter().copied().collect();
         for &i in &data.insts {
             if let InstKind::Assert { cond, .. } = &func.inst(i).kind {
-                self.fuse_assertion(*cond, info, &in_block);
+                self.fuse_assertion(*cond, info, &in_block, false);
             }
+        }
+        for &i in &data.insts {
+            self.find_idiom(i, info, &in_block);
         }
         // Wires are dropped after their last reader in this block, unless the terminator or a
         // later block (through a successor's live-ins) needs them.
@@ -318,6 +357,14 @@ impl<'a> Lowerer<'a> {
                 for leaf in fused_reads(func, &self.fused, *cond) {
                     note(leaf);
                 }
+            }
+            if let Some(idiom) = func
+                .inst(i)
+                .results
+                .first()
+                .and_then(|r| self.idioms.get(r))
+            {
+                idiom.reads().into_iter().for_each(&mut note);
             }
         }
         if let Some(t) = &data.term {
@@ -363,6 +410,11 @@ impl<'a> Lowerer<'a> {
             if let InstKind::Assert { cond, .. } = &inst.kind {
                 for leaf in fused_reads(func, &self.fused, *cond) {
                     self.env.release(leaf, pos);
+                }
+            }
+            if let Some(idiom) = inst.results.first().and_then(|r| self.idioms.get(r)) {
+                for v in idiom.reads() {
+                    self.env.release(v, pos);
                 }
             }
         }
@@ -435,9 +487,23 @@ impl<'a> Lowerer<'a> {
         if x.bits <= n {
             return Ok(x);
         }
-        let y = self.cs.normalize(&x, n);
+        let y = self.normalize(&x, n);
         self.env.insert(v, Wire::Num(y.clone()));
         Ok(y)
+    }
+
+    /// `x` reduced to `n` bits ([`Builder::normalize`]), once per combination.
+    fn normalize(&mut self, x: &Num, n: u32) -> Num {
+        if x.bits <= n || x.lc.as_constant().is_some() || x.bitvec.is_some() {
+            return self.cs.normalize(x, n);
+        }
+        let key = (x.lc.clone(), n);
+        if let Some(y) = self.normalized.get(&key) {
+            return y.clone();
+        }
+        let y = self.cs.normalize(x, n);
+        self.normalized.insert(key, y.clone());
+        y
     }
 
     /// The value of a `uN` with its bits, cached for later uses.
@@ -454,16 +520,202 @@ impl<'a> Lowerer<'a> {
                 ..x
             });
         }
-        let y = self.cs.bits_of(&x, n);
+        let key = (x.lc.clone(), n);
+        let y = match self.normalized.get(&key) {
+            Some(y) if y.bitvec.is_some() => y.clone(),
+            _ => {
+                let y = self.cs.bits_of(&x, n);
+                if x.lc.as_constant().is_none() {
+                    self.normalized.insert(key, y.clone());
+                }
+                y
+            }
+        };
         if self.func.const_value(v).is_none() {
             self.env.insert(v, Wire::Num(y.clone()));
         }
         Ok(y)
     }
 
-    /// Marks what an assertion of `cond` fuses: `cond` itself when it is an `eq`, or a `u1`
-    /// `and`, of this block used only there, and (for an `and`) recursively its operands.
-    fn fuse_assertion(&mut self, cond: ValueId, info: &FuncInfo, in_block: &FxSet<InstId>) {
+    /// The operands of `v` when it is a `uN` (N > 1) `and` of this block used only once (by the
+    /// idiom that will read its operands instead).
+    fn single_and(
+        &self,
+        v: ValueId,
+        info: &FuncInfo,
+        in_block: &FxSet<InstId>,
+    ) -> Option<(ValueId, ValueId)> {
+        match self.single_binary(v, info, in_block)? {
+            (BinOp::And, l, r) => Some((l, r)),
+            _ => None,
+        }
+    }
+
+    /// `(op, lhs, rhs)` of a `uN` (N > 1) binary operation of this block whose result is used
+    /// once and is not already part of an idiom or an assertion.
+    fn single_binary(
+        &self,
+        v: ValueId,
+        info: &FuncInfo,
+        in_block: &FxSet<InstId>,
+    ) -> Option<(BinOp, ValueId, ValueId)> {
+        let func = self.func;
+        if info.uses.get(&v) != Some(&1) || self.folded.contains(&v) || self.fused.contains(&v) {
+            return None;
+        }
+        let ValueDef::Result(def, _) = func.value(v).def else {
+            return None;
+        };
+        if !in_block.contains(&def) || !matches!(func.value_type(v), Type::UInt(n) if *n > 1) {
+            return None;
+        }
+        match func.inst(def).kind {
+            InstKind::Binary { op, lhs, rhs } => Some((op, lhs, rhs)),
+            _ => None,
+        }
+    }
+
+    /// Recognizes the choice and majority idioms ([`Idiom`]) at instruction `i`, and marks the
+    /// operations they fold.
+    fn find_idiom(&mut self, i: InstId, info: &FuncInfo, in_block: &FxSet<InstId>) {
+        let func = self.func;
+        let inst = func.inst(i);
+        let InstKind::Binary { op, lhs, rhs } = inst.kind else {
+            return;
+        };
+        let Some(&result) = inst.results.first() else {
+            return;
+        };
+        if !matches!(op, BinOp::Xor | BinOp::Or)
+            || !matches!(func.value_type(result), Type::UInt(n) if *n > 1)
+            || self.folded.contains(&result)
+        {
+            return;
+        }
+        let not_of = |v: ValueId| match func.value(v).def {
+            ValueDef::Result(d, _) if in_block.contains(&d) => match func.inst(d).kind {
+                InstKind::Not { arg } => Some(arg),
+                _ => None,
+            },
+            _ => None,
+        };
+        // Choice: one `and` has x and y, the other `!x` and z.
+        if let (Some((p, q)), Some((s, t))) = (
+            self.single_and(lhs, info, in_block),
+            self.single_and(rhs, info, in_block),
+        ) {
+            for (x, y) in [(p, q), (q, p)] {
+                for (nx, z) in [(s, t), (t, s)] {
+                    if not_of(nx) == Some(x) {
+                        self.folded.extend([lhs, rhs]);
+                        self.idioms.insert(result, Idiom::Choice { x, y, z });
+                        return;
+                    }
+                }
+            }
+        }
+        // Majority: xor(xor(and, and), and) in either order, over the three pairs of a, b, c.
+        if op != BinOp::Xor {
+            return;
+        }
+        for (inner, last) in [(lhs, rhs), (rhs, lhs)] {
+            let Some((BinOp::Xor, i1, i2)) = self.single_binary(inner, info, in_block) else {
+                continue;
+            };
+            let pairs = [
+                self.single_and(i1, info, in_block),
+                self.single_and(i2, info, in_block),
+                self.single_and(last, info, in_block),
+            ];
+            let [Some((a, b)), Some(p2), Some(p3)] = pairs else {
+                continue;
+            };
+            if a == b {
+                continue;
+            }
+            // c is the value of the second pair that is not a or b.
+            let c = if p2.0 == a || p2.0 == b { p2.1 } else { p2.0 };
+            if c == a || c == b {
+                continue;
+            }
+            let same = |p: (ValueId, ValueId), u: ValueId, v: ValueId| {
+                (p.0 == u && p.1 == v) || (p.0 == v && p.1 == u)
+            };
+            let covers = (same(p2, a, c) && same(p3, b, c)) || (same(p2, b, c) && same(p3, a, c));
+            if covers {
+                self.folded.extend([inner, i1, i2, last]);
+                self.idioms.insert(result, Idiom::Majority { a, b, c });
+                return;
+            }
+        }
+    }
+
+    /// Lowers a whole bitwise idiom.
+    fn idiom(&mut self, idiom: Idiom) -> R<Num> {
+        let [u, v, w] = idiom.reads();
+        let bits = |l: &mut Self, x: ValueId| -> R<Vec<Lc>> {
+            let n = l.width(x)? as usize;
+            let mut b = l
+                .bits(x)?
+                .bitvec
+                .as_deref()
+                .map(<[Lc]>::to_vec)
+                .unwrap_or_default();
+            b.resize(n, Lc::zero());
+            Ok(b)
+        };
+        let (ub, vb, wb) = (bits(self, u)?, bits(self, v)?, bits(self, w)?);
+        let mut out = Vec::with_capacity(ub.len());
+        for ((ui, vi), wi) in ub.iter().zip(&vb).zip(&wb) {
+            out.push(match idiom {
+                Idiom::Choice { .. } => {
+                    let t = self.cs.mul(ui, &vi.sub(wi));
+                    wi.add(&t)
+                }
+                Idiom::Majority { .. } => {
+                    // Start from a pair whose product exists, else from (a, b).
+                    let key = |x: &Lc, y: &Lc| {
+                        if x <= y {
+                            (x.clone(), y.clone())
+                        } else {
+                            (y.clone(), x.clone())
+                        }
+                    };
+                    let (x, y, z) = [(ui, vi, wi), (ui, wi, vi), (vi, wi, ui)]
+                        .into_iter()
+                        .find(|(x, y, _)| self.majority_pairs.contains(&key(x, y)))
+                        .unwrap_or((ui, vi, wi));
+                    self.majority_pairs.insert(key(x, y));
+                    let p = self.cs.mul(x, y);
+                    let t = self.cs.mul(z, &x.add(y).add_scaled(&p, -Fr::from(2u64)));
+                    p.add(&t)
+                }
+            });
+        }
+        Ok(Num::from_bits(out))
+    }
+
+    /// `a · b` for booleans: `a` when `b = a`, 0 when `b = 1 - a`, else one product.
+    fn and_bool(&mut self, a: &Lc, b: &Lc) -> Lc {
+        if a == b {
+            return a.clone();
+        }
+        if a.add(b).as_constant() == Some(Fr::one()) {
+            return Lc::zero();
+        }
+        self.cs.mul(a, b)
+    }
+
+    /// Marks what an assertion of `cond` fuses: `cond` itself when it is an `eq`, a `u1` `and`
+    /// or `or`, or a `uN` `lt`/`le` of this block used only there, and (for `and` and `or`)
+    /// recursively its operands. Under an `or` only `eq`s and `or`s fuse (`or_factors`).
+    fn fuse_assertion(
+        &mut self,
+        cond: ValueId,
+        info: &FuncInfo,
+        in_block: &FxSet<InstId>,
+        under_or: bool,
+    ) {
         let func = self.func;
         if info.uses.get(&cond) != Some(&1) {
             return;
@@ -474,18 +726,24 @@ impl<'a> Lowerer<'a> {
         if !in_block.contains(&def) {
             return;
         }
-        match func.inst(def).kind {
-            InstKind::Binary { op: BinOp::Eq, .. } => {
+        let InstKind::Binary { op, lhs, rhs } = func.inst(def).kind else {
+            return;
+        };
+        let ty = func.value_type(lhs);
+        match op {
+            BinOp::Eq => {
                 self.fused.insert(cond);
             }
-            InstKind::Binary {
-                op: BinOp::And,
-                lhs,
-                rhs,
-            } if matches!(func.value_type(lhs), Type::UInt(1)) => {
+            BinOp::And | BinOp::Or if matches!(ty, Type::UInt(1)) => {
+                if op == BinOp::And && under_or {
+                    return;
+                }
                 self.fused.insert(cond);
-                self.fuse_assertion(lhs, info, in_block);
-                self.fuse_assertion(rhs, info, in_block);
+                self.fuse_assertion(lhs, info, in_block, op == BinOp::Or);
+                self.fuse_assertion(rhs, info, in_block, op == BinOp::Or);
+            }
+            BinOp::Lt | BinOp::Le if !under_or && matches!(ty, Type::UInt(n) if *n > 1) => {
+                self.fused.insert(cond);
             }
             _ => {}
         }
@@ -509,6 +767,83 @@ impl<'a> Lowerer<'a> {
                 let sum = ones.iter().fold(Lc::zero(), |acc, b| acc.add(b));
                 self.cs.assert_eq(&sum, &k, None);
             }
+        }
+        Ok(())
+    }
+
+    /// Asserts `a < b` (`strict`) or `a ≤ b` on normalized `uN` values: `b - a - [strict]` lies in
+    /// `[0, 2^m)` with `b < 2^m` (m booleans; a false assertion leaves `b - a - 1 ≥ p - 2^N`). Against a
+    /// constant `c = b - [strict]` of `k` bits: `c - a` in `[0, 2^k)`, k booleans; when `a`'s
+    /// bits are known, its bits from `k` up are asserted 0 (linear) and only its low bits are
+    /// compared, so the zeroed bits' checks disappear too.
+    fn assert_uint_le(&mut self, lhs: ValueId, rhs: ValueId, strict: bool) -> R<()> {
+        let (a, b) = (self.norm(lhs)?, self.norm(rhs)?);
+        let shift = Fr::from(u64::from(strict));
+        let Some(c) = b.lc.as_constant() else {
+            let d = b.lc.sub(&a.lc).add_const(-shift);
+            self.cs.decompose(&d, b.bits, Pivot::Low);
+            return Ok(());
+        };
+        if strict && c.is_zero() {
+            self.cs.enforce_false();
+            return Ok(());
+        }
+        let bound = c - shift;
+        if crate::field::cmp_canonical(&bound, &a.max_value()).is_ge() {
+            return Ok(());
+        }
+        let k = crate::field::num_bits(&bound);
+        let low = match &a.bitvec {
+            Some(bits) if bits.len() > k as usize => {
+                for bit in &bits[k as usize..] {
+                    self.cs.enforce_zero(bit);
+                }
+                sum_bits(&bits[..k as usize])
+            }
+            _ => a.lc.clone(),
+        };
+        self.cs.decompose(&low.const_minus(bound), k, Pivot::Low);
+        Ok(())
+    }
+
+    /// The factors of a fused `or` tree, each 0 exactly when its operand holds: `a - b` for a
+    /// fused `eq` (or `1 - z` when its flag `z = [a == b]` exists already), `1 - x` for a
+    /// boolean `x`; each with whether it is boolean.
+    fn or_factors(&mut self, v: ValueId, out: &mut Vec<(Lc, bool)>) -> R<()> {
+        if !self.fused.contains(&v) {
+            out.push((self.norm(v)?.lc.const_minus(Fr::one()), true));
+            return Ok(());
+        }
+        let ValueDef::Result(def, _) = self.func.value(v).def else {
+            return Err(self.err("fused assertion without definition"));
+        };
+        let InstKind::Binary { op, lhs, rhs } = self.func.inst(def).kind else {
+            return Err(self.err("fused assertion of a non-binary value"));
+        };
+        match op {
+            BinOp::Or => {
+                self.or_factors(lhs, out)?;
+                self.or_factors(rhs, out)?;
+            }
+            BinOp::Eq => {
+                let (a, b) = match self.ty(lhs) {
+                    Type::UInt(_) => (self.norm(lhs)?, self.norm(rhs)?),
+                    _ => (self.num(lhs)?, self.num(rhs)?),
+                };
+                let d = a.lc.sub(&b.lc);
+                let neg = d.scale(-Fr::one());
+                let flag = self
+                    .cs
+                    .zeros
+                    .get(&d)
+                    .or_else(|| self.cs.zeros.get(&neg))
+                    .cloned();
+                out.push(match flag {
+                    Some(z) => (z.const_minus(Fr::one()), true),
+                    None => (d, false),
+                });
+            }
+            _ => return Err(self.err(format!("fused `or` operand `{op}`"))),
         }
         Ok(())
     }
@@ -551,6 +886,25 @@ impl<'a> Lowerer<'a> {
                 self.assert_leaves(lhs, ones)?;
                 self.assert_leaves(rhs, ones)?;
             }
+            BinOp::Lt | BinOp::Le => self.assert_uint_le(lhs, rhs, op == BinOp::Lt)?,
+            BinOp::Or => {
+                let mut factors = Vec::new();
+                self.or_factors(cond, &mut factors)?;
+                // One of the factors is 0 iff their product is (a field has no zero divisors).
+                let mut it = factors.into_iter();
+                let Some((mut acc, mut acc_bool)) = it.next() else {
+                    return Err(self.err("an `or` without operands"));
+                };
+                for (f, boolean) in it {
+                    acc = if acc_bool && boolean {
+                        self.and_bool(&acc, &f)
+                    } else {
+                        self.cs.mul(&acc, &f)
+                    };
+                    acc_bool &= boolean;
+                }
+                self.cs.enforce_zero(&acc);
+            }
             _ => return Err(self.err(format!("fused assertion of `{op}`"))),
         }
         Ok(())
@@ -560,10 +914,12 @@ impl<'a> Lowerer<'a> {
         let one = |n: Num| Ok(vec![Wire::Num(n)]);
         match kind {
             InstKind::Binary { op, lhs, rhs } => {
-                if matches!(op, BinOp::Eq | BinOp::And)
-                    && results.first().is_some_and(|r| self.fused.contains(r))
-                {
+                let result = results.first().copied();
+                if result.is_some_and(|r| self.fused.contains(&r) || self.folded.contains(&r)) {
                     return Ok(vec![Wire::Num(Num::bool(Lc::zero()))]);
+                }
+                if let Some(idiom) = result.and_then(|r| self.idioms.get(&r).copied()) {
+                    return one(self.idiom(idiom)?);
                 }
                 one(self.binary(*op, *lhs, *rhs)?)
             }
@@ -813,30 +1169,29 @@ impl<'a> Lowerer<'a> {
             Type::Field => self.field_binary(op, lhs, rhs),
             Type::UInt(1) if !matches!(op, BinOp::Shl | BinOp::Shr | BinOp::UDiv | BinOp::URem) => {
                 let (a, b) = (self.num(lhs)?.lc, self.num(rhs)?.lc);
-                let and = |cs: &mut Builder| cs.mul(&a, &b);
                 Ok(Num::bool(match op {
-                    BinOp::Mul | BinOp::And => and(&mut self.cs),
+                    BinOp::Mul | BinOp::And => self.and_bool(&a, &b),
                     BinOp::Or => {
-                        let p = and(&mut self.cs);
+                        let p = self.and_bool(&a, &b);
                         a.add(&b).sub(&p)
                     }
                     BinOp::Add | BinOp::Sub | BinOp::Xor => {
-                        let p = and(&mut self.cs);
+                        let p = self.and_bool(&a, &b);
                         a.add(&b).add_scaled(&p, -Fr::from(2u64))
                     }
                     BinOp::Eq => {
-                        let p = and(&mut self.cs);
+                        let p = self.and_bool(&a, &b);
                         a.add(&b)
                             .add_scaled(&p, -Fr::from(2u64))
                             .const_minus(Fr::one())
                     }
                     // a < b: !a && b;  a <= b: !a || b.
                     BinOp::Lt => {
-                        let p = and(&mut self.cs);
+                        let p = self.and_bool(&a, &b);
                         b.sub(&p)
                     }
                     BinOp::Le => {
-                        let p = and(&mut self.cs);
+                        let p = self.and_bool(&a, &b);
                         a.sub(&p).const_minus(Fr::one())
                     }
                     _ => return Err(self.err(format!("`{op}` on u1"))),
@@ -874,13 +1229,14 @@ impl<'a> Lowerer<'a> {
                     a = self.norm(lhs)?;
                     b = self.norm(rhs)?;
                 }
+                // Both bounds are below 2^251, so their sums are exact integers.
                 if op == BinOp::Add {
-                    Num::new(a.lc.add(&b.lc), a.bits.max(b.bits) + 1)
+                    Num::bounded(a.lc.add(&b.lc), a.max_value() + b.max_value())
                 } else {
                     // a - b + 2^t with 2^t ≡ 0 mod 2^n and 2^t > b.
                     let t = b.bits.max(n);
-                    let lc = a.lc.sub(&b.lc).add_const(super::gadgets::pow2(t));
-                    Num::new(lc, a.bits.max(t) + 1)
+                    let k = super::gadgets::pow2(t);
+                    Num::bounded(a.lc.sub(&b.lc).add_const(k), a.max_value() + k)
                 }
             }
             BinOp::Mul => {
@@ -1016,7 +1372,7 @@ impl<'a> Lowerer<'a> {
         }
         for (x, wd) in nums.into_iter().zip(widths) {
             out.push(match wd {
-                Some(n) => self.cs.normalize(&x, n).lc,
+                Some(n) => self.normalize(&x, n).lc,
                 None => x.lc,
             });
         }
@@ -1128,7 +1484,7 @@ fn fused_reads(func: &Function, fused: &FxSet<ValueId>, cond: ValueId) -> Vec<Va
         };
         match &func.inst(def).kind {
             InstKind::Binary {
-                op: BinOp::Eq,
+                op: BinOp::Eq | BinOp::Lt | BinOp::Le,
                 lhs,
                 rhs,
             } => out.extend([*lhs, *rhs]),

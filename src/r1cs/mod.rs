@@ -88,15 +88,21 @@
 //! | `assert` of a `u1` `and` tree used only there | 0 for the `and`s: its boolean leaves are asserted as one sum `Σ b_j = k` |
 //! | field `mul` of two combinations already multiplied in the block | 0 (the product is reused) |
 //! | `uN` range check (main's inputs, checked casts) | N |
-//! | `uN` `add` / `sub` | 0 at the operation; normalizing the result costs N + 1 |
+//! | `uN` `add` / `sub` | 0 at the operation; normalizing the result costs the bits of its exact bound, ⌈log2(max + 1)⌉ with `max` the sum of the operands' bounds (N + 1 for two normalized operands; 35, not 36, for five `u32`s) |
+//! | normalizing a combination already normalized in the block | 0 (the bits are kept) |
 //! | `uN` `mul` | 1, normalizing the result costs 2N |
 //! | `u1` `and`, `or`, `xor`, `add`, `sub`, `mul`, `lt`, `le` | 1 |
 //! | `uN` `lt` / `le` | N + 1 |
+//! | `assert` of a `uN` `lt` / `le` used only there | N (`b - a - [lt]` as N bits); against a constant `c` (`x ≤ c`, or `x < c + 1`) of k bits: k, and when `x`'s bits are known its bits from k up are asserted 0, which frees their booleanity checks |
+//! | `assert` of a `u1` `or` tree of `eq`s and booleans used only there | k − 1 for k operands (`Π (a_j − b_j) = 0`, a boolean `x` as `1 − x`, an `eq` whose flag exists as `1 − z`); 0 when two of them are a boolean and its negation |
+//! | `u1` `and` / `or` / `xor` of `x` with `x` or with `!x` | 0 |
 //! | field `lt` / `le`, both known below 2^m, m ≤ 252 | m + 1 |
 //! | field `lt` / `le`, complete over [0, p) | 2 · 384 + 131 = 899 |
 //! | field `lt` / `le` against a constant `c < 2^k`, k ≤ 126 | 384 + k + 4; other constants 384 + 131 |
 //! | canonical bits of a combination already decomposed in the block | 0 (kept) |
 //! | `uN` `and` / `or` / `xor` | N, plus N per operand whose bits are not yet known |
+//! | choice `(x & y) ^ (!x & z)` (or `\|`), the `and`s used only there | N (`z + x·(y − z)` per bit) |
+//! | majority `(a & b) ^ (a & c) ^ (b & c)`, the `and`s and inner `xor` used only there | 2N (`p + c·(a + b − 2p)`, `p = a·b`); N when the product of one of its pairs was built by an earlier majority (SHA-256's `b & c` is the previous round's `a & b`) |
 //! | `to_bits` of a `uN` | N (0 when the bits are known; they are kept) |
 //! | `to_bits` of a field element | 384: 254 booleans + 130 for the canonical check `< p` |
 //! | `shl` / `shr` by a constant | 0 given the bits (else N for them) |
