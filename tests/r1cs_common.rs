@@ -56,7 +56,11 @@ pub fn mutate_outputs(p: &Program, outcome: &interp::Outcome) {
         if let Some(live) = carried.take() {
             leaves.extend(live);
         }
-        let asg = blk.assign(&leaves).unwrap();
+        let mut hints = Vec::new();
+        for h in &entry.hints {
+            r1cs::flatten_val(h, &mut hints).unwrap();
+        }
+        let asg = blk.assign_with_hints(&leaves, &hints).unwrap();
         assert_eq!(
             blk.first_unsatisfied(&asg),
             None,

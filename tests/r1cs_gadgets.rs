@@ -774,3 +774,56 @@ fn asserted_or_of_equalities_is_one_product() {
     assert_eq!(gadget_cost(&p, 1), 2 + 1);
     assert_eq!(run_and_check(&p, &[f(0)]), vec![u(0)]);
 }
+
+/// `main` jumping to `b1`, which takes a hint of f1 (an inverse, for a field; `x + 1` for a
+/// u8) and runs `body`.
+fn hint_prog(ty: &str, ret: &str, body: &str) -> zkbc::ir::Program {
+    let hint_body = if ty == "field" {
+        "    v1 = div field 1, v0 @1:1\n    return v1"
+    } else {
+        "    v1 = add v0, u8 1\n    return v1"
+    };
+    parse(&format!(
+        "fn main f0 -> {ret} {{\nb0(v0: {ty}):\n    jmp b1(v0)\nb1(v10: {ty}):\n    v11 = hint f1(v10)\n{body}\n}}\n\nfn h f1 -> {ty} {{\nb0(v0: {ty}):\n{hint_body}\n}}\n"
+    ))
+}
+
+#[test]
+fn hints_are_free_witnesses() {
+    // A field hint is one witness variable and no constraint: `x · inv = 1` (1) is all that
+    // binds it, as an `asm` block's `===` does; the output is the hint itself (eliminated).
+    let p = hint_prog(
+        "field",
+        "field",
+        "    v12 = mul v10, v11\n    v13 = eq v12, field 1\n    assert v13\n    return v11",
+    );
+    assert_eq!(gadget_cost(&p, 1), 1);
+    let outcome = zkbc::ir::interp::run(&p, &[f(4)], zkbc::ir::interp::Limits::default()).unwrap();
+    // The trace holds main's blocks only, and b1's execution carries the hint's value.
+    assert_eq!(outcome.trace.len(), 2);
+    assert_eq!(outcome.trace[1].hints, outcome.outputs);
+    zkbc::r1cs::check_trace(&p, &outcome).expect("every block satisfied");
+    no_soundness_finding(&p, &[f(4)]);
+    // A uN hint is range-checked where it is produced (N booleans), like every uN value; here
+    // `h - x == 1` binds it (the wrapped difference is normalized: 9 more booleans).
+    let body = "    v12 = sub v11, v10\n    v13 = eq v12, u8 1\n    assert v13\n    return v11";
+    let p = hint_prog("u8", "u8", body);
+    assert_eq!(gadget_cost(&p, 1), 8 + 9);
+    assert_eq!(run_and_check(&p, &[u(7)]), vec![u(8)]);
+    assert_eq!(run_and_check(&p, &[u(255)]), vec![u(0)]);
+}
+
+#[test]
+fn an_unbound_hint_is_found_by_the_soundness_check() {
+    // Nothing constrains the hint that `b1` returns: the prover may return anything, and
+    // `check --soundness` must say so (a hint is a witness like any other).
+    let p = hint_prog("field", "field", "    return v11");
+    assert_eq!(gadget_cost(&p, 1), 0);
+    let outcome = zkbc::ir::interp::run(&p, &[f(4)], zkbc::ir::interp::Limits::default()).unwrap();
+    let report =
+        zkbc::r1cs::check_soundness(&p, &outcome, zkbc::r1cs::SoundnessOptions::default()).unwrap();
+    assert!(
+        !report.findings.is_empty(),
+        "an unconstrained hint output was not found"
+    );
+}

@@ -26,36 +26,6 @@ use zkbc::report::pipeline::{self, Settings};
 /// Programs where zkbc's monolithic count is above ZoKrates': (program, ZoKrates' count, zkbc's
 /// count, reason).
 const ALLOWANCES: &[(&str, u64, u64, &str)] = &[
-    // `asm` hints: ZoKrates computes `<--` outside the circuit; zkbc has no unconstrained hints,
-    // so the hint's value is computed by constraints in the circuit.
-    (
-        "core/assembly/binary_sub.zok",
-        10,
-        389,
-        "asm hint `(lin >> i) & 1` computed in-circuit: a canonical decomposition of `lin` (384, \
-         shared by every bit) where ZoKrates takes the bits as free witnesses",
-    ),
-    (
-        "core/assembly/bitify.zok",
-        9,
-        389,
-        "asm hint `(num >> j) & 1` computed in-circuit: a canonical decomposition of `num` (384, \
-         shared by every bit) where ZoKrates takes the bits as free witnesses",
-    ),
-    (
-        "core/assembly/division.zok",
-        3,
-        8,
-        "asm hints `b == 0 ? 0 : 1 / b` and `invb * a` computed in-circuit (an `eq` as a value, a \
-         guarded division) before the asm's own constraints are checked",
-    ),
-    (
-        "core/assembly/is_zero.zok",
-        3,
-        7,
-        "asm hint `inp != 0 ? 1 / inp : 0` computed in-circuit (an `eq` as a value and a guarded \
-         division) before the asm's own two constraints",
-    ),
     // Field comparison of two variables: zkbc's is complete over [0, p) (issue 11's intentional
     // difference); ZoKrates compares below 2^252 only.
     (

@@ -64,7 +64,7 @@ pub fn eval_with(
         ExprKind::Uint(v) => Value::Uint(*v),
         ExprKind::Bool(b) => Value::Bool(*b),
         ExprKind::Local(id) => return Ok(known(*id)),
-        ExprKind::Call(..) => return Ok(None),
+        ExprKind::Call(..) | ExprKind::Hint(..) => return Ok(None),
         ExprKind::Unary(op, x) => {
             let Some(v) = eval(x)? else { return Ok(None) };
             match (op, v, &e.ty) {

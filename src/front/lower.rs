@@ -487,6 +487,22 @@ impl<'a, 'f> FnLower<'a, 'f> {
                 let returns = ir_leaves(&callee.ret);
                 self.b.call(ir::FuncId(f.0), vals, &returns)
             }
+            ExprKind::Hint(f, args) => {
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.extend(self.expr(a));
+                }
+                let ret = ir_leaves(&self.program.function(*f).ret);
+                let inst = self.b.inst(
+                    ir::InstKind::Hint {
+                        func: ir::FuncId(f.0),
+                        args: vals,
+                        ret,
+                    },
+                    &[],
+                );
+                self.b.func().inst(inst).results.clone()
+            }
             ExprKind::Builtin(builtin, x) => {
                 let v = self.scalar(x);
                 vec![match builtin {
@@ -713,6 +729,8 @@ fn cannot_fail(e: &Expr) -> bool {
         ExprKind::Binary(_, a, b) => cannot_fail(a) && cannot_fail(b),
         ExprKind::Conditional(c, a, b) => cannot_fail(c) && cannot_fail(a) && cannot_fail(b),
         ExprKind::Call(..) | ExprKind::Index(..) => false,
+        // A hint never fails (a failing hint function gives zeros).
+        ExprKind::Hint(_, args) => args.iter().all(cannot_fail),
         ExprKind::Builtin(Builtin::FieldToUint(_) | Builtin::FieldToBool, _) => false,
         ExprKind::Builtin(_, x) => cannot_fail(x),
         ExprKind::Array(elems) => elems.iter().all(|el| match el {

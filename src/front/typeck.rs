@@ -580,14 +580,23 @@ impl Checker {
         Ok(out)
     }
 
-    /// A statement of an `asm` block. zkbc has no unconstrained witnesses: `x <-- e` and
-    /// `x <== e` both assign `e` (computed, hence constrained, like any other code), and `a ===
-    /// b` asserts `a == b`. An honest prover gets ZoKrates' results; a circuit may cost more
-    /// than ZoKrates' hint. In the value of a hint, a field's bit `(x >> k) & 1` is allowed.
+    /// A statement of an `asm` block. `x <-- e` is a hint, as in ZoKrates: `e` is lifted into a
+    /// function of its own (see [`Checker::hint`]) that the interpreter runs at witness
+    /// generation, and `x` is a free witness that only the block's `===` constraints bind (a
+    /// `uN` or `bool` hint is range-checked, as every such value is). `x <== e` assigns `e`
+    /// computed in the circuit, which is `x <-- e; x === e` without the extra witness, and
+    /// `a === b` asserts `a == b`. In the value of a hint, a field's bit `(x >> k) & 1` is
+    /// allowed.
     fn asm_stmt(&mut self, s: &ast::AsmStmt) -> TResult<Stmt> {
         match s {
-            ast::AsmStmt::Assign { place, value, .. } => {
+            ast::AsmStmt::Assign {
+                place,
+                value,
+                constrained,
+                span,
+            } => {
                 let (place, ty) = self.place(place)?;
+                let calls_before = self.fs.calls.len();
                 self.in_hint = true;
                 let value = self.expr(value, Some(&ty));
                 self.in_hint = false;
@@ -595,6 +604,12 @@ impl Checker {
                 if value.ty != ty {
                     return Err(mismatch(&ty, &value.ty, value.span));
                 }
+                let value = if *constrained {
+                    value
+                } else {
+                    let calls = self.fs.calls[calls_before..].to_vec();
+                    self.hint(value, calls, *span)
+                };
                 Ok(Stmt::Assign { place, value })
             }
             ast::AsmStmt::Constraint { lhs, rhs, span } => {
@@ -612,6 +627,60 @@ impl Checker {
                     span: *span,
                 })
             }
+        }
+    }
+
+    /// Lifts the value `e` of a hint into a new function whose parameters are the locals `e`
+    /// reads (immutable copies of their values at the hint), and returns the hint expression
+    /// that passes them. `calls` are the calls `e` makes (for the recursion check).
+    fn hint(&mut self, mut e: Expr, calls: CallSites, span: Span) -> Expr {
+        let mut read: Vec<LocalId> = Vec::new();
+        remap_locals(&mut e, &mut |id| {
+            let k = read.iter().position(|&r| r == id).unwrap_or_else(|| {
+                read.push(id);
+                read.len() - 1
+            });
+            LocalId(k as u32)
+        });
+        let locals: Vec<LocalInfo> = read
+            .iter()
+            .map(|&id| LocalInfo {
+                mutable: false,
+                ..self.fs.locals[id.0 as usize].clone()
+            })
+            .collect();
+        let ty = e.ty.clone();
+        let id = FuncId(self.sigs.len() as u32);
+        self.sigs.push(Sig {
+            name: "asm_hint".to_string(),
+            params: locals.iter().map(|l| l.ty.clone()).collect(),
+            ret: ty.clone(),
+            name_span: span,
+        });
+        let func = Function {
+            name: "asm_hint".to_string(),
+            params: (0..read.len() as u32).map(LocalId).collect(),
+            ret: ty.clone(),
+            locals,
+            body: vec![Stmt::Return {
+                value: Some(e),
+                span,
+            }],
+            span,
+        };
+        self.extra.push(Some((func, calls)));
+        let args = read
+            .iter()
+            .map(|&id| Expr {
+                kind: ExprKind::Local(id),
+                ty: self.fs.locals[id.0 as usize].ty.clone(),
+                span,
+            })
+            .collect();
+        Expr {
+            kind: ExprKind::Hint(id, args),
+            ty,
+            span,
         }
     }
 
@@ -1956,4 +2025,38 @@ fn all_bound(
         .zip(bound)
         .map(|(g, b)| b.ok_or_else(|| unbound(&g.name)))
         .collect()
+}
+
+/// Renames every local `e` reads with `f`.
+fn remap_locals(e: &mut Expr, f: &mut impl FnMut(LocalId) -> LocalId) {
+    match &mut e.kind {
+        ExprKind::Local(id) => *id = f(*id),
+        ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
+        ExprKind::Unary(_, x)
+        | ExprKind::Builtin(_, x)
+        | ExprKind::Repeat(x, _)
+        | ExprKind::Slice(x, ..)
+        | ExprKind::Member(x, _)
+        | ExprKind::TupleIndex(x, _) => remap_locals(x, f),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            remap_locals(a, f);
+            remap_locals(b, f);
+        }
+        ExprKind::Conditional(c, a, b) => {
+            remap_locals(c, f);
+            remap_locals(a, f);
+            remap_locals(b, f);
+        }
+        ExprKind::Call(_, xs)
+        | ExprKind::Hint(_, xs)
+        | ExprKind::Struct(xs)
+        | ExprKind::Tuple(xs) => xs.iter_mut().for_each(|x| remap_locals(x, f)),
+        ExprKind::Array(elems) => {
+            for el in elems {
+                match el {
+                    ArrayElem::Single(x) | ArrayElem::Spread(x) => remap_locals(x, f),
+                }
+            }
+        }
+    }
 }

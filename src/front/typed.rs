@@ -371,6 +371,9 @@ pub enum ExprKind {
     Conditional(Box<Expr>, Box<Expr>, Box<Expr>),
     /// A call of a user function.
     Call(FuncId, Vec<Expr>),
+    /// An `asm` hint `x <-- e`: `e` lifted into its own function (whose parameters are the
+    /// locals `e` reads, passed here), run at witness generation and never constrained.
+    Hint(FuncId, Vec<Expr>),
     /// A call of a builtin conversion.
     Builtin(Builtin, Box<Expr>),
     /// `[a, ...b]`

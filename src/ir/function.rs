@@ -79,6 +79,30 @@ pub struct Program {
 }
 
 impl Program {
+    /// Whether each function is part of the circuit: reachable from `main` through calls.
+    /// The others run only as `hint`s (in the interpreter, at witness generation), or never.
+    pub fn circuit_funcs(&self) -> Vec<bool> {
+        let mut reached = vec![false; self.funcs.len()];
+        let mut stack = vec![self.main];
+        while let Some(f) = stack.pop() {
+            let Some(r) = reached.get_mut(f.index()) else {
+                continue;
+            };
+            if std::mem::replace(r, true) {
+                continue;
+            }
+            let func = &self.funcs[f.index()];
+            for b in &func.layout {
+                for i in &func.block(*b).insts {
+                    if let InstKind::Call { func: c, .. } = func.inst(*i).kind {
+                        stack.push(c);
+                    }
+                }
+            }
+        }
+        reached
+    }
+
     /// The function `id`.
     pub fn func(&self, id: FuncId) -> &Function {
         &self.funcs[id.index()]
@@ -303,6 +327,7 @@ impl Function {
                 let n = ty(arg).uint_width().unwrap_or(crate::ir::FIELD_BITS);
                 vec![Type::array(Type::BOOL, n)]
             }
+            InstKind::Hint { ret, .. } => ret.clone(),
             InstKind::Call { .. } => vec![],
         }
     }
@@ -413,6 +438,19 @@ impl Function {
             }
         }
         counts
+    }
+
+    /// The functions the laid-out `hint` instructions run.
+    pub fn hint_funcs(&self) -> Vec<FuncId> {
+        let mut out = Vec::new();
+        for b in &self.layout {
+            for i in &self.block(*b).insts {
+                if let InstKind::Hint { func, .. } = self.inst(*i).kind {
+                    out.push(func);
+                }
+            }
+        }
+        out
     }
 
     /// Whether any laid-out instruction is a call.

@@ -225,6 +225,19 @@ pub enum InstKind {
         /// The printed scalars.
         args: Vec<ValueId>,
     },
+    /// `vR, ... = hint fN(args)`: an unconstrained witness (an `asm` block's `x <-- e`): the
+    /// interpreter runs `fN` on `args` (without recording its blocks) and the results are
+    /// whatever it returns — all zeros when it fails; R1CS lowering allocates free witness
+    /// variables for them and constrains nothing. Only later code (the `asm` block's own `===`)
+    /// binds them. `ret` are the result types (`fN`'s return types).
+    Hint {
+        /// The function computing the hint.
+        func: FuncId,
+        /// Its arguments.
+        args: Vec<ValueId>,
+        /// The result types.
+        ret: Vec<Type>,
+    },
     /// `vR, ... = call fN(args)`: calls another function of the program.
     Call {
         /// The callee.
@@ -254,6 +267,7 @@ impl InstKind {
             InstKind::ToBits { .. } => "to_bits",
             InstKind::FromBits { .. } => "from_bits",
             InstKind::Call { .. } => "call",
+            InstKind::Hint { .. } => "hint",
         }
     }
 
@@ -306,9 +320,9 @@ impl InstKind {
                 f(*index);
                 f(*value);
             }
-            InstKind::Call { args, .. } | InstKind::Log { args, .. } => {
-                args.iter().copied().for_each(f)
-            }
+            InstKind::Call { args, .. }
+            | InstKind::Hint { args, .. }
+            | InstKind::Log { args, .. } => args.iter().copied().for_each(f),
         }
     }
 
@@ -354,9 +368,9 @@ impl InstKind {
                 *index = f(*index);
                 *value = f(*value);
             }
-            InstKind::Call { args, .. } | InstKind::Log { args, .. } => {
-                args.iter_mut().for_each(|v| *v = f(*v))
-            }
+            InstKind::Call { args, .. }
+            | InstKind::Hint { args, .. }
+            | InstKind::Log { args, .. } => args.iter_mut().for_each(|v| *v = f(*v)),
         }
     }
 
@@ -379,7 +393,8 @@ impl InstKind {
             | InstKind::Load { .. }
             | InstKind::MakeArray { .. }
             | InstKind::ToBits { .. }
-            | InstKind::FromBits { .. } => false,
+            | InstKind::FromBits { .. }
+            | InstKind::Hint { .. } => false,
         }
     }
 

@@ -165,6 +165,9 @@ pub struct TraceEntry {
     pub params: Vec<Val>,
     /// How it was left.
     pub exit: Exit,
+    /// The results of its `hint` instructions, in execution order (the unconstrained witnesses
+    /// R1CS lowering cannot compute from the input state).
+    pub hints: Vec<Val>,
 }
 
 /// A successful run.
@@ -412,10 +415,31 @@ impl Machine<'_> {
                 block,
                 params: params.clone(),
                 exit: Exit::Return(Vec::new()),
+                hints: Vec::new(),
             });
             for (pos, &i) in data.insts.iter().enumerate() {
                 self.step().map_err(|k| fail(k, Some(pos), None))?;
                 let inst = func.inst(i);
+                if let InstKind::Hint {
+                    func: callee,
+                    args,
+                    ret,
+                } = &inst.kind
+                {
+                    let args = args
+                        .iter()
+                        .map(|a| value_of(func, &env, *a))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|k| fail(k, Some(pos), inst.loc))?;
+                    let results = self.hint(*callee, args, ret, depth)?;
+                    self.trace[trace_index]
+                        .hints
+                        .extend(results.iter().cloned());
+                    for (r, v) in inst.results.iter().zip(results) {
+                        env[r.index()] = Some(v);
+                    }
+                    continue;
+                }
                 let results = self
                     .exec(func, &env, &inst.kind, depth)
                     .map_err(|e| match e {
@@ -485,6 +509,37 @@ impl Machine<'_> {
             Err(Fail::StepLimit(self.limits.max_steps))
         } else {
             Ok(())
+        }
+    }
+
+    /// Runs hint function `fid` on `args` without recording its blocks: its results, or zeros
+    /// of the result types when it fails (a hint is unconstrained; only the code that uses it
+    /// decides whether the program fails). Running out of steps is still a failure.
+    fn hint(
+        &mut self,
+        fid: FuncId,
+        args: Vec<Val>,
+        ret: &[Type],
+        depth: usize,
+    ) -> Result<Vec<Val>, Failure> {
+        if fid.index() >= self.program.funcs.len() {
+            return Err(Failure {
+                kind: Fail::InvalidProgram("hint of an unknown function".into()),
+                func: self.program.func(self.program.main).name.clone(),
+                block: None,
+                inst: None,
+                src: None,
+            });
+        }
+        let mark = self.trace.len();
+        let log_mark = self.log.len();
+        let result = self.call(fid, args, depth + 1);
+        self.trace.truncate(mark);
+        self.log.truncate(log_mark);
+        match result {
+            Ok(vals) => Ok(vals),
+            Err(f) if matches!(f.kind, Fail::StepLimit(_)) => Err(f),
+            Err(_) => Ok(ret.iter().map(Val::zero).collect()),
         }
     }
 
@@ -650,6 +705,7 @@ pub fn eval_pure(
             | InstKind::Load { .. }
             | InstKind::Store { .. }
             | InstKind::Call { .. }
+            | InstKind::Hint { .. }
     ) {
         return None;
     }
@@ -781,7 +837,8 @@ fn eval_pure_inner(
         InstKind::Allocate { .. }
         | InstKind::Load { .. }
         | InstKind::Store { .. }
-        | InstKind::Call { .. } => Err(invalid("bug: memory or call instruction in eval_pure")),
+        | InstKind::Call { .. }
+        | InstKind::Hint { .. } => Err(invalid("bug: memory or call instruction in eval_pure")),
         // Printing is the interpreter's business; as a value computation it is nothing.
         InstKind::Log { .. } => Ok(vec![]),
     }

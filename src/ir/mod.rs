@@ -29,6 +29,7 @@
 //!            | "array_get" operand "," operand  | "array_set" operand "," operand "," operand
 //!            | "to_bits" operand  | "from_bits" operand "to" type
 //!            | "call" FUNC_ID "(" operands? ")"
+//!            | "hint" FUNC_ID "(" operands? ")"
 //! terminator:= "jmp" target  | "br" operand "," target "," target  | "return" operands?
 //! target    := BLOCK_ID "(" operands? ")"
 //! operand   := VALUE_ID | type INTEGER            e.g. v3, u32 5, field -1, u1 1
@@ -81,6 +82,7 @@
 //! | `to_bits a` | `[u1; N]` bits of a `uN`, most significant first (`field`: 254 bits) |
 //! | `from_bits a to T` | the `uN` or `field` whose bits (most significant first) are `a` |
 //! | `call fN(args)` | runs `fN` with the arguments as its entry parameters; its returns are the results |
+//! | `hint fN(args)` | an unconstrained witness (an `asm` block's `x <-- e`): `fN`'s results on `args`, zeros when `fN` fails; `fN`'s blocks are not traced; the results are recorded in the block's trace entry, and R1CS lowering allocates them as free witnesses (nothing else binds them) |
 //! | `jmp b(args)` | continue at `b` with its parameters bound to `args` |
 //! | `br c, t(..), e(..)` | to `t` when `c` is 1, else to `e` |
 //! | `return vals` | leave the function with these values |

@@ -436,6 +436,7 @@ impl FuncParser<'_> {
             blocks: &blocks,
             values: &values,
             funcs: self.func_ids,
+            returns: self.returns,
         };
         for line in body {
             match classify(line) {
@@ -582,6 +583,8 @@ struct Scope<'a> {
     blocks: &'a HashMap<String, BlockId>,
     values: &'a HashMap<String, ValueId>,
     funcs: &'a HashMap<String, FuncId>,
+    /// Every function's return types (a `hint`'s result types).
+    returns: &'a [Vec<Type>],
 }
 
 impl Scope<'_> {
@@ -809,6 +812,25 @@ impl Scope<'_> {
                 c.expect(&Tok::Punct('('))?;
                 let args = self.operands(func, c, ')')?;
                 InstKind::Call { func: callee, args }
+            }
+            "hint" => {
+                let (label, fcol) = c.ident_at("a function id")?;
+                let callee = *self
+                    .funcs
+                    .get(&label)
+                    .ok_or_else(|| c.line.err_at(fcol, format!("unknown function `{label}`")))?;
+                c.expect(&Tok::Punct('('))?;
+                let args = self.operands(func, c, ')')?;
+                let ret = self
+                    .returns
+                    .get(callee.index())
+                    .cloned()
+                    .unwrap_or_default();
+                InstKind::Hint {
+                    func: callee,
+                    args,
+                    ret,
+                }
             }
             other => return Err(c.line.err_at(col, format!("unknown opcode `{other}`"))),
         })

@@ -145,6 +145,9 @@ pub fn print_inst_kind(func: &Function, kind: &InstKind) -> String {
         InstKind::ToBits { arg } => format!("to_bits {}", op(arg)),
         InstKind::FromBits { arg, to } => format!("from_bits {} to {to}", op(arg)),
         InstKind::Call { func: callee, args } => format!("call {callee}({})", list(func, args)),
+        InstKind::Hint {
+            func: callee, args, ..
+        } => format!("hint {callee}({})", list(func, args)),
     }
 }
 

@@ -560,6 +560,8 @@ impl Verifier<'_> {
                     None => need(false, format!("`from_bits` to {to} is not allowed")),
                 }
             }
+            // Checked below, with the results.
+            InstKind::Hint { .. } => {}
             InstKind::Call { func: callee, args } => {
                 if let Some(program) = self.program {
                     match program.funcs.get(callee.index()) {
@@ -584,6 +586,47 @@ impl Verifier<'_> {
                     }
                 }
             }
+        }
+        if let InstKind::Hint {
+            func: callee,
+            args,
+            ret,
+        } = &data.kind
+        {
+            if let Some(program) = self.program {
+                match program.funcs.get(callee.index()) {
+                    None => need(
+                        false,
+                        format!("hint of {callee}, which is not a function of the program"),
+                    ),
+                    Some(target) => {
+                        let params = target.param_types();
+                        let found: Vec<Type> = args.iter().map(&ty).collect();
+                        need(
+                            params == found,
+                            format!(
+                                "hint of {callee} ({}) with arguments of types ({})",
+                                join(&params),
+                                join(&found)
+                            ),
+                        );
+                        need(
+                            *ret == target.returns,
+                            format!(
+                                "hint of {callee} returns ({}), but the hint gives ({})",
+                                join(&target.returns),
+                                join(ret)
+                            ),
+                        );
+                    }
+                }
+            }
+            need(
+                ret.iter()
+                    .chain(&args.iter().map(&ty).collect::<Vec<_>>())
+                    .all(|t| !matches!(t, Type::Ref(_))),
+                "a hint neither takes nor gives a reference".to_string(),
+            );
         }
         if !matches!(data.kind, InstKind::Call { .. }) {
             let expected = func.result_types(&data.kind);

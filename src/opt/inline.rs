@@ -15,7 +15,8 @@
 //!      becomes `jmp C(vals)`;
 //!    - `B` ends with `jmp` to the copy of the callee's entry.
 //! 3. Remove blocks made unreachable (a callee that never returns), and drop functions not
-//!    reachable from `main` through the remaining calls, renumbering the rest.
+//!    reachable from `main` through the remaining calls and `hint`s, renumbering the rest.
+//!    A `hint`'s function is never inlined: the interpreter runs it (`ir::interp`).
 //!
 //! ```text
 //! fn sq f1 -> field {                fn main f0 -> field {
@@ -150,7 +151,9 @@ impl<'p> Ctx<'p> {
         let mut stack = vec![self.program.main];
         reached[self.program.main.index()] = true;
         while let Some(f) = stack.pop() {
-            for c in callees(self.program.func(f)) {
+            // Hint functions are not inlined (the interpreter runs them) but must stay.
+            let func = self.program.func(f);
+            for c in callees(func).into_iter().chain(func.hint_funcs()) {
                 if !reached[c.index()] {
                     reached[c.index()] = true;
                     stack.push(c);
@@ -175,7 +178,9 @@ impl<'p> Ctx<'p> {
         }
         for func in &mut kept {
             for inst in &mut func.insts {
-                if let InstKind::Call { func: f, .. } = &mut inst.kind {
+                if let InstKind::Call { func: f, .. } | InstKind::Hint { func: f, .. } =
+                    &mut inst.kind
+                {
                     // Calls in dead instructions may name dropped functions; they are not laid out.
                     *f = new_id.get(f).copied().unwrap_or(FuncId(u32::MAX));
                 }

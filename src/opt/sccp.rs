@@ -267,9 +267,10 @@ impl<'f> Ctx<'f> {
         let results = data.results.clone();
         let kind = data.kind.clone();
         let out: Cell = match &kind {
-            InstKind::Allocate { .. } | InstKind::Load { .. } | InstKind::Call { .. } => {
-                Cell::Bottom
-            }
+            InstKind::Allocate { .. }
+            | InstKind::Load { .. }
+            | InstKind::Call { .. }
+            | InstKind::Hint { .. } => Cell::Bottom,
             InstKind::Store { .. } | InstKind::Assert { .. } => return,
             InstKind::Select {
                 cond,

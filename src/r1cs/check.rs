@@ -170,7 +170,11 @@ pub fn for_each_execution<'p>(
                 return Err(bad("live-in values without a predecessor in the trace".into()).into())
             }
         }
-        let mut asg = blk.assign(&leaves)?;
+        let mut hints = Vec::new();
+        for h in &entry.hints {
+            flatten_val(h, &mut hints).map_err(bad)?;
+        }
+        let mut asg = blk.assign_with_hints(&leaves, &hints)?;
         let (label, values, target) = match &entry.exit {
             Exit::Jump(b, args) => (block_label(*b), args, Some(*b)),
             Exit::Return(vals) => (return_label(), vals, None),

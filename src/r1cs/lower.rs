@@ -86,6 +86,9 @@ pub struct StateLayout {
     pub out_leaves: usize,
     /// One entry per exit (two for `br`, in text order).
     pub exits: Vec<ExitLayout>,
+    /// Scalar leaves of the block's `hint` results: free witness variables whose values come
+    /// from the interpreter's trace ([`super::BlockR1cs::assign_with_hints`]).
+    pub hint_leaves: usize,
 }
 
 impl StateLayout {
@@ -206,6 +209,9 @@ pub(crate) struct Lowerer<'a> {
     normalized: FxMap<(Lc, u32), Num>,
     inputs: Option<&'a [Fr]>,
     next_input: usize,
+    /// The block's hint values in witness mode (missing ones are 0).
+    hints: &'a [Fr],
+    next_hint: usize,
     pos: Option<usize>,
 }
 
@@ -216,6 +222,7 @@ pub(crate) fn lower(
     block: BlockId,
     main_entry: bool,
     inputs: Option<&[Fr]>,
+    hints: &[Fr],
 ) -> Result<(Builder, StateLayout), LowerError> {
     if block.index() >= func.blocks.len() || !func.layout.contains(&block) {
         return Err(LowerError::NoSuchBlock {
@@ -237,6 +244,8 @@ pub(crate) fn lower(
         normalized: FxMap::default(),
         inputs,
         next_input: 0,
+        hints,
+        next_hint: 0,
         pos: None,
     };
     let layout = l.run(info, main_entry)?;
@@ -424,6 +433,37 @@ impl<'a> Lowerer<'a> {
             .as_ref()
             .ok_or_else(|| self.err("a block without terminator"))?;
         self.lower_term(term, info, param_leaves, live_in, live_leaves)
+    }
+
+    /// A wire of fresh witness variables holding the next hint values. A `uN` or `u1` leaf is
+    /// range-checked (N booleans), as every `uN` value is where it is produced; a field leaf
+    /// costs nothing.
+    fn hint_wire(&mut self, ty: &Type) -> R<Wire> {
+        Ok(match ty {
+            Type::Field | Type::UInt(_) => {
+                let x = self.hints.get(self.next_hint).copied().unwrap_or_default();
+                self.next_hint += 1;
+                let v = Lc::var(self.cs.witness(|_| x));
+                match ty {
+                    Type::UInt(w) => {
+                        let bits = self.cs.decompose(&v, *w, Pivot::Low);
+                        Wire::Num(Num {
+                            lc: v,
+                            bits: *w,
+                            bitvec: Some(bits.into()),
+                            max: None,
+                        })
+                    }
+                    _ => Wire::Num(Num::new(v, UNBOUNDED)),
+                }
+            }
+            Type::Array(elem, n) => Wire::Array(
+                (0..*n)
+                    .map(|_| self.hint_wire(elem))
+                    .collect::<R<Vec<_>>>()?,
+            ),
+            Type::Ref(_) => return Err(self.err(format!("a hint of reference type {ty}"))),
+        })
     }
 
     /// Materializes leaves whose combination has grown past [`MAX_LC_TERMS`].
@@ -994,6 +1034,8 @@ impl<'a> Lowerer<'a> {
             InstKind::Call { .. } => {
                 Err(self.err("`call`: calls must be inlined before lowering to R1CS"))
             }
+            // Free witnesses: nothing computes or constrains them but the code that uses them.
+            InstKind::Hint { ret, .. } => ret.iter().map(|t| self.hint_wire(t)).collect(),
             // `log` prints in the interpreter only: no wires, no constraints.
             InstKind::Log { .. } => Ok(vec![]),
             InstKind::MakeArray { elems, .. } => Ok(vec![Wire::Array(
@@ -1452,6 +1494,7 @@ impl<'a> Lowerer<'a> {
             self.cs.enforce_eq(&Lc::var(o), leaf);
         }
         Ok(StateLayout {
+            hint_leaves: self.next_hint,
             param_leaves,
             live_in,
             live_leaves,

@@ -61,6 +61,13 @@
 //!   were produced (every `uN` output leaf is normalized), **except** `main`'s entry block: its
 //!   inputs come from the prover, so that block range-checks each `uN` leaf (N booleans; a `u1`
 //!   costs 1) — otherwise a prover could pass 2^40 as a `u32`.
+//! * **Hints are the exception, by contract.** A `hint` (an `asm` block's `x <-- e`) is a free
+//!   witness: its value comes from the interpreter's trace (`TraceEntry::hints`,
+//!   [`BlockR1cs::assign_with_hints`]) and no constraint computes it (a `uN`/`u1` hint is only
+//!   range-checked). Whatever binds it is the `asm` author's own `===` constraints, exactly as
+//!   in ZoKrates: a program whose constraints do not determine a hint that reaches an output is
+//!   under-constrained, and `zkbc check --soundness` reports it (the tests assert that it
+//!   does). A function that only runs as a hint is not part of the circuit.
 //! * Failure is path-sensitive: a block's constraints are satisfiable exactly when the block,
 //!   run from its input state, passes its assertions, divides by nonzero values, indexes in
 //!   bounds, converts values that fit, and produces the output state. A block that is not
@@ -113,6 +120,7 @@
 //! | checked `cast` `uN` → `uM`, M < N | M; 0 when the bits are known (the high ones must be 0) |
 //! | `trunc` to `uM` | the operand's bound m (0 when it fits or its bits are known); field: 384 |
 //! | dynamic `array_get` / `array_set` on n elements of k leaves | n + n·k (selectors `e_j·(i − j) = 0`, `Σ e_j = 1`) |
+//! | `hint` | 0 per field leaf (a free witness); N per `uN` leaf (its range check) |
 //! | each block | 1 (own label) + 1 (output label, 0 for a `br` on a witness) |
 //! | each output leaf | 0 when it depends on a witness (eliminated), else 1 |
 //! | guarded `assert` / `div` / `udiv` / `cast` | +1 each (`g·(1 − c) = 0`; divisor `1 + g(b − 1)`; `g·x`) |
@@ -386,7 +394,7 @@ fn lower_with(
     block: BlockId,
     main_entry: bool,
 ) -> Result<BlockR1cs<'_>, LowerError> {
-    let (cs, layout) = lower::lower(func, &info, block, main_entry, None)?;
+    let (cs, layout) = lower::lower(func, &info, block, main_entry, None, &[])?;
     let reduced = eliminate::reduce(cs);
     Ok(BlockR1cs {
         func,
@@ -472,8 +480,29 @@ impl<'f> BlockR1cs<'f> {
 
     /// The full assignment for an input state given as scalar leaves after the label
     /// (parameters, then live-ins): the lowering re-run in witness mode. The output state is
-    /// what the gadgets compute.
+    /// what the gadgets compute. A block with `hint`s gets 0 for each hint value (see
+    /// [`BlockR1cs::assign_with_hints`]).
     pub fn assign(&self, in_leaves: &[Fr]) -> Result<Assignment, LowerError> {
+        self.assign_with_hints(in_leaves, &[])
+    }
+
+    /// [`BlockR1cs::assign`] with the values of the block's `hint` results (the trace entry's
+    /// `hints`, flattened to leaves): nothing in the block computes them.
+    pub fn assign_with_hints(
+        &self,
+        in_leaves: &[Fr],
+        hints: &[Fr],
+    ) -> Result<Assignment, LowerError> {
+        if hints.len() > self.layout.hint_leaves {
+            return Err(LowerError::BadState {
+                block: self.block,
+                message: format!(
+                    "{} hint values given, the block has {}",
+                    hints.len(),
+                    self.layout.hint_leaves
+                ),
+            });
+        }
         if in_leaves.len() != self.layout.in_leaves() {
             return Err(LowerError::BadState {
                 block: self.block,
@@ -490,6 +519,7 @@ impl<'f> BlockR1cs<'f> {
             self.block,
             self.main_entry,
             Some(in_leaves),
+            hints,
         )?;
         assert_eq!(
             cs.values.len(),
@@ -563,9 +593,13 @@ impl<'f> BlockR1cs<'f> {
     }
 }
 
+/// The blocks of every function of the circuit (a function that only runs as a `hint` is
+/// not part of it).
 fn all_blocks(program: &Program) -> Vec<(FuncId, BlockId)> {
+    let circuit = program.circuit_funcs();
     program
         .func_ids()
+        .filter(|f| circuit[f.index()])
         .flat_map(|f| program.func(f).layout.iter().map(move |&b| (f, b)))
         .collect()
 }

@@ -140,7 +140,11 @@ pub fn check_soundness(
                 leaves.extend(live);
             }
         }
-        let mut asg = blk.assign(&leaves)?;
+        let mut hints = Vec::new();
+        for h in &entry.hints {
+            super::flatten_val(h, &mut hints).map_err(bad)?;
+        }
+        let mut asg = blk.assign_with_hints(&leaves, &hints)?;
         let (label, values, target) = match &entry.exit {
             Exit::Jump(b, args) => (block_label(*b), args, Some(*b)),
             Exit::Return(vals) => (return_label(), vals, None),
