@@ -28,6 +28,8 @@ pub struct Options {
     /// Pass options: print after, skip (`--no-merge` skips `merge`), verify, and the merge
     /// options (`--min-block-size`, `--monolithic`) in `opt.merge`.
     pub opt: opt::Options,
+    /// The semantics of comparisons of two non-constant field elements (`--field-cmp`).
+    pub field_cmp: front::FieldCmp,
 }
 
 impl Default for Options {
@@ -35,6 +37,7 @@ impl Default for Options {
         Options {
             opt_level: OptLevel::O3,
             opt: opt::Options::default(),
+            field_cmp: front::FieldCmp::Complete,
         }
     }
 }
@@ -114,7 +117,7 @@ pub fn compile(
 ) -> Result<Compilation, CompileError> {
     let (mut program, abi) = match SourceKind::of(file_name) {
         SourceKind::Zok => {
-            let (program, abi) = front::compile_source(file_name, text)
+            let (program, abi) = front::compile_source_with(file_name, text, options.field_cmp)
                 .map_err(|d| CompileError::Source(render(&d, file_name, text)))?;
             (program, Some(abi))
         }

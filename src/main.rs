@@ -131,6 +131,9 @@ enum Command {
         /// Maximum number of IR instructions executed per run.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
+        /// Comparison of two non-constant field elements, as for the compiling commands.
+        #[arg(long, default_value = "complete", value_parser = parse_field_cmp)]
+        field_cmp: pipeline::FieldCmp,
     },
     /// Write each executed block's instance as an iden3 `.r1cs` file and each of its executions
     /// as a `.wtns` witness (the formats circom writes and snarkjs reads) into a directory.
@@ -285,9 +288,18 @@ struct CompileArgs {
     /// block fails with an error instead of exhausting memory.
     #[arg(long, default_value_t = r1cs::DEFAULT_MAX_CONSTRAINTS)]
     max_constraints: usize,
+    /// Comparison of two non-constant field elements: `complete` (over the whole field) or
+    /// `zokrates` (ZoKrates' semantics: both operands must be below 2^252, else the comparison
+    /// fails at run time and the instance is unsatisfiable; cheaper).
+    #[arg(long, default_value = "complete", value_parser = parse_field_cmp)]
+    field_cmp: pipeline::FieldCmp,
 }
 
 fn parse_level(s: &str) -> Result<opt::OptLevel, String> {
+    s.parse()
+}
+
+fn parse_field_cmp(s: &str) -> Result<pipeline::FieldCmp, String> {
     s.parse()
 }
 
@@ -312,6 +324,7 @@ impl CompileArgs {
             merging: self.merging(),
             max_steps,
             max_unrolled: self.max_unrolled,
+            field_cmp: self.field_cmp,
         }
     }
 
@@ -670,6 +683,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             output,
             quiet,
             max_steps,
+            field_cmp,
         } => table_command(
             &files,
             inputs_dir.as_deref(),
@@ -682,7 +696,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             (format, &metric),
             output.as_deref(),
             quiet,
-            max_steps,
+            (max_steps, field_cmp),
         ),
         Command::Prove {
             compile,
@@ -948,7 +962,7 @@ fn table_command(
     (format, metric): (TableFormat, &str),
     output: Option<&Path>,
     quiet: bool,
-    max_steps: u64,
+    (max_steps, field_cmp): (u64, pipeline::FieldCmp),
 ) -> Result<(), Exit> {
     use report::aggregate;
     let metric = aggregate::Metric::from_name(metric).ok_or_else(|| {
@@ -977,6 +991,7 @@ fn table_command(
                     min_block_size,
                     merging,
                     max_steps,
+                    field_cmp,
                     ..Settings::default()
                 };
                 match measure_file(file, inputs.as_deref(), &settings, &progress) {

@@ -100,3 +100,33 @@ fn compile_optimizes_by_default() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown optimization level `7`"), "{err}");
 }
+
+/// `--field-cmp zokrates`: a comparison of two non-constant field elements fails (located) when
+/// an operand is 2^252 or more, and `check` accepts the same program below that; the default
+/// comparison is complete.
+#[test]
+fn field_cmp_zokrates_fails_at_2_pow_252() {
+    let src = write(
+        "fieldcmp",
+        "p.zok",
+        "def main(field a, field b) -> bool {\n    return a < b;\n}\n",
+    );
+    let big = write(
+        "fieldcmp",
+        "big.json",
+        r#"{"a": "1", "b": "7237005577332262213973186563042994240829374041602535252466099000494570602496"}"#,
+    );
+    let small = write("fieldcmp", "small.json", r#"{"a": "1", "b": "2"}"#);
+    let (code, out, _) = zkbc(&["run", &src, "--inputs", &big]);
+    assert_eq!((code, out.trim()), (0, r#"{"outputs":[true]}"#));
+    let (code, out, err) = zkbc(&["run", "--field-cmp", "zokrates", &src, "--inputs", &big]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.contains(&format!("{src}:2:12: dynamic comparison is incomplete")),
+        "{err}"
+    );
+    let (code, out, err) = zkbc(&["check", "--field-cmp", "zokrates", &src, "--inputs", &small]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, _, err) = zkbc(&["run", "--field-cmp", "bogus", &src]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -128,6 +128,19 @@ b0():
     return
 }
 ";
+    hint_and_bound: "fn main f0 -> field {
+b0(v0: field):
+    v1 = hint f1(v0)
+    v2 = bound v1, 252 @3:4
+    return v2
+}
+
+fn asm_hint f1 -> field {
+b0(v0: field):
+    v1 = mul v0, v0
+    return v1
+}
+";
     jmp_br_return: "fn main f0 -> field {
 b0(v0: field, v1: u32):
     jmp b1(field 0, u32 0)

@@ -827,3 +827,38 @@ fn an_unbound_hint_is_found_by_the_soundness_check() {
         "an unconstrained hint output was not found"
     );
 }
+
+#[test]
+fn zokrates_field_comparison_bounds_both_operands() {
+    // `--field-cmp zokrates`: `bound x, 252` is 252 booleans (unsatisfiable for x ≥ 2^252); two
+    // bounded operands compare in 252 + 1 (`lt_bounded`): 252 + 252 + 253 in all, against the
+    // complete comparison's 2 · 384 + 131.
+    let body =
+        "    v20 = bound v10, 252\n    v21 = bound v11, 252\n    v22 = lt v20, v21\n    return v22";
+    let out = gadget(
+        &["field", "field"],
+        "u1",
+        body,
+        252 + 252 + 253,
+        &[vec![f(1), f(2)], vec![f(2), f(1)]],
+    );
+    assert_eq!(out, vec![vec![u(1)], vec![u(0)]]);
+    let p = parse(&prog(&["field", "field"], "u1", body));
+    let block = lower(&p, 1);
+    let two_252 = (0..252).fold(zkbc::field::Fr::from(1u64), |x, _| x + x);
+    for (a, b) in [
+        (two_252, 1u64.into()),
+        (1u64.into(), two_252),
+        (-zkbc::field::Fr::from(1u64), 1u64.into()),
+    ] {
+        let asg = block.assign(&[a, b]).expect("assigns");
+        assert!(
+            block.first_unsatisfied(&asg).is_some(),
+            "an operand ≥ 2^252 is accepted"
+        );
+    }
+    let asg = block
+        .assign(&[two_252 - zkbc::field::Fr::from(1u64), 1u64.into()])
+        .expect("assigns");
+    assert_eq!(block.first_unsatisfied(&asg), None);
+}

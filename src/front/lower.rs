@@ -83,8 +83,16 @@ fn n_leaves(ty: &Type) -> usize {
     ir_leaves(ty).len()
 }
 
-/// Lowers a checked program. `source` is the program text, for instruction locations.
-pub fn lower_program(program: &typed::Program, source: &str) -> ir::Program {
+/// The bound of ZoKrates' incomplete field comparison: both operands below 2^252.
+pub const FIELD_CMP_BITS: u32 = 252;
+
+/// Lowers a checked program. `source` is the program text, for instruction locations;
+/// `field_cmp` the semantics of comparisons of two non-constant field elements.
+pub fn lower_program(
+    program: &typed::Program,
+    source: &str,
+    field_cmp: super::FieldCmp,
+) -> ir::Program {
     let mut funcs = Vec::new();
     let mut names: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for f in &program.functions {
@@ -97,7 +105,9 @@ pub fn lower_program(program: &typed::Program, source: &str) -> ir::Program {
         };
         *count += 1;
         let mut func = ir::Function::new(name, ir_leaves(&f.ret));
-        FnLower::new(program, f, &mut func, source).run();
+        let mut lowering = FnLower::new(program, f, &mut func, source);
+        lowering.field_cmp = field_cmp;
+        lowering.run();
         funcs.push(func);
     }
     ir::Program {
@@ -124,6 +134,8 @@ struct FnLower<'a, 'f> {
     source: &'a str,
     /// Is the current block open (not yet terminated)?
     live: bool,
+    /// The semantics of comparisons of two non-constant field elements.
+    field_cmp: super::FieldCmp,
 }
 
 impl<'a, 'f> FnLower<'a, 'f> {
@@ -140,6 +152,7 @@ impl<'a, 'f> FnLower<'a, 'f> {
             slots: vec![Slot::Unbound; func.locals.len()],
             source,
             live: true,
+            field_cmp: super::FieldCmp::Complete,
         }
     }
 
@@ -615,9 +628,28 @@ impl<'a, 'f> FnLower<'a, 'f> {
         if op == B::Pow {
             return self.pow(a, b);
         }
-        let x = self.expr(a);
-        let y = self.expr(b);
+        let mut x = self.expr(a);
+        let mut y = self.expr(b);
         let is_field = a.ty == Type::Field;
+        let ordered = matches!(op, B::Lt | B::Le | B::Gt | B::Ge);
+        // An operand is constant when its expression evaluates at compile time (`0 - 1`) or
+        // its value is an IR constant (an immutable local bound to one).
+        let constant = |l: &mut Self, e: &Expr, v: ValueId| {
+            l.b.func().const_value(v).is_some()
+                || matches!(super::consteval::eval_with(e, &|_| None), Ok(Some(_)))
+        };
+        if ordered
+            && is_field
+            && self.field_cmp == super::FieldCmp::Zokrates
+            && !constant(self, a, x[0])
+            && !constant(self, b, y[0])
+        {
+            // ZoKrates' incomplete comparison: both operands below 2^252, or a failure here.
+            self.located(e.span, |l| {
+                x[0] = l.b.bound(x[0], FIELD_CMP_BITS);
+                y[0] = l.b.bound(y[0], FIELD_CMP_BITS);
+            });
+        }
         let simple = |o: BinOp| Some(o);
         let ir_op = match op {
             B::Add => simple(BinOp::Add),

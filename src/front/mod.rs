@@ -35,13 +35,47 @@ pub fn check_source(source: &str) -> Result<typed::Program, Diagnostic> {
     typeck::check(&module)
 }
 
+/// The semantics of `<`, `<=`, `>`, `>=` on two field elements that are not constants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FieldCmp {
+    /// Complete: the canonical values in `[0, p)` are compared (zkbc's default).
+    #[default]
+    Complete,
+    /// ZoKrates': both operands must be below 2^252, else the comparison fails ("dynamic
+    /// comparison is incomplete"); cheaper (each operand is a `bound _, 252`, then the bounded
+    /// comparison). A comparison with a constant operand stays complete, as in ZoKrates.
+    Zokrates,
+}
+
+impl std::str::FromStr for FieldCmp {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "complete" => Ok(FieldCmp::Complete),
+            "zokrates" => Ok(FieldCmp::Zokrates),
+            _ => Err(format!(
+                "unknown field comparison `{s}` (expected `complete` or `zokrates`)"
+            )),
+        }
+    }
+}
+
 /// Compiles a program to IR and describes its `main` for the driver.
 ///
 /// `file_name` is only used in messages of later stages; diagnostics carry spans into `source`
 /// and are rendered with [`Diagnostic::render`].
 pub fn compile_source(file_name: &str, source: &str) -> Result<(ir::Program, Abi), Diagnostic> {
+    compile_source_with(file_name, source, FieldCmp::Complete)
+}
+
+/// [`compile_source`] with the given field comparison semantics.
+pub fn compile_source_with(
+    file_name: &str,
+    source: &str,
+    field_cmp: FieldCmp,
+) -> Result<(ir::Program, Abi), Diagnostic> {
     let _ = file_name;
     let program = check_source(source)?;
     let abi = Abi::of(&program);
-    Ok((lower::lower_program(&program, source), abi))
+    Ok((lower::lower_program(&program, source, field_cmp), abi))
 }

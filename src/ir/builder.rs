@@ -179,6 +179,11 @@ impl<'f> FunctionBuilder<'f> {
         self.single(InstKind::ToBits { arg })
     }
 
+    /// `bound a, bits`
+    pub fn bound(&mut self, arg: ValueId, bits: u32) -> ValueId {
+        self.single(InstKind::Bound { arg, bits })
+    }
+
     /// `from_bits a to T`
     pub fn from_bits(&mut self, arg: ValueId, to: Type) -> ValueId {
         self.single(InstKind::FromBits { arg, to })

@@ -328,6 +328,7 @@ impl Function {
                 vec![Type::array(Type::BOOL, n)]
             }
             InstKind::Hint { ret, .. } => ret.clone(),
+            InstKind::Bound { .. } => vec![Type::Field],
             InstKind::Call { .. } => vec![],
         }
     }

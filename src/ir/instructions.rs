@@ -225,6 +225,15 @@ pub enum InstKind {
         /// The printed scalars.
         args: Vec<ValueId>,
     },
+    /// `v = bound a, k`: the field element `a`, failing unless its canonical value is below
+    /// `2^k` (`k ≤ 253`). ZoKrates' incomplete field comparison (`--field-cmp zokrates`) bounds
+    /// both operands at `2^252` this way, which then compares in `k + 1` constraints.
+    Bound {
+        /// The value.
+        arg: ValueId,
+        /// The bound's exponent.
+        bits: u32,
+    },
     /// `vR, ... = hint fN(args)`: an unconstrained witness (an `asm` block's `x <-- e`): the
     /// interpreter runs `fN` on `args` (without recording its blocks) and the results are
     /// whatever it returns — all zeros when it fails; R1CS lowering allocates free witness
@@ -268,6 +277,7 @@ impl InstKind {
             InstKind::FromBits { .. } => "from_bits",
             InstKind::Call { .. } => "call",
             InstKind::Hint { .. } => "hint",
+            InstKind::Bound { .. } => "bound",
         }
     }
 
@@ -288,6 +298,7 @@ impl InstKind {
             InstKind::Not { arg }
             | InstKind::Cast { arg, .. }
             | InstKind::Truncate { arg, .. }
+            | InstKind::Bound { arg, .. }
             | InstKind::ToBits { arg }
             | InstKind::FromBits { arg, .. } => f(*arg),
             InstKind::Select {
@@ -336,6 +347,7 @@ impl InstKind {
             InstKind::Not { arg }
             | InstKind::Cast { arg, .. }
             | InstKind::Truncate { arg, .. }
+            | InstKind::Bound { arg, .. }
             | InstKind::ToBits { arg }
             | InstKind::FromBits { arg, .. } => *arg = f(*arg),
             InstKind::Select {
@@ -380,6 +392,7 @@ impl InstKind {
         match self {
             InstKind::Binary { op, .. } => op.can_fail(),
             InstKind::Cast { .. }
+            | InstKind::Bound { .. }
             | InstKind::Assert { .. }
             | InstKind::Store { .. }
             | InstKind::ArrayGet { .. }
@@ -403,6 +416,7 @@ impl InstKind {
         match self {
             InstKind::Binary { op, .. } => op.can_fail(),
             InstKind::Cast { .. }
+            | InstKind::Bound { .. }
             | InstKind::Assert { .. }
             | InstKind::ArrayGet { .. }
             | InstKind::ArraySet { .. }

@@ -204,6 +204,13 @@ pub enum FailureKind {
         /// The target type.
         to: Type,
     },
+    /// A `bound` (ZoKrates' incomplete field comparison) on a value not below `2^bits`.
+    IncompleteComparison {
+        /// The value, in decimal.
+        value: String,
+        /// The bound's exponent.
+        bits: u32,
+    },
     /// More steps than allowed.
     StepLimit(u64),
     /// Calls nested deeper than allowed (recursion in IR text).
@@ -229,6 +236,10 @@ impl fmt::Display for FailureKind {
             FailureKind::ConversionDoesNotFit { value, to } => {
                 write!(f, "value {value} does not fit in {to}")
             }
+            FailureKind::IncompleteComparison { value, bits } => write!(
+                f,
+                "dynamic comparison is incomplete: {value} is not below 2^{bits}"
+            ),
             FailureKind::StepLimit(n) => write!(f, "step limit of {n} exceeded"),
             FailureKind::CallDepth(n) => write!(f, "call depth limit of {n} exceeded"),
             FailureKind::BadInputs(m) => write!(f, "bad inputs: {m}"),
@@ -743,6 +754,19 @@ fn eval_pure_inner(
                 },
                 _ => Err(invalid("`cast` to a non-scalar")),
             }
+        }
+        InstKind::Bound { arg, bits } => {
+            let v = get(arg)?;
+            let x = v
+                .to_field()
+                .ok_or_else(|| invalid("`bound` of a non-scalar"))?;
+            if crate::field::num_bits(&x) > *bits {
+                return Err(Fail::IncompleteComparison {
+                    value: crate::field::to_dec(&x),
+                    bits: *bits,
+                });
+            }
+            one(v)
         }
         InstKind::Truncate { arg, to } => {
             let w = to

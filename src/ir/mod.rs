@@ -30,6 +30,7 @@
 //!            | "to_bits" operand  | "from_bits" operand "to" type
 //!            | "call" FUNC_ID "(" operands? ")"
 //!            | "hint" FUNC_ID "(" operands? ")"
+//!            | "bound" operand "," INT"
 //! terminator:= "jmp" target  | "br" operand "," target "," target  | "return" operands?
 //! target    := BLOCK_ID "(" operands? ")"
 //! operand   := VALUE_ID | type INTEGER            e.g. v3, u32 5, field -1, u1 1
@@ -71,6 +72,7 @@
 //! | `shl shr a, k` | shift a `uN` by any `uN` amount `k`; bits leave the width; `k >= N` gives 0 |
 //! | `not a` | bitwise complement of a `uN` (logical not on `u1`) |
 //! | `cast a to T` | scalar conversion; to `field` exact; to `uN` fails unless the value is `< 2^N` |
+//! | `bound a, k` | the field element `a`; fails unless its canonical value is below `2^k` (`k ≤ 253`; ZoKrates' incomplete comparison, `--field-cmp zokrates`) |
 //! | `trunc a to uN` | the low N bits of a scalar's (canonical) value |
 //! | `select c, a, b` | `a` if `c` (`u1`) is 1, else `b`; `a`, `b` of one type |
 //! | `assert c[, msg]` | fails with the message when `c` is 0 |

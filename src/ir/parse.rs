@@ -723,6 +723,17 @@ impl Scope<'_> {
                     _ => InstKind::FromBits { arg, to },
                 }
             }
+            "bound" => {
+                let arg = self.operand(func, c)?;
+                c.expect(&Tok::Punct(','))?;
+                let (tok, bcol) = c.next("a bit count")?;
+                let bits = match tok {
+                    Tok::Int(digits) => digits.parse::<u32>().ok().filter(|&k| k <= 253),
+                    _ => None,
+                }
+                .ok_or_else(|| c.line.err_at(bcol, "expected a bit count up to 253"))?;
+                InstKind::Bound { arg, bits }
+            }
             "select" => {
                 let cond = self.operand(func, c)?;
                 c.expect(&Tok::Punct(','))?;

@@ -107,6 +107,7 @@ pub fn print_inst_kind(func: &Function, kind: &InstKind) -> String {
         InstKind::Not { arg } => format!("not {}", op(arg)),
         InstKind::Cast { arg, to } => format!("cast {} to {to}", op(arg)),
         InstKind::Truncate { arg, to } => format!("trunc {} to {to}", op(arg)),
+        InstKind::Bound { arg, bits } => format!("bound {}, {bits}", op(arg)),
         InstKind::Select {
             cond,
             then_value,

@@ -562,6 +562,13 @@ impl Verifier<'_> {
             }
             // Checked below, with the results.
             InstKind::Hint { .. } => {}
+            InstKind::Bound { arg, bits } => {
+                need(
+                    ty(arg) == Type::Field,
+                    format!("`bound` of {}, not a field element", ty(arg)),
+                );
+                need(*bits <= 253, format!("`bound` to 2^{bits}, above 2^253"));
+            }
             InstKind::Call { func: callee, args } => {
                 if let Some(program) = self.program {
                     match program.funcs.get(callee.index()) {

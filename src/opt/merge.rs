@@ -1034,6 +1034,11 @@ impl<'a> Emitter<'a> {
                     *arg = self.select(g, *arg, zero);
                 }
             }
+            // Under a false guard the bound checks 0, which always passes.
+            InstKind::Bound { arg, .. } if guarded => {
+                let zero = self.zero(&Type::Field);
+                *arg = self.select(g, *arg, zero);
+            }
             InstKind::ArrayGet { array, index } | InstKind::ArraySet { array, index, .. }
                 if guarded =>
             {

@@ -993,6 +993,20 @@ impl<'a> Lowerer<'a> {
                     _ => Err(self.err(format!("cast to {to}"))),
                 }
             }
+            // k booleans: unsatisfiable when the value is not below 2^k (k ≤ 253).
+            InstKind::Bound { arg, bits } => {
+                let x = self.num(*arg)?;
+                if x.bits <= *bits {
+                    return one(x);
+                }
+                let b = self.cs.decompose(&x.lc, *bits, Pivot::Low);
+                one(Num {
+                    lc: x.lc,
+                    bits: *bits,
+                    bitvec: Some(b.into()),
+                    max: None,
+                })
+            }
             InstKind::Truncate { arg, to } => {
                 let m = to
                     .uint_width()

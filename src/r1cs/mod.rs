@@ -105,6 +105,8 @@
 //! | `u1` `and` / `or` / `xor` of `x` with `x` or with `!x` | 0 |
 //! | field `lt` / `le`, both known below 2^m, m ≤ 252 | m + 1 |
 //! | field `lt` / `le`, complete over [0, p) | 2 · 384 + 131 = 899 |
+//! | `bound a, k` | k (a's bits; unsatisfiable when a ≥ 2^k); 0 when a is known below 2^k |
+//! | field `lt` / `le` with `--field-cmp zokrates` (two `bound _, 252`, then the bounded form) | 252 + 252 + 253 = 757 |
 //! | field `lt` / `le` against a constant `c < 2^k`, k ≤ 126 | 384 + k + 4; other constants 384 + 131 |
 //! | canonical bits of a combination already decomposed in the block | 0 (kept) |
 //! | `uN` `and` / `or` / `xor` | N, plus N per operand whose bits are not yet known |

@@ -39,6 +39,7 @@
 use super::cost::{BlockCost, CostError, ProgramCost, Report};
 use crate::analysis::{Cfg, DomTree, LoopForest, MergeComponents};
 use crate::driver::{self, Compilation, CompileError};
+pub use crate::front::FieldCmp;
 use crate::ir::interp::{self, Outcome};
 use crate::ir::{BlockId, FuncId, Function, InstKind, Program, Terminator};
 use crate::opt::OptLevel;
@@ -75,6 +76,8 @@ pub struct Settings {
     pub max_steps: u64,
     /// The most instructions one merge may emit (`--max-unrolled`).
     pub max_unrolled: usize,
+    /// The semantics of comparisons of two non-constant field elements.
+    pub field_cmp: FieldCmp,
 }
 
 impl Default for Settings {
@@ -85,6 +88,7 @@ impl Default for Settings {
             merging: Merging::Threshold,
             max_steps: interp::Limits::default().max_steps,
             max_unrolled: crate::opt::merge::DEFAULT_MAX_UNROLLED,
+            field_cmp: FieldCmp::Complete,
         }
     }
 }
@@ -103,6 +107,7 @@ impl Settings {
     pub fn driver_options(&self) -> driver::Options {
         let mut options = driver::Options {
             opt_level: self.opt_level,
+            field_cmp: self.field_cmp,
             ..driver::Options::default()
         };
         options.opt.merge.min_block_size = self.min_block_size;
@@ -119,9 +124,10 @@ impl Settings {
 /// The constraint count of the program compiled `--monolithic` (at `-O3`): the one circuit a
 /// ZoKrates-style compiler emits. `None` when no such circuit exists (a loop bound is a runtime
 /// value, or the unrolled program is too large) or it cannot be lowered.
-pub fn monolithic_constraints(file_name: &str, source: &str) -> Option<u64> {
+pub fn monolithic_constraints(file_name: &str, source: &str, field_cmp: FieldCmp) -> Option<u64> {
     let settings = Settings {
         merging: Merging::Monolithic,
+        field_cmp,
         ..Settings::default()
     };
     let mut compilation = driver::compile(file_name, source, &settings.driver_options()).ok()?;
@@ -297,7 +303,7 @@ pub fn measure(
             .map(|s| s.constraints as u64)
             .sum::<u64>()
             .into(),
-        _ => monolithic_constraints(file_name, source),
+        _ => monolithic_constraints(file_name, source, settings.field_cmp),
     };
     let cost = ProgramCost {
         outputs,
