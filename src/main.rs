@@ -97,8 +97,15 @@ enum Command {
     /// INPUTS_DIR/NAME.json when that file exists and is reported statically otherwise.
     Table {
         /// The programs.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "zokrates")]
         files: Vec<PathBuf>,
+        /// Instead of the programs: the constraint parity table of a ZoKrates suite folder
+        /// (NAME.zok beside NAME.cases.json with `zokrates_constraints`): per program,
+        /// ZoKrates' count, zkbc's `--monolithic -O3` count, that count without the two label
+        /// checks (the one compared), the block-based sumcheck cells, and whether zkbc is at or
+        /// below ZoKrates. Markdown only.
+        #[arg(long, value_name = "DIR", conflicts_with = "files")]
+        zokrates: Option<PathBuf>,
         /// Where NAME.json inputs are looked up (default: each program's own directory).
         #[arg(long)]
         inputs_dir: Option<PathBuf>,
@@ -672,6 +679,22 @@ fn run(cli: Cli) -> Result<(), Exit> {
             quiet,
         ),
         Command::Table {
+            zokrates: Some(dir),
+            format,
+            output,
+            field_cmp,
+            ..
+        } => {
+            if !matches!(format, TableFormat::Markdown) {
+                return Err(user_error("--zokrates prints markdown only".to_string()));
+            }
+            let rows = report::zokrates::rows(&dir, field_cmp).map_err(user_error)?;
+            emit(
+                &report::zokrates::markdown(&rows, field_cmp),
+                output.as_deref(),
+            )
+        }
+        Command::Table {
             files,
             inputs_dir,
             opt_levels,
@@ -684,6 +707,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             quiet,
             max_steps,
             field_cmp,
+            zokrates: None,
         } => table_command(
             &files,
             inputs_dir.as_deref(),

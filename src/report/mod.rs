@@ -18,7 +18,8 @@
 //! [`pipeline`] produces the [`ProgramCost`] of a real program: it compiles, legalizes, lowers
 //! every block, runs the program on its inputs and checks every executed block (or counts
 //! executions statically), as `zkbc report` and `zkbc table` do. [`progress`] is a stderr
-//! progress bar for the commands that take a while.
+//! progress bar for the commands that take a while. [`zokrates`] is the constraint parity table
+//! against a ZoKrates suite folder (`zkbc table --zokrates DIR`).
 //!
 //! Architecture invariant: the report reads counts, it computes no constraint and changes no IR;
 //! the only IR the output forms see is the CFG that [`dot::render`] draws. [`pipeline`] calls
@@ -31,6 +32,7 @@ pub mod pipeline;
 pub mod progress;
 pub mod svg;
 pub mod table;
+pub mod zokrates;
 
 pub use cost::{BlockCost, BlockReport, CostError, ProgramCost, Report, Totals, SCHEMA_VERSION};
 

@@ -1,0 +1,183 @@
+//! Constraint parity with ZoKrates: for every program of a ZoKrates suite folder (`NAME.zok`
+//! beside `NAME.cases.json`, as `../shared/peers/zokrates` holds them), ZoKrates' own
+//! constraint count (`zokrates_constraints`), zkbc's count of the program compiled
+//! `--monolithic` at `-O3`, that count without the block interface's two label checks (the
+//! count held to ZoKrates'), and the block-based sumcheck cells at `-O3` on the first case that
+//! runs. `zkbc table --zokrates DIR` prints [`markdown`] of [`rows`]; `docs/zokrates_parity.md`
+//! is that output, checked by `tests/zokrates_parity.rs`.
+//!
+//! Both sides count the same things: ZoKrates counts the range checks of main's `uN`/`bool`
+//! inputs and the constraints binding its outputs; zkbc's entry block range-checks main's `uN`
+//! and `bool` inputs and binds its output state, so the one-block circuit includes both. The one
+//! block also checks its input label and its output label (`return`: 0) against constants —
+//! the block-transition interface, which a one-block circuit does not need and ZoKrates has no
+//! counterpart for ([`LABEL_CHECKS`]).
+
+use super::pipeline::{self, FieldCmp, Settings};
+use std::path::{Path, PathBuf};
+
+/// The constraints of a one-block circuit that only the block interface needs: `in_label = L`
+/// and `out_label = 0`. Instance variables are never eliminated, so both stay.
+pub const LABEL_CHECKS: u64 = 2;
+
+/// One program of the suite.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParityRow {
+    /// The program's path relative to the suite folder.
+    pub program: String,
+    /// ZoKrates' `zokrates_constraints`.
+    pub zokrates: u64,
+    /// zkbc's constraints of main's one block (`--monolithic -O3`); `None` when the program
+    /// has no one-block circuit.
+    pub monolithic: Option<u64>,
+    /// Σ Q_b · X_b at `-O3` on the first case that runs; `None` when no case runs.
+    pub cells: Option<u128>,
+}
+
+impl ParityRow {
+    /// The count held to ZoKrates': the one block without its two label checks.
+    pub fn compared(&self) -> Option<u64> {
+        self.monolithic.map(|m| m.saturating_sub(LABEL_CHECKS))
+    }
+
+    /// Whether zkbc's compared count is at or below ZoKrates' (`None`: no one-block circuit).
+    pub fn at_or_below(&self) -> Option<bool> {
+        self.compared().map(|c| c <= self.zokrates)
+    }
+}
+
+fn zok_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            zok_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "zok") {
+            out.push(p);
+        }
+    }
+}
+
+/// The rows of every program under `root`, sorted by path; field comparisons of two
+/// non-constant elements with `field_cmp`. An error names a file that cannot be read or whose
+/// cases file is malformed.
+pub fn rows(root: &Path, field_cmp: FieldCmp) -> Result<Vec<ParityRow>, String> {
+    let mut files = Vec::new();
+    zok_files(root, &mut files);
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("{}: no .zok programs", root.display()));
+    }
+    let settings = Settings {
+        field_cmp,
+        ..Settings::default()
+    };
+    files
+        .iter()
+        .map(|file| {
+            let program = file
+                .strip_prefix(root)
+                .unwrap_or(file)
+                .display()
+                .to_string();
+            let source =
+                std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let cases_path = file.with_extension("cases.json");
+            let cases_text = std::fs::read_to_string(&cases_path)
+                .map_err(|e| format!("{}: {e}", cases_path.display()))?;
+            let cases: serde_json::Value = serde_json::from_str(&cases_text)
+                .map_err(|e| format!("{}: {e}", cases_path.display()))?;
+            let zokrates = cases["zokrates_constraints"]
+                .as_u64()
+                .ok_or_else(|| format!("{}: no `zokrates_constraints`", cases_path.display()))?;
+            let monolithic = pipeline::monolithic_constraints(&program, &source, field_cmp);
+            // A `fails` case has no trace to measure.
+            let cells = cases["cases"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| c["fails"].as_bool() != Some(true))
+                .find_map(|c| {
+                    pipeline::measure(&program, &source, Some(&c["inputs"]), &settings, &|_| {})
+                        .ok()
+                })
+                .and_then(|m| m.report.totals.sumcheck_cells);
+            Ok(ParityRow {
+                program,
+                zokrates,
+                monolithic,
+                cells,
+            })
+        })
+        .collect()
+}
+
+/// The parity table as markdown: a header that says how it was made and what each column
+/// means, one row per program, and a count of the programs at or below ZoKrates'.
+pub fn markdown(rows: &[ParityRow], field_cmp: FieldCmp) -> String {
+    let mut s = String::new();
+    s.push_str(
+        "# Constraint parity with ZoKrates\n\n\
+         Generated by `zkbc table --zokrates ../shared/peers/zokrates --field-cmp zokrates \
+         --format markdown` from the ZoKrates 0.8.8 suite; `tests/zokrates_parity.rs` checks \
+         that this file is that command's output (`UPDATE_EXPECT=1 cargo test --test \
+         zokrates_parity` refreshes it) and that every program is at or below ZoKrates.\n\n",
+    );
+    match field_cmp {
+        FieldCmp::Zokrates => s.push_str(
+            "Both sides compare two non-constant field elements with ZoKrates' semantics \
+             (zkbc's `--field-cmp zokrates`: both operands must be below 2^252); zkbc's default \
+             comparison is complete over the field and costs 2 · 384 + 131 instead of \
+             252 + 252 + 253.\n\n",
+        ),
+        FieldCmp::Complete => s.push_str(
+            "zkbc compares field elements completely (its default); ZoKrates' comparison of \
+             two non-constant field elements works only below 2^252.\n\n",
+        ),
+    }
+    s.push_str(
+        "- **ZoKrates**: `zokrates_constraints`, ZoKrates' own count (main's input range checks \
+         and outputs included).\n\
+         - **zkbc monolithic**: constraints of main's single block compiled `--monolithic` at \
+         `-O3` (main's `uN`/`bool` inputs range-checked, outputs bound); `—` when the program \
+         has no one-block circuit.\n\
+         - **zkbc compared**: zkbc monolithic without the block interface's two label checks \
+         (`in_label = L`, `out_label = 0`), which a one-block circuit does not need and ZoKrates \
+         has no counterpart for; this is the count held to ZoKrates'.\n\
+         - **zkbc block cells**: the block-based prover's sumcheck cells Σ Q_b · X_b at `-O3` on \
+         the first case of the program that runs.\n\
+         - **≤**: whether zkbc compared is at or below ZoKrates.\n\n\
+         | program | ZoKrates | zkbc monolithic | zkbc compared | zkbc block cells | ≤ |\n\
+         |---|---:|---:|---:|---:|:-:|\n",
+    );
+    let dash = || "—".to_string();
+    for r in rows {
+        let ok = match r.at_or_below() {
+            None => "",
+            Some(true) => "yes",
+            Some(false) => "no",
+        };
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} |\n",
+            r.program,
+            r.zokrates,
+            r.monolithic.map_or_else(dash, |m| m.to_string()),
+            r.compared().map_or_else(dash, |m| m.to_string()),
+            r.cells.map_or_else(dash, |c| c.to_string()),
+            ok
+        ));
+    }
+    let n = rows.iter().filter(|r| r.monolithic.is_some()).count();
+    let below = rows
+        .iter()
+        .filter(|r| r.at_or_below() == Some(true))
+        .count();
+    s.push_str(&format!(
+        "\n{below} of the {n} programs with a one-block circuit are at or below ZoKrates' \
+         count ({} programs in the suite).\n",
+        rows.len()
+    ));
+    s
+}
