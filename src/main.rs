@@ -1040,6 +1040,13 @@ fn table_command(
 }
 
 fn main() -> ExitCode {
+    // When the reader of stdout goes away (`zkbc compile x.zok | head`), end quietly as a C tool
+    // does on SIGPIPE, instead of panicking in `println!` (Rust ignores SIGPIPE by default).
+    // SAFETY: restoring a signal's default disposition, before any other thread exists.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

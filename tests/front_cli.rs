@@ -130,3 +130,31 @@ fn field_cmp_zokrates_fails_at_2_pow_252() {
     let (code, _, err) = zkbc(&["run", "--field-cmp", "bogus", &src]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// `zkbc compile x.zok | head`: when the reader closes the pipe, zkbc ends as a C tool does on
+/// SIGPIPE, without a panic message.
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let src = "def main(bool[5000] a) {\n    assert(a == [true; 5000]);\n    return;\n}\n";
+    let path = write("closed_stdout", "long.zok", src);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zkbc"))
+        .args(["compile", &path, "-O0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zkbc runs");
+    // Read one byte, then hang up: the rest of the (long) IR cannot be written.
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut first = [0u8; 1];
+    stdout.read_exact(&mut first).expect("some output");
+    drop(stdout);
+    let out = child.wait_with_output().expect("zkbc ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        !out.status.success(),
+        "the whole output could not have been written"
+    );
+}

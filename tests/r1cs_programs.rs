@@ -300,3 +300,39 @@ fn long_linear_chains_are_materialized_and_still_check() {
     }
     assert_eq!(out, vec![Val::Field(want)]);
 }
+
+/// `assert(a == [true; N])` on a long `bool[N]` is an `and` tree as deep as the array is long:
+/// fusing and asserting it walk the tree without recursion (the fuzzer's `bool[84358]` overflowed
+/// the stack at -O3), reading the array at constant indices copies one element, not the array
+/// (that was quadratic), and a wrong element still fails.
+#[test]
+fn a_deep_assertion_tree_lowers_without_recursion() {
+    const N: usize = 40_000;
+    let src = format!("def main(bool[{N}] a) {{\n    assert(a == [true; {N}]);\n    return;\n}}\n");
+    let options = zkbc::driver::Options::default();
+    let mut compiled = zkbc::driver::compile("deep.zok", &src, &options).unwrap();
+    zkbc::driver::legalize_for_r1cs(&mut compiled.program).unwrap();
+    let stats = r1cs::stats(&compiled.program).unwrap();
+    // N booleans for the input's range checks, two labels, and the assertion as one linear
+    // constraint `Σ a_j = N` (over instance variables only, so nothing can absorb it).
+    let main_entry = &stats[0];
+    assert_eq!(main_entry.constraints, N + 3, "{stats:?}");
+    let ones = Val::Array(std::rc::Rc::new(vec![Val::UInt(1); N]));
+    let outcome = interp::run(&compiled.program, &[ones], interp::Limits::default()).unwrap();
+    assert_eq!(
+        r1cs::check_trace(&compiled.program, &outcome)
+            .unwrap()
+            .executions,
+        1
+    );
+    // The instance rejects an input with one false element.
+    let program = &compiled.program;
+    let blk = r1cs::lower_block(program, program.main, program.main_func().entry).unwrap();
+    let mut leaves = vec![zkbc::field::Fr::from(1u64); N];
+    leaves[N - 7] = zkbc::field::Fr::from(0u64);
+    let wrong = blk.assign(&leaves).unwrap();
+    assert!(
+        blk.first_unsatisfied(&wrong).is_some(),
+        "a false element is accepted"
+    );
+}

@@ -514,6 +514,17 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The wires of an array without copying them (constants are never arrays).
+    fn array_ref(&self, v: ValueId) -> R<&[Wire]> {
+        match self.env.get(v) {
+            Some(Wire::Array(a)) => Ok(a),
+            Some(Wire::Num(_)) => {
+                Err(self.err(format!("{v} is a scalar where an array is needed")))
+            }
+            None => Err(self.err(format!("{v} is used before it is defined"))),
+        }
+    }
+
     fn width(&self, v: ValueId) -> R<u32> {
         self.ty(v)
             .uint_width()
@@ -757,35 +768,39 @@ impl<'a> Lowerer<'a> {
         under_or: bool,
     ) {
         let func = self.func;
-        if info.uses.get(&cond) != Some(&1) {
-            return;
-        }
-        let ValueDef::Result(def, _) = func.value(cond).def else {
-            return;
-        };
-        if !in_block.contains(&def) {
-            return;
-        }
-        let InstKind::Binary { op, lhs, rhs } = func.inst(def).kind else {
-            return;
-        };
-        let ty = func.value_type(lhs);
-        match op {
-            BinOp::Eq => {
-                self.fused.insert(cond);
+        // An explicit stack: an `and` tree is as deep as the arrays an `==` compares are long.
+        let mut stack = vec![(cond, under_or)];
+        while let Some((cond, under_or)) = stack.pop() {
+            if info.uses.get(&cond) != Some(&1) {
+                continue;
             }
-            BinOp::And | BinOp::Or if matches!(ty, Type::UInt(1)) => {
-                if op == BinOp::And && under_or {
-                    return;
+            let ValueDef::Result(def, _) = func.value(cond).def else {
+                continue;
+            };
+            if !in_block.contains(&def) {
+                continue;
+            }
+            let InstKind::Binary { op, lhs, rhs } = func.inst(def).kind else {
+                continue;
+            };
+            let ty = func.value_type(lhs);
+            match op {
+                BinOp::Eq => {
+                    self.fused.insert(cond);
                 }
-                self.fused.insert(cond);
-                self.fuse_assertion(lhs, info, in_block, op == BinOp::Or);
-                self.fuse_assertion(rhs, info, in_block, op == BinOp::Or);
+                BinOp::And | BinOp::Or if matches!(ty, Type::UInt(1)) => {
+                    if op == BinOp::And && under_or {
+                        continue;
+                    }
+                    self.fused.insert(cond);
+                    stack.push((rhs, op == BinOp::Or));
+                    stack.push((lhs, op == BinOp::Or));
+                }
+                BinOp::Lt | BinOp::Le if !under_or && matches!(ty, Type::UInt(n) if *n > 1) => {
+                    self.fused.insert(cond);
+                }
+                _ => {}
             }
-            BinOp::Lt | BinOp::Le if !under_or && matches!(ty, Type::UInt(n) if *n > 1) => {
-                self.fused.insert(cond);
-            }
-            _ => {}
         }
     }
 
@@ -804,7 +819,11 @@ impl<'a> Lowerer<'a> {
             }
             _ => {
                 let k = Lc::from_u64(ones.len() as u64);
-                let sum = ones.iter().fold(Lc::zero(), |acc, b| acc.add(b));
+                let sum = Lc::from_terms(
+                    ones.iter()
+                        .flat_map(|b| b.terms().iter().copied())
+                        .collect(),
+                );
                 self.cs.assert_eq(&sum, &k, None);
             }
         }
@@ -850,40 +869,44 @@ impl<'a> Lowerer<'a> {
     /// fused `eq` (or `1 - z` when its flag `z = [a == b]` exists already), `1 - x` for a
     /// boolean `x`; each with whether it is boolean.
     fn or_factors(&mut self, v: ValueId, out: &mut Vec<(Lc, bool)>) -> R<()> {
-        if !self.fused.contains(&v) {
-            out.push((self.norm(v)?.lc.const_minus(Fr::one()), true));
-            return Ok(());
-        }
-        let ValueDef::Result(def, _) = self.func.value(v).def else {
-            return Err(self.err("fused assertion without definition"));
-        };
-        let InstKind::Binary { op, lhs, rhs } = self.func.inst(def).kind else {
-            return Err(self.err("fused assertion of a non-binary value"));
-        };
-        match op {
-            BinOp::Or => {
-                self.or_factors(lhs, out)?;
-                self.or_factors(rhs, out)?;
+        // An explicit stack, left operand first (see `fuse_assertion`).
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            if !self.fused.contains(&v) {
+                out.push((self.norm(v)?.lc.const_minus(Fr::one()), true));
+                continue;
             }
-            BinOp::Eq => {
-                let (a, b) = match self.ty(lhs) {
-                    Type::UInt(_) => (self.norm(lhs)?, self.norm(rhs)?),
-                    _ => (self.num(lhs)?, self.num(rhs)?),
-                };
-                let d = a.lc.sub(&b.lc);
-                let neg = d.scale(-Fr::one());
-                let flag = self
-                    .cs
-                    .zeros
-                    .get(&d)
-                    .or_else(|| self.cs.zeros.get(&neg))
-                    .cloned();
-                out.push(match flag {
-                    Some(z) => (z.const_minus(Fr::one()), true),
-                    None => (d, false),
-                });
+            let ValueDef::Result(def, _) = self.func.value(v).def else {
+                return Err(self.err("fused assertion without definition"));
+            };
+            let InstKind::Binary { op, lhs, rhs } = self.func.inst(def).kind else {
+                return Err(self.err("fused assertion of a non-binary value"));
+            };
+            match op {
+                BinOp::Or => {
+                    stack.push(rhs);
+                    stack.push(lhs);
+                }
+                BinOp::Eq => {
+                    let (a, b) = match self.ty(lhs) {
+                        Type::UInt(_) => (self.norm(lhs)?, self.norm(rhs)?),
+                        _ => (self.num(lhs)?, self.num(rhs)?),
+                    };
+                    let d = a.lc.sub(&b.lc);
+                    let neg = d.scale(-Fr::one());
+                    let flag = self
+                        .cs
+                        .zeros
+                        .get(&d)
+                        .or_else(|| self.cs.zeros.get(&neg))
+                        .cloned();
+                    out.push(match flag {
+                        Some(z) => (z.const_minus(Fr::one()), true),
+                        None => (d, false),
+                    });
+                }
+                _ => return Err(self.err(format!("fused `or` operand `{op}`"))),
             }
-            _ => return Err(self.err(format!("fused `or` operand `{op}`"))),
         }
         Ok(())
     }
@@ -891,61 +914,65 @@ impl<'a> Lowerer<'a> {
     /// Collects the booleans of [`Self::assert_value`] that must be 1; fused `eq`s that are not
     /// boolean against a constant are asserted here.
     fn assert_leaves(&mut self, cond: ValueId, ones: &mut Vec<Lc>) -> R<()> {
-        if !self.fused.contains(&cond) {
-            ones.push(self.norm(cond)?.lc);
-            return Ok(());
-        }
-        let ValueDef::Result(def, _) = self.func.value(cond).def else {
-            return Err(self.err("fused assertion without definition"));
-        };
-        let InstKind::Binary { op, lhs, rhs } = self.func.inst(def).kind else {
-            return Err(self.err("fused assertion of a non-binary value"));
-        };
-        match op {
-            BinOp::Eq => {
-                let (a, b) = match self.ty(lhs) {
-                    Type::UInt(_) => (self.norm(lhs)?, self.norm(rhs)?),
-                    _ => (self.num(lhs)?, self.num(rhs)?),
-                };
-                let boolean = matches!(self.ty(lhs), Type::UInt(1));
-                match (boolean, a.lc.as_constant(), b.lc.as_constant()) {
-                    (true, None, Some(c)) => ones.push(if c.is_zero() {
-                        a.lc.const_minus(Fr::one())
-                    } else {
-                        a.lc
-                    }),
-                    (true, Some(c), None) => ones.push(if c.is_zero() {
-                        b.lc.const_minus(Fr::one())
-                    } else {
-                        b.lc
-                    }),
-                    _ => self.cs.assert_eq(&a.lc, &b.lc, None),
-                }
+        // An explicit stack, left operand first (see `fuse_assertion`).
+        let mut stack = vec![cond];
+        while let Some(cond) = stack.pop() {
+            if !self.fused.contains(&cond) {
+                ones.push(self.norm(cond)?.lc);
+                continue;
             }
-            BinOp::And => {
-                self.assert_leaves(lhs, ones)?;
-                self.assert_leaves(rhs, ones)?;
-            }
-            BinOp::Lt | BinOp::Le => self.assert_uint_le(lhs, rhs, op == BinOp::Lt)?,
-            BinOp::Or => {
-                let mut factors = Vec::new();
-                self.or_factors(cond, &mut factors)?;
-                // One of the factors is 0 iff their product is (a field has no zero divisors).
-                let mut it = factors.into_iter();
-                let Some((mut acc, mut acc_bool)) = it.next() else {
-                    return Err(self.err("an `or` without operands"));
-                };
-                for (f, boolean) in it {
-                    acc = if acc_bool && boolean {
-                        self.and_bool(&acc, &f)
-                    } else {
-                        self.cs.mul(&acc, &f)
+            let ValueDef::Result(def, _) = self.func.value(cond).def else {
+                return Err(self.err("fused assertion without definition"));
+            };
+            let InstKind::Binary { op, lhs, rhs } = self.func.inst(def).kind else {
+                return Err(self.err("fused assertion of a non-binary value"));
+            };
+            match op {
+                BinOp::Eq => {
+                    let (a, b) = match self.ty(lhs) {
+                        Type::UInt(_) => (self.norm(lhs)?, self.norm(rhs)?),
+                        _ => (self.num(lhs)?, self.num(rhs)?),
                     };
-                    acc_bool &= boolean;
+                    let boolean = matches!(self.ty(lhs), Type::UInt(1));
+                    match (boolean, a.lc.as_constant(), b.lc.as_constant()) {
+                        (true, None, Some(c)) => ones.push(if c.is_zero() {
+                            a.lc.const_minus(Fr::one())
+                        } else {
+                            a.lc
+                        }),
+                        (true, Some(c), None) => ones.push(if c.is_zero() {
+                            b.lc.const_minus(Fr::one())
+                        } else {
+                            b.lc
+                        }),
+                        _ => self.cs.assert_eq(&a.lc, &b.lc, None),
+                    }
                 }
-                self.cs.enforce_zero(&acc);
+                BinOp::And => {
+                    stack.push(rhs);
+                    stack.push(lhs);
+                }
+                BinOp::Lt | BinOp::Le => self.assert_uint_le(lhs, rhs, op == BinOp::Lt)?,
+                BinOp::Or => {
+                    let mut factors = Vec::new();
+                    self.or_factors(cond, &mut factors)?;
+                    // One of the factors is 0 iff their product is (a field has no zero divisors).
+                    let mut it = factors.into_iter();
+                    let Some((mut acc, mut acc_bool)) = it.next() else {
+                        return Err(self.err("an `or` without operands"));
+                    };
+                    for (f, boolean) in it {
+                        acc = if acc_bool && boolean {
+                            self.and_bool(&acc, &f)
+                        } else {
+                            self.cs.mul(&acc, &f)
+                        };
+                        acc_bool &= boolean;
+                    }
+                    self.cs.enforce_zero(&acc);
+                }
+                _ => return Err(self.err(format!("fused assertion of `{op}`"))),
             }
-            _ => return Err(self.err(format!("fused assertion of `{op}`"))),
         }
         Ok(())
     }
@@ -1056,10 +1083,12 @@ impl<'a> Lowerer<'a> {
                 elems.iter().map(|e| self.get(*e)).collect::<R<Vec<_>>>()?,
             )]),
             InstKind::ArrayGet { array, index } => {
-                let items = self.array(*array)?;
                 let elem_ty = self.ty(*array).elem().cloned().unwrap_or(Type::Field);
                 let idx = self.norm(*index)?;
                 if let Some(k) = idx.lc.as_constant() {
+                    // Only the element is copied: reading every element of a long array at
+                    // constant indices stays linear.
+                    let items = self.array_ref(*array)?;
                     return Ok(vec![match self.const_index(&k, items.len()) {
                         Some(j) => items[j].clone(),
                         None => {
@@ -1068,6 +1097,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }]);
                 }
+                let items = self.array(*array)?;
                 if items.is_empty() {
                     self.cs.enforce_false();
                     return Ok(vec![self.zero_wire(&elem_ty)?]);
