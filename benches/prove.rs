@@ -7,6 +7,10 @@
 //! it, then the least-squares line `time = a + b·cells` with R². Run with
 //! `cargo bench --bench prove`.
 
+/// The allocator the `zkbc` binary uses.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{BenchmarkId, Criterion, Throughput};
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -3,7 +3,7 @@
 //! against sequential. Run with `cargo bench --bench r1cs`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -11,8 +11,11 @@ use zkbc::field::Fr;
 use zkbc::ir::{BinOp, BlockId, FuncId, Function, FunctionBuilder, Program, Type};
 use zkbc::r1cs;
 
-/// Counts live heap bytes and their peak, to measure memory per constraint.
+/// Counts live heap bytes and their peak, to measure memory per constraint, over the allocator
+/// the `zkbc` binary uses (mimalloc).
 struct Counting;
+
+static INNER: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
@@ -20,7 +23,7 @@ static COUNTING: AtomicBool = AtomicBool::new(false);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
+        let p = unsafe { INNER.alloc(layout) };
         if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
             let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
             PEAK.fetch_max(now, Ordering::Relaxed);
@@ -28,7 +31,7 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
+        unsafe { INNER.dealloc(ptr, layout) };
         if COUNTING.load(Ordering::Relaxed) {
             LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
         }

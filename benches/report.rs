@@ -1,6 +1,10 @@
 //! Benchmarks of the report stage on a large synthetic program: the cost model, and each output
 //! form. Run with `cargo bench --bench report`.
 
+/// The allocator the `zkbc` binary uses.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use zkbc::report::{aggregate, svg, table, to_json, BlockCost, ProgramCost};

@@ -12,6 +12,10 @@
 //! Sample sizes are small so that each bench stays under a minute on a shared two-core machine.
 //! Run with `cargo bench --bench stages` (add a name to filter, e.g. `stages -- corpus`).
 
+/// The allocator the `zkbc` binary uses.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::Path;

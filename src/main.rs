@@ -1,6 +1,11 @@
 //! The `zkbc` command line. Exit status: 0 success, 1 the program failed at run time (or a
 //! check failed), 2 the input does not compile or is malformed.
 
+/// mimalloc: lowering allocates many short-lived vectors, and per-thread heaps let the parallel
+/// constraint counting scale (measured in `benches/r1cs.rs`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};

@@ -15,7 +15,18 @@ use ark_ff::{One, Zero};
 #[derive(Clone, Debug)]
 pub(crate) struct Coeffs {
     pub values: Vec<Fr>,
-    index: FxMap<Fr, u32>,
+    index: FxMap<CoeffKey, u32>,
+}
+
+/// A coefficient as a hash key: hashed on one 64-bit limb of its internal representation
+/// (equality still compares all four), a quarter of the hashing of `Fr`'s own `Hash`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CoeffKey(Fr);
+
+impl std::hash::Hash for CoeffKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0 .0 .0[0]);
+    }
 }
 
 impl Default for Coeffs {
@@ -37,7 +48,7 @@ impl Coeffs {
             return 1;
         }
         let next = self.values.len() as u32;
-        let id = *self.index.entry(c).or_insert(next);
+        let id = *self.index.entry(CoeffKey(c)).or_insert(next);
         if id == next {
             self.values.push(c);
         }
@@ -262,15 +273,21 @@ impl Builder {
             return a.scale(k);
         }
         let key = ProdKey::new(a, b);
-        if let Some(&p) = self.products.get(&key) {
-            return Lc::var(p);
+        let general = matches!(key, ProdKey::General(_));
+        // One lookup: the product's variable is the next one allocated.
+        let next = self.is_instance.len() as Var;
+        match self.products.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => return Lc::var(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(next);
+            }
         }
         let p = self.witness(|cs| cs.eval(a) * cs.eval(b));
+        debug_assert_eq!(p, next);
         self.enforce(a, b, &Lc::var(p));
-        if matches!(key, ProdKey::General(_)) {
+        if general {
             self.general_products += 1;
         }
-        self.products.insert(key, p);
         Lc::var(p)
     }
 
