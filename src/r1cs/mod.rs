@@ -23,7 +23,7 @@
 //! The product cache keys a product of two single variables by the two integers, so hashing
 //! never touches a field element on the common path. Elimination reads the arenas in place and
 //! rewrites only the constraints that mention an eliminated variable. On the 10^6-constraint
-//! bench block (`benches/r1cs.rs`) this peaks at about 150 bytes per constraint; the numbers are
+//! bench block (`benches/r1cs.rs`) this peaks at about 170 bytes per constraint; the numbers are
 //! in the README's performance section.
 //!
 //! # Layout: per-block exact transition state
