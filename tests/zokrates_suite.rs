@@ -35,20 +35,6 @@ fn suite_root() -> PathBuf {
         .unwrap_or_else(|| crate_root.join("../shared/peers/zokrates"))
 }
 
-fn zok_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            zok_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "zok") {
-            out.push(p);
-        }
-    }
-}
-
 /// What zkbc does on a case where it intentionally differs from ZoKrates.
 #[derive(Debug, Clone, PartialEq)]
 enum Outcome {
@@ -185,9 +171,7 @@ fn check_suite(field_cmp: FieldCmp) {
         return;
     }
     let listed = read_listed();
-    let mut files = Vec::new();
-    zok_files(&root, &mut files);
-    files.sort();
+    let files = zkbc::report::zokrates::zok_files(&root);
     assert_eq!(files.len(), 70, "the suite has 70 programs");
 
     let mut failures: Vec<String> = Vec::new();
@@ -358,9 +342,7 @@ fn asm_hints_are_bound_by_their_constraints() {
         eprintln!("skipping: {} is absent", root.display());
         return;
     }
-    let mut files = Vec::new();
-    zok_files(&root, &mut files);
-    files.sort();
+    let files = zkbc::report::zokrates::zok_files(&root);
     assert_eq!(files.len(), 5, "the suite has 5 asm programs");
     let mut checked = 0;
     for file in &files {

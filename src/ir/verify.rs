@@ -395,6 +395,46 @@ impl Verifier<'_> {
         }
     }
 
+    /// What is wrong with a call's or a hint's callee (`what`): it must be a function of the
+    /// program taking the arguments' types and returning `results` (`results_what` names them
+    /// in the message). Nothing when it is right or there is no program to look in.
+    fn callee_errors(
+        &self,
+        what: &str,
+        callee: crate::ir::FuncId,
+        args: &[ValueId],
+        results: &[Type],
+        results_what: &str,
+        ty: &dyn Fn(&ValueId) -> Type,
+    ) -> Vec<String> {
+        let Some(program) = self.program else {
+            return Vec::new();
+        };
+        let Some(target) = program.funcs.get(callee.index()) else {
+            return vec![format!(
+                "{what} of {callee}, which is not a function of the program"
+            )];
+        };
+        let mut errors = Vec::new();
+        let params = target.param_types();
+        let found: Vec<Type> = args.iter().map(ty).collect();
+        if params != found {
+            errors.push(format!(
+                "{what} of {callee} ({}) with arguments of types ({})",
+                join(&params),
+                join(&found)
+            ));
+        }
+        if results != target.returns {
+            errors.push(format!(
+                "{what} of {callee} returns ({}), but {results_what} ({})",
+                join(&target.returns),
+                join(results)
+            ));
+        }
+        errors
+    }
+
     fn check_inst(&mut self, b: BlockId, pos: usize, i: InstId) {
         let func = self.func;
         let data = func.inst(i);
@@ -570,27 +610,16 @@ impl Verifier<'_> {
                 need(*bits <= 253, format!("`bound` to 2^{bits}, above 2^253"));
             }
             InstKind::Call { func: callee, args } => {
-                if let Some(program) = self.program {
-                    match program.funcs.get(callee.index()) {
-                        None => need(
-                            false,
-                            format!("call of {callee}, which is not a function of the program"),
-                        ),
-                        Some(target) => {
-                            let params = target.param_types();
-                            let found: Vec<Type> = args.iter().map(&ty).collect();
-                            need(
-                                params == found,
-                                format!(
-                                    "call of {callee} ({}) with arguments of types ({})",
-                                    join(&params),
-                                    join(&found)
-                                ),
-                            );
-                            let results: Vec<Type> = data.results.iter().map(&ty).collect();
-                            need(results == target.returns, format!("call of {callee} returns ({}), but its results have types ({})", join(&target.returns), join(&results)));
-                        }
-                    }
+                let results: Vec<Type> = data.results.iter().map(&ty).collect();
+                for e in self.callee_errors(
+                    "call",
+                    *callee,
+                    args,
+                    &results,
+                    "its results have types",
+                    &ty,
+                ) {
+                    need(false, e);
                 }
             }
         }
@@ -600,33 +629,8 @@ impl Verifier<'_> {
             ret,
         } = &data.kind
         {
-            if let Some(program) = self.program {
-                match program.funcs.get(callee.index()) {
-                    None => need(
-                        false,
-                        format!("hint of {callee}, which is not a function of the program"),
-                    ),
-                    Some(target) => {
-                        let params = target.param_types();
-                        let found: Vec<Type> = args.iter().map(&ty).collect();
-                        need(
-                            params == found,
-                            format!(
-                                "hint of {callee} ({}) with arguments of types ({})",
-                                join(&params),
-                                join(&found)
-                            ),
-                        );
-                        need(
-                            *ret == target.returns,
-                            format!(
-                                "hint of {callee} returns ({}), but the hint gives ({})",
-                                join(&target.returns),
-                                join(ret)
-                            ),
-                        );
-                    }
-                }
+            for e in self.callee_errors("hint", *callee, args, ret, "the hint gives", &ty) {
+                need(false, e);
             }
             need(
                 ret.iter()

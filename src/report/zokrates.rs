@@ -46,27 +46,32 @@ impl ParityRow {
     }
 }
 
-fn zok_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            zok_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "zok") {
-            out.push(p);
+/// Every `.zok` file below `root`, sorted by path.
+pub fn zok_files(root: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "zok") {
+                out.push(p);
+            }
         }
     }
+    let mut files = Vec::new();
+    walk(root, &mut files);
+    files.sort();
+    files
 }
 
 /// The rows of every program under `root`, sorted by path; field comparisons of two
 /// non-constant elements with `field_cmp`. An error names a file that cannot be read or whose
 /// cases file is malformed.
 pub fn rows(root: &Path, field_cmp: FieldCmp) -> Result<Vec<ParityRow>, String> {
-    let mut files = Vec::new();
-    zok_files(root, &mut files);
-    files.sort();
+    let files = zok_files(root);
     if files.is_empty() {
         return Err(format!("{}: no .zok programs", root.display()));
     }
