@@ -263,3 +263,34 @@ fn result_type_disagrees_with_the_instruction() {
         ["fn main, b0, inst 0: `add` defines (field), but its results have types (u32)"]
     );
 }
+
+#[test]
+fn hint_signature() {
+    check(
+        "fn main f0 {
+b0(v0: u8):
+    v1 = hint f1(v0)
+    return
+}
+
+fn inverse f1 -> field {
+b0(v0: field):
+    return v0
+}
+",
+        &["fn main, b0, inst 0: hint of f1 (field) with arguments of types (u8)"],
+    );
+}
+
+#[test]
+fn bound_of_a_non_field() {
+    check(
+        "fn main f0 {
+b0(v0: u8):
+    v1 = bound v0, 252
+    return
+}
+",
+        &["fn main, b0, inst 0: `bound` of u8, not a field element"],
+    );
+}
