@@ -227,8 +227,8 @@ fn missing_struct_member_and_bad_assign_target() {
 fn nesting_too_deep() {
     let src = format!(
         "def main() -> field {{\n    return {}1{};\n}}\n",
-        "(".repeat(1000),
-        ")".repeat(1000)
+        "(".repeat(2000),
+        ")".repeat(2000)
     );
     let e = err(&src);
     assert!(

@@ -175,3 +175,52 @@ def main(field a) -> u8 {
         "#]],
     );
 }
+
+/// Deep nesting up to the parser's limit compiles and runs, on a test thread's 2 MiB stack
+/// (the front end's recursive passes run on their own large stack): a chain of 1000 additions
+/// (each operator is a level of the tree), 1000 parentheses, 400 nested if-expressions. One
+/// level more than the limit is a located error.
+#[test]
+fn deep_nesting_up_to_the_limit_compiles() {
+    use zkbc::ir::interp::{self, Val};
+    let x = || Val::Field(zkbc::field::Fr::from(3u64));
+    let cases = [
+        (format!("x{}", " + x".repeat(1000)), 3 * 1001),
+        (format!("{}x{}", "(".repeat(1000), ")".repeat(1000)), 3),
+        (
+            format!(
+                "{}x{}",
+                "if x == 3 { ".repeat(400),
+                " } else { 0 }".repeat(400)
+            ),
+            3,
+        ),
+    ];
+    for (expr, expected) in cases {
+        let src = format!("def main(field x) -> field {{\n    return {expr};\n}}\n");
+        for level in [zkbc::opt::OptLevel::O0, zkbc::opt::OptLevel::O3] {
+            let options = zkbc::driver::Options {
+                opt_level: level,
+                ..zkbc::driver::Options::default()
+            };
+            let compiled =
+                zkbc::driver::compile("deep.zok", &src, &options).unwrap_or_else(|e| panic!("{e}"));
+            let out = interp::run(&compiled.program, &[x()], interp::Limits::default()).unwrap();
+            assert_eq!(
+                out.outputs,
+                vec![Val::Field(zkbc::field::Fr::from(expected as u64))]
+            );
+        }
+    }
+    let too_deep = format!(
+        "def main(field x) -> field {{\n    return x{};\n}}\n",
+        " + x".repeat(zkbc::front::parser::MAX_DEPTH)
+    );
+    let err = zkbc::front::compile_source("deep.zok", &too_deep).unwrap_err();
+    assert!(
+        err.message
+            .contains("nested too deeply (the limit is 1024 levels)"),
+        "{}",
+        err.message
+    );
+}

@@ -93,6 +93,15 @@ pub fn lower_program(
     source: &str,
     field_cmp: super::FieldCmp,
 ) -> ir::Program {
+    super::on_front_stack(|| lower_program_here(program, source, field_cmp))
+}
+
+/// [`lower_program`] on the caller's stack.
+fn lower_program_here(
+    program: &typed::Program,
+    source: &str,
+    field_cmp: super::FieldCmp,
+) -> ir::Program {
     let mut funcs = Vec::new();
     let mut names: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for f in &program.functions {

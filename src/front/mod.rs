@@ -29,6 +29,25 @@ use crate::ir;
 
 pub use abi::{Abi, AbiParam};
 
+/// The stack the front end's recursive passes (parser, type checker, lowering) run on: enough
+/// for [`parser::MAX_DEPTH`] levels of nesting whatever the caller's stack (a test thread has
+/// 2 MiB). Only the pages a program touches are committed.
+const STACK_BYTES: usize = 64 << 20;
+
+/// Runs `f` on a thread with a [`STACK_BYTES`] stack and returns its result (a panic in `f`
+/// continues in the caller).
+pub(crate) fn on_front_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("zkbc-front".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, f)
+            .expect("the front end's thread starts")
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e))
+    })
+}
+
 /// Lexes, parses and type-checks a program.
 pub fn check_source(source: &str) -> Result<typed::Program, Diagnostic> {
     let module = parser::parse(source)?;

@@ -32,21 +32,25 @@ use super::ast::*;
 use super::lexer::{lex, Keyword, Punct, Token, TokenKind};
 use crate::diagnostics::{Diagnostic, Span};
 
-/// The deepest nesting of expressions, blocks and types that the parser accepts.
-pub const MAX_DEPTH: usize = 128;
+/// The deepest nesting of expressions, blocks and types that the parser accepts (each operator
+/// of a left-associative chain is a level: `x0 + x1 + … + x1000` is 1000 levels deep). The
+/// recursive passes run on a stack sized for it (`front::on_front_stack`).
+pub const MAX_DEPTH: usize = 1024;
 
 type PResult<T> = Result<T, Diagnostic>;
 
 /// Lexes and parses a whole source file.
 pub fn parse(source: &str) -> Result<Module, Diagnostic> {
     let tokens = lex(source)?;
-    Parser {
-        tokens,
-        pos: 0,
-        depth: 0,
-        no_struct: false,
-    }
-    .module()
+    super::on_front_stack(|| {
+        Parser {
+            tokens,
+            pos: 0,
+            depth: 0,
+            no_struct: false,
+        }
+        .module()
+    })
 }
 
 struct Parser {

@@ -28,8 +28,8 @@ use crate::diagnostics::{Diagnostic, Span};
 use ark_bn254::Fr;
 use ark_ff::{BigInt, PrimeField};
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// The largest number of scalar leaves a single type may have (`field[1024][1024]`).
 pub const MAX_TYPE_LEAVES: u64 = 1 << 20;
@@ -41,7 +41,7 @@ type CallSites = Vec<(FuncId, Span)>;
 
 /// Checks a parsed module and produces the typed program.
 pub fn check(module: &ast::Module) -> Result<Program, Diagnostic> {
-    Checker::default().run(module)
+    super::on_front_stack(|| Checker::default().run(module))
 }
 
 struct Sig {
@@ -69,16 +69,16 @@ impl Default for Type {
 
 #[derive(Default)]
 struct Checker {
-    structs: HashMap<String, Rc<StructType>>,
+    structs: HashMap<String, Arc<StructType>>,
     aliases: HashMap<String, Type>,
     /// Generic structs (`struct Bar<N>`), instantiated where a type names them.
-    struct_templates: HashMap<String, Rc<ast::StructDef>>,
+    struct_templates: HashMap<String, Arc<ast::StructDef>>,
     /// Struct instances made: (template, generic values) to the struct type.
-    struct_instances: HashMap<(String, Vec<u32>), Rc<StructType>>,
+    struct_instances: HashMap<(String, Vec<u32>), Arc<StructType>>,
     /// The template and generic values of each struct instance, by instance name (`Bar<2>`).
     struct_args: HashMap<String, (String, Vec<u32>)>,
     /// Generic type aliases (`type Grid<N> = field[N][N];`).
-    alias_templates: HashMap<String, Rc<ast::TypeAlias>>,
+    alias_templates: HashMap<String, Arc<ast::TypeAlias>>,
     consts: HashMap<String, (Type, Value)>,
     imports: HashMap<String, Builtin>,
     /// Checking the value of an `asm` hint (`x <-- e`), where field bit extraction is allowed.
@@ -89,7 +89,7 @@ struct Checker {
     by_name: HashMap<String, Vec<FuncId>>,
     fs: FnState,
     /// Generic functions, instantiated at their calls.
-    templates: HashMap<String, Rc<ast::FunctionDef>>,
+    templates: HashMap<String, Arc<ast::FunctionDef>>,
     /// Instances already made: (name, generic values) to function.
     instances: HashMap<(String, Vec<u32>), FuncId>,
     /// Checked instances; function `n_plain + i` is `extra[i]`.
@@ -214,7 +214,7 @@ impl Checker {
                     declare_top(&s.name)?;
                     if !s.generics.is_empty() {
                         self.struct_templates
-                            .insert(s.name.name.clone(), Rc::new(s.clone()));
+                            .insert(s.name.name.clone(), Arc::new(s.clone()));
                         continue;
                     }
                     let mut fields: Vec<(String, Type)> = Vec::new();
@@ -232,7 +232,7 @@ impl Checker {
                     }
                     self.structs.insert(
                         s.name.name.clone(),
-                        Rc::new(StructType {
+                        Arc::new(StructType {
                             name: s.name.name.clone(),
                             fields,
                         }),
@@ -242,7 +242,7 @@ impl Checker {
                     declare_top(&a.name)?;
                     if !a.generics.is_empty() {
                         self.alias_templates
-                            .insert(a.name.name.clone(), Rc::new(a.clone()));
+                            .insert(a.name.name.clone(), Arc::new(a.clone()));
                         continue;
                     }
                     let ty = self.resolve_type(&a.ty)?;
@@ -290,7 +290,7 @@ impl Checker {
             }
             if !f.generics.is_empty() {
                 self.templates
-                    .insert(f.name.name.clone(), Rc::new((*f).clone()));
+                    .insert(f.name.name.clone(), Arc::new((*f).clone()));
                 continue;
             }
             let mut params = Vec::new();
@@ -1574,7 +1574,7 @@ impl Checker {
     /// sizes of the arguments; the function is checked once per distinct set of values.
     fn call_generic(
         &mut self,
-        t: &Rc<ast::FunctionDef>,
+        t: &Arc<ast::FunctionDef>,
         callee: &ast::Ident,
         explicit: &[ast::Expr],
         args: &[ast::Expr],
@@ -1758,7 +1758,7 @@ impl Checker {
         def: &ast::StructDef,
         values: Vec<u32>,
         span: Span,
-    ) -> TResult<Rc<StructType>> {
+    ) -> TResult<Arc<StructType>> {
         if def.generics.len() != values.len() {
             return Err(arity(
                 &def.name.name,
@@ -1789,7 +1789,7 @@ impl Checker {
         })?;
         let args: Vec<String> = key.1.iter().map(u32::to_string).collect();
         let name = format!("{}<{}>", def.name.name, args.join(", "));
-        let s = Rc::new(StructType {
+        let s = Arc::new(StructType {
             name: name.clone(),
             fields,
         });
@@ -1806,7 +1806,7 @@ impl Checker {
         fields: &[(ast::Ident, ast::Expr)],
         expected: Option<&Type>,
         span: Span,
-    ) -> TResult<Rc<StructType>> {
+    ) -> TResult<Arc<StructType>> {
         if let Some(Type::Struct(s)) = expected {
             if self
                 .struct_args

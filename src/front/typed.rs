@@ -9,7 +9,7 @@
 use crate::diagnostics::Span;
 use ark_bn254::Fr;
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 pub use super::ast::{BinaryOp, UnaryOp};
 
@@ -25,7 +25,7 @@ pub enum Type {
     /// `T[N]`
     Array(Box<Type>, u32),
     /// A struct (compared structurally, names included).
-    Struct(Rc<StructType>),
+    Struct(Arc<StructType>),
     /// `(T1, T2, ...)`; `()` is the unit type of functions returning nothing.
     Tuple(Vec<Type>),
 }
