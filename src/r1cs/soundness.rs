@@ -21,15 +21,13 @@
 //! real), but finding nothing does not prove a block sound. Every finding names the block, the
 //! execution and the variable.
 
-use super::{block_label, lower_with, return_label, BlockR1cs, CheckError, LowerError};
+use super::{BlockR1cs, CheckError};
 use crate::field::Fr;
-use crate::ir::interp::{Exit, Outcome};
+use crate::ir::interp::Outcome;
 use crate::ir::{BlockId, FuncId, Program};
 use ark_ff::{Field as _, Zero};
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
 
 /// How much to try.
 #[derive(Clone, Copy, Debug)]
@@ -107,87 +105,32 @@ pub fn check_soundness(
     options: SoundnessOptions,
 ) -> Result<SoundnessReport, CheckError> {
     let mut report = SoundnessReport::default();
-    let mut cache: HashMap<(FuncId, BlockId), BlockR1cs<'_>> = HashMap::new();
     let mut tried: HashMap<(FuncId, BlockId), usize> = HashMap::new();
-    let mut carried: Option<(BlockId, Vec<Fr>)> = None;
-    for (step, entry) in outcome.trace.iter().enumerate() {
-        let key = (entry.func, entry.block);
-        let func =
-            program
-                .funcs
-                .get(entry.func.index())
-                .ok_or_else(|| LowerError::NoSuchBlock {
-                    func: entry.func.to_string(),
-                    block: entry.block,
-                })?;
-        if let Entry::Vacant(slot) = cache.entry(key) {
-            let info = Arc::new(super::live::FuncInfo::new(func));
-            let main_entry = entry.func == program.main && entry.block == func.entry;
-            slot.insert(lower_with(func, entry.func, info, entry.block, main_entry)?);
-        }
-        let blk = &cache[&key];
-        let layout = blk.layout();
-        let bad = |message: String| LowerError::BadState {
-            block: entry.block,
-            message,
-        };
-        let mut leaves = Vec::new();
-        for p in &entry.params {
-            super::flatten_val(p, &mut leaves).map_err(bad)?;
-        }
-        if let Some((b, live)) = carried.take() {
-            if b == entry.block {
-                leaves.extend(live);
-            }
-        }
-        let mut hints = Vec::new();
-        for h in &entry.hints {
-            super::flatten_val(h, &mut hints).map_err(bad)?;
-        }
-        let mut asg = blk.assign_with_hints(&leaves, &hints)?;
-        let (label, values, target) = match &entry.exit {
-            Exit::Jump(b, args) => (block_label(*b), args, Some(*b)),
-            Exit::Return(vals) => (return_label(), vals, None),
-        };
-        let mut out = Vec::new();
-        for v in values {
-            super::flatten_val(v, &mut out).map_err(bad)?;
-        }
-        let at = layout.out_label_index();
-        if at + 1 + out.len() > asg.instance.len() {
-            return Err(bad("the trace's output state does not fit the block's".into()).into());
-        }
-        asg.instance[at] = label;
-        asg.instance[at + 1..at + 1 + out.len()].copy_from_slice(&out);
-        if let Some(t) = target {
-            if let Some(exit) = layout.exits.iter().find(|e| e.target == Some(t)) {
-                let start = at + 1 + exit.arg_leaves;
-                carried = Some((t, asg.instance[start..start + exit.live_leaves].to_vec()));
-            }
-        }
-        let n_tried = tried.entry(key).or_insert(0);
+    // The same walk over the trace as `check_trace`: each execution's full assignment.
+    super::for_each_execution(program, outcome, |step, blk, asg| {
+        let n_tried = tried.entry((blk.func_id(), blk.block())).or_insert(0);
         if *n_tried >= options.max_executions_per_block {
-            continue;
+            return Ok(());
         }
         *n_tried += 1;
-        if blk.first_unsatisfied(&asg).is_some() {
+        if blk.first_unsatisfied(asg).is_some() {
             // Not this check's business: `check_trace` reports it as a compiler bug.
-            continue;
+            return Ok(());
         }
         report.executions += 1;
         let solver = Solver::new(blk);
         let values = asg.full();
         let n_inst = asg.instance.len();
+        let at = blk.layout().out_label_index();
         let finding = |changed| Finding {
-            func: func.name.clone(),
-            block: entry.block,
+            func: blk.func_name().to_string(),
+            block: blk.block(),
             step,
             changed,
         };
         for k in at..n_inst {
             report.outputs_tried += 1;
-            let var = 1 + k;
-            if solver.accepts_with_change(&values, var, n_inst) {
+            if solver.accepts_with_change(&values, 1 + k, n_inst) {
                 report.findings.push(finding(Changed::Output(k - at)));
             }
         }
@@ -203,7 +146,8 @@ pub fn check_soundness(
                 }
             }
         }
-    }
+        Ok(())
+    })?;
     Ok(report)
 }
 
