@@ -1,28 +1,12 @@
 //! The corpus: every `circuits/NAME.zok` compiles, its IR verifies, and running it on
 //! `NAME.json` gives `NAME.expected.json` (computed outside zkbc by `circuits/expected.py`).
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{corpus, read_json};
+use std::path::Path;
 use zkbc::driver;
 use zkbc::ir::{interp, InstKind, Terminator};
 use zkbc::opt::OptLevel;
-
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("circuits/ exists")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "zok"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn read_json(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 const LEVELS: [OptLevel; 4] = [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3];
 

@@ -5,7 +5,7 @@
 //! without merging) is a snapshot, `tests/snapshots/merge_costs.txt` (`UPDATE_EXPECT=1`).
 
 mod common;
-use common::corpus;
+use common::{corpus, read_json};
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -28,10 +28,6 @@ const RUNTIME_BOUNDS: &[&str] = &[
 
 fn stem(file: &Path) -> String {
     file.file_stem().unwrap().to_string_lossy().into_owned()
-}
-
-fn read_json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// How a program is compiled for one column of the table.

@@ -2,32 +2,22 @@
 //! iterations the interpreter runs on the corpus, and `fold_bit_round_trips` leaves valid IR
 //! that computes the same outputs.
 
+mod common;
 use expect_test::expect;
 use std::collections::HashMap;
-use std::path::Path;
 use zkbc::ir::interp::{self, Val};
 use zkbc::ir::{parse_program, verify, Program};
 use zkbc::query::patterns::trip_count;
 use zkbc::query::{find_matches, find_pattern, fold_bit_round_trips, Facts};
 
 fn corpus() -> Vec<(String, Program, Vec<Val>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "zok"))
-        .collect();
-    files.sort();
-    files
+    common::corpus()
         .into_iter()
         .map(|path| {
             let name = path.display().to_string();
             let source = std::fs::read_to_string(&path).unwrap();
             let (program, abi) = zkbc::front::compile_source(&name, &source).unwrap();
-            let json: serde_json::Value = serde_json::from_str(
-                &std::fs::read_to_string(path.with_extension("json")).unwrap(),
-            )
-            .unwrap();
+            let json = common::read_json(&path.with_extension("json"));
             let inputs = abi.inputs_from_json(&json).unwrap();
             (name, program, inputs)
         })

@@ -1,7 +1,9 @@
 //! `zkbc check --soundness`: the under-constrained search finds a deliberately broken
 //! hand-built instance, and finds nothing on the corpus.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::corpus;
+use std::path::Path;
 use std::process::Command;
 use zkbc::field::Fr;
 use zkbc::ir::interp;
@@ -62,18 +64,6 @@ fn a_free_witness_in_an_assertion_is_reported() {
     ];
     let found = check_instance(cs, &[five, five, five], &[], 2, true);
     assert!(found.is_empty(), "{found:?}");
-}
-
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("circuits/")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "zok"))
-        .collect();
-    files.sort();
-    files
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //! - the SVG chart renders (rsvg-convert) and the DOT graph is accepted by `dot -Tsvg`, where
 //!   those tools are installed (the reason is printed when a check is skipped).
 
+mod common;
 use expect_test::expect_file;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -21,12 +22,8 @@ use zkbc::report::pipeline::{self, measure, Measurement, Settings};
 use zkbc::report::{dot, svg, to_json};
 
 fn corpus() -> Vec<(String, PathBuf)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
-    let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
-        .expect("circuits/ exists")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "zok"))
+    let files: Vec<(String, PathBuf)> = common::corpus()
+        .into_iter()
         .map(|p| {
             let name = p
                 .file_stem()
@@ -36,7 +33,6 @@ fn corpus() -> Vec<(String, PathBuf)> {
             (name, p)
         })
         .collect();
-    files.sort();
     assert!(files.len() >= 20, "the corpus has its programs");
     files
 }

@@ -14,3 +14,11 @@ pub fn corpus() -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// A JSON file, parsed (a test failure naming the file otherwise).
+#[allow(dead_code)] // not every test binary reads JSON
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
