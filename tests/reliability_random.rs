@@ -149,15 +149,17 @@ fn check_case(case: &Case) -> Result<Outcome, String> {
     for (k, (level, options)) in pipelines().into_iter().enumerate() {
         let compiled = match driver::compile("random.zok", &source, &options) {
             Ok(c) => c,
-            Err(e) if k == 0 && static_rejection(&e.to_string()).is_some() => {
-                let why = static_rejection(&e.to_string()).expect("checked");
-                return Ok(Outcome::RejectedStatically(why));
+            Err(e) => {
+                let message = e.to_string();
+                match static_rejection(&message) {
+                    Some(why) if k == 0 => return Ok(Outcome::RejectedStatically(why)),
+                    _ if options.opt.merge.monolithic && is_monolithic_refusal(&message) => {
+                        MONOLITHIC_REFUSED.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    }
+                    _ => return Err(format!("{level}: does not compile: {message}")),
+                }
             }
-            Err(e) if options.opt.merge.monolithic && is_monolithic_refusal(&e.to_string()) => {
-                MONOLITHIC_REFUSED.fetch_add(1, Ordering::Relaxed);
-                continue;
-            }
-            Err(e) => return Err(format!("{level}: does not compile: {e}")),
         };
         if options.opt.merge.monolithic {
             MONOLITHIC_RUN.fetch_add(1, Ordering::Relaxed);

@@ -4,7 +4,8 @@
 //! For each block execution of a trace (the first [`SoundnessOptions::max_executions_per_block`]
 //! of each block):
 //!
-//! 1. assign the block honestly (as [`check_trace`](super::check_trace) does);
+//! 1. assign the block honestly: the same walk over the trace as
+//!    [`check_trace`](super::check_trace) ([`for_each_execution`](super::for_each_execution));
 //! 2. **outputs**: for each output-state leaf (the next label, the arguments or returned values),
 //!    change it, keep every other instance value, and *repair* the witness: repeatedly pick a
 //!    violated constraint `A·B = C` with a witness variable that occurs in only one of `A`, `B`,
