@@ -1,16 +1,25 @@
 //! The `zkbc` command line. Exit status: 0 success, 1 the program failed at run time (or a
 //! check failed), 2 the input does not compile or is malformed.
+//!
+//! This file holds the clap definitions of the commands and their flags, and the dispatch;
+//! the commands themselves are in `cli/`, grouped by what they work on.
 
 /// mimalloc: lowering allocates many short-lived vectors, and per-thread heaps let the parallel
 /// constraint counting scale (measured in `benches/r1cs.rs`).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use anyhow::Context;
+mod cli;
+
 use clap::{Parser, Subcommand};
-use std::path::{Path, PathBuf};
+use cli::circuit::{check_command, export_command, prove_command};
+use cli::ir_text::{interp_command, opt_command, verify_command};
+use cli::program::{compile_command, query, run_command};
+use cli::report::{report_command, table_command, table_pipelines, zokrates_table_command};
+use cli::{read, user_error, Exit};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use zkbc::ir::{self, interp};
+use zkbc::ir::interp;
 use zkbc::report::pipeline::{self, Settings};
 use zkbc::{driver, opt, r1cs, report};
 
@@ -359,127 +368,6 @@ enum Emit {
     Dot,
 }
 
-/// An error with the exit status it implies.
-struct Exit {
-    code: u8,
-    message: String,
-}
-
-fn user_error(message: impl Into<String>) -> Exit {
-    Exit {
-        code: 2,
-        message: message.into(),
-    }
-}
-
-fn read(path: &Path) -> Result<String, Exit> {
-    std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read {}", path.display()))
-        .map_err(|e| user_error(format!("{e:#}")))
-}
-
-fn parse_ir(path: &Path) -> Result<ir::Program, Exit> {
-    let text = read(path)?;
-    ir::parse_program(&text).map_err(|e| user_error(format!("{}:{e}", path.display())))
-}
-
-fn read_json(path: &Path) -> Result<serde_json::Value, Exit> {
-    let text = read(path)?;
-    serde_json::from_str(&text).map_err(|e| {
-        user_error(format!(
-            "{}:{}:{}: malformed JSON: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-    })
-}
-
-/// Reads the inputs file (or the empty default) in the program's encoding; bad inputs are exit
-/// status 2.
-fn load_inputs(
-    compiled: &driver::Compilation,
-    inputs: Option<&Path>,
-) -> Result<Vec<interp::Val>, Exit> {
-    let json = match inputs {
-        Some(path) => read_json(path)?,
-        None => compiled.default_inputs(),
-    };
-    compiled.inputs_from_json(&json).map_err(|e| {
-        let source = inputs.map_or("inputs".into(), |p| p.display().to_string());
-        user_error(format!("{source}: {e}"))
-    })
-}
-
-/// A broken compiler invariant reached from the command line: exit status 1 with a message that
-/// says it is a bug.
-fn bug(message: String) -> Exit {
-    Exit {
-        code: 1,
-        message: format!("internal error (a zkbc bug): {message}"),
-    }
-}
-
-/// Compiles, legalizes for R1CS (lowering needs no calls and no memory) and runs: what every
-/// command that lowers the executed blocks starts with.
-fn compile_and_run(
-    compile: &CompileArgs,
-    inputs: Option<&Path>,
-    max_steps: u64,
-) -> Result<(driver::Compilation, interp::Outcome), Exit> {
-    let mut compiled = compile.compile()?;
-    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
-    let values = load_inputs(&compiled, inputs)?;
-    let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
-    Ok((compiled, outcome))
-}
-
-/// A block that cannot be lowered is the user's input (exit 2); an unsatisfied one is exit 1.
-fn check_failure(file: &Path, e: r1cs::CheckError) -> Exit {
-    Exit {
-        code: match e {
-            r1cs::CheckError::Lower(
-                r1cs::LowerError::Unsupported { .. } | r1cs::LowerError::TooLarge { .. },
-            ) => 2,
-            _ => 1,
-        },
-        message: format!("{}: {e}", file.display()),
-    }
-}
-
-/// Compiles, legalizes, runs, and assigns every executed block: the instances the prover and
-/// the exporter take.
-fn block_instances(
-    compile: &CompileArgs,
-    inputs: Option<&Path>,
-    max_steps: u64,
-) -> Result<Vec<zkbc::prove::BlockInstance>, Exit> {
-    let (compiled, outcome) = compile_and_run(compile, inputs, max_steps)?;
-    driver::block_instances(&compiled.program, &outcome)
-        .map_err(|e| check_failure(&compile.file, e))
-}
-
-/// Runs the program; a run-time failure is exit status 1 with `FILE:LINE:COL` when the failing
-/// instruction has a source position.
-fn execute(
-    file: &Path,
-    program: &ir::Program,
-    values: &[interp::Val],
-    max_steps: u64,
-) -> Result<interp::Outcome, Exit> {
-    let limits = interp::Limits {
-        max_steps,
-        ..interp::Limits::default()
-    };
-    interp::run(program, values, limits).map_err(|f| Exit {
-        code: 1,
-        message: match f.src {
-            Some(loc) => format!("{}:{loc}: {}", file.display(), f.kind),
-            None => format!("{}: {f}", file.display()),
-        },
-    })
-}
-
 fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
         Command::Interp {
@@ -487,81 +375,18 @@ fn run(cli: Cli) -> Result<(), Exit> {
             inputs,
             trace,
             max_steps,
-        } => {
-            let program = parse_ir(&file)?;
-            ir::verify::verify_program(&program)
-                .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
-            let json = match &inputs {
-                Some(path) => read_json(path)?,
-                None => serde_json::Value::Array(Vec::new()),
-            };
-            let values = interp::inputs_from_json(&program, &json).map_err(|e| {
-                let source = inputs
-                    .as_ref()
-                    .map_or("inputs".into(), |p| p.display().to_string());
-                user_error(format!("{source}: {e}"))
-            })?;
-            let limits = interp::Limits {
-                max_steps,
-                ..interp::Limits::default()
-            };
-            let outcome = interp::run(&program, &values, limits).map_err(|f| Exit {
-                code: 1,
-                message: format!("{}: {f}", file.display()),
-            })?;
-            if trace {
-                for entry in &outcome.trace {
-                    eprintln!("{} {} {:?}", entry.func, entry.block, entry.params);
-                }
-            }
-            let returns = &program.main_func().returns;
-            let outputs: Vec<_> = outcome
-                .outputs
-                .iter()
-                .zip(returns)
-                .map(|(v, t)| v.to_json(t))
-                .collect();
-            println!("{}", serde_json::json!({ "outputs": outputs }));
-            Ok(())
-        }
+        } => interp_command(file, inputs, trace, max_steps),
         Command::Run {
             compile,
             inputs,
             max_steps,
             log,
-        } => {
-            let compiled = compile.compile()?;
-            let values = load_inputs(&compiled, inputs.as_deref())?;
-            let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
-            if log {
-                for line in &outcome.log {
-                    eprintln!("{line}");
-                }
-            }
-            println!("{}", compiled.outputs_to_json(&outcome.outputs));
-            Ok(())
-        }
+        } => run_command(compile, inputs, max_steps, log),
         Command::Compile {
             compile,
             emit,
             show,
-        } => {
-            let program = compile.compile()?.program;
-            match emit {
-                Emit::Ir => print!("{program}"),
-                Emit::Dot => {
-                    use zkbc::query::dot;
-                    let show = match show {
-                        Show::Cfg => dot::Show::Cfg,
-                        Show::Cdg => dot::Show::Cdg,
-                        Show::Pdg => dot::Show::Pdg,
-                        Show::Regions => dot::Show::Regions,
-                    };
-                    print!("{}", dot::to_dot(&program, show));
-                }
-            }
-            Ok(())
-        }
+        } => compile_command(compile, emit, show),
         Command::Opt {
             file,
             passes,
@@ -569,43 +394,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             print_after,
             skip,
             time_passes,
-        } => {
-            let mut program = parse_ir(&file)?;
-            ir::verify::verify_program(&program)
-                .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
-            let pipeline = match &passes {
-                Some(names) => {
-                    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                    opt::Pipeline::from_names(&names).map_err(|e| user_error(e.to_string()))?
-                }
-                None => level
-                    .parse::<opt::OptLevel>()
-                    .map_err(user_error)?
-                    .pipeline(),
-            };
-            for name in print_after.iter().chain(&skip) {
-                if opt::pass(name).is_none() {
-                    return Err(user_error(
-                        opt::OptError::UnknownPass(name.clone()).to_string(),
-                    ));
-                }
-            }
-            let options = opt::Options {
-                print_after,
-                skip,
-                ..opt::Options::default()
-            };
-            let report = opt::optimize(&mut program, &pipeline, &options)
-                .map_err(|e| user_error(format!("{}: {e}", file.display())))?;
-            for (header, text) in &report.printed {
-                eprintln!("; {header}\n{text}");
-            }
-            if time_passes {
-                eprint!("{}", report.timing_table());
-            }
-            print!("{program}");
-            Ok(())
-        }
+        } => opt_command(file, passes, level, print_after, skip, time_passes),
         Command::Query {
             file,
             pattern,
@@ -617,57 +406,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             inputs,
             max_steps,
             soundness,
-        } => {
-            let (compiled, outcome) = compile_and_run(&compile, inputs.as_deref(), max_steps)?;
-            let file = &compile.file;
-            let report = r1cs::check_trace(&compiled.program, &outcome)
-                .map_err(|e| check_failure(file, e))?;
-            for b in &report.blocks {
-                let func = compiled.program.func(b.func);
-                println!(
-                    "fn {} {}: {} constraints, satisfied in {} execution(s)",
-                    func.name, b.block, b.constraints, b.executions
-                );
-            }
-            println!(
-                "{}: all {} block executions satisfied",
-                file.display(),
-                report.executions
-            );
-            if soundness {
-                let sound = r1cs::check_soundness(
-                    &compiled.program,
-                    &outcome,
-                    r1cs::SoundnessOptions::default(),
-                )
-                .map_err(|e| Exit {
-                    code: 1,
-                    message: format!("{}: {e}", file.display()),
-                })?;
-                for finding in &sound.findings {
-                    println!("under-constrained: {finding}");
-                }
-                println!(
-                    "{}: soundness: {} block executions, {} output changes and {} witness changes tried, {} accepted",
-                    file.display(),
-                    sound.executions,
-                    sound.outputs_tried,
-                    sound.witnesses_tried,
-                    sound.findings.len()
-                );
-                if !sound.findings.is_empty() {
-                    return Err(Exit {
-                        code: 1,
-                        message: format!(
-                            "{}: {} under-constrained instance(s) found",
-                            file.display(),
-                            sound.findings.len()
-                        ),
-                    });
-                }
-            }
-            Ok(())
-        }
+        } => check_command(compile, inputs, max_steps, soundness),
         Command::Report {
             compile,
             inputs,
@@ -689,16 +428,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             output,
             field_cmp,
             ..
-        } => {
-            if !matches!(format, TableFormat::Markdown) {
-                return Err(user_error("--zokrates prints markdown only".to_string()));
-            }
-            let rows = report::zokrates::rows(&dir, field_cmp).map_err(user_error)?;
-            emit(
-                &report::zokrates::markdown(&rows, field_cmp),
-                output.as_deref(),
-            )
-        }
+        } => zokrates_table_command(dir, format, output, field_cmp),
         Command::Table {
             files,
             inputs_dir,
@@ -731,317 +461,15 @@ fn run(cli: Cli) -> Result<(), Exit> {
             compile,
             inputs,
             max_steps,
-        } => {
-            let instances = block_instances(&compile, inputs.as_deref(), max_steps)?;
-            let file = compile.file.display();
-            let (proof, timing) =
-                zkbc::prove::prove_timed(&instances).map_err(|e| bug(format!("{file}: {e}")))?;
-            let (verdict, vtiming) = zkbc::prove::verify_timed(&instances, &proof);
-            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-            println!(
-                "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11} {:>11}",
-                "block", "constraints", "executions", "Q", "X", "cells", "prove ms", "verify ms"
-            );
-            for ((inst, pt), vt) in instances.iter().zip(&timing.blocks).zip(&vtiming.blocks) {
-                let shape = inst.shape();
-                println!(
-                    "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11.3} {:>11.3}",
-                    inst.name,
-                    inst.r1cs.num_constraints(),
-                    inst.executions.len(),
-                    shape.padded_executions,
-                    shape.padded_constraints,
-                    shape.cells(),
-                    ms(pt.digest + pt.tables + pt.rounds),
-                    ms(*vt)
-                );
-            }
-            println!(
-                "total: {} sumcheck cells, prover {:.3} ms, verifier {:.3} ms",
-                zkbc::prove::total_cells(&instances),
-                ms(timing.total),
-                ms(vtiming.total)
-            );
-            match verdict {
-                Ok(()) => {
-                    println!("{file}: proof verified");
-                    Ok(())
-                }
-                Err(e) => Err(Exit {
-                    code: 1,
-                    message: format!("{file}: proof rejected: {e}"),
-                }),
-            }
-        }
+        } => prove_command(compile, inputs, max_steps),
         Command::Export {
             compile,
             inputs,
             max_steps,
             out,
-        } => {
-            let instances = block_instances(&compile, inputs.as_deref(), max_steps)?;
-            std::fs::create_dir_all(&out)
-                .map_err(|e| user_error(format!("cannot create {}: {e}", out.display())))?;
-            for inst in &instances {
-                zkbc::export::write_block(&out, &inst.name, inst)
-                    .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
-                println!(
-                    "{}: {}.r1cs ({} constraints) and {} witness file(s)",
-                    out.display(),
-                    inst.name,
-                    inst.r1cs.num_constraints(),
-                    inst.executions.len()
-                );
-            }
-            Ok(())
-        }
-        Command::Verify { file } => {
-            let program = parse_ir(&file)?;
-            match ir::verify::verify_program(&program) {
-                Ok(()) => {
-                    println!("{}: ok", file.display());
-                    Ok(())
-                }
-                Err(e) => Err(Exit {
-                    code: 1,
-                    message: format!("{}: invalid IR:\n{e}", file.display()),
-                }),
-            }
-        }
+        } => export_command(compile, inputs, max_steps, out),
+        Command::Verify { file } => verify_command(file),
     }
-}
-
-/// `zkbc query`: every match of a pattern or an ad-hoc query, or the list of patterns.
-fn query(
-    file: Option<PathBuf>,
-    pattern: Option<String>,
-    text: Option<String>,
-    list: bool,
-) -> Result<(), Exit> {
-    use zkbc::query::{find_matches, find_pattern, find_query_matches, format_matches, patterns};
-    if list {
-        for p in patterns() {
-            println!("{:<16} {}", p.name, p.summary);
-        }
-        return Ok(());
-    }
-    let Some(file) = file else {
-        return Err(user_error("query needs a FILE (or --list)"));
-    };
-    // The pattern or query is checked before the program, so a typo is reported first.
-    type Finder = Box<dyn Fn(&ir::Program) -> Vec<zkbc::query::Match>>;
-    let (label, find): (String, Finder) = match (pattern, text) {
-        (Some(name), _) => {
-            let Some(pattern) = find_pattern(&name) else {
-                let names: Vec<&str> = patterns().iter().map(|p| p.name).collect();
-                return Err(user_error(format!(
-                    "unknown pattern `{name}`; the patterns are: {}",
-                    names.join(", ")
-                )));
-            };
-            (name, Box::new(move |p| find_matches(p, &pattern)))
-        }
-        (None, Some(text)) => {
-            let q =
-                zkbc::query::parse_query(&text).map_err(|e| user_error(format!("--query: {e}")))?;
-            let label = "the query".to_string();
-            (label, Box::new(move |p| find_query_matches(p, &q)))
-        }
-        (None, None) => {
-            return Err(user_error("query needs --pattern NAME or --query TEXT"));
-        }
-    };
-    let is_zok = file.extension().is_some_and(|e| e == "zok");
-    // Queries look at the program as written: the front end's IR (or the IR text), unoptimized.
-    let options = driver::Options {
-        opt_level: opt::OptLevel::O0,
-        ..driver::Options::default()
-    };
-    let program = driver::compile(&file.display().to_string(), &read(&file)?, &options)
-        .map_err(|e| user_error(e.to_string()))?
-        .program;
-    let matches = find(&program);
-    let name = file.display().to_string();
-    print!(
-        "{}",
-        format_matches(&program, &label, &matches, is_zok.then_some(name.as_str()))
-    );
-    Ok(())
-}
-
-/// Writes `text` to `output`, or to stdout.
-fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
-    match output {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write {}", path.display()))
-            .map_err(|e| user_error(format!("{e:#}"))),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
-}
-
-fn measure_error(e: pipeline::MeasureError, file: &Path) -> Exit {
-    let message = match &e {
-        // Compile and run errors already name the file.
-        pipeline::MeasureError::Compile(_) | pipeline::MeasureError::Run(_) => e.to_string(),
-        _ => format!("{}: {e}", file.display()),
-    };
-    Exit {
-        code: e.exit_code(),
-        message,
-    }
-}
-
-/// Reads and measures one program with a progress spinner naming the stage.
-fn measure_file(
-    file: &Path,
-    inputs: Option<&Path>,
-    settings: &Settings,
-    progress: &report::progress::Progress,
-) -> Result<pipeline::Measurement, Exit> {
-    let source = read(file)?;
-    let json = inputs.map(read_json).transpose()?;
-    let name = file.display().to_string();
-    pipeline::measure(&name, &source, json.as_ref(), settings, &|stage| {
-        progress.set_message(format!("{name}: {}", stage.name()));
-    })
-    .map_err(|e| {
-        // Input errors name the inputs file rather than the program.
-        match (&e, inputs) {
-            (pipeline::MeasureError::Inputs(m), Some(path)) => user_error(format!(
-                "{}: {}",
-                path.display(),
-                m.strip_prefix("inputs: ").unwrap_or(m)
-            )),
-            _ => measure_error(e, file),
-        }
-    })
-}
-
-/// `zkbc report`.
-fn report_command(
-    compile: &CompileArgs,
-    inputs: Option<&Path>,
-    settings: &Settings,
-    format: ReportFormat,
-    output: Option<&Path>,
-    quiet: bool,
-) -> Result<(), Exit> {
-    let progress = report::progress::Progress::new(None, "", quiet);
-    let measured = measure_file(&compile.file, inputs, settings, &progress);
-    progress.finish();
-    let measured = measured?;
-    let r = &measured.report;
-    let text = match format {
-        ReportFormat::Table => report::table::render(r),
-        ReportFormat::Json => report::to_json(r),
-        ReportFormat::Svg => report::svg::render(r).map_err(|e| Exit {
-            code: 1,
-            message: format!("{}: cannot draw the chart: {e}", compile.file.display()),
-        })?,
-        ReportFormat::Dot => {
-            let program = &measured.compilation.program;
-            let main = program.main_func();
-            let annotations = report::dot::annotations_from_report(main, r);
-            let clusters = pipeline::merge_clusters(main);
-            report::dot::render(main, &annotations, &clusters).map_err(|e| Exit {
-                code: 1,
-                message: format!("bug: {}: {e}", compile.file.display()),
-            })?
-        }
-    };
-    emit(&text, output)
-}
-
-/// `zkbc table`.
-#[allow(clippy::too_many_arguments)]
-/// The pipelines of `zkbc table`: every level at every MIN_BLOCK_SIZE, optionally each level
-/// without merging, and optionally -O3 `--monolithic`.
-fn table_pipelines(
-    opt_levels: &[opt::OptLevel],
-    min_block_sizes: &[u64],
-    with_no_merge: bool,
-    with_monolithic: bool,
-) -> Vec<(opt::OptLevel, u64, pipeline::Merging)> {
-    let mut out = Vec::new();
-    for &level in opt_levels {
-        for &size in min_block_sizes {
-            out.push((level, size, pipeline::Merging::Threshold));
-        }
-        if with_no_merge && level == opt::OptLevel::O3 {
-            out.push((level, min_block_sizes[0], pipeline::Merging::Off));
-        }
-    }
-    if with_monolithic {
-        out.push((
-            opt::OptLevel::O3,
-            min_block_sizes[0],
-            pipeline::Merging::Monolithic,
-        ));
-    }
-    out
-}
-
-fn table_command(
-    files: &[PathBuf],
-    inputs_dir: Option<&Path>,
-    pipelines: &[(opt::OptLevel, u64, pipeline::Merging)],
-    (format, metric): (TableFormat, &str),
-    output: Option<&Path>,
-    quiet: bool,
-    (max_steps, field_cmp): (u64, pipeline::FieldCmp),
-) -> Result<(), Exit> {
-    use report::aggregate;
-    let metric = aggregate::Metric::from_name(metric).ok_or_else(|| {
-        user_error(format!(
-            "unknown metric `{metric}`; the metrics are: constraints, executed_constraints, \
-             transitions, sumcheck_cells, uniform_cells, padding_waste, rounds, monolithic_cells"
-        ))
-    })?;
-    let jobs = files.len() * pipelines.len();
-    let progress = report::progress::Progress::new(Some(jobs as u64), "", quiet);
-    let mut reports = Vec::with_capacity(jobs);
-    let result = (|| {
-        for file in files {
-            let stem = file
-                .file_stem()
-                .ok_or_else(|| user_error(format!("{}: not a file name", file.display())))?;
-            let dir = inputs_dir
-                .map(Path::to_path_buf)
-                .or_else(|| file.parent().map(Path::to_path_buf))
-                .unwrap_or_default();
-            let candidate = dir.join(stem).with_extension("json");
-            let inputs = candidate.is_file().then_some(candidate);
-            for &(opt_level, min_block_size, merging) in pipelines {
-                let settings = Settings {
-                    opt_level,
-                    min_block_size,
-                    merging,
-                    max_steps,
-                    field_cmp,
-                    ..Settings::default()
-                };
-                match measure_file(file, inputs.as_deref(), &settings, &progress) {
-                    Ok(m) => reports.push(m.report),
-                    // No one-block circuit exists for this program: no monolithic row.
-                    Err(_) if merging == pipeline::Merging::Monolithic => {}
-                    Err(e) => return Err(e),
-                }
-                progress.inc(1);
-            }
-        }
-        Ok(())
-    })();
-    progress.finish();
-    result?;
-    let text = match format {
-        TableFormat::Markdown => aggregate::markdown(&reports),
-        TableFormat::Csv => aggregate::csv(&reports),
-        TableFormat::Pivot => aggregate::pivot_markdown(&reports, metric),
-    };
-    emit(&text, output)
 }
 
 fn main() -> ExitCode {

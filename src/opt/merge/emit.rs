@@ -1,431 +1,36 @@
-//! Block merging (`seeds/merge-basic-blocks.md`; the design's "Passes / merge"): every merge
-//! component smaller than the threshold becomes one block, so the prover pays for fewer,
-//! fuller instances and fewer transition states.
-//!
-//! # Algorithm
-//!
-//! 1. **Sizes.** Lower every block to R1CS ([`crate::r1cs::stats`], rayon-parallel) and fix
-//!    `THRESHOLD = max(MIN_BLOCK_SIZE, next_pow2(max_b cons_b))` once, from the blocks as they
-//!    are before merging.
-//! 2. **Components.** [`MergeComponents`] gives each head its tail (head dominates, tail
-//!    post-dominates, same loop, no call, no early return). The size of a component is the
-//!    seed's `count` recurrence ([`component_size`]): constraints of its blocks, each block
-//!    weighted by the constant trip counts of the loops inside the component that contain it.
-//!    A loop without a constant trip count makes the component unmergeable.
-//! 3. **Choose.** Take the components smaller than the threshold, largest first, skipping any
-//!    that shares a block with one already taken (an outer component includes its inner ones).
-//! 4. **Merge** each chosen component into its head by *predicated execution* of its blocks in
-//!    reverse post-order. Every block gets a guard (a `u1`: "control reaches this block") and
-//!    its parameters from the edges into it:
-//!    - the head's guard is `1`; a `jmp` passes its block's guard on; `br c` passes
-//!      `g and c` and `g and not c`; constant conditions (after folding) pass `g` to one side;
-//!    - a block's incoming edges are combined: two edges `p and c` / `p and not c` become one
-//!      edge `p` whose arguments are `select c, then_arg, else_arg` (the join of an `if`); what
-//!      is left is `or` of the guards with a `select` chain on the edge guards;
-//!    - instructions are copied (constant-folded with the interpreter's own semantics), and
-//!      everything that can fail is guarded so that it fails exactly when the original path
-//!      would: `assert c` becomes `assert (not g) or c`, a divisor `b` becomes `select g, b, 1`,
-//!      a checked cast's operand `x` becomes `select g, x, 0`, a dynamic index `i` becomes
-//!      `select g, i, 0` (0 is in bounds of a non-empty array; an empty one is not merged);
-//!      a `load` or `store` on a predicated path is not merged (memory is left by `-O0`
-//!      only, and R1CS lowering has none);
-//!    - a loop inside the component is **unrolled**: its header is entered with the combined
-//!      entry edge, its blocks are copied once per iteration, the back edges give the next
-//!      iteration's guard and parameters, and unrolling stops when no back edge is taken. A
-//!      header branch whose condition does not fold to a constant is a runtime bound: the
-//!      component is not merged ([`MergeError::RuntimeLoopBound`] under `--monolithic`);
-//!    - the tail runs under the head's guard (it post-dominates the component), and the head
-//!      takes the tail's terminator. Values of the component used after it are renamed.
-//!
-//!    The merged head is lowered again; if it came out at or above the threshold (the estimate
-//!    was low), the merge is undone and that head is not tried again.
-//! 5. Repeat from 2 until nothing merges. `--monolithic` ([`MergeOptions::monolithic`]) skips
-//!    the threshold and merges the whole function, from the entry to its `return`s, into one
-//!    block.
-//!
-//! # Example
-//!
-//! ```text
-//! b0(v0: u32, v1: field):                 b0(v0: u32, v1: field):
-//!     v2 = lt v0, u32 10                      v2 = lt v0, u32 10
-//!     br v2, b1(), b2(field 0)                v3 = not v2          ; else-edge guard (dce)
-//! b1():                           ==>         v4 = select v2, v1, field 1
-//!     v3 = div field 1, v1                    v5 = div field 1, v4
-//!     jmp b2(v3)                              v6 = select v2, v5, field 0
-//! b2(v4: field):                              v7 = add v6, field 1
-//!     v5 = add v4, field 1                    return v7
-//!     return v5
-//! ```
-//!
-//! The division in `b1` fails on `v1 = 0` only when `v0 < 10`, before and after; the join's
-//! parameter is one `select` (`tests/merge_pass.rs` keeps this example). A counted loop
-//! `for i in 0..3` becomes three copies of its body with `i` folded to 0, 1 and 2.
+//! The [`Emitter`] of one merge: predicated copies of a region's blocks into the head, in
+//! reverse post-order, with their guards, the combining of the edges into each block (`select`
+//! joins), loops unrolled iteration by iteration, and the guarding of everything that can fail
+//! (step 4 of the algorithm in [`super`]).
 
-use super::PassStats;
-use crate::analysis::components::component_size;
-use crate::analysis::{Component, LoopForest, LoopId, MergeComponents};
+use super::MergeError;
+use crate::analysis::{LoopForest, LoopId};
 use crate::ir::interp::{eval_pure, Val};
 use crate::ir::{
-    BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, Program, SrcLoc, Terminator,
-    Type, ValueId,
+    BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, SrcLoc, Terminator, Type, ValueId,
 };
 use std::collections::{HashMap, HashSet};
-use std::fmt;
-
-/// MIN_BLOCK_SIZE by default (CoBBl's code uses 32768).
-pub const DEFAULT_MIN_BLOCK_SIZE: u64 = 1024;
-
-/// The most instructions (plus copied blocks) merging may emit for one component or one
-/// monolithic function, so that a huge loop cannot exhaust memory.
-pub const DEFAULT_MAX_UNROLLED: usize = 1_000_000;
-
-/// Most rounds of "find components, merge" per function.
-const MAX_ROUNDS: usize = 64;
-
-/// How to merge.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MergeOptions {
-    /// MIN_BLOCK_SIZE of the threshold.
-    pub min_block_size: u64,
-    /// Merge each function into one block, with no threshold.
-    pub monolithic: bool,
-    /// The most instructions one merge may emit ([`DEFAULT_MAX_UNROLLED`]).
-    pub max_unrolled: usize,
-}
-
-impl Default for MergeOptions {
-    fn default() -> Self {
-        MergeOptions {
-            min_block_size: DEFAULT_MIN_BLOCK_SIZE,
-            monolithic: false,
-            max_unrolled: DEFAULT_MAX_UNROLLED,
-        }
-    }
-}
-
-/// Why code could not be merged. With a threshold these only mean "leave this component
-/// alone"; under `--monolithic` they are the user's error.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MergeError {
-    /// A loop's header tests a condition that is not a compile-time constant.
-    RuntimeLoopBound {
-        /// The function.
-        func: String,
-        /// The loop's header block.
-        header: BlockId,
-        /// A source location of an instruction in the loop, if the IR carries one.
-        loc: Option<SrcLoc>,
-    },
-    /// Unrolling would emit more than this many instructions.
-    TooLarge {
-        /// The function.
-        func: String,
-        /// The limit.
-        limit: usize,
-    },
-    /// Something merging does not handle (a call, an irreducible loop, an empty array indexed
-    /// under a guard).
-    Unsupported {
-        /// The function.
-        func: String,
-        /// What.
-        reason: String,
-    },
-}
-
-impl fmt::Display for MergeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MergeError::RuntimeLoopBound { func, header, loc } => {
-                write!(
-                    f,
-                    "cannot merge `{func}` into one block: the loop at {header}"
-                )?;
-                if let Some(loc) = loc {
-                    write!(f, " (source line {loc})")?;
-                }
-                write!(
-                    f,
-                    " has a bound that is not a compile-time constant, so it cannot be unrolled \
-                     (compile without --monolithic to prove it block by block)"
-                )
-            }
-            MergeError::TooLarge { func, limit } => write!(
-                f,
-                "cannot merge `{func}` into one block: unrolling its loops would emit more than \
-                 {limit} instructions"
-            ),
-            MergeError::Unsupported { func, reason } => {
-                write!(f, "cannot merge `{func}` into one block: {reason}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for MergeError {}
-
-/// The `merge` pass with default options (MIN_BLOCK_SIZE 1024).
-pub fn run(program: &mut Program) -> PassStats {
-    run_with(program, &MergeOptions::default())
-        .expect("bug: merging with a threshold reports no error")
-}
-
-/// Merges with `options`: components below the threshold, or (`monolithic`) every function
-/// into one block. Only `monolithic` returns errors.
-pub fn run_with(program: &mut Program, options: &MergeOptions) -> Result<PassStats, MergeError> {
-    if options.monolithic {
-        let mut stats = PassStats::default();
-        for f in program.func_ids().collect::<Vec<_>>() {
-            let func = program.func_mut(f);
-            let before = func.layout.len();
-            if merge_function(func, options.max_unrolled)? {
-                stats.add("blocks_merged", before - func.layout.len());
-                stats.add("functions_merged", 1);
-            }
-        }
-        return Ok(stats);
-    }
-    Ok(merge_below_threshold(program, options))
-}
-
-/// The threshold for `program`: `max(min_block_size, next_pow2(max constraints))`, or `None`
-/// when some block cannot be lowered (calls or memory left).
-pub fn threshold(program: &Program, min_block_size: u64) -> Option<u64> {
-    let stats = crate::r1cs::stats(program).ok()?;
-    let max = stats
-        .iter()
-        .map(|s| s.constraints as u64)
-        .max()
-        .unwrap_or(0);
-    Some(min_block_size.max(max.checked_next_power_of_two()?))
-}
-
-fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassStats {
-    let mut stats = PassStats::default();
-    let Some(threshold) = threshold(program, options.min_block_size) else {
-        return stats;
-    };
-    // Below the threshold a component emits few instructions (many are free in R1CS, so allow
-    // some slack); a failed attempt costs at most this.
-    let budget = options
-        .max_unrolled
-        .min(usize::try_from(threshold.saturating_mul(16)).unwrap_or(usize::MAX));
-    for f in program.func_ids().collect::<Vec<_>>() {
-        let mut skip: HashSet<BlockId> = HashSet::new();
-        for _ in 0..MAX_ROUNDS {
-            let Ok(block_stats) = crate::r1cs::stats(program) else {
-                return stats;
-            };
-            let cons: HashMap<BlockId, u64> = block_stats
-                .iter()
-                .filter(|s| s.func == f)
-                .map(|s| (s.block, s.constraints as u64))
-                .collect();
-            let func = program.func(f);
-            let loops = LoopForest::new(func);
-            if !loops.is_reducible() {
-                break;
-            }
-            let comps = MergeComponents::new(func);
-            let mut eligible: Vec<(u64, Component)> = func
-                .layout
-                .iter()
-                .filter(|h| !skip.contains(h))
-                .filter_map(|&h| comps.component(h))
-                .filter_map(|c| match component_size(func, c, &loops, &cons) {
-                    Some(size) => (size < threshold).then(|| (size, c.clone())),
-                    // A loop whose trip count the shape test does not see (an inner bound
-                    // depending on an outer counter): unrolling decides, under a budget.
-                    None => Some((threshold, c.clone())),
-                })
-                .collect();
-            eligible.sort_by_key(|(size, c)| (std::cmp::Reverse(c.blocks.len()), *size));
-            let mut taken: HashSet<BlockId> = HashSet::new();
-            let mut chosen = Vec::new();
-            for (_, c) in eligible {
-                if c.blocks.iter().all(|b| !taken.contains(b)) {
-                    taken.extend(c.blocks.iter().copied());
-                    chosen.push(c);
-                }
-            }
-            if chosen.is_empty() {
-                break;
-            }
-            let mut merged_any = false;
-            for comp in chosen {
-                let saved = program.func(f).clone();
-                let before = saved.layout.len();
-                let ok = merge_component(program.func_mut(f), &comp, budget).is_ok()
-                    && crate::r1cs::lower_block(program, f, comp.head)
-                        .is_ok_and(|b| (b.n_constraints() as u64) < threshold);
-                if ok {
-                    merged_any = true;
-                    stats.add("components_merged", 1);
-                    stats.add("blocks_merged", before - program.func(f).layout.len());
-                } else {
-                    *program.func_mut(f) = saved;
-                    skip.insert(comp.head);
-                }
-            }
-            if !merged_any && skip.is_empty() {
-                break;
-            }
-        }
-    }
-    stats
-}
-
-/// Merges component `comp` of `func` into its head.
-pub fn merge_component(
-    func: &mut Function,
-    comp: &Component,
-    max_unrolled: usize,
-) -> Result<(), MergeError> {
-    let head = comp.head;
-    let tail = comp.tail;
-    let unsupported = |func: &Function, reason: &str| MergeError::Unsupported {
-        func: func.name.clone(),
-        reason: reason.to_string(),
-    };
-    let inside: HashSet<BlockId> = comp.blocks.iter().copied().filter(|b| *b != tail).collect();
-    if inside.iter().any(|b| func.successors(*b).contains(&head)) {
-        return Err(unsupported(func, "the component's head is a loop header"));
-    }
-    let loops = LoopForest::new(func);
-    if !loops.is_reducible() {
-        return Err(unsupported(func, "irreducible control flow"));
-    }
-    let rpo = func.reverse_post_order();
-    let region: Vec<BlockId> = rpo.iter().copied().filter(|b| inside.contains(b)).collect();
-    let head_params = func.block(head).params.clone();
-    let mut em = Emitter::new(func, &loops, &rpo, max_unrolled, false);
-    let start = em.true_value();
-    em.pending.insert(
-        head,
-        vec![Edge {
-            guard: start,
-            args: head_params.clone(),
-            live: Vec::new(),
-        }],
-    );
-    em.run_region(&region, loops.innermost(head))?;
-    let edges = em
-        .pending
-        .remove(&tail)
-        .ok_or_else(|| unsupported(em.func, "the tail is not reached"))?;
-    let (_, args) = em.combine(edges);
-    let tail_params = em.func.block(tail).params.clone();
-    for (p, a) in tail_params.iter().zip(args) {
-        em.env.insert(*p, a);
-    }
-    let guard = em.true_value();
-    for inst in em.func.block(tail).insts.clone() {
-        em.copy_inst(inst, guard)?;
-    }
-    let mut term = em
-        .func
-        .block(tail)
-        .term
-        .clone()
-        .expect("bug: verified IR has terminators");
-    term.map_operands(|v| em.map(v));
-    let Emitter { out, env, .. } = em;
-    // Every value defined in the component (but the head's parameters) is renamed to its copy.
-    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
-    for &b in comp.blocks.iter() {
-        let block = func.block(b);
-        let params = if b == head {
-            &[][..]
-        } else {
-            &block.params[..]
-        };
-        let results = block
-            .insts
-            .iter()
-            .flat_map(|i| func.inst(*i).results.iter());
-        for v in params.iter().chain(results) {
-            if let Some(&n) = env.get(v) {
-                if n != *v {
-                    subst.insert(*v, n);
-                }
-            }
-        }
-    }
-    let data = func.block_mut(head);
-    data.insts = out;
-    data.term = Some(term);
-    func.layout
-        .retain(|b| *b == head || !comp.blocks.contains(b));
-    func.replace_uses(&subst);
-    Ok(())
-}
-
-/// Merges all of `func` into its entry block (`--monolithic`). Returns whether it changed.
-pub fn merge_function(func: &mut Function, max_unrolled: usize) -> Result<bool, MergeError> {
-    if func.layout.len() <= 1 {
-        return Ok(false);
-    }
-    let unsupported = |func: &Function, reason: &str| MergeError::Unsupported {
-        func: func.name.clone(),
-        reason: reason.to_string(),
-    };
-    if func.has_calls() {
-        return Err(unsupported(
-            func,
-            "it calls other functions (inline them first, -O1 or higher)",
-        ));
-    }
-    let loops = LoopForest::new(func);
-    if !loops.is_reducible() {
-        return Err(unsupported(func, "irreducible control flow"));
-    }
-    let rpo = func.reverse_post_order();
-    let entry = func.entry;
-    let params = func.block(entry).params.clone();
-    let mut em = Emitter::new(func, &loops, &rpo, max_unrolled, true);
-    let start = em.true_value();
-    em.pending.insert(
-        entry,
-        vec![Edge {
-            guard: start,
-            args: params,
-            live: Vec::new(),
-        }],
-    );
-    em.run_region(&rpo, None)?;
-    let returns = std::mem::take(&mut em.returns);
-    if returns.is_empty() {
-        return Err(unsupported(em.func, "no path reaches a return"));
-    }
-    let (_, values) = em.combine(returns);
-    let out = std::mem::take(&mut em.out);
-    let data = func.block_mut(entry);
-    data.insts = out;
-    data.term = Some(Terminator::Return(values));
-    func.layout = vec![entry];
-    Ok(true)
-}
 
 /// An edge being merged into its target: taken when `guard` is 1, with these arguments.
 #[derive(Clone, Debug)]
-struct Edge {
-    guard: ValueId,
-    args: Vec<ValueId>,
+pub(super) struct Edge {
+    pub(super) guard: ValueId,
+    pub(super) args: Vec<ValueId>,
     /// For an edge leaving a loop being unrolled: the copies, at the time the edge is taken, of
     /// the loop's values used after the loop (`(original, copy)`). They are combined like
     /// arguments at the target, since later iterations rename the originals again.
-    live: Vec<(ValueId, ValueId)>,
+    pub(super) live: Vec<(ValueId, ValueId)>,
 }
 
 /// The state of one merge: copies of instructions in order, the renaming of old values to
 /// their copies (the current iteration's, in a loop), and the edges waiting for their targets.
-struct Emitter<'a> {
-    func: &'a mut Function,
+pub(super) struct Emitter<'a> {
+    pub(super) func: &'a mut Function,
     loops: &'a LoopForest,
     rpo_pos: HashMap<BlockId, usize>,
-    env: HashMap<ValueId, ValueId>,
-    out: Vec<InstId>,
-    pending: HashMap<BlockId, Vec<Edge>>,
+    pub(super) env: HashMap<ValueId, ValueId>,
+    pub(super) out: Vec<InstId>,
+    pub(super) pending: HashMap<BlockId, Vec<Edge>>,
     /// Back edges of the loops being unrolled, by header.
     back_edges: HashMap<BlockId, Vec<Edge>>,
     /// Loops being unrolled, outermost first.
@@ -437,7 +42,7 @@ struct Emitter<'a> {
     nots: HashMap<ValueId, ValueId>,
     ands: HashMap<(ValueId, ValueId), ValueId>,
     /// `return` edges (monolithic only).
-    returns: Vec<Edge>,
+    pub(super) returns: Vec<Edge>,
     collect_returns: bool,
     budget: usize,
     limit: usize,
@@ -445,7 +50,7 @@ struct Emitter<'a> {
 }
 
 impl<'a> Emitter<'a> {
-    fn new(
+    pub(super) fn new(
         func: &'a mut Function,
         loops: &'a LoopForest,
         rpo: &[BlockId],
@@ -491,11 +96,11 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    fn map(&self, v: ValueId) -> ValueId {
+    pub(super) fn map(&self, v: ValueId) -> ValueId {
         self.env.get(&v).copied().unwrap_or(v)
     }
 
-    fn true_value(&mut self) -> ValueId {
+    pub(super) fn true_value(&mut self) -> ValueId {
         match self.true_value {
             Some(v) => v,
             None => {
@@ -695,7 +300,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// One guard and one argument list for the (mutually exclusive) edges into a block.
-    fn combine(&mut self, mut edges: Vec<Edge>) -> (ValueId, Vec<ValueId>) {
+    pub(super) fn combine(&mut self, mut edges: Vec<Edge>) -> (ValueId, Vec<ValueId>) {
         if let Some(e) = edges
             .iter()
             .find(|e| self.bool_const(e.guard) == Some(true))
@@ -762,7 +367,11 @@ impl<'a> Emitter<'a> {
 
     /// Copies the blocks of `region` (in reverse post-order) whose innermost loop is `scope`,
     /// unrolling the loops directly inside `scope` at their headers.
-    fn run_region(&mut self, region: &[BlockId], scope: Option<LoopId>) -> Result<(), MergeError> {
+    pub(super) fn run_region(
+        &mut self,
+        region: &[BlockId],
+        scope: Option<LoopId>,
+    ) -> Result<(), MergeError> {
         for &b in region {
             if self.loops.innermost(b) == scope {
                 self.copy_block(b)?;
@@ -979,7 +588,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// Copies `inst` into the merged block under guard `g`.
-    fn copy_inst(&mut self, inst: InstId, g: ValueId) -> Result<(), MergeError> {
+    pub(super) fn copy_inst(&mut self, inst: InstId, g: ValueId) -> Result<(), MergeError> {
         let data = self.func.inst(inst).clone();
         let mut kind = data.kind.clone();
         kind.map_operands(|v| self.map(v));

@@ -1,0 +1,178 @@
+//! The commands on the R1CS instances of a run's executed blocks: `check` (satisfied, and with
+//! `--soundness` not under-constrained), `prove` (the sumcheck prover) and `export` (iden3
+//! files).
+
+use super::{bug, execute, load_inputs, user_error, Exit};
+use crate::CompileArgs;
+use std::path::{Path, PathBuf};
+use zkbc::ir::interp;
+use zkbc::{driver, r1cs};
+
+/// Compiles, legalizes for R1CS (lowering needs no calls and no memory) and runs: what every
+/// command that lowers the executed blocks starts with.
+fn compile_and_run(
+    compile: &CompileArgs,
+    inputs: Option<&Path>,
+    max_steps: u64,
+) -> Result<(driver::Compilation, interp::Outcome), Exit> {
+    let mut compiled = compile.compile()?;
+    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
+    let values = load_inputs(&compiled, inputs)?;
+    let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
+    Ok((compiled, outcome))
+}
+
+/// A block that cannot be lowered is the user's input (exit 2); an unsatisfied one is exit 1.
+fn check_failure(file: &Path, e: r1cs::CheckError) -> Exit {
+    Exit {
+        code: match e {
+            r1cs::CheckError::Lower(
+                r1cs::LowerError::Unsupported { .. } | r1cs::LowerError::TooLarge { .. },
+            ) => 2,
+            _ => 1,
+        },
+        message: format!("{}: {e}", file.display()),
+    }
+}
+
+/// Compiles, legalizes, runs, and assigns every executed block: the instances the prover and
+/// the exporter take.
+fn block_instances(
+    compile: &CompileArgs,
+    inputs: Option<&Path>,
+    max_steps: u64,
+) -> Result<Vec<zkbc::prove::BlockInstance>, Exit> {
+    let (compiled, outcome) = compile_and_run(compile, inputs, max_steps)?;
+    driver::block_instances(&compiled.program, &outcome)
+        .map_err(|e| check_failure(&compile.file, e))
+}
+
+/// `zkbc check`.
+pub(crate) fn check_command(
+    compile: CompileArgs,
+    inputs: Option<PathBuf>,
+    max_steps: u64,
+    soundness: bool,
+) -> Result<(), Exit> {
+    let (compiled, outcome) = compile_and_run(&compile, inputs.as_deref(), max_steps)?;
+    let file = &compile.file;
+    let report =
+        r1cs::check_trace(&compiled.program, &outcome).map_err(|e| check_failure(file, e))?;
+    for b in &report.blocks {
+        let func = compiled.program.func(b.func);
+        println!(
+            "fn {} {}: {} constraints, satisfied in {} execution(s)",
+            func.name, b.block, b.constraints, b.executions
+        );
+    }
+    println!(
+        "{}: all {} block executions satisfied",
+        file.display(),
+        report.executions
+    );
+    if soundness {
+        let sound = r1cs::check_soundness(
+            &compiled.program,
+            &outcome,
+            r1cs::SoundnessOptions::default(),
+        )
+        .map_err(|e| Exit {
+            code: 1,
+            message: format!("{}: {e}", file.display()),
+        })?;
+        for finding in &sound.findings {
+            println!("under-constrained: {finding}");
+        }
+        println!(
+            "{}: soundness: {} block executions, {} output changes and {} witness changes tried, {} accepted",
+            file.display(),
+            sound.executions,
+            sound.outputs_tried,
+            sound.witnesses_tried,
+            sound.findings.len()
+        );
+        if !sound.findings.is_empty() {
+            return Err(Exit {
+                code: 1,
+                message: format!(
+                    "{}: {} under-constrained instance(s) found",
+                    file.display(),
+                    sound.findings.len()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `zkbc prove`.
+pub(crate) fn prove_command(
+    compile: CompileArgs,
+    inputs: Option<PathBuf>,
+    max_steps: u64,
+) -> Result<(), Exit> {
+    let instances = block_instances(&compile, inputs.as_deref(), max_steps)?;
+    let file = compile.file.display();
+    let (proof, timing) =
+        zkbc::prove::prove_timed(&instances).map_err(|e| bug(format!("{file}: {e}")))?;
+    let (verdict, vtiming) = zkbc::prove::verify_timed(&instances, &proof);
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11} {:>11}",
+        "block", "constraints", "executions", "Q", "X", "cells", "prove ms", "verify ms"
+    );
+    for ((inst, pt), vt) in instances.iter().zip(&timing.blocks).zip(&vtiming.blocks) {
+        let shape = inst.shape();
+        println!(
+            "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11.3} {:>11.3}",
+            inst.name,
+            inst.r1cs.num_constraints(),
+            inst.executions.len(),
+            shape.padded_executions,
+            shape.padded_constraints,
+            shape.cells(),
+            ms(pt.digest + pt.tables + pt.rounds),
+            ms(*vt)
+        );
+    }
+    println!(
+        "total: {} sumcheck cells, prover {:.3} ms, verifier {:.3} ms",
+        zkbc::prove::total_cells(&instances),
+        ms(timing.total),
+        ms(vtiming.total)
+    );
+    match verdict {
+        Ok(()) => {
+            println!("{file}: proof verified");
+            Ok(())
+        }
+        Err(e) => Err(Exit {
+            code: 1,
+            message: format!("{file}: proof rejected: {e}"),
+        }),
+    }
+}
+
+/// `zkbc export`.
+pub(crate) fn export_command(
+    compile: CompileArgs,
+    inputs: Option<PathBuf>,
+    max_steps: u64,
+    out: PathBuf,
+) -> Result<(), Exit> {
+    let instances = block_instances(&compile, inputs.as_deref(), max_steps)?;
+    std::fs::create_dir_all(&out)
+        .map_err(|e| user_error(format!("cannot create {}: {e}", out.display())))?;
+    for inst in &instances {
+        zkbc::export::write_block(&out, &inst.name, inst)
+            .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
+        println!(
+            "{}: {}.r1cs ({} constraints) and {} witness file(s)",
+            out.display(),
+            inst.name,
+            inst.r1cs.num_constraints(),
+            inst.executions.len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,99 @@
+//! The commands of the `zkbc` binary, grouped by what they work on, and what they share:
+//! [`Exit`] (an error with its exit status), reading files and inputs, and running a program.
+//!
+//! - `ir_text.rs`: `interp`, `opt`, `verify` on text-format IR;
+//! - `program.rs`: `compile`, `run`, `query` on a program (.zok or IR);
+//! - `circuit.rs`: `check`, `prove`, `export` on the R1CS instances of a run's blocks;
+//! - `report.rs`: `report` and `table`, the cost model's output.
+
+pub(crate) mod circuit;
+pub(crate) mod ir_text;
+pub(crate) mod program;
+pub(crate) mod report;
+
+use anyhow::Context;
+use std::path::Path;
+use zkbc::driver;
+use zkbc::ir::{self, interp};
+
+/// An error with the exit status it implies.
+pub(crate) struct Exit {
+    pub(crate) code: u8,
+    pub(crate) message: String,
+}
+
+pub(crate) fn user_error(message: impl Into<String>) -> Exit {
+    Exit {
+        code: 2,
+        message: message.into(),
+    }
+}
+
+/// A broken compiler invariant reached from the command line: exit status 1 with a message that
+/// says it is a bug.
+pub(crate) fn bug(message: String) -> Exit {
+    Exit {
+        code: 1,
+        message: format!("internal error (a zkbc bug): {message}"),
+    }
+}
+
+pub(crate) fn read(path: &Path) -> Result<String, Exit> {
+    std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read {}", path.display()))
+        .map_err(|e| user_error(format!("{e:#}")))
+}
+
+pub(crate) fn parse_ir(path: &Path) -> Result<ir::Program, Exit> {
+    let text = read(path)?;
+    ir::parse_program(&text).map_err(|e| user_error(format!("{}:{e}", path.display())))
+}
+
+pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value, Exit> {
+    let text = read(path)?;
+    serde_json::from_str(&text).map_err(|e| {
+        user_error(format!(
+            "{}:{}:{}: malformed JSON: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
+/// Reads the inputs file (or the empty default) in the program's encoding; bad inputs are exit
+/// status 2.
+pub(crate) fn load_inputs(
+    compiled: &driver::Compilation,
+    inputs: Option<&Path>,
+) -> Result<Vec<interp::Val>, Exit> {
+    let json = match inputs {
+        Some(path) => read_json(path)?,
+        None => compiled.default_inputs(),
+    };
+    compiled.inputs_from_json(&json).map_err(|e| {
+        let source = inputs.map_or("inputs".into(), |p| p.display().to_string());
+        user_error(format!("{source}: {e}"))
+    })
+}
+
+/// Runs the program; a run-time failure is exit status 1 with `FILE:LINE:COL` when the failing
+/// instruction has a source position.
+pub(crate) fn execute(
+    file: &Path,
+    program: &ir::Program,
+    values: &[interp::Val],
+    max_steps: u64,
+) -> Result<interp::Outcome, Exit> {
+    let limits = interp::Limits {
+        max_steps,
+        ..interp::Limits::default()
+    };
+    interp::run(program, values, limits).map_err(|f| Exit {
+        code: 1,
+        message: match f.src {
+            Some(loc) => format!("{}:{loc}: {}", file.display(), f.kind),
+            None => format!("{}: {f}", file.display()),
+        },
+    })
+}

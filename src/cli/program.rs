@@ -1,0 +1,103 @@
+//! The commands on a program (ZoKrates .zok, or IR text) that print what it is or does:
+//! `compile`, `run`, `query`.
+
+use super::{execute, load_inputs, read, user_error, Exit};
+use crate::{CompileArgs, Emit, Show};
+use std::path::PathBuf;
+use zkbc::{driver, ir, opt};
+
+/// `zkbc run`.
+pub(crate) fn run_command(
+    compile: CompileArgs,
+    inputs: Option<PathBuf>,
+    max_steps: u64,
+    log: bool,
+) -> Result<(), Exit> {
+    let compiled = compile.compile()?;
+    let values = load_inputs(&compiled, inputs.as_deref())?;
+    let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
+    if log {
+        for line in &outcome.log {
+            eprintln!("{line}");
+        }
+    }
+    println!("{}", compiled.outputs_to_json(&outcome.outputs));
+    Ok(())
+}
+
+/// `zkbc compile`.
+pub(crate) fn compile_command(compile: CompileArgs, emit: Emit, show: Show) -> Result<(), Exit> {
+    let program = compile.compile()?.program;
+    match emit {
+        Emit::Ir => print!("{program}"),
+        Emit::Dot => {
+            use zkbc::query::dot;
+            let show = match show {
+                Show::Cfg => dot::Show::Cfg,
+                Show::Cdg => dot::Show::Cdg,
+                Show::Pdg => dot::Show::Pdg,
+                Show::Regions => dot::Show::Regions,
+            };
+            print!("{}", dot::to_dot(&program, show));
+        }
+    }
+    Ok(())
+}
+
+/// `zkbc query`: every match of a pattern or an ad-hoc query, or the list of patterns.
+pub(crate) fn query(
+    file: Option<PathBuf>,
+    pattern: Option<String>,
+    text: Option<String>,
+    list: bool,
+) -> Result<(), Exit> {
+    use zkbc::query::{find_matches, find_pattern, find_query_matches, format_matches, patterns};
+    if list {
+        for p in patterns() {
+            println!("{:<16} {}", p.name, p.summary);
+        }
+        return Ok(());
+    }
+    let Some(file) = file else {
+        return Err(user_error("query needs a FILE (or --list)"));
+    };
+    // The pattern or query is checked before the program, so a typo is reported first.
+    type Finder = Box<dyn Fn(&ir::Program) -> Vec<zkbc::query::Match>>;
+    let (label, find): (String, Finder) = match (pattern, text) {
+        (Some(name), _) => {
+            let Some(pattern) = find_pattern(&name) else {
+                let names: Vec<&str> = patterns().iter().map(|p| p.name).collect();
+                return Err(user_error(format!(
+                    "unknown pattern `{name}`; the patterns are: {}",
+                    names.join(", ")
+                )));
+            };
+            (name, Box::new(move |p| find_matches(p, &pattern)))
+        }
+        (None, Some(text)) => {
+            let q =
+                zkbc::query::parse_query(&text).map_err(|e| user_error(format!("--query: {e}")))?;
+            let label = "the query".to_string();
+            (label, Box::new(move |p| find_query_matches(p, &q)))
+        }
+        (None, None) => {
+            return Err(user_error("query needs --pattern NAME or --query TEXT"));
+        }
+    };
+    let is_zok = file.extension().is_some_and(|e| e == "zok");
+    // Queries look at the program as written: the front end's IR (or the IR text), unoptimized.
+    let options = driver::Options {
+        opt_level: opt::OptLevel::O0,
+        ..driver::Options::default()
+    };
+    let program = driver::compile(&file.display().to_string(), &read(&file)?, &options)
+        .map_err(|e| user_error(e.to_string()))?
+        .program;
+    let matches = find(&program);
+    let name = file.display().to_string();
+    print!(
+        "{}",
+        format_matches(&program, &label, &matches, is_zok.then_some(name.as_str()))
+    );
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! The commands that measure programs with the cost model: `report` (one program) and `table`
+//! (many programs and pipelines, or the constraint parity table of a ZoKrates suite).
+
+use super::{read, read_json, user_error, Exit};
+use crate::{CompileArgs, ReportFormat, TableFormat};
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use zkbc::opt;
+use zkbc::report;
+use zkbc::report::pipeline::{self, Settings};
+
+/// Writes `text` to `output`, or to stdout.
+fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
+    match output {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))
+            .map_err(|e| user_error(format!("{e:#}"))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+fn measure_error(e: pipeline::MeasureError, file: &Path) -> Exit {
+    let message = match &e {
+        // Compile and run errors already name the file.
+        pipeline::MeasureError::Compile(_) | pipeline::MeasureError::Run(_) => e.to_string(),
+        _ => format!("{}: {e}", file.display()),
+    };
+    Exit {
+        code: e.exit_code(),
+        message,
+    }
+}
+
+/// Reads and measures one program with a progress spinner naming the stage.
+fn measure_file(
+    file: &Path,
+    inputs: Option<&Path>,
+    settings: &Settings,
+    progress: &report::progress::Progress,
+) -> Result<pipeline::Measurement, Exit> {
+    let source = read(file)?;
+    let json = inputs.map(read_json).transpose()?;
+    let name = file.display().to_string();
+    pipeline::measure(&name, &source, json.as_ref(), settings, &|stage| {
+        progress.set_message(format!("{name}: {}", stage.name()));
+    })
+    .map_err(|e| {
+        // Input errors name the inputs file rather than the program.
+        match (&e, inputs) {
+            (pipeline::MeasureError::Inputs(m), Some(path)) => user_error(format!(
+                "{}: {}",
+                path.display(),
+                m.strip_prefix("inputs: ").unwrap_or(m)
+            )),
+            _ => measure_error(e, file),
+        }
+    })
+}
+
+/// `zkbc report`.
+pub(crate) fn report_command(
+    compile: &CompileArgs,
+    inputs: Option<&Path>,
+    settings: &Settings,
+    format: ReportFormat,
+    output: Option<&Path>,
+    quiet: bool,
+) -> Result<(), Exit> {
+    let progress = report::progress::Progress::new(None, "", quiet);
+    let measured = measure_file(&compile.file, inputs, settings, &progress);
+    progress.finish();
+    let measured = measured?;
+    let r = &measured.report;
+    let text = match format {
+        ReportFormat::Table => report::table::render(r),
+        ReportFormat::Json => report::to_json(r),
+        ReportFormat::Svg => report::svg::render(r).map_err(|e| Exit {
+            code: 1,
+            message: format!("{}: cannot draw the chart: {e}", compile.file.display()),
+        })?,
+        ReportFormat::Dot => {
+            let program = &measured.compilation.program;
+            let main = program.main_func();
+            let annotations = report::dot::annotations_from_report(main, r);
+            let clusters = pipeline::merge_clusters(main);
+            report::dot::render(main, &annotations, &clusters).map_err(|e| Exit {
+                code: 1,
+                message: format!("bug: {}: {e}", compile.file.display()),
+            })?
+        }
+    };
+    emit(&text, output)
+}
+
+/// `zkbc table --zokrates DIR`.
+pub(crate) fn zokrates_table_command(
+    dir: PathBuf,
+    format: TableFormat,
+    output: Option<PathBuf>,
+    field_cmp: pipeline::FieldCmp,
+) -> Result<(), Exit> {
+    if !matches!(format, TableFormat::Markdown) {
+        return Err(user_error("--zokrates prints markdown only".to_string()));
+    }
+    let rows = report::zokrates::rows(&dir, field_cmp).map_err(user_error)?;
+    emit(
+        &report::zokrates::markdown(&rows, field_cmp),
+        output.as_deref(),
+    )
+}
+
+/// `zkbc table`.
+#[allow(clippy::too_many_arguments)]
+/// The pipelines of `zkbc table`: every level at every MIN_BLOCK_SIZE, optionally each level
+/// without merging, and optionally -O3 `--monolithic`.
+pub(crate) fn table_pipelines(
+    opt_levels: &[opt::OptLevel],
+    min_block_sizes: &[u64],
+    with_no_merge: bool,
+    with_monolithic: bool,
+) -> Vec<(opt::OptLevel, u64, pipeline::Merging)> {
+    let mut out = Vec::new();
+    for &level in opt_levels {
+        for &size in min_block_sizes {
+            out.push((level, size, pipeline::Merging::Threshold));
+        }
+        if with_no_merge && level == opt::OptLevel::O3 {
+            out.push((level, min_block_sizes[0], pipeline::Merging::Off));
+        }
+    }
+    if with_monolithic {
+        out.push((
+            opt::OptLevel::O3,
+            min_block_sizes[0],
+            pipeline::Merging::Monolithic,
+        ));
+    }
+    out
+}
+
+pub(crate) fn table_command(
+    files: &[PathBuf],
+    inputs_dir: Option<&Path>,
+    pipelines: &[(opt::OptLevel, u64, pipeline::Merging)],
+    (format, metric): (TableFormat, &str),
+    output: Option<&Path>,
+    quiet: bool,
+    (max_steps, field_cmp): (u64, pipeline::FieldCmp),
+) -> Result<(), Exit> {
+    use report::aggregate;
+    let metric = aggregate::Metric::from_name(metric).ok_or_else(|| {
+        user_error(format!(
+            "unknown metric `{metric}`; the metrics are: constraints, executed_constraints, \
+             transitions, sumcheck_cells, uniform_cells, padding_waste, rounds, monolithic_cells"
+        ))
+    })?;
+    let jobs = files.len() * pipelines.len();
+    let progress = report::progress::Progress::new(Some(jobs as u64), "", quiet);
+    let mut reports = Vec::with_capacity(jobs);
+    let result = (|| {
+        for file in files {
+            let stem = file
+                .file_stem()
+                .ok_or_else(|| user_error(format!("{}: not a file name", file.display())))?;
+            let dir = inputs_dir
+                .map(Path::to_path_buf)
+                .or_else(|| file.parent().map(Path::to_path_buf))
+                .unwrap_or_default();
+            let candidate = dir.join(stem).with_extension("json");
+            let inputs = candidate.is_file().then_some(candidate);
+            for &(opt_level, min_block_size, merging) in pipelines {
+                let settings = Settings {
+                    opt_level,
+                    min_block_size,
+                    merging,
+                    max_steps,
+                    field_cmp,
+                    ..Settings::default()
+                };
+                match measure_file(file, inputs.as_deref(), &settings, &progress) {
+                    Ok(m) => reports.push(m.report),
+                    // No one-block circuit exists for this program: no monolithic row.
+                    Err(_) if merging == pipeline::Merging::Monolithic => {}
+                    Err(e) => return Err(e),
+                }
+                progress.inc(1);
+            }
+        }
+        Ok(())
+    })();
+    progress.finish();
+    result?;
+    let text = match format {
+        TableFormat::Markdown => aggregate::markdown(&reports),
+        TableFormat::Csv => aggregate::csv(&reports),
+        TableFormat::Pivot => aggregate::pivot_markdown(&reports, metric),
+    };
+    emit(&text, output)
+}

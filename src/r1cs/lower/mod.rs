@@ -1,0 +1,362 @@
+//! Lowering of one IR block to one instance: the input state becomes instance variables, each
+//! instruction a gadget, the terminator the output state. Run in structure mode it yields the
+//! constraints; run in witness mode on an input state it yields every variable's value.
+//!
+//! The parts, by what they do:
+//!
+//! - this file: the [`Lowerer`] and its entry point [`lower`], the walk over the block
+//!   ([`Lowerer::run`]: input state, fused assertions and idioms, last uses, one instruction
+//!   at a time) and reading values as wires;
+//! - `state.rs`: the transition state ([`StateLayout`], [`ExitLayout`], block labels), its
+//!   input wires and the output state built by the terminator;
+//! - `env.rs`: the wires of the block's values;
+//! - `instructions.rs`: one instruction to its gadget;
+//! - `arith.rs`: binary operations on field elements, booleans and `uN`;
+//! - `idioms.rs`: bitwise idioms (SHA-256's choice and majority) lowered as a whole;
+//! - `assertions.rs`: assertions fused with the comparisons and `and`/`or` trees they assert;
+//! - `arrays.rs`: array accesses through selectors, and `select` on wires.
+
+mod arith;
+mod arrays;
+mod assertions;
+mod env;
+mod idioms;
+mod instructions;
+mod state;
+
+pub use state::{block_label, return_label, ExitLayout, StateLayout};
+
+use super::builder::Builder;
+use super::fxhash::{FxMap, FxSet};
+use super::gadgets::Num;
+use super::lc::Lc;
+use super::live::FuncInfo;
+use super::LowerError;
+use crate::field::Fr;
+use crate::ir::{BlockId, Const, Function, InstId, InstKind, Type, ValueId};
+use assertions::fused_reads;
+use env::Env;
+use idioms::Idiom;
+
+/// Results of linear operations longer than this become a witness variable (see
+/// [`Builder::materialize`]), so a long chain of additions costs linear, not quadratic, time.
+pub const MAX_LC_TERMS: usize = 64;
+
+/// A wire: a scalar or an array of wires.
+#[derive(Clone, Debug)]
+pub(crate) enum Wire {
+    Num(Num),
+    Array(Vec<Wire>),
+}
+
+pub(crate) struct Lowerer<'a> {
+    func: &'a Function,
+    block: BlockId,
+    pub cs: Builder,
+    env: Env,
+    fused: FxSet<ValueId>,
+    /// Bitwise operations folded into an [`Idiom`] of a later instruction (not lowered).
+    folded: FxSet<ValueId>,
+    /// Instructions (by result) lowered as a whole bitwise idiom.
+    idioms: FxMap<ValueId, Idiom>,
+    /// Bit pairs `(a_i, b_i)` whose product a majority idiom built: the next majority over the
+    /// same two bits (SHA-256's `b & c` is the previous round's `a & b`) starts from it.
+    majority_pairs: FxSet<(Lc, Lc)>,
+    selectors: FxMap<(ValueId, usize), Vec<Lc>>,
+    divrem: FxMap<(ValueId, ValueId), (Num, Num)>,
+    /// Normalized values (with their bits) by combination and width: the same sum reached by
+    /// two routes (`z - t` and `z + -t`, or one array element read twice) is decomposed once.
+    normalized: FxMap<(Lc, u32), Num>,
+    inputs: Option<&'a [Fr]>,
+    next_input: usize,
+    /// The block's hint values in witness mode (missing ones are 0).
+    hints: &'a [Fr],
+    next_hint: usize,
+    pos: Option<usize>,
+}
+
+/// Lowers `block` of `func`. `inputs` (witness mode) are the input leaves after the label.
+pub(crate) fn lower(
+    func: &Function,
+    info: &FuncInfo,
+    block: BlockId,
+    main_entry: bool,
+    inputs: Option<&[Fr]>,
+    hints: &[Fr],
+) -> Result<(Builder, StateLayout), LowerError> {
+    if block.index() >= func.blocks.len() || !func.layout.contains(&block) {
+        return Err(LowerError::NoSuchBlock {
+            func: func.name.clone(),
+            block,
+        });
+    }
+    let mut l = Lowerer {
+        func,
+        block,
+        cs: Builder::new(inputs.is_some()),
+        env: Env::new(func, block),
+        fused: FxSet::default(),
+        folded: FxSet::default(),
+        idioms: FxMap::default(),
+        majority_pairs: FxSet::default(),
+        selectors: FxMap::default(),
+        divrem: FxMap::default(),
+        normalized: FxMap::default(),
+        inputs,
+        next_input: 0,
+        hints,
+        next_hint: 0,
+        pos: None,
+    };
+    let layout = l.run(info, main_entry)?;
+    Ok((l.cs, layout))
+}
+
+type R<T> = Result<T, LowerError>;
+
+impl<'a> Lowerer<'a> {
+    fn err(&self, what: impl Into<String>) -> LowerError {
+        LowerError::Unsupported {
+            func: self.func.name.clone(),
+            block: self.block,
+            inst: self.pos,
+            what: what.into(),
+        }
+    }
+
+    fn run(&mut self, info: &FuncInfo, main_entry: bool) -> R<StateLayout> {
+        let func = self.func;
+        let data = func.block(self.block);
+        let in_label = self.cs.instance(block_label(self.block));
+        let mut param_leaves = 0;
+        for &p in &data.params {
+            let ty = func.value_type(p).clone();
+            let w = self.input_wire(&ty, main_entry)?;
+            param_leaves += self.count_leaves(&ty)?;
+            self.env.insert(p, w);
+        }
+        let live_in = info.live_in.get(&self.block).cloned().unwrap_or_default();
+        let mut live_leaves = 0;
+        for &v in &live_in {
+            let ty = func.value_type(v).clone();
+            let w = self.input_wire(&ty, false)?;
+            live_leaves += self.count_leaves(&ty)?;
+            self.env.insert(v, w);
+        }
+        self.cs
+            .enforce_eq(&Lc::var(in_label), &Lc::constant(block_label(self.block)));
+        // `eq` results whose only use is an `assert` of this block become `a = b`; a `u1` `and`
+        // whose only use is an `assert` (or such an `and`) is not built: the assertion asserts
+        // each operand instead (`a ∧ b = 1` iff `a = 1` and `b = 1` for booleans), so
+        // `assert(a == [true; N])` costs no product per element.
+        let in_block: FxSet<InstId> = data.insts.iter().copied().collect();
+        for &i in &data.insts {
+            if let InstKind::Assert { cond, .. } = &func.inst(i).kind {
+                self.fuse_assertion(*cond, info, &in_block, false);
+            }
+        }
+        for &i in &data.insts {
+            self.find_idiom(i, info, &in_block);
+        }
+        // Wires are dropped after their last reader in this block, unless the terminator or a
+        // later block (through a successor's live-ins) needs them.
+        for (pos, &i) in data.insts.iter().enumerate() {
+            let kind = &func.inst(i).kind;
+            let env = &mut self.env;
+            let mut note = |v: ValueId| {
+                if let Some(k) = env.slot(v) {
+                    env.last_use[k] = pos as u32;
+                }
+            };
+            kind.for_each_operand(&mut note);
+            // A fused assertion reads the leaves of its tree (the operands of fused `eq`s, and
+            // the operands of fused `and`s that are not fused).
+            if let InstKind::Assert { cond, .. } = kind {
+                for leaf in fused_reads(func, &self.fused, *cond) {
+                    note(leaf);
+                }
+            }
+            if let Some(idiom) = func
+                .inst(i)
+                .results
+                .first()
+                .and_then(|r| self.idioms.get(r))
+            {
+                idiom.reads().into_iter().for_each(&mut note);
+            }
+        }
+        if let Some(t) = &data.term {
+            let keep = t.operands().into_iter().chain(
+                t.successors()
+                    .into_iter()
+                    .flat_map(|b| info.live_in.get(&b).cloned().unwrap_or_default()),
+            );
+            for v in keep {
+                if let Some(k) = self.env.slot(v) {
+                    self.env.last_use[k] = u32::MAX;
+                }
+            }
+        }
+        let limit = super::max_constraints();
+        for (pos, &i) in data.insts.iter().enumerate() {
+            self.pos = Some(pos);
+            let inst = func.inst(i);
+            let mut results = self.lower_inst(&inst.kind, &inst.results)?;
+            if self.cs.n_constraints() > limit {
+                return Err(LowerError::TooLarge {
+                    func: func.name.clone(),
+                    block: self.block,
+                    limit,
+                });
+            }
+            if matches!(
+                inst.kind,
+                InstKind::Binary { .. }
+                    | InstKind::Select { .. }
+                    | InstKind::Not { .. }
+                    | InstKind::ArrayGet { .. }
+                    | InstKind::ArraySet { .. }
+            ) {
+                for w in &mut results {
+                    self.shorten(w);
+                }
+            }
+            for (r, w) in inst.results.iter().zip(results) {
+                self.env.insert(*r, w);
+            }
+            inst.kind.for_each_operand(|v| self.env.release(v, pos));
+            if let InstKind::Assert { cond, .. } = &inst.kind {
+                for leaf in fused_reads(func, &self.fused, *cond) {
+                    self.env.release(leaf, pos);
+                }
+            }
+            if let Some(idiom) = inst.results.first().and_then(|r| self.idioms.get(r)) {
+                for v in idiom.reads() {
+                    self.env.release(v, pos);
+                }
+            }
+        }
+        self.pos = None;
+        let term = data
+            .term
+            .as_ref()
+            .ok_or_else(|| self.err("a block without terminator"))?;
+        self.lower_term(term, info, param_leaves, live_in, live_leaves)
+    }
+
+    /// Materializes leaves whose combination has grown past [`MAX_LC_TERMS`].
+    fn shorten(&mut self, w: &mut Wire) {
+        match w {
+            Wire::Num(n) if n.lc.terms().len() > MAX_LC_TERMS => {
+                n.lc = self.cs.materialize(&n.lc);
+            }
+            Wire::Num(_) => {}
+            Wire::Array(items) => items.iter_mut().for_each(|i| self.shorten(i)),
+        }
+    }
+
+    fn ty(&self, v: ValueId) -> &'a Type {
+        self.func.value_type(v)
+    }
+
+    fn get(&self, v: ValueId) -> R<Wire> {
+        if let Some(c) = self.func.const_value(v) {
+            return Ok(Wire::Num(match c {
+                Const::Field(x) => Num::constant(x),
+                Const::UInt(n) => Num::from_u64(n),
+            }));
+        }
+        self.env
+            .get(v)
+            .cloned()
+            .ok_or_else(|| self.err(format!("{v} is used before it is defined")))
+    }
+
+    fn num(&self, v: ValueId) -> R<Num> {
+        match self.get(v)? {
+            Wire::Num(n) => Ok(n),
+            Wire::Array(_) => Err(self.err(format!("{v} is an array where a scalar is needed"))),
+        }
+    }
+
+    fn array(&self, v: ValueId) -> R<Vec<Wire>> {
+        match self.get(v)? {
+            Wire::Array(a) => Ok(a),
+            Wire::Num(_) => Err(self.err(format!("{v} is a scalar where an array is needed"))),
+        }
+    }
+
+    /// The wires of an array without copying them (constants are never arrays).
+    fn array_ref(&self, v: ValueId) -> R<&[Wire]> {
+        match self.env.get(v) {
+            Some(Wire::Array(a)) => Ok(a),
+            Some(Wire::Num(_)) => {
+                Err(self.err(format!("{v} is a scalar where an array is needed")))
+            }
+            None => Err(self.err(format!("{v} is used before it is defined"))),
+        }
+    }
+
+    fn width(&self, v: ValueId) -> R<u32> {
+        self.ty(v)
+            .uint_width()
+            .ok_or_else(|| self.err(format!("{v} is not an unsigned integer")))
+    }
+
+    /// The value of a `uN` normalized (exact), cached for later uses.
+    fn norm(&mut self, v: ValueId) -> R<Num> {
+        let n = self.width(v)?;
+        let x = self.num(v)?;
+        if x.bits <= n {
+            return Ok(x);
+        }
+        let y = self.normalize(&x, n);
+        self.env.insert(v, Wire::Num(y.clone()));
+        Ok(y)
+    }
+
+    /// `x` reduced to `n` bits ([`Builder::normalize`]), once per combination.
+    fn normalize(&mut self, x: &Num, n: u32) -> Num {
+        if x.bits <= n || x.lc.as_constant().is_some() || x.bitvec.is_some() {
+            return self.cs.normalize(x, n);
+        }
+        let key = (x.lc.clone(), n);
+        if let Some(y) = self.normalized.get(&key) {
+            return y.clone();
+        }
+        let y = self.cs.normalize(x, n);
+        self.normalized.insert(key, y.clone());
+        y
+    }
+
+    /// The value of a `uN` with its bits, cached for later uses.
+    fn bits(&mut self, v: ValueId) -> R<Num> {
+        let n = self.width(v)?;
+        let x = self.norm(v)?;
+        if x.bitvec.as_ref().is_some_and(|b| b.len() == n as usize) {
+            return Ok(x);
+        }
+        if n == 1 {
+            let b = x.lc.clone();
+            return Ok(Num {
+                bitvec: Some(vec![b].into()),
+                ..x
+            });
+        }
+        let key = (x.lc.clone(), n);
+        let y = match self.normalized.get(&key) {
+            Some(y) if y.bitvec.is_some() => y.clone(),
+            _ => {
+                let y = self.cs.bits_of(&x, n);
+                if x.lc.as_constant().is_none() {
+                    self.normalized.insert(key, y.clone());
+                }
+                y
+            }
+        };
+        if self.func.const_value(v).is_none() {
+            self.env.insert(v, Wire::Num(y.clone()));
+        }
+        Ok(y)
+    }
+}
