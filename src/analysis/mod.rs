@@ -22,6 +22,7 @@ pub mod liveness;
 pub mod loops;
 pub mod pdg;
 pub mod random;
+pub mod ranges;
 pub mod reference;
 pub mod regions;
 
@@ -32,4 +33,5 @@ pub use dominators::{BlockGraph, DomTree, Graph};
 pub use liveness::Liveness;
 pub use loops::{Loop, LoopForest, LoopId};
 pub use pdg::{DepKind, Pdg, PdgNode};
+pub use ranges::{Interval, Ranges};
 pub use regions::{Region, RegionEdge, RegionId, RegionNode, RegionTree};

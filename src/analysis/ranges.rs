@@ -1,0 +1,818 @@
+//! Value ranges of unsigned integers: for every `uN` (and `u1`) value, an interval `[lo, hi]`
+//! that holds on every execution, and a tighter one at the entry of each block from the branch
+//! conditions that dominate it.
+//!
+//! The optimizer uses the intervals to prove that an addition, subtraction or multiplication
+//! cannot wrap, that a narrowing cast cannot fail, and that a comparison is decided or can be
+//! an equality (the `ranges` pass); R1CS lowering then skips the normalizations and range checks
+//! that cannot fail.
+//!
+//! # Algorithm
+//!
+//! An abstract interpretation over the SSA graph with the interval lattice (⊥ = "never
+//! computed", then intervals ordered by inclusion, ⊤ = `[0, 2^N - 1]`):
+//!
+//! 1. **Conditions.** A block `b` whose only predecessor `p` ends in `br c, T, E` with `T ≠ E`
+//!    is entered only when `c` is 1 (`b = T`) or 0 (`b = E`). Such a condition holds in every
+//!    block `b` dominates, for the same SSA values (a path from a value's definition to a block
+//!    dominated by `b` passes through `b`), so each block inherits its immediate dominator's
+//!    conditions and adds its own. `at(b, v)` is `v`'s interval intersected with what the
+//!    conditions of `b` say about it: `lt a, x` true gives `a ≤ x.hi − 1` and `x ≥ a.lo + 1`,
+//!    false gives `a ≥ x.lo` and `x ≤ a.hi`; likewise `le`, `eq` (and `not eq` against a
+//!    bound), `not c`, and the `and` of conditions taken as true.
+//! 2. **Ascending iteration.** Sweep the blocks in reverse post-order until nothing changes. A
+//!    block parameter is the join, over its incoming edges that can be taken, of the argument's
+//!    interval at the predecessor refined by the edge's own condition; an instruction's result
+//!    is its transfer function on `at(b, operand)`. Every update joins with the old interval,
+//!    so intervals only grow.
+//! 3. **Widening.** A loop header's parameter that has grown [`WIDEN_AFTER`] times jumps to the
+//!    type's bound in the direction it grows (`lo` to 0, `hi` to `2^N − 1`), so the ascent ends.
+//! 4. **Narrowing.** [`NARROW_SWEEPS`] more sweeps recompute every interval from its transfer
+//!    function *without* joining the old one. From a post-fixpoint each such sweep stays above
+//!    the least fixpoint (the transfer functions are monotone), so the result is still sound;
+//!    it recovers the bounds widening threw away: `for i in 0..10000` widens its header's `i`
+//!    to `[0, 2^32 − 1]`, and narrowing brings it back to `[0, 10000]` through the body's
+//!    `i ≤ 9999`.
+//!
+//! Fields, references and `hint`/`call`/`load` results are not tracked (⊤ by their type); an
+//! array of `uN` has one interval for all its elements. A failing operation constrains its
+//! result to the cases where it succeeds (`cast` to `u8` of `[0, 300]` is `[0, 255]`).
+//!
+//! # Example
+//!
+//! ```text
+//! b1(v4: u32):                  v4 ∈ [0, 10000]
+//!     v5 = lt v4, u32 10000
+//!     br v5, b2(), b3()
+//! b2():                         at(b2, v4) = [0, 9999]      (v5 true)
+//!     v11 = add v4, u32 1       v11 ∈ [1, 10000]: cannot wrap
+//!     jmp b1(v11)
+//! ```
+//!
+//! `tests/analysis_ranges.rs` checks on random programs that every value the interpreter
+//! computes lies in its interval at its block.
+
+use super::dominators::DomTree;
+use super::loops::LoopForest;
+use crate::ir::{BinOp, BlockId, Const, Function, InstKind, Terminator, Type, ValueDef, ValueId};
+use std::collections::HashMap;
+
+/// Growths of a loop header's parameter before it is widened.
+pub const WIDEN_AFTER: u32 = 3;
+/// Narrowing sweeps after the ascending iteration.
+pub const NARROW_SWEEPS: usize = 3;
+/// Most ascending sweeps; past this the analysis gives up and every interval is ⊤ (it cannot
+/// happen with widening, but a bound keeps a bug from hanging the compiler).
+const MAX_SWEEPS: usize = 1000;
+
+/// An inclusive interval of unsigned integer values, `lo ≤ hi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Interval {
+    /// The smallest value.
+    pub lo: u64,
+    /// The largest value.
+    pub hi: u64,
+}
+
+impl Interval {
+    /// `[lo, hi]`.
+    pub fn new(lo: u64, hi: u64) -> Interval {
+        debug_assert!(lo <= hi, "bug: empty interval [{lo}, {hi}]");
+        Interval { lo, hi }
+    }
+
+    /// The single value `x`.
+    pub fn constant(x: u64) -> Interval {
+        Interval { lo: x, hi: x }
+    }
+
+    /// Every value of a `width`-bit integer.
+    pub fn full(width: u32) -> Interval {
+        Interval::new(0, max_of(width))
+    }
+
+    /// The value, if the interval holds one only.
+    pub fn as_constant(self) -> Option<u64> {
+        (self.lo == self.hi).then_some(self.lo)
+    }
+
+    /// The smallest interval holding both.
+    pub fn join(self, other: Interval) -> Interval {
+        Interval::new(self.lo.min(other.lo), self.hi.max(other.hi))
+    }
+
+    /// The values in both, `None` if there are none.
+    pub fn meet(self, other: Interval) -> Option<Interval> {
+        let (lo, hi) = (self.lo.max(other.lo), self.hi.min(other.hi));
+        (lo <= hi).then(|| Interval::new(lo, hi))
+    }
+
+    /// Whether `x` lies in the interval.
+    pub fn contains(self, x: u64) -> bool {
+        self.lo <= x && x <= self.hi
+    }
+}
+
+impl std::fmt::Display for Interval {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{}, {}]", self.lo, self.hi)
+    }
+}
+
+/// `2^width − 1`.
+pub fn max_of(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+/// The integer width of the leaves of `ty`: `uN` itself, or the leaf type of an array of them.
+fn leaf_width(ty: &Type) -> Option<u32> {
+    match ty {
+        Type::UInt(w) => Some(*w),
+        Type::Array(elem, _) => leaf_width(elem),
+        _ => None,
+    }
+}
+
+/// A condition known at a block's entry: the `u1` value `cond` is `holds`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fact {
+    cond: ValueId,
+    holds: bool,
+}
+
+/// The intervals of one function (see the module doc).
+#[derive(Clone, Debug)]
+pub struct Ranges {
+    /// Per value (by index): `None` is ⊥ (never computed) or untracked.
+    vals: Vec<Option<Interval>>,
+    /// Whether each value's type is tracked (`uN` leaves).
+    width: Vec<Option<u32>>,
+    /// Conditions holding at each block's entry.
+    facts: HashMap<BlockId, Vec<Fact>>,
+    /// Blocks some execution can reach.
+    reached: Vec<bool>,
+}
+
+impl Ranges {
+    /// Analyses `func`.
+    pub fn new(func: &Function) -> Ranges {
+        Solver::new(func).solve()
+    }
+
+    /// The interval of `v` on every execution; `None` for an untracked type. A value of a block
+    /// no execution reaches (⊥) has an empty range, given here as `None` too.
+    pub fn of(&self, v: ValueId) -> Option<Interval> {
+        self.vals.get(v.index()).copied().flatten()
+    }
+
+    /// The interval of `v` at the entry of `block` (and anywhere inside it): [`Ranges::of`]
+    /// refined by the branch conditions that dominate `block`. `None` for an untracked type, or
+    /// when the conditions cannot all hold (the block is never entered).
+    pub fn at(&self, func: &Function, block: BlockId, v: ValueId) -> Option<Interval> {
+        let base = self.range_of(func, v)?;
+        let facts = self.facts.get(&block).map(Vec::as_slice).unwrap_or(&[]);
+        refine_all(func, &|x| self.range_of(func, x), facts, v, base)
+    }
+
+    /// Whether some execution may reach `block`.
+    pub fn reaches(&self, block: BlockId) -> bool {
+        self.reached.get(block.index()).copied().unwrap_or(false)
+    }
+
+    /// The interval of `v` (constants included), ⊤ for a tracked value never computed.
+    fn range_of(&self, func: &Function, v: ValueId) -> Option<Interval> {
+        if let Some(Const::UInt(x)) = func.const_value(v) {
+            return Some(Interval::constant(x));
+        }
+        let w = self.width.get(v.index()).copied().flatten()?;
+        Some(self.of(v).unwrap_or(Interval::full(w)))
+    }
+}
+
+struct Solver<'f> {
+    func: &'f Function,
+    rpo: Vec<BlockId>,
+    preds: HashMap<BlockId, Vec<BlockId>>,
+    headers: Vec<bool>,
+    vals: Vec<Option<Interval>>,
+    width: Vec<Option<u32>>,
+    growths: HashMap<ValueId, u32>,
+    facts: HashMap<BlockId, Vec<Fact>>,
+    reached: Vec<bool>,
+    /// Ascending (join with the old value, widen) or narrowing (recompute).
+    narrowing: bool,
+    changed: bool,
+}
+
+impl<'f> Solver<'f> {
+    fn new(func: &'f Function) -> Solver<'f> {
+        let rpo = func.reverse_post_order();
+        let dom = DomTree::dominators(func);
+        let loops = LoopForest::new(func);
+        let mut headers = vec![false; func.blocks.len()];
+        for l in loops.loops() {
+            headers[l.header.index()] = true;
+        }
+        let preds = func.predecessors();
+        let width = func.values.iter().map(|d| leaf_width(&d.ty)).collect();
+        // Conditions, inherited down the dominator tree (rpo visits idoms first).
+        let mut facts: HashMap<BlockId, Vec<Fact>> = HashMap::new();
+        for &b in &rpo {
+            let mut here = dom
+                .idom(b)
+                .and_then(|d| facts.get(&d).cloned())
+                .unwrap_or_default();
+            if let Some([p]) = preds.get(&b).map(Vec::as_slice) {
+                if let Some(f) = edge_fact(func, *p, b) {
+                    here.push(f);
+                }
+            }
+            facts.insert(b, here);
+        }
+        Solver {
+            func,
+            rpo,
+            preds,
+            headers,
+            vals: vec![None; func.values.len()],
+            width,
+            growths: HashMap::new(),
+            facts,
+            reached: vec![false; func.blocks.len()],
+            narrowing: false,
+            changed: false,
+        }
+    }
+
+    fn solve(mut self) -> Ranges {
+        let mut converged = false;
+        for _ in 0..MAX_SWEEPS {
+            self.changed = false;
+            self.sweep();
+            if !self.changed {
+                converged = true;
+                break;
+            }
+        }
+        if converged {
+            self.narrowing = true;
+            for _ in 0..NARROW_SWEEPS {
+                self.sweep();
+            }
+        } else {
+            // Give up soundly: everything may hold any value of its type.
+            for (v, w) in self.width.iter().enumerate() {
+                self.vals[v] = w.map(Interval::full);
+            }
+            self.reached.iter_mut().for_each(|r| *r = true);
+        }
+        Ranges {
+            vals: self.vals,
+            width: self.width,
+            facts: self.facts,
+            reached: self.reached,
+        }
+    }
+
+    fn range_of(&self, v: ValueId) -> Option<Interval> {
+        if let Some(Const::UInt(x)) = self.func.const_value(v) {
+            return Some(Interval::constant(x));
+        }
+        let w = self.width[v.index()]?;
+        Some(self.vals[v.index()].unwrap_or(Interval::full(w)))
+    }
+
+    /// `v` at `block`, refined by `extra` conditions too; `None` when they cannot hold (or `v`
+    /// is untracked, then `Some(⊤)` is never needed by callers that check `width`).
+    fn at(&self, block: BlockId, v: ValueId, extra: Option<Fact>) -> Option<Interval> {
+        let base = self.range_of(v)?;
+        let facts = self.facts.get(&block).map(Vec::as_slice).unwrap_or(&[]);
+        let get = |x: ValueId| self.range_of(x);
+        let r = refine_all(self.func, &get, facts, v, base)?;
+        match extra {
+            Some(f) => refine_all(self.func, &get, &[f], v, r),
+            None => Some(r),
+        }
+    }
+
+    /// Whether the conditions of `block` (and `extra`) can all hold.
+    fn feasible(&self, block: BlockId, extra: Option<Fact>) -> bool {
+        let facts = self.facts.get(&block).map(Vec::as_slice).unwrap_or(&[]);
+        let get = |x: ValueId| self.range_of(x);
+        facts.iter().chain(extra.iter()).all(|f| {
+            let base = get(f.cond).unwrap_or(Interval::new(0, 1));
+            refine_all(self.func, &get, &[*f], f.cond, base).is_some()
+        })
+    }
+
+    fn set(&mut self, v: ValueId, new: Option<Interval>, header_param: bool) {
+        let Some(w) = self.width[v.index()] else {
+            return;
+        };
+        let old = self.vals[v.index()];
+        let value = if self.narrowing {
+            // Narrowing recomputes; ⊥ stays ⊥ (nothing can reach it).
+            match (old, new) {
+                (Some(o), Some(n)) => Some(n.meet(o).unwrap_or(n)),
+                (_, n) => n,
+            }
+        } else {
+            match (old, new) {
+                (None, n) => n,
+                (o, None) => o,
+                (Some(o), Some(n)) => {
+                    let mut j = o.join(n);
+                    if j != o && header_param {
+                        let g = self.growths.entry(v).or_insert(0);
+                        *g += 1;
+                        if *g > WIDEN_AFTER {
+                            if j.lo < o.lo {
+                                j.lo = 0;
+                            }
+                            if j.hi > o.hi {
+                                j.hi = max_of(w);
+                            }
+                        }
+                    }
+                    Some(j)
+                }
+            }
+        };
+        if value != old {
+            self.changed = true;
+            self.vals[v.index()] = value;
+        }
+    }
+
+    fn sweep(&mut self) {
+        for i in 0..self.rpo.len() {
+            let b = self.rpo[i];
+            let header = self.headers[b.index()];
+            let params = self.func.block(b).params.clone();
+            if b == self.func.entry {
+                self.reached[b.index()] = true;
+                for &p in &params {
+                    let w = self.width[p.index()];
+                    self.set(p, w.map(Interval::full), false);
+                }
+            } else {
+                let mut incoming: Vec<Option<Interval>> = vec![None; params.len()];
+                let mut any = false;
+                for &q in self.preds.get(&b).cloned().unwrap_or_default().iter() {
+                    if !self.reached[q.index()] {
+                        continue;
+                    }
+                    for (call, fact) in edges_to(self.func, q, b) {
+                        if !self.feasible(q, fact) {
+                            continue;
+                        }
+                        any = true;
+                        for (k, &a) in call.args.iter().enumerate() {
+                            if self.width[params[k].index()].is_none() {
+                                continue;
+                            }
+                            let r = self.at(q, a, fact);
+                            incoming[k] = match (incoming[k], r) {
+                                (Some(x), Some(y)) => Some(x.join(y)),
+                                (x, y) => x.or(y),
+                            };
+                        }
+                    }
+                }
+                if !any {
+                    continue;
+                }
+                self.reached[b.index()] = true;
+                for (k, &p) in params.iter().enumerate() {
+                    self.set(p, incoming[k], header);
+                }
+            }
+            for &inst in &self.func.block(b).insts {
+                for (r, iv) in self.results(b, inst) {
+                    self.set(r, iv, false);
+                }
+            }
+        }
+    }
+
+    /// The intervals of an instruction's results from its operands at `b`.
+    fn transfer(&self, b: BlockId, kind: &InstKind) -> Vec<Option<Interval>> {
+        let at = |v: ValueId| self.at(b, v, None);
+        let one = |r: Option<Interval>| vec![r];
+        let func = self.func;
+        match kind {
+            InstKind::Binary { op, lhs, rhs } => {
+                let Some(w) = func.value_type(*lhs).uint_width() else {
+                    // Field operations: comparisons give a `u1`, others are untracked.
+                    return one(op.is_comparison().then(|| Interval::new(0, 1)));
+                };
+                let (Some(a), Some(c)) = (at(*lhs), at(*rhs)) else {
+                    return one(None);
+                };
+                one(binary(*op, a, c, w))
+            }
+            InstKind::Not { arg } => {
+                let w = func.value_type(*arg).uint_width();
+                one(match (at(*arg), w) {
+                    (Some(a), Some(w)) => {
+                        let m = max_of(w);
+                        Some(Interval::new(m - a.hi, m - a.lo))
+                    }
+                    _ => None,
+                })
+            }
+            InstKind::Cast { arg, to } | InstKind::Truncate { arg, to } => {
+                let Some(n) = to.uint_width() else {
+                    return one(None);
+                };
+                let checked = matches!(kind, InstKind::Cast { .. });
+                one(match at(*arg) {
+                    Some(a) if a.hi <= max_of(n) => Some(a),
+                    // A checked cast succeeds only on values that fit.
+                    Some(a) if checked => a.meet(Interval::full(n)),
+                    _ => Some(Interval::full(n)),
+                })
+            }
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => one(match at(*cond).and_then(Interval::as_constant) {
+                Some(1) => at(*then_value),
+                Some(0) => at(*else_value),
+                _ => match (at(*then_value), at(*else_value)) {
+                    (Some(x), Some(y)) => Some(x.join(y)),
+                    _ => None,
+                },
+            }),
+            InstKind::MakeArray { elems, elem_ty } => {
+                if leaf_width(elem_ty).is_none() {
+                    return one(None);
+                }
+                let mut acc: Option<Interval> = None;
+                for &e in elems {
+                    let r = at(e);
+                    acc = match (acc, r) {
+                        (Some(x), Some(y)) => Some(x.join(y)),
+                        (x, y) => x.or(y),
+                    };
+                }
+                one(acc.or_else(|| Some(Interval::constant(0))))
+            }
+            InstKind::ArrayGet { array, .. } => one(at(*array)),
+            InstKind::ArraySet { array, value, .. } => one(match (at(*array), at(*value)) {
+                (Some(x), Some(y)) => Some(x.join(y)),
+                _ => None,
+            }),
+            InstKind::ToBits { .. } => one(Some(Interval::new(0, 1))),
+            // Untracked results: any value of their type.
+            InstKind::FromBits { .. }
+            | InstKind::Load { .. }
+            | InstKind::Hint { .. }
+            | InstKind::Call { .. }
+            | InstKind::Assert { .. }
+            | InstKind::Store { .. }
+            | InstKind::Log { .. }
+            | InstKind::Allocate { .. }
+            | InstKind::Bound { .. } => Vec::new(),
+        }
+    }
+
+    /// The intervals of the results of `inst` at `b`: the transfer function's, and ⊤ of their
+    /// type for results it says nothing about.
+    fn results(&self, b: BlockId, inst: crate::ir::InstId) -> Vec<(ValueId, Option<Interval>)> {
+        let data = self.func.inst(inst);
+        let mut out = self.transfer(b, &data.kind).into_iter();
+        data.results
+            .iter()
+            .map(|&r| {
+                let iv = out
+                    .next()
+                    .unwrap_or_else(|| self.width[r.index()].map(Interval::full));
+                (r, iv)
+            })
+            .collect()
+    }
+}
+
+/// The condition a block entered from `p` alone knows: `p`'s `br` condition, when the block is
+/// one arm only.
+fn edge_fact(func: &Function, p: BlockId, b: BlockId) -> Option<Fact> {
+    match func.block(p).term.as_ref()? {
+        Terminator::Br {
+            cond,
+            then_dest,
+            else_dest,
+        } if then_dest.block != else_dest.block => Some(Fact {
+            cond: *cond,
+            holds: then_dest.block == b,
+        }),
+        _ => None,
+    }
+}
+
+/// The jumps from `q` to `b`, each with the condition under which it is taken.
+fn edges_to(func: &Function, q: BlockId, b: BlockId) -> Vec<(&crate::ir::BlockCall, Option<Fact>)> {
+    match func.block(q).term.as_ref() {
+        Some(Terminator::Jmp(dest)) if dest.block == b => vec![(dest, None)],
+        Some(Terminator::Br {
+            cond,
+            then_dest,
+            else_dest,
+        }) => {
+            let mut out = Vec::new();
+            if then_dest.block == b {
+                out.push((
+                    then_dest,
+                    Some(Fact {
+                        cond: *cond,
+                        holds: true,
+                    }),
+                ));
+            }
+            if else_dest.block == b {
+                out.push((
+                    else_dest,
+                    Some(Fact {
+                        cond: *cond,
+                        holds: false,
+                    }),
+                ));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `r` (the interval of `v`) refined by every fact; `None` when they cannot all hold.
+fn refine_all(
+    func: &Function,
+    get: &dyn Fn(ValueId) -> Option<Interval>,
+    facts: &[Fact],
+    v: ValueId,
+    mut r: Interval,
+) -> Option<Interval> {
+    for f in facts {
+        r = refine(func, get, f.cond, f.holds, v, r, 0)?;
+    }
+    Some(r)
+}
+
+/// Most nested `not`/`and`/`or` a condition is looked through.
+const MAX_COND_DEPTH: u32 = 16;
+
+/// `r` refined by "`cond` is `holds`"; `None` when that contradicts `r`.
+fn refine(
+    func: &Function,
+    get: &dyn Fn(ValueId) -> Option<Interval>,
+    cond: ValueId,
+    holds: bool,
+    v: ValueId,
+    mut r: Interval,
+    depth: u32,
+) -> Option<Interval> {
+    if v == cond {
+        r = r.meet(Interval::constant(u64::from(holds)))?;
+    }
+    if depth > MAX_COND_DEPTH {
+        return Some(r);
+    }
+    let ValueDef::Result(inst, _) = func.value(cond).def else {
+        return Some(r);
+    };
+    match &func.inst(inst).kind {
+        InstKind::Not { arg } if func.value_type(*arg).is_bool() => {
+            refine(func, get, *arg, !holds, v, r, depth + 1)
+        }
+        InstKind::Binary { op, lhs, rhs } if func.value_type(*lhs).is_bool() => {
+            // `and` taken as true and `or` taken as false fix both operands.
+            let both = match op {
+                BinOp::And => holds,
+                BinOp::Or => !holds,
+                _ => return Some(r),
+            };
+            if !both {
+                return Some(r);
+            }
+            let r = refine(func, get, *lhs, holds, v, r, depth + 1)?;
+            refine(func, get, *rhs, holds, v, r, depth + 1)
+        }
+        InstKind::Binary { op, lhs, rhs } => {
+            let Some(w) = func.value_type(*lhs).uint_width() else {
+                return Some(r);
+            };
+            let (Some(a), Some(x)) = (get(*lhs), get(*rhs)) else {
+                return Some(r);
+            };
+            let m = max_of(w);
+            let (is_lhs, is_rhs) = (v == *lhs, v == *rhs);
+            if !is_lhs && !is_rhs {
+                return Some(r);
+            }
+            // Each constraint as an interval for `v` on the side it names.
+            let meet = |r: Interval, lo: Option<u64>, hi: Option<u64>| -> Option<Interval> {
+                let (lo, hi) = (lo?, hi?);
+                if lo > hi {
+                    return None;
+                }
+                r.meet(Interval::new(lo, hi))
+            };
+            match (op, holds) {
+                // a < x
+                (BinOp::Lt, true) => {
+                    if is_lhs {
+                        r = meet(r, Some(0), x.hi.checked_sub(1))?;
+                    }
+                    if is_rhs {
+                        r = meet(r, a.lo.checked_add(1).filter(|l| *l <= m), Some(m))?;
+                    }
+                }
+                // a >= x
+                (BinOp::Lt, false) => {
+                    if is_lhs {
+                        r = meet(r, Some(x.lo), Some(m))?;
+                    }
+                    if is_rhs {
+                        r = meet(r, Some(0), Some(a.hi))?;
+                    }
+                }
+                // a <= x
+                (BinOp::Le, true) => {
+                    if is_lhs {
+                        r = meet(r, Some(0), Some(x.hi))?;
+                    }
+                    if is_rhs {
+                        r = meet(r, Some(a.lo), Some(m))?;
+                    }
+                }
+                // a > x
+                (BinOp::Le, false) => {
+                    if is_lhs {
+                        r = meet(r, x.lo.checked_add(1).filter(|l| *l <= m), Some(m))?;
+                    }
+                    if is_rhs {
+                        r = meet(r, Some(0), a.hi.checked_sub(1))?;
+                    }
+                }
+                (BinOp::Eq, true) => {
+                    if is_lhs {
+                        r = r.meet(x)?;
+                    }
+                    if is_rhs {
+                        r = r.meet(a)?;
+                    }
+                }
+                (BinOp::Eq, false) => {
+                    // Only a constant on the other side removes a value, at an end.
+                    let other = if is_lhs { x } else { a };
+                    if let Some(k) = other.as_constant() {
+                        if r.lo == k && r.hi == k {
+                            return None;
+                        }
+                        if r.lo == k {
+                            r.lo += 1;
+                        } else if r.hi == k {
+                            r.hi -= 1;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            Some(r)
+        }
+        _ => Some(r),
+    }
+}
+
+/// The smallest `2^k − 1` at or above `x`.
+fn smear(x: u64) -> u64 {
+    if x == 0 {
+        0
+    } else {
+        u64::MAX >> x.leading_zeros()
+    }
+}
+
+/// The interval of `op` on `uN` operands `a` and `c` of width `w` (a shift amount may have
+/// another width; only its value matters); `None` when the operation fails on every input
+/// (division by 0).
+pub fn binary(op: BinOp, a: Interval, c: Interval, w: u32) -> Option<Interval> {
+    let m = u128::from(max_of(w));
+    let modulus = m + 1;
+    let full = Interval::full(w);
+    let iv = |lo: u128, hi: u128| Interval::new(lo as u64, hi as u64);
+    let (alo, ahi, clo, chi) = (
+        u128::from(a.lo),
+        u128::from(a.hi),
+        u128::from(c.lo),
+        u128::from(c.hi),
+    );
+    let bool_iv = |always: bool, never: bool| {
+        if always {
+            Interval::constant(1)
+        } else if never {
+            Interval::constant(0)
+        } else {
+            Interval::new(0, 1)
+        }
+    };
+    Some(match op {
+        BinOp::Add => {
+            let (lo, hi) = (alo + clo, ahi + chi);
+            if hi <= m {
+                iv(lo, hi)
+            } else if lo > m {
+                iv(lo - modulus, hi - modulus)
+            } else {
+                full
+            }
+        }
+        BinOp::Sub => {
+            if alo >= chi {
+                iv(alo - chi, ahi - clo)
+            } else if ahi < clo {
+                iv(alo + modulus - chi, ahi + modulus - clo)
+            } else {
+                full
+            }
+        }
+        BinOp::Mul => {
+            let hi = ahi * chi;
+            if hi <= m {
+                iv(alo * clo, hi)
+            } else {
+                full
+            }
+        }
+        BinOp::UDiv => {
+            if chi == 0 {
+                return None;
+            }
+            iv(alo / chi, ahi / clo.max(1))
+        }
+        BinOp::URem => {
+            if chi == 0 {
+                return None;
+            }
+            if ahi < clo {
+                a
+            } else {
+                iv(0, ahi.min(chi - 1))
+            }
+        }
+        BinOp::Eq => bool_iv(a.as_constant().is_some() && a == c, a.meet(c).is_none()),
+        BinOp::Lt => bool_iv(a.hi < c.lo, a.lo >= c.hi),
+        BinOp::Le => bool_iv(a.hi <= c.lo, a.lo > c.hi),
+        BinOp::And | BinOp::Or | BinOp::Xor if w == 1 => {
+            // Every combination of the (at most two) values of each side.
+            let mut out: Option<Interval> = None;
+            for x in a.lo..=a.hi {
+                for y in c.lo..=c.hi {
+                    let z = match op {
+                        BinOp::And => x & y,
+                        BinOp::Or => x | y,
+                        _ => x ^ y,
+                    };
+                    let p = Interval::constant(z);
+                    out = Some(out.map_or(p, |o| o.join(p)));
+                }
+            }
+            out.unwrap_or(full)
+        }
+        BinOp::And => Interval::new(0, a.hi.min(c.hi)),
+        BinOp::Or => Interval::new(a.lo.max(c.lo), smear(a.hi | c.hi)),
+        BinOp::Xor => Interval::new(0, smear(a.hi | c.hi)),
+        BinOp::Shl => {
+            if c.lo >= u64::from(w) {
+                Interval::constant(0)
+            } else if let Some(k) = c.as_constant() {
+                let hi = ahi << k;
+                if hi <= m {
+                    iv(alo << k, hi)
+                } else {
+                    full
+                }
+            } else {
+                full
+            }
+        }
+        BinOp::Shr => {
+            if c.lo >= u64::from(w) {
+                Interval::constant(0)
+            } else {
+                let lo = if c.hi >= u64::from(w) {
+                    0
+                } else {
+                    a.lo >> c.hi
+                };
+                Interval::new(lo, a.hi >> c.lo)
+            }
+        }
+        BinOp::Div => full,
+    })
+}
