@@ -862,3 +862,68 @@ fn zokrates_field_comparison_bounds_both_operands() {
         .expect("assigns");
     assert_eq!(block.first_unsatisfied(&asg), None);
 }
+
+#[test]
+fn no_wrap_arithmetic_skips_normalization() {
+    // `nuw` (proved by the range analysis): the exact integer is the value, no bits. The output
+    // leaf is a combination of instance variables: 1.
+    let out = gadget(
+        &["u32", "u32"],
+        "u32",
+        "    v20 = add nuw v10, v11\n    return v20",
+        1,
+        &[vec![u(MAX32 - 2), u(2)], vec![u(3), u(4)]],
+    );
+    assert_eq!(out, vec![vec![u(MAX32)], vec![u(7)]]);
+    let out = gadget(
+        &["u32", "u32"],
+        "u32",
+        "    v20 = sub nuw v10, v11\n    return v20",
+        1,
+        &[vec![u(9), u(2)]],
+    );
+    assert_eq!(out[0], vec![u(7)]);
+    // One product, no 64-bit normalization.
+    let out = gadget(
+        &["u32", "u32"],
+        "u32",
+        "    v20 = mul nuw v10, v11\n    return v20",
+        1,
+        &[vec![u(65535), u(65537)]],
+    );
+    assert_eq!(out[0], vec![u(MAX32)]);
+    // a · 2^k, no bits of a.
+    let out = gadget(
+        &["u32"],
+        "u32",
+        "    v20 = shl nuw v10, u32 4\n    return v20",
+        1,
+        &[vec![u(0x0fff_ffff)]],
+    );
+    assert_eq!(out[0], vec![u(0xffff_fff0)]);
+    // A cast that fits: no range check (8 without the flag).
+    let out = gadget(
+        &["u32"],
+        "u8",
+        "    v20 = cast nuw v10 to u8\n    return v20",
+        1,
+        &[vec![u(200)]],
+    );
+    assert_eq!(out[0], vec![u(200)]);
+}
+
+#[test]
+fn a_wrapping_no_wrap_instruction_is_a_located_compiler_bug() {
+    let p = parse(&prog(
+        &["u32", "u32"],
+        "u32",
+        "    v20 = add nuw v10, v11\n    return v20",
+    ));
+    let err = zkbc::ir::interp::run(&p, &[u(MAX32), u(1)], zkbc::ir::interp::Limits::default())
+        .unwrap_err();
+    assert_eq!(
+        err.kind,
+        zkbc::ir::interp::FailureKind::NoWrapViolated("add".into())
+    );
+    assert!(err.to_string().contains("compiler bug"), "{err}");
+}

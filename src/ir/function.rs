@@ -37,6 +37,13 @@ pub struct InstData {
     pub results: Vec<ValueId>,
     /// Where in the source program it comes from, if known.
     pub loc: Option<SrcLoc>,
+    /// `nuw` in the text format: the range analysis proved that this `uN` `add`, `sub`, `mul`
+    /// or `shl` never wraps, or that this `cast` to `uN` always fits, on every execution that
+    /// reaches it. R1CS lowering then skips the normalization or range check; the interpreter
+    /// fails loudly if a run contradicts it (a compiler bug). Only the `ranges` and `indvars`
+    /// passes set it; a pass that moves an instruction onto paths where it did not run before
+    /// (predication) must clear it.
+    pub no_wrap: bool,
 }
 
 /// A basic block: parameters, straight-line instructions, one terminator.
@@ -285,7 +292,12 @@ impl Function {
                 v
             })
             .collect();
-        self.insts.push(InstData { kind, results, loc });
+        self.insts.push(InstData {
+            kind,
+            results,
+            loc,
+            no_wrap: false,
+        });
         id
     }
 

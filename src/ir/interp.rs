@@ -9,7 +9,7 @@
 //! failing `assert`, a division by zero, an index out of bounds or a conversion that does not fit
 //! stops the run with the instruction's location.
 
-use super::entities::{BlockId, FuncId, SrcLoc};
+use super::entities::{BlockId, FuncId, SrcLoc, ValueId};
 use super::function::{wrap, Function, Program};
 use super::instructions::{BinOp, Const, InstKind, Terminator};
 use super::types::Type;
@@ -219,6 +219,9 @@ pub enum FailureKind {
     BadInputs(String),
     /// The program is not valid IR (the verifier would reject it).
     InvalidProgram(String),
+    /// An instruction marked `nuw` wrapped (or a `nuw` cast did not fit): the range analysis
+    /// that marked it was wrong. A compiler bug, never the program's fault.
+    NoWrapViolated(String),
 }
 
 impl fmt::Display for FailureKind {
@@ -244,6 +247,10 @@ impl fmt::Display for FailureKind {
             FailureKind::CallDepth(n) => write!(f, "call depth limit of {n} exceeded"),
             FailureKind::BadInputs(m) => write!(f, "bad inputs: {m}"),
             FailureKind::InvalidProgram(m) => write!(f, "invalid program: {m}"),
+            FailureKind::NoWrapViolated(op) => write!(
+                f,
+                "compiler bug: `{op} nuw` wrapped, so the range analysis that marked it is wrong"
+            ),
         }
     }
 }
@@ -451,6 +458,10 @@ impl Machine<'_> {
                     }
                     continue;
                 }
+                if inst.no_wrap && !no_wrap_holds(func, &env, &inst.kind) {
+                    let op = inst.kind.opcode().to_string();
+                    return Err(fail(Fail::NoWrapViolated(op), Some(pos), inst.loc));
+                }
                 let results = self
                     .exec(func, &env, &inst.kind, depth)
                     .map_err(|e| match e {
@@ -621,6 +632,41 @@ impl Machine<'_> {
                 .expect("bug: eval_pure rejects a pure instruction")
                 .map_err(Exec::Fail),
         }
+    }
+}
+
+/// Whether an instruction marked `nuw` keeps its promise on these operands: a `uN` `add`, `sub`,
+/// `mul` or `shl` computes its exact integer result without wrapping, a `cast` fits its target.
+fn no_wrap_holds(func: &Function, env: &[Option<Val>], kind: &InstKind) -> bool {
+    let get = |v: ValueId| value_of(func, env, v).ok();
+    match kind {
+        InstKind::Binary { op, lhs, rhs } => {
+            let (Some(Val::UInt(x)), Some(Val::UInt(y)), Some(w)) =
+                (get(*lhs), get(*rhs), func.value_type(*lhs).uint_width())
+            else {
+                return false;
+            };
+            let max = u128::from(wrap(u64::MAX, w));
+            let (x, y) = (u128::from(x), u128::from(y));
+            match op {
+                BinOp::Add => x + y <= max,
+                BinOp::Sub => x >= y,
+                BinOp::Mul => x * y <= max,
+                BinOp::Shl => x == 0 || (y < u128::from(w) && (x << y) <= max),
+                _ => false,
+            }
+        }
+        InstKind::Cast { arg, to } => get(*arg).is_some_and(|v| fits_cast(&v, to)),
+        _ => false,
+    }
+}
+
+/// Whether a `cast` of `v` to `to` succeeds.
+fn fits_cast(v: &Val, to: &Type) -> bool {
+    match (v.to_field(), to) {
+        (Some(_), Type::Field) => true,
+        (Some(x), Type::UInt(w)) => field::to_u64_checked(&x, *w).is_some(),
+        _ => false,
     }
 }
 

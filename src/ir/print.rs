@@ -43,7 +43,13 @@ pub fn print_function(func: &Function, id: FuncId) -> String {
                 let results: Vec<String> = data.results.iter().map(ToString::to_string).collect();
                 let _ = write!(out, "{} = ", results.join(", "));
             }
-            out.push_str(&print_inst_kind(func, &data.kind));
+            let text = print_inst_kind(func, &data.kind);
+            match (data.no_wrap, text.split_once(' ')) {
+                (true, Some((opcode, rest))) => {
+                    let _ = write!(out, "{opcode} nuw {rest}");
+                }
+                _ => out.push_str(&text),
+            }
             if let Some(loc) = data.loc {
                 let _ = write!(out, " @{loc}");
             }

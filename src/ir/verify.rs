@@ -17,6 +17,7 @@
 //! 6. **Types**: each instruction's operands have the types its semantics require (see the
 //!    [`crate::ir`] module doc), its results have the types it defines, `br` and `assert`
 //!    conditions are `u1`, `return` matches the function's return types, calls match the callee.
+//! 7. **Flags**: `nuw` only on `uN` `add`, `sub`, `mul` and `shl`, and on casts to `uN`.
 
 use super::entities::{BlockId, InstId, ValueId};
 use super::function::{Function, Program, ValueDef};
@@ -445,6 +446,23 @@ impl Verifier<'_> {
                 errors.push(msg);
             }
         };
+        if data.no_wrap {
+            let allowed = match &data.kind {
+                InstKind::Binary { op, lhs, .. } => {
+                    matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl)
+                        && matches!(ty(lhs), Type::UInt(_))
+                }
+                InstKind::Cast { to, .. } => matches!(to, Type::UInt(_)),
+                _ => false,
+            };
+            need(
+                allowed,
+                format!(
+                    "`nuw` on `{}`: only uN add, sub, mul and shl, and casts to uN",
+                    data.kind.opcode()
+                ),
+            );
+        }
         match &data.kind {
             InstKind::Binary { op, lhs, rhs } => {
                 let (tl, tr) = (ty(lhs), ty(rhs));

@@ -27,7 +27,12 @@ pub(crate) fn add_inst(
             v
         })
         .collect();
-    func.insts.push(InstData { kind, results, loc });
+    func.insts.push(InstData {
+        kind,
+        results,
+        loc,
+        no_wrap: false,
+    });
     id
 }
 

@@ -140,6 +140,28 @@ impl Num {
         self.max.unwrap_or_else(|| pow2(self.bits) - Fr::one())
     }
 
+    /// The same combination, taken to be below `2^n` without any check: for values the range
+    /// analysis proved (an instruction marked `nuw`). Known bits past `n` are dropped (they are
+    /// 0 by the same fact).
+    pub fn assume_below(self, n: u32) -> Num {
+        let cap = pow2(n) - Fr::one();
+        let max = self.max_value();
+        let max = if field::cmp_canonical(&max, &cap).is_gt() {
+            cap
+        } else {
+            max
+        };
+        let bitvec = self
+            .bitvec
+            .map(|b| -> Rc<[Lc]> { b[..b.len().min(n as usize)].into() });
+        Num {
+            bits: field::num_bits(&max),
+            max: Some(max),
+            lc: self.lc,
+            bitvec,
+        }
+    }
+
     /// A constant (its bound is its bit length).
     pub fn constant(x: Fr) -> Num {
         Num::new(Lc::constant(x), field::num_bits(&x))

@@ -310,6 +310,7 @@ impl FuncParser<'_> {
                         func.block_mut(block).term = Some(term);
                         continue;
                     }
+                    let no_wrap = c.eat(&Tok::Ident("nuw".into()));
                     let kind = scope.inst(&mut func, &mut c, &opcode, col)?;
                     let loc = c.loc()?;
                     c.end()?;
@@ -330,7 +331,12 @@ impl FuncParser<'_> {
                     for (k, v) in results.iter().enumerate() {
                         func.values[v.index()].def = ValueDef::Result(id, k);
                     }
-                    func.insts.push(InstData { kind, results, loc });
+                    func.insts.push(InstData {
+                        kind,
+                        results,
+                        loc,
+                        no_wrap,
+                    });
                     func.block_mut(block).insts.push(id);
                 }
             }

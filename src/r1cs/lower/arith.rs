@@ -21,6 +21,46 @@ impl<'a> Lowerer<'a> {
         self.cs.mul(a, b)
     }
 
+    /// A `uN` `add`, `sub`, `mul` or `shl` by a constant marked `nuw`: the exact integer result
+    /// of the normalized operands, known to be below `2^N` (no normalization). `None` when an
+    /// operand is not normalized yet (the lazy path is as cheap then) or the shape is another.
+    pub(super) fn no_wrap_binary(
+        &mut self,
+        op: BinOp,
+        lhs: ValueId,
+        rhs: ValueId,
+    ) -> R<Option<Num>> {
+        let Type::UInt(n) = *self.ty(lhs) else {
+            return Ok(None);
+        };
+        let (a, b) = (self.num(lhs)?, self.num(rhs)?);
+        if a.bits > n || (op != BinOp::Shl && b.bits > n) {
+            return Ok(None);
+        }
+        Ok(Some(match op {
+            BinOp::Add => {
+                Num::bounded(a.lc.add(&b.lc), a.max_value() + b.max_value()).assume_below(n)
+            }
+            BinOp::Sub => Num::bounded(a.lc.sub(&b.lc), a.max_value()).assume_below(n),
+            BinOp::Mul => {
+                let p = self.cs.mul(&a.lc, &b.lc);
+                Num::new(p, n).assume_below(n)
+            }
+            BinOp::Shl => {
+                let Some(k) = b.lc.as_constant() else {
+                    return Ok(None);
+                };
+                let k = crate::r1cs::gadgets::low_u64(&k);
+                if k >= u64::from(n) {
+                    return Ok(None);
+                }
+                let scale = crate::r1cs::gadgets::pow2(k as u32);
+                Num::new(a.lc.scale(scale), n).assume_below(n)
+            }
+            _ => return Ok(None),
+        }))
+    }
+
     pub(super) fn binary(&mut self, op: BinOp, lhs: ValueId, rhs: ValueId) -> R<Num> {
         match self.ty(lhs) {
             Type::Field => self.field_binary(op, lhs, rhs),

@@ -9,7 +9,13 @@ use crate::r1cs::lc::Lc;
 use ark_ff::One;
 
 impl<'a> Lowerer<'a> {
-    pub(super) fn lower_inst(&mut self, kind: &InstKind, results: &[ValueId]) -> R<Vec<Wire>> {
+    /// The wires of an instruction's results; `no_wrap` is its `nuw` flag.
+    pub(super) fn lower_inst(
+        &mut self,
+        kind: &InstKind,
+        results: &[ValueId],
+        no_wrap: bool,
+    ) -> R<Vec<Wire>> {
         let one = |n: Num| Ok(vec![Wire::Num(n)]);
         match kind {
             InstKind::Binary { op, lhs, rhs } => {
@@ -19,6 +25,11 @@ impl<'a> Lowerer<'a> {
                 }
                 if let Some(idiom) = result.and_then(|r| self.idioms.get(&r).copied()) {
                     return one(self.idiom(idiom)?);
+                }
+                if no_wrap {
+                    if let Some(n) = self.no_wrap_binary(*op, *lhs, *rhs)? {
+                        return one(n);
+                    }
                 }
                 one(self.binary(*op, *lhs, *rhs)?)
             }
@@ -48,6 +59,8 @@ impl<'a> Lowerer<'a> {
                 };
                 match to {
                     Type::Field => one(Num { bitvec: None, ..x }),
+                    // The value fits (range analysis): no check.
+                    Type::UInt(m) if no_wrap && x.bits <= MAX_EXACT => one(x.assume_below(*m)),
                     Type::UInt(m) => one(self.cs.checked_narrow(&x, *m, None)),
                     _ => Err(self.err(format!("cast to {to}"))),
                 }

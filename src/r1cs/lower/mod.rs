@@ -201,7 +201,7 @@ impl<'a> Lowerer<'a> {
         for (pos, &i) in data.insts.iter().enumerate() {
             self.pos = Some(pos);
             let inst = func.inst(i);
-            let mut results = self.lower_inst(&inst.kind, &inst.results)?;
+            let mut results = self.lower_inst(&inst.kind, &inst.results, inst.no_wrap)?;
             if self.cs.n_constraints() > limit {
                 return Err(LowerError::TooLarge {
                     func: func.name.clone(),
