@@ -1056,6 +1056,210 @@ b0(v0: u32):
         .starts_with("after mem2reg (round 1): allocations_promoted=1"));
     assert!(!report.printed[0].1.contains("load"));
     // sccp skipped: the constant multiplication is still there.
-    assert!(program.to_string().contains("mul u32 2, u32 3"));
+    assert!(program.to_string().contains("u32 2, u32 3"));
     assert!(report.timing_table().contains("mem2reg"));
+}
+
+#[test]
+fn ranges_marks_a_counted_increment_and_compares_by_equality() {
+    check_pass(
+        "ranges",
+        "
+fn main f0 -> u32 {
+b0(v0: u32):
+    jmp b1(u32 0, u32 0)
+b1(v1: u32, v2: u32):
+    v3 = lt v1, u32 10
+    br v3, b2(), b3()
+b2():
+    v4 = add v1, u32 1
+    v5 = add v2, v0
+    jmp b1(v4, v5)
+b3():
+    return v2
+}",
+        &[r#"["7"]"#, r#"["4294967295"]"#],
+        expect![[r#"
+            fn main f0 -> u32 {
+            b0(v0: u32):
+                jmp b1(u32 0, u32 0)
+            b1(v1: u32, v2: u32):
+                v3 = eq v1, u32 10
+                v4 = not v3
+                br v4, b3(), b2()
+            b2():
+                return v2
+            b3():
+                v5 = add nuw v1, u32 1
+                v6 = add v2, v0
+                jmp b1(v5, v6)
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn ranges_decides_comparisons_and_casts_that_fit() {
+    check_pass(
+        "ranges,sccp,dce,simplify_cfg",
+        "
+fn main f0 -> u8, u32 {
+b0(v0: u32):
+    v1 = lt v0, u32 200
+    br v1, b1(), b2()
+b1():
+    v2 = cast v0 to u8
+    v3 = lt v0, u32 300
+    v4 = select v3, u32 1, u32 2
+    return v2, v4
+b2():
+    v5 = sub v0, u32 200
+    v6 = le v0, u32 199
+    v7 = select v6, u32 5, v5
+    return u8 0, v7
+}",
+        &[r#"["0"]"#, r#"["199"]"#, r#"["200"]"#, r#"["4294967295"]"#],
+        expect![[r#"
+            fn main f0 -> u8, u32 {
+            b0(v0: u32):
+                v1 = lt v0, u32 200
+                br v1, b2(), b1()
+            b1():
+                v2 = sub nuw v0, u32 200
+                return u8 0, v2
+            b2():
+                v3 = cast nuw v0 to u8
+                return v3, u32 1
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn indvars_clamps_a_runtime_bound_once_per_entry() {
+    check_pass(
+        "indvars",
+        "
+fn main f0 -> u32, u32 {
+b0(v0: u32, v1: u32):
+    jmp b1(v0, u32 0)
+b1(v2: u32, v3: u32):
+    v4 = lt v2, v1
+    br v4, b2(), b3()
+b2():
+    v5 = add v2, u32 1
+    v6 = add v3, v2
+    jmp b1(v5, v6)
+b3():
+    return v2, v3
+}",
+        &[
+            r#"["3", "10"]"#,
+            r#"["10", "3"]"#,
+            r#"["5", "5"]"#,
+            r#"["4294967290", "4294967295"]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> u32, u32 {
+            b0(v0: u32, v1: u32):
+                v2 = lt v1, v0
+                v3 = select v2, v0, v1
+                jmp b1(v0, u32 0)
+            b1(v4: u32, v5: u32):
+                v6 = eq v4, v3
+                v7 = not v6
+                br v7, b3(), b2()
+            b2():
+                return v4, v5
+            b3():
+                v8 = add nuw v4, u32 1
+                v9 = add v5, v4
+                jmp b1(v8, v9)
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn indvars_takes_an_increment_on_some_paths_only() {
+    // KMP's shape: `i` advances on one branch and stays on the other.
+    check_pass(
+        "indvars",
+        "
+fn main f0 -> u32 {
+b0(v0: u32, v1: u32):
+    jmp b1(u32 0, u32 0)
+b1(v2: u32, v3: u32):
+    v4 = lt v2, v0
+    br v4, b2(), b5()
+b2():
+    v5 = lt v3, v1
+    br v5, b3(), b4()
+b3():
+    v6 = add v3, u32 1
+    jmp b1(v2, v6)
+b4():
+    v7 = add v2, u32 1
+    jmp b1(v7, u32 0)
+b5():
+    return v3
+}",
+        &[r#"["4", "2"]"#, r#"["0", "9"]"#, r#"["3", "0"]"#],
+        expect![[r#"
+            fn main f0 -> u32 {
+            b0(v0: u32, v1: u32):
+                jmp b1(u32 0, u32 0)
+            b1(v2: u32, v3: u32):
+                v4 = eq v2, v0
+                v5 = not v4
+                br v5, b3(), b2()
+            b2():
+                return v3
+            b3():
+                v6 = lt v3, v1
+                br v6, b5(), b4()
+            b4():
+                v7 = add nuw v2, u32 1
+                jmp b1(v7, u32 0)
+            b5():
+                v8 = add v3, u32 1
+                jmp b1(v2, v8)
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn indvars_leaves_a_loop_stepping_by_two() {
+    check_pass(
+        "indvars",
+        "
+fn main f0 -> u32 {
+b0(v0: u32):
+    jmp b1(u32 0)
+b1(v1: u32):
+    v2 = lt v1, v0
+    br v2, b2(), b3()
+b2():
+    v3 = add v1, u32 2
+    jmp b1(v3)
+b3():
+    return v1
+}",
+        &[r#"["7"]"#, r#"["8"]"#],
+        expect![[r#"
+            fn main f0 -> u32 {
+            b0(v0: u32):
+                jmp b1(u32 0)
+            b1(v1: u32):
+                v2 = lt v1, v0
+                br v2, b3(), b2()
+            b2():
+                return v1
+            b3():
+                v3 = add v1, u32 2
+                jmp b1(v3)
+            }
+        "#]],
+    );
 }

@@ -9,8 +9,8 @@
 //! |---|---|
 //! | `O0` | none |
 //! | `O1` | inline; then mem2reg, dce, simplify_cfg to a fixpoint |
-//! | `O2` | inline; then mem2reg, sccp, fold_bits, dce, simplify_cfg to a fixpoint |
-//! | `O3` | `O2`, then once: merge, sccp, dce, simplify_cfg ([`O3_EXTRA`]) |
+//! | `O2` | inline; then mem2reg, sccp, fold_bits, ranges, indvars, dce, simplify_cfg to a fixpoint |
+//! | `O3` | `O2`, then once: merge, sccp, ranges, dce, simplify_cfg ([`O3_EXTRA`]) |
 //!
 //! [`optimize`] runs a pipeline with [`Options`]: verify after every pass (always in tests and
 //! debug builds; a violation is a compiler bug and panics), print the program after a named pass,
@@ -21,10 +21,12 @@
 //! and each leaves IR that [`crate::ir::verify`] accepts.
 
 pub mod dce;
+pub mod indvars;
 pub mod inline;
 pub mod mem2reg;
 pub mod merge;
 pub mod random;
+pub mod ranges;
 pub mod sccp;
 pub mod simplify_cfg;
 mod util;
@@ -126,6 +128,16 @@ pub const PASSES: &[Pass] = &[
         },
     },
     Pass {
+        name: "ranges",
+        description: "value ranges of integers: mark add/sub/mul/shl/cast that cannot wrap (`nuw`), fold decided comparisons, compare by equality where an order is known",
+        run: |p, _| Ok(ranges::run(p)),
+    },
+    Pass {
+        name: "indvars",
+        description: "canonical induction variables: a loop counting i up while i < n exits on i == max(init, n), its increment marked `nuw`",
+        run: |p, _| Ok(indvars::run(p)),
+    },
+    Pass {
         name: "dce",
         description: "remove unused side-effect-free instructions and block parameters",
         run: |p, _| Ok(dce::run(p)),
@@ -150,7 +162,7 @@ pub fn pass(name: &str) -> Option<&'static Pass> {
 /// Passes `O3` runs once after `O2`'s fixpoint: block merging, then the clean-up of what it
 /// leaves (constants folded across merged blocks, dead copies, blocks left without
 /// predecessors).
-pub const O3_EXTRA: &[&str] = &["merge", "sccp", "dce", "simplify_cfg"];
+pub const O3_EXTRA: &[&str] = &["merge", "sccp", "ranges", "dce", "simplify_cfg"];
 
 /// Most rounds of a pipeline's fixpoint loop.
 pub const MAX_ROUNDS: usize = 8;
@@ -174,7 +186,15 @@ impl OptLevel {
         let names: &[&str] = match self {
             OptLevel::O0 => &[],
             OptLevel::O1 => &["mem2reg", "dce", "simplify_cfg"],
-            OptLevel::O2 | OptLevel::O3 => &["mem2reg", "sccp", "fold_bits", "dce", "simplify_cfg"],
+            OptLevel::O2 | OptLevel::O3 => &[
+                "mem2reg",
+                "sccp",
+                "fold_bits",
+                "ranges",
+                "indvars",
+                "dce",
+                "simplify_cfg",
+            ],
         };
         let extra: &[&str] = if self == OptLevel::O3 { O3_EXTRA } else { &[] };
         let lookup = |n: &&str| pass(n).expect("bug: unknown pass in a level's pipeline");

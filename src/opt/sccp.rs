@@ -351,6 +351,27 @@ impl<'f> Ctx<'f> {
                 }
                 let true_assert = matches!(func.inst(i).kind,
                     InstKind::Assert { cond, .. } if cells_const_true(func, &cells, cond));
+                // A `select` on a known condition is a copy of the arm it picks.
+                let picked = match func.inst(i).kind {
+                    InstKind::Select {
+                        cond,
+                        then_value,
+                        else_value,
+                    } if !all_const => match func.const_value(cond).or(match &cells[cond.index()] {
+                        Cell::Const(Val::UInt(n)) => Some(Const::UInt(*n)),
+                        _ => None,
+                    }) {
+                        Some(Const::UInt(1)) => Some(then_value),
+                        Some(_) => Some(else_value),
+                        None => None,
+                    },
+                    _ => None,
+                };
+                if let Some(arm) = picked {
+                    subst.insert(func.inst(i).results[0], arm);
+                    stats.add("selects_folded", 1);
+                    continue;
+                }
                 if all_const || true_assert {
                     stats.add("insts_removed", 1);
                 } else {

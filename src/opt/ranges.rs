@@ -1,0 +1,177 @@
+//! The `ranges` pass: uses the value ranges of [`crate::analysis::ranges`] to make integer
+//! arithmetic and comparisons cheaper to prove.
+//!
+//! # Algorithm
+//!
+//! Compute [`Ranges`] for the function; then for every instruction of a reachable block `b`,
+//! with `a = at(b, lhs)` and `c = at(b, rhs)` (intervals refined by the conditions dominating
+//! `b`):
+//!
+//! 1. **No wrap.** A `uN` `add` with `a.hi + c.hi < 2^N`, `sub` with `a.lo ≥ c.hi`, `mul` with
+//!    `a.hi · c.hi < 2^N`, `shl` by a constant `k` with `a.hi · 2^k < 2^N`, and a `cast` from
+//!    `uM` to `uN` with `a.hi < 2^N` get the `nuw` flag: R1CS lowering then keeps the exact
+//!    integer (no normalization, no range check).
+//! 2. **Decided comparisons.** An `eq`, `lt` or `le` on `uN` whose interval is a single value is
+//!    replaced by that constant (SCCP then folds the branches it decides).
+//! 3. **Comparisons as equalities.** `lt a, x` with `a ≤ x` always (`a.hi ≤ x.lo`) is
+//!    `not (eq a, x)`, and `le a, x` with `a ≥ x` always is `eq a, x`: an equality costs 2
+//!    constraints where a `uN` comparison costs N + 1. (Only for N ≥ 8; on `u1` both cost 1.)
+//!
+//! ```text
+//! b1(v4: u32):                           b1(v4: u32):              v4 ∈ [0, 10000]
+//!     v5 = lt v4, u32 10000                  v20 = eq v4, u32 10000
+//!     br v5, b2(), b3()             ==>      v5 = not v20
+//! b2():                                      br v5, b2(), b3()
+//!     v11 = add v4, u32 1                b2():                     v4 ∈ [0, 9999]
+//!     jmp b1(v11)                            v11 = add nuw v4, u32 1
+//!                                            jmp b1(v11)
+//! ```
+//!
+//! The flags are facts about the paths that reach the instruction, checked by the interpreter
+//! on every run (`FailureKind::NoWrapViolated`); passes that predicate code clear them.
+
+use super::PassStats;
+use crate::analysis::ranges::max_of;
+use crate::analysis::Ranges;
+use crate::ir::{BinOp, Const, Function, InstId, InstKind, Program, Type, ValueId};
+use std::collections::HashMap;
+
+/// Runs the pass on every function.
+pub fn run(program: &mut Program) -> PassStats {
+    let mut stats = PassStats::default();
+    for func in &mut program.funcs {
+        stats.merge(run_function(func));
+    }
+    stats
+}
+
+/// Runs the pass on one function.
+pub fn run_function(func: &mut Function) -> PassStats {
+    let mut stats = PassStats::default();
+    let ranges = Ranges::new(func);
+    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut rewrites: Vec<(InstId, Rewrite)> = Vec::new();
+    for &b in &func.layout {
+        if !ranges.reaches(b) {
+            continue;
+        }
+        for &i in &func.block(b).insts {
+            let data = func.inst(i);
+            let at = |v: ValueId| ranges.at(func, b, v);
+            match &data.kind {
+                InstKind::Binary { op, lhs, rhs } => {
+                    let Some(w) = func.value_type(*lhs).uint_width() else {
+                        continue;
+                    };
+                    let (Some(a), Some(c)) = (at(*lhs), at(*rhs)) else {
+                        continue;
+                    };
+                    let m = u128::from(max_of(w));
+                    let (alo, ahi, chi) = (u128::from(a.lo), u128::from(a.hi), u128::from(c.hi));
+                    match op {
+                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl if !data.no_wrap => {
+                            let fits = match op {
+                                BinOp::Add => ahi + chi <= m,
+                                BinOp::Sub => alo >= chi,
+                                BinOp::Mul => ahi * chi <= m,
+                                _ => c.hi < u64::from(w) && c.lo == c.hi && (ahi << chi) <= m,
+                            };
+                            if fits {
+                                rewrites.push((i, Rewrite::NoWrap));
+                            }
+                        }
+                        BinOp::Eq | BinOp::Lt | BinOp::Le => {
+                            let decided = crate::analysis::ranges::binary(*op, a, c, w)
+                                .and_then(|r| r.as_constant());
+                            if let Some(k) = decided {
+                                rewrites.push((i, Rewrite::Constant(k == 1)));
+                            } else if w >= 8 && *op == BinOp::Lt && a.hi <= c.lo {
+                                rewrites.push((i, Rewrite::NotEqual(*lhs, *rhs)));
+                            } else if w >= 8 && *op == BinOp::Le && a.lo >= c.hi {
+                                rewrites.push((i, Rewrite::Equal(*lhs, *rhs)));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                InstKind::Cast {
+                    arg,
+                    to: Type::UInt(n),
+                } if !data.no_wrap
+                    && func.value_type(*arg).uint_width().is_some()
+                    && at(*arg).is_some_and(|a| a.hi <= max_of(*n)) =>
+                {
+                    rewrites.push((i, Rewrite::NoWrap));
+                }
+                _ => {}
+            }
+        }
+    }
+    for (i, rw) in rewrites {
+        match rw {
+            Rewrite::NoWrap => {
+                func.inst_mut(i).no_wrap = true;
+                stats.add("no_wrap_marked", 1);
+            }
+            Rewrite::Constant(k) => {
+                let c = func.const_bool(k);
+                let r = func.inst(i).results[0];
+                subst.insert(r, c);
+                stats.add("compares_decided", 1);
+            }
+            Rewrite::Equal(a, x) => {
+                func.inst_mut(i).kind = InstKind::Binary {
+                    op: BinOp::Eq,
+                    lhs: a,
+                    rhs: x,
+                };
+                stats.add("compares_to_equalities", 1);
+            }
+            Rewrite::NotEqual(a, x) => {
+                not_equal(func, i, a, x);
+                stats.add("compares_to_equalities", 1);
+            }
+        }
+    }
+    if !subst.is_empty() {
+        func.replace_uses(&subst);
+    }
+    stats
+}
+
+/// Turns instruction `i` (a `u1` comparison) into `not (eq a, x)`, the `eq` placed just before.
+pub(crate) fn not_equal(func: &mut Function, i: InstId, a: ValueId, x: ValueId) {
+    let eq = func.create_inst(
+        InstKind::Binary {
+            op: BinOp::Eq,
+            lhs: a,
+            rhs: x,
+        },
+        &[],
+        func.inst(i).loc,
+    );
+    let e = func.inst(eq).results[0];
+    func.inst_mut(i).kind = InstKind::Not { arg: e };
+    let block = func
+        .layout
+        .iter()
+        .copied()
+        .find(|b| func.block(*b).insts.contains(&i))
+        .expect("bug: rewriting an instruction outside the layout");
+    let insts = &mut func.block_mut(block).insts;
+    let pos = insts.iter().position(|x| *x == i).expect("found above");
+    insts.insert(pos, eq);
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Rewrite {
+    NoWrap,
+    Constant(bool),
+    Equal(ValueId, ValueId),
+    NotEqual(ValueId, ValueId),
+}
+
+/// Whether `v` is the constant `k` (of any integer type).
+pub(crate) fn is_uint_const(func: &Function, v: ValueId, k: u64) -> bool {
+    func.const_value(v) == Some(Const::UInt(k))
+}
