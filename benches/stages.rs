@@ -7,7 +7,7 @@
 //! - `run_check`: the interpreter on the inputs and every executed block assigned and checked
 //!   (`interp::run` + `r1cs::check_trace`);
 //! - `report`: the cost model and the table and JSON forms from the measured counts;
-//! - `measure`: all of it, as `zkbc report` runs it (`report::pipeline::measure`).
+//! - `measure`: all of it, as `zkbc report` runs it (`driver::measure::measure`).
 //!
 //! Sample sizes are small so that each bench stays under a minute on a shared two-core machine.
 //! Run with `cargo bench --bench stages` (add a name to filter, e.g. `stages -- corpus`).
@@ -20,9 +20,9 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
+use zkbc::driver::measure::{measure, Settings};
 use zkbc::ir::{interp, Program};
 use zkbc::opt::{self, OptLevel};
-use zkbc::report::pipeline::{self, measure, Settings};
 use zkbc::report::{table, to_json};
 use zkbc::{driver, front, r1cs};
 
@@ -157,8 +157,8 @@ fn bench_set(c: &mut Criterion, set: &str, cases: &[Case]) {
         .map(|((p, values), case)| {
             let stats = r1cs::stats(p).expect("lowers");
             let outcome = interp::run(p, values, interp::Limits::default()).expect("runs");
-            let executions = pipeline::traced_executions(&outcome);
-            pipeline::program_cost(&case.name, "O3", 1024, p, &stats, &executions)
+            let executions = zkbc::cost::traced_executions(&outcome);
+            zkbc::cost::program_cost(&case.name, "O3", 1024, p, &stats, &executions)
         })
         .collect();
     group.bench_function("report", |b| {

@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod cost;
 pub mod diagnostics;
 pub mod driver;
 pub mod export;

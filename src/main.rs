@@ -19,9 +19,9 @@ use cli::report::{report_command, table_command, table_pipelines, zokrates_table
 use cli::{read, user_error, Exit};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use zkbc::driver::measure::{self, Settings};
 use zkbc::ir::interp;
-use zkbc::report::pipeline::{self, Settings};
-use zkbc::{driver, opt, r1cs, report};
+use zkbc::{driver, opt, r1cs};
 
 #[derive(Parser)]
 #[command(
@@ -154,7 +154,7 @@ enum Command {
         max_steps: u64,
         /// Comparison of two non-constant field elements, as for the compiling commands.
         #[arg(long, default_value = "complete", value_parser = parse_field_cmp)]
-        field_cmp: pipeline::FieldCmp,
+        field_cmp: measure::FieldCmp,
     },
     /// Write each executed block's instance as an iden3 `.r1cs` file and each of its executions
     /// as a `.wtns` witness (the formats circom writes and snarkjs reads) into a directory.
@@ -313,21 +313,21 @@ struct CompileArgs {
     /// `zokrates` (ZoKrates' semantics: both operands must be below 2^252, else the comparison
     /// fails at run time and the instance is unsatisfiable; cheaper).
     #[arg(long, default_value = "complete", value_parser = parse_field_cmp)]
-    field_cmp: pipeline::FieldCmp,
+    field_cmp: measure::FieldCmp,
 }
 
 fn parse_level(s: &str) -> Result<opt::OptLevel, String> {
     s.parse()
 }
 
-fn parse_field_cmp(s: &str) -> Result<pipeline::FieldCmp, String> {
+fn parse_field_cmp(s: &str) -> Result<measure::FieldCmp, String> {
     s.parse()
 }
 
 impl CompileArgs {
     /// The merge mode the flags ask for.
-    fn merging(&self) -> report::pipeline::Merging {
-        use report::pipeline::Merging;
+    fn merging(&self) -> zkbc::driver::measure::Merging {
+        use zkbc::driver::measure::Merging;
         match (self.no_merge, self.monolithic) {
             (true, _) => Merging::Off,
             (_, true) => Merging::Monolithic,

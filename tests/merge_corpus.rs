@@ -9,11 +9,11 @@ use common::{corpus, read_json};
 
 use std::collections::HashMap;
 use std::path::Path;
+use zkbc::cost::{BlockCost, ProgramCost, Totals};
 use zkbc::driver;
 use zkbc::ir::interp;
 use zkbc::opt::OptLevel;
 use zkbc::r1cs;
-use zkbc::report::cost::{BlockCost, ProgramCost, Totals};
 
 /// The corpus programs whose loop bounds are runtime values: no monolithic circuit exists.
 const RUNTIME_BOUNDS: &[&str] = &[

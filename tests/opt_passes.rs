@@ -1085,14 +1085,13 @@ b3():
                 jmp b1(u32 0, u32 0)
             b1(v1: u32, v2: u32):
                 v3 = eq v1, u32 10
-                v4 = not v3
-                br v4, b3(), b2()
+                br v3, b3(), b2()
             b2():
-                return v2
+                v4 = add nuw v1, u32 1
+                v5 = add v2, v0
+                jmp b1(v4, v5)
             b3():
-                v5 = add nuw v1, u32 1
-                v6 = add v2, v0
-                jmp b1(v5, v6)
+                return v2
             }
         "#]],
     );
@@ -1167,14 +1166,13 @@ b3():
                 jmp b1(v0, u32 0)
             b1(v4: u32, v5: u32):
                 v6 = eq v4, v3
-                v7 = not v6
-                br v7, b3(), b2()
+                br v6, b3(), b2()
             b2():
-                return v4, v5
+                v7 = add nuw v4, u32 1
+                v8 = add v5, v4
+                jmp b1(v7, v8)
             b3():
-                v8 = add nuw v4, u32 1
-                v9 = add v5, v4
-                jmp b1(v8, v9)
+                return v4, v5
             }
         "#]],
     );
@@ -1211,19 +1209,18 @@ b5():
                 jmp b1(u32 0, u32 0)
             b1(v2: u32, v3: u32):
                 v4 = eq v2, v0
-                v5 = not v4
-                br v5, b3(), b2()
+                br v4, b5(), b2()
             b2():
-                return v3
+                v5 = lt v3, v1
+                br v5, b4(), b3()
             b3():
-                v6 = lt v3, v1
-                br v6, b5(), b4()
+                v6 = add nuw v2, u32 1
+                jmp b1(v6, u32 0)
             b4():
-                v7 = add nuw v2, u32 1
-                jmp b1(v7, u32 0)
+                v7 = add v3, u32 1
+                jmp b1(v2, v7)
             b5():
-                v8 = add v3, u32 1
-                jmp b1(v2, v8)
+                return v3
             }
         "#]],
     );

@@ -1,10 +1,10 @@
-//! The report of every corpus program, end to end (`zkbc::report::pipeline`):
+//! The report of every corpus program, end to end (`zkbc::driver::measure`):
 //!
 //! - its JSON at the default level on its inputs is a snapshot
 //!   (`tests/snapshots/report/NAME.json`; `UPDATE_EXPECT=1 cargo test --test report_pipeline`
 //!   refreshes them), so a change that costs constraints or cells shows in the diff;
 //! - every total is recomputed here from the `blocks` list of the JSON and the definitions of
-//!   docs/report.md, independently of `report::cost`;
+//!   docs/report.md, independently of `zkbc::cost`;
 //! - every execution count the static report claims to know equals the count of a real run, at
 //!   every level;
 //! - the SVG chart renders (rsvg-convert) and the DOT graph is accepted by `dot -Tsvg`, where
@@ -16,9 +16,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use zkbc::driver;
+use zkbc::driver::measure::{measure, Measurement, Settings};
 use zkbc::ir::interp;
 use zkbc::opt::OptLevel;
-use zkbc::report::pipeline::{self, measure, Measurement, Settings};
 use zkbc::report::{dot, svg, to_json};
 
 fn corpus() -> Vec<(String, PathBuf)> {
@@ -227,8 +227,8 @@ fn known_static_executions_equal_the_run() {
             let values = c.inputs_from_json(&inputs).expect("inputs fit");
             let outcome =
                 interp::run(&c.program, &values, interp::Limits::default()).expect("corpus runs");
-            let traced = pipeline::traced_executions(&outcome);
-            let statik = pipeline::static_executions(&c.program);
+            let traced = zkbc::cost::traced_executions(&outcome);
+            let statik = zkbc::cost::static_executions(&c.program);
             for (key, n) in &statik {
                 total += 1;
                 if let Some(n) = n {
@@ -286,7 +286,7 @@ fn every_corpus_dot_graph_is_accepted_by_graphviz() {
     for (name, path) in corpus() {
         let m = measured(&path, Some(&inputs_of(&path)), &Settings::default());
         let main = m.compilation.program.main_func();
-        let clusters = pipeline::merge_clusters(main);
+        let clusters = zkbc::report::dot::merge_clusters(main);
         let annotations = dot::annotations_from_report(main, &m.report);
         assert_eq!(
             annotations.len(),

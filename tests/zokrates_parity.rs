@@ -2,7 +2,7 @@
 //! (`../shared/peers/zokrates`, read at test time, never copied) that compiles `--monolithic` at
 //! `-O3`, zkbc's constraint count of main's single block, without the two label checks of the
 //! block interface, is at most ZoKrates' own `zokrates_constraints` (what is counted on each
-//! side: `zkbc::report::zokrates`).
+//! side: `zkbc::driver::zokrates`).
 //!
 //! zkbc compiles with `--field-cmp zokrates` here: ZoKrates' comparison of two non-constant
 //! field elements works only below 2^252 and its count is for that; zkbc's default, complete
@@ -15,7 +15,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use zkbc::report::pipeline::FieldCmp;
+use zkbc::driver;
+use zkbc::driver::measure::FieldCmp;
 use zkbc::report::zokrates;
 
 /// The suite's folder, found as `tests/zokrates_suite.rs` finds it.
@@ -40,7 +41,7 @@ fn zokrates_parity() {
         );
         return;
     }
-    let rows = zokrates::rows(&root, FieldCmp::Zokrates).expect("the suite reads");
+    let rows = driver::zokrates::rows(&root, FieldCmp::Zokrates).expect("the suite reads");
     assert_eq!(rows.len(), 70, "the suite has 70 programs");
     // ZoKrates' numbers come from the suite's JSON, not from zkbc.
     for r in &rows {

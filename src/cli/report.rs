@@ -5,9 +5,9 @@ use super::{read, read_json, user_error, Exit};
 use crate::{CompileArgs, ReportFormat, TableFormat};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
+use zkbc::driver::measure::{self, Settings};
 use zkbc::opt;
 use zkbc::report;
-use zkbc::report::pipeline::{self, Settings};
 
 /// Writes `text` to `output`, or to stdout.
 fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
@@ -22,10 +22,10 @@ fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
     }
 }
 
-fn measure_error(e: pipeline::MeasureError, file: &Path) -> Exit {
+fn measure_error(e: measure::MeasureError, file: &Path) -> Exit {
     let message = match &e {
         // Compile and run errors already name the file.
-        pipeline::MeasureError::Compile(_) | pipeline::MeasureError::Run(_) => e.to_string(),
+        measure::MeasureError::Compile(_) | measure::MeasureError::Run(_) => e.to_string(),
         _ => format!("{}: {e}", file.display()),
     };
     Exit {
@@ -40,17 +40,17 @@ fn measure_file(
     inputs: Option<&Path>,
     settings: &Settings,
     progress: &report::progress::Progress,
-) -> Result<pipeline::Measurement, Exit> {
+) -> Result<measure::Measurement, Exit> {
     let source = read(file)?;
     let json = inputs.map(read_json).transpose()?;
     let name = file.display().to_string();
-    pipeline::measure(&name, &source, json.as_ref(), settings, &|stage| {
+    measure::measure(&name, &source, json.as_ref(), settings, &|stage| {
         progress.set_message(format!("{name}: {}", stage.name()));
     })
     .map_err(|e| {
         // Input errors name the inputs file rather than the program.
         match (&e, inputs) {
-            (pipeline::MeasureError::Inputs(m), Some(path)) => user_error(format!(
+            (measure::MeasureError::Inputs(m), Some(path)) => user_error(format!(
                 "{}: {}",
                 path.display(),
                 m.strip_prefix("inputs: ").unwrap_or(m)
@@ -85,7 +85,7 @@ pub(crate) fn report_command(
             let program = &measured.compilation.program;
             let main = program.main_func();
             let annotations = report::dot::annotations_from_report(main, r);
-            let clusters = pipeline::merge_clusters(main);
+            let clusters = report::dot::merge_clusters(main);
             report::dot::render(main, &annotations, &clusters).map_err(|e| Exit {
                 code: 1,
                 message: format!("bug: {}: {e}", compile.file.display()),
@@ -100,12 +100,12 @@ pub(crate) fn zokrates_table_command(
     dir: PathBuf,
     format: TableFormat,
     output: Option<PathBuf>,
-    field_cmp: pipeline::FieldCmp,
+    field_cmp: measure::FieldCmp,
 ) -> Result<(), Exit> {
     if !matches!(format, TableFormat::Markdown) {
         return Err(user_error("--zokrates prints markdown only".to_string()));
     }
-    let rows = report::zokrates::rows(&dir, field_cmp).map_err(user_error)?;
+    let rows = zkbc::driver::zokrates::rows(&dir, field_cmp).map_err(user_error)?;
     emit(
         &report::zokrates::markdown(&rows, field_cmp),
         output.as_deref(),
@@ -121,21 +121,21 @@ pub(crate) fn table_pipelines(
     min_block_sizes: &[u64],
     with_no_merge: bool,
     with_monolithic: bool,
-) -> Vec<(opt::OptLevel, u64, pipeline::Merging)> {
+) -> Vec<(opt::OptLevel, u64, measure::Merging)> {
     let mut out = Vec::new();
     for &level in opt_levels {
         for &size in min_block_sizes {
-            out.push((level, size, pipeline::Merging::Threshold));
+            out.push((level, size, measure::Merging::Threshold));
         }
         if with_no_merge && level == opt::OptLevel::O3 {
-            out.push((level, min_block_sizes[0], pipeline::Merging::Off));
+            out.push((level, min_block_sizes[0], measure::Merging::Off));
         }
     }
     if with_monolithic {
         out.push((
             opt::OptLevel::O3,
             min_block_sizes[0],
-            pipeline::Merging::Monolithic,
+            measure::Merging::Monolithic,
         ));
     }
     out
@@ -144,11 +144,11 @@ pub(crate) fn table_pipelines(
 pub(crate) fn table_command(
     files: &[PathBuf],
     inputs_dir: Option<&Path>,
-    pipelines: &[(opt::OptLevel, u64, pipeline::Merging)],
+    pipelines: &[(opt::OptLevel, u64, measure::Merging)],
     (format, metric): (TableFormat, &str),
     output: Option<&Path>,
     quiet: bool,
-    (max_steps, field_cmp): (u64, pipeline::FieldCmp),
+    (max_steps, field_cmp): (u64, measure::FieldCmp),
 ) -> Result<(), Exit> {
     use report::aggregate;
     let metric = aggregate::Metric::from_name(metric).ok_or_else(|| {
@@ -183,7 +183,7 @@ pub(crate) fn table_command(
                 match measure_file(file, inputs.as_deref(), &settings, &progress) {
                     Ok(m) => reports.push(m.report),
                     // No one-block circuit exists for this program: no monolithic row.
-                    Err(_) if merging == pipeline::Merging::Monolithic => {}
+                    Err(_) if merging == measure::Merging::Monolithic => {}
                     Err(e) => return Err(e),
                 }
                 progress.inc(1);

@@ -15,6 +15,7 @@ use super::instructions::{BinOp, Const, InstKind, Terminator};
 use super::types::Type;
 use crate::field::{self, Fr};
 use ark_ff::Zero;
+use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -291,7 +292,7 @@ impl std::error::Error for Failure {}
 pub const COPY_ELEMENTS_PER_STEP: usize = 1;
 
 /// Interpreter limits.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Maximum instructions and terminators executed; an `array_set` on an array of `n`
     /// elements also counts `n / COPY_ELEMENTS_PER_STEP` steps for the copy it makes, so the
@@ -312,6 +313,19 @@ impl Default for Limits {
 
 /// Runs `main` on `inputs` (one per parameter, checked against the parameter types).
 pub fn run(program: &Program, inputs: &[Val], limits: Limits) -> Result<Outcome, Failure> {
+    check_inputs(program, inputs)?;
+    let mut m = Machine::new(program, limits, true);
+    let outputs = m.call(program.main, inputs.to_vec(), 0)?;
+    Ok(Outcome {
+        outputs,
+        trace: m.trace,
+        steps: m.steps,
+        log: m.log,
+    })
+}
+
+/// One input per parameter of `main`, each a value of its type.
+fn check_inputs(program: &Program, inputs: &[Val]) -> Result<(), Failure> {
     let main = program.main_func();
     let bad = |m: String| Failure {
         kind: FailureKind::BadInputs(m),
@@ -333,21 +347,20 @@ pub fn run(program: &Program, inputs: &[Val], limits: Limits) -> Result<Outcome,
             return Err(bad(format!("input {k} is not a value of type {ty}")));
         }
     }
-    let mut m = Machine {
-        program,
-        limits,
-        steps: 0,
-        memory: Vec::new(),
-        trace: Vec::new(),
-        log: Vec::new(),
-    };
-    let outputs = m.call(program.main, inputs.to_vec(), 0)?;
-    Ok(Outcome {
-        outputs,
-        trace: m.trace,
-        steps: m.steps,
-        log: m.log,
-    })
+    Ok(())
+}
+
+/// How often each block of each function ran on `inputs`: what [`run`]'s trace would count,
+/// without recording it (no input states are kept, so a long run needs no memory for them).
+pub fn count_blocks(
+    program: &Program,
+    inputs: &[Val],
+    limits: Limits,
+) -> Result<HashMap<(FuncId, BlockId), u64>, Failure> {
+    check_inputs(program, inputs)?;
+    let mut m = Machine::new(program, limits, false);
+    m.call(program.main, inputs.to_vec(), 0)?;
+    Ok(m.counts)
 }
 
 /// Parses JSON inputs for `main`: an array with one entry per parameter, in order.
@@ -391,14 +404,33 @@ struct Machine<'p> {
     limits: Limits,
     steps: u64,
     memory: Vec<Val>,
+    /// Record the trace (`run`), or only count block executions (`count_blocks`).
+    record: bool,
     trace: Vec<TraceEntry>,
+    counts: HashMap<(FuncId, BlockId), u64>,
+    /// Hint calls being run: their blocks are neither traced nor counted.
+    in_hint: usize,
     log: Vec<String>,
 }
 
 /// A failure before its location is attached.
 type Fail = FailureKind;
 
-impl Machine<'_> {
+impl<'p> Machine<'p> {
+    fn new(program: &'p Program, limits: Limits, record: bool) -> Machine<'p> {
+        Machine {
+            program,
+            limits,
+            steps: 0,
+            memory: Vec::new(),
+            record,
+            trace: Vec::new(),
+            counts: HashMap::new(),
+            in_hint: 0,
+            log: Vec::new(),
+        }
+    }
+
     fn call(&mut self, fid: FuncId, args: Vec<Val>, depth: usize) -> Result<Vec<Val>, Failure> {
         let func = self.program.func(fid);
         let mut env: Vec<Option<Val>> = vec![None; func.values.len()];
@@ -428,13 +460,17 @@ impl Machine<'_> {
                 env[p.index()] = Some(v.clone());
             }
             let trace_index = self.trace.len();
-            self.trace.push(TraceEntry {
-                func: fid,
-                block,
-                params: params.clone(),
-                exit: Exit::Return(Vec::new()),
-                hints: Vec::new(),
-            });
+            if self.record {
+                self.trace.push(TraceEntry {
+                    func: fid,
+                    block,
+                    params: params.clone(),
+                    exit: Exit::Return(Vec::new()),
+                    hints: Vec::new(),
+                });
+            } else if self.in_hint == 0 {
+                *self.counts.entry((fid, block)).or_insert(0) += 1;
+            }
             for (pos, &i) in data.insts.iter().enumerate() {
                 self.step().map_err(|k| fail(k, Some(pos), None))?;
                 let inst = func.inst(i);
@@ -450,9 +486,11 @@ impl Machine<'_> {
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(|k| fail(k, Some(pos), inst.loc))?;
                     let results = self.hint(*callee, args, ret, depth)?;
-                    self.trace[trace_index]
-                        .hints
-                        .extend(results.iter().cloned());
+                    if self.record {
+                        self.trace[trace_index]
+                            .hints
+                            .extend(results.iter().cloned());
+                    }
                     for (r, v) in inst.results.iter().zip(results) {
                         env[r.index()] = Some(v);
                     }
@@ -488,7 +526,9 @@ impl Machine<'_> {
                         .map(get)
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(|k| fail(k, None, None))?;
-                    self.trace[trace_index].exit = Exit::Return(vals.clone());
+                    if self.record {
+                        self.trace[trace_index].exit = Exit::Return(vals.clone());
+                    }
                     return Ok(vals);
                 }
                 Terminator::Jmp(dest) => (dest.block, &dest.args),
@@ -510,7 +550,9 @@ impl Machine<'_> {
                 .map(get)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|k| fail(k, None, None))?;
-            self.trace[trace_index].exit = Exit::Jump(next, params.clone());
+            if self.record {
+                self.trace[trace_index].exit = Exit::Jump(next, params.clone());
+            }
             if next.index() >= func.blocks.len() {
                 return Err(fail(
                     Fail::InvalidProgram(format!("jump to unknown block {next}")),
@@ -555,7 +597,9 @@ impl Machine<'_> {
         }
         let mark = self.trace.len();
         let log_mark = self.log.len();
+        self.in_hint += 1;
         let result = self.call(fid, args, depth + 1);
+        self.in_hint -= 1;
         self.trace.truncate(mark);
         self.log.truncate(log_mark);
         match result {

@@ -22,7 +22,8 @@
 //! Then `i ≤ n'` holds at `h` on every iteration (by induction: at entry `init ≤ n'`; a step
 //! adds 1 only where `i < n'`). So `i < n` is `i ≠ n'`: when `init ≤ n`, `n' = n`; when
 //! `init > n`, the original loop exits at once, and so does the new one (`i = init = n'`).
-//! The rewrite: `c = not (eq i, n')` (2 constraints instead of N + 1), and every `add i, 1` of
+//! The rewrite: `c = not (eq i, n')` (2 constraints instead of N + 1; `c = eq i, n'` with the
+//! `br`'s arms swapped when only the branch reads `c`), and every `add i, 1` of
 //! step 2 gets `nuw` (`i < n' ≤ 2^N − 1`: R1CS skips the increment's normalization).
 //!
 //! ```text
@@ -31,12 +32,11 @@
 //! b1(v2: u32):                                  v8 = select v7, v0, v1
 //!     v3 = lt v2, v1                ==>         jmp b1(v0)
 //!     br v3, b2(), b3()                     b1(v2: u32):
-//! b2():                                         v9 = eq v2, v8
-//!     v4 = add v2, u32 1                        v3 = not v9
-//!     jmp b1(v4)                                br v3, b2(), b3()
-//! b3():                                     b2():
-//!     return v2                                 v4 = add nuw v2, u32 1
-//!                                               jmp b1(v4)
+//! b2():                                         v3 = eq v2, v8
+//!     v4 = add v2, u32 1                        br v3, b3(), b2()
+//!     jmp b1(v4)                            b2():
+//! b3():                                         v4 = add nuw v2, u32 1
+//!     return v2                                 jmp b1(v4)
 //!                                           b3():
 //!                                               return v2
 //! ```

@@ -14,17 +14,17 @@
 //! 2. **Decided comparisons.** An `eq`, `lt` or `le` on `uN` whose interval is a single value is
 //!    replaced by that constant (SCCP then folds the branches it decides).
 //! 3. **Comparisons as equalities.** `lt a, x` with `a ≤ x` always (`a.hi ≤ x.lo`) is
-//!    `not (eq a, x)`, and `le a, x` with `a ≥ x` always is `eq a, x`: an equality costs 2
-//!    constraints where a `uN` comparison costs N + 1. (Only for N ≥ 8; on `u1` both cost 1.)
+//!    `not (eq a, x)` — or `eq a, x` with the arms of the `br` that alone reads it swapped —
+//!    and `le a, x` with `a ≥ x` always is `eq a, x`: an equality costs 2 constraints where a
+//!    `uN` comparison costs N + 1. (Only for N ≥ 8; on `u1` both cost 1.)
 //!
 //! ```text
 //! b1(v4: u32):                           b1(v4: u32):              v4 ∈ [0, 10000]
-//!     v5 = lt v4, u32 10000                  v20 = eq v4, u32 10000
-//!     br v5, b2(), b3()             ==>      v5 = not v20
-//! b2():                                      br v5, b2(), b3()
-//!     v11 = add v4, u32 1                b2():                     v4 ∈ [0, 9999]
-//!     jmp b1(v11)                            v11 = add nuw v4, u32 1
-//!                                            jmp b1(v11)
+//!     v5 = lt v4, u32 10000                  v5 = eq v4, u32 10000
+//!     br v5, b2(), b3()             ==>      br v5, b3(), b2()
+//! b2():                                  b2():                     v4 ∈ [0, 9999]
+//!     v11 = add v4, u32 1                    v11 = add nuw v4, u32 1
+//!     jmp b1(v11)                            jmp b1(v11)
 //! ```
 //!
 //! The flags are facts about the paths that reach the instruction, checked by the interpreter
@@ -33,7 +33,7 @@
 use super::PassStats;
 use crate::analysis::ranges::max_of;
 use crate::analysis::Ranges;
-use crate::ir::{BinOp, Const, Function, InstId, InstKind, Program, Type, ValueId};
+use crate::ir::{BinOp, Const, Function, InstId, InstKind, Program, Terminator, Type, ValueId};
 use std::collections::HashMap;
 
 /// Runs the pass on every function.
@@ -139,8 +139,35 @@ pub fn run_function(func: &mut Function) -> PassStats {
     stats
 }
 
-/// Turns instruction `i` (a `u1` comparison) into `not (eq a, x)`, the `eq` placed just before.
+/// Turns instruction `i` (a `u1` comparison) into `not (eq a, x)`, the `eq` placed just before;
+/// or, when only its block's `br` reads it, into `eq a, x` with the branch's arms swapped (the
+/// form the `counted-loop` pattern and static execution counts recognize).
 pub(crate) fn not_equal(func: &mut Function, i: InstId, a: ValueId, x: ValueId) {
+    let block = func
+        .layout
+        .iter()
+        .copied()
+        .find(|b| func.block(*b).insts.contains(&i))
+        .expect("bug: rewriting an instruction outside the layout");
+    let r = func.inst(i).results[0];
+    let only_branch = func.use_counts().get(&r) == Some(&1)
+        && matches!(&func.block(block).term, Some(Terminator::Br { cond, .. }) if *cond == r);
+    if only_branch {
+        func.inst_mut(i).kind = InstKind::Binary {
+            op: BinOp::Eq,
+            lhs: a,
+            rhs: x,
+        };
+        if let Some(Terminator::Br {
+            then_dest,
+            else_dest,
+            ..
+        }) = &mut func.block_mut(block).term
+        {
+            std::mem::swap(then_dest, else_dest);
+        }
+        return;
+    }
     let eq = func.create_inst(
         InstKind::Binary {
             op: BinOp::Eq,
@@ -152,12 +179,6 @@ pub(crate) fn not_equal(func: &mut Function, i: InstId, a: ValueId, x: ValueId) 
     );
     let e = func.inst(eq).results[0];
     func.inst_mut(i).kind = InstKind::Not { arg: e };
-    let block = func
-        .layout
-        .iter()
-        .copied()
-        .find(|b| func.block(*b).insts.contains(&i))
-        .expect("bug: rewriting an instruction outside the layout");
     let insts = &mut func.block_mut(block).insts;
     let pos = insts.iter().position(|x| *x == i).expect("found above");
     insts.insert(pos, eq);

@@ -9,8 +9,8 @@
 //! A pipeline is a report's `opt_level` with its `min_block_size`, written `O2/1024`. Rows keep
 //! the order of the input.
 
-use super::cost::Report;
 use super::{group_digits, percent};
+use crate::cost::Report;
 use std::fmt::Write;
 
 /// The columns of [`csv`] and [`markdown`], in order.

@@ -19,8 +19,9 @@
 //! otherwise are an error ([`DotError::Overlap`]), as is a component naming a block that is not
 //! laid out in the function. Duplicate components are drawn once.
 
-use super::cost::{padded_constraints, Report};
 use super::group_digits;
+use crate::analysis::MergeComponents;
+use crate::cost::{padded_constraints, Report};
 use crate::ir::{BlockId, Function, Terminator};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::{self, Write};
@@ -369,4 +370,31 @@ pub fn render(
     }
     out.push_str("}\n");
     Ok(out)
+}
+
+/// The merge components of `func` as clusters for [`super::dot::render`]: each component's
+/// blocks without its tail (the tail is the next block at the head's level; merging folds the
+/// head and what lies before the tail into one block that jumps to the tail), only those with
+/// at least two blocks, and only as many as keep the clusters nested or disjoint (larger
+/// first), which DOT needs.
+pub fn merge_clusters(func: &Function) -> Vec<BTreeSet<BlockId>> {
+    let components = MergeComponents::new(func);
+    let mut candidates: Vec<BTreeSet<BlockId>> = func
+        .layout
+        .iter()
+        .filter_map(|h| components.component(*h))
+        .map(|c| c.blocks.iter().copied().filter(|b| *b != c.tail).collect())
+        .filter(|s: &BTreeSet<BlockId>| s.len() >= 2)
+        .collect();
+    candidates.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut kept: Vec<BTreeSet<BlockId>> = Vec::new();
+    for c in candidates {
+        let laminar = kept
+            .iter()
+            .all(|k| k.is_disjoint(&c) || k.is_subset(&c) || c.is_subset(k));
+        if laminar && !kept.contains(&c) {
+            kept.push(c);
+        }
+    }
+    kept
 }

@@ -26,15 +26,15 @@
 //! the stages that produce the counts (driver, interpreter, r1cs) and implements none of them.
 
 pub mod aggregate;
-pub mod cost;
 pub mod dot;
-pub mod pipeline;
 pub mod progress;
 pub mod svg;
 pub mod table;
 pub mod zokrates;
 
-pub use cost::{BlockCost, BlockReport, CostError, ProgramCost, Report, Totals, SCHEMA_VERSION};
+pub use crate::cost::{
+    BlockCost, BlockReport, CostError, ProgramCost, Report, Totals, SCHEMA_VERSION,
+};
 
 /// The report as pretty-printed JSON (fields in the documented order, `null` for unknowns),
 /// ending with a newline.

@@ -10,8 +10,8 @@
 //! Plotters measures text with its built-in approximate font (the `ttf` feature is off), so the
 //! SVG needs no font file to be produced; the viewer renders the `<text>` with a sans-serif font.
 
-use super::cost::Report;
 use super::group_digits;
+use crate::cost::Report;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 use std::fmt;

@@ -17,8 +17,8 @@
 //! Numbers are right-aligned with thousands separators; an unknown value (a static report that
 //! does not know how often a block runs) is `?` in the block table and `unknown` in the totals.
 
-use super::cost::Report;
 use super::{group_digits, percent};
+use crate::cost::Report;
 
 /// Lays out rows of cells in columns two spaces apart: the first column left-aligned, the others
 /// right-aligned. Widths count characters.

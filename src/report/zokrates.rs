@@ -3,7 +3,7 @@
 //! constraint count (`zokrates_constraints`), zkbc's count of the program compiled
 //! `--monolithic` at `-O3`, that count without the block interface's two label checks (the
 //! count held to ZoKrates'), and the block-based sumcheck cells at `-O3` on the first case that
-//! runs. `zkbc table --zokrates DIR` prints [`markdown`] of [`rows`]; `docs/zokrates_parity.md`
+//! runs. `zkbc table --zokrates DIR` prints [`markdown`] of [`crate::driver::zokrates::rows`]; `docs/zokrates_parity.md`
 //! is that output, checked by `tests/zokrates_parity.rs`.
 //!
 //! Both sides count the same things: ZoKrates counts the range checks of main's `uN`/`bool`
@@ -13,111 +13,8 @@
 //! the block-transition interface, which a one-block circuit does not need and ZoKrates has no
 //! counterpart for ([`LABEL_CHECKS`]).
 
-use super::pipeline::{self, FieldCmp, Settings};
-use std::path::{Path, PathBuf};
-
-/// The constraints of a one-block circuit that only the block interface needs: `in_label = L`
-/// and `out_label = 0`. Instance variables are never eliminated, so both stay.
-pub const LABEL_CHECKS: u64 = 2;
-
-/// One program of the suite.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParityRow {
-    /// The program's path relative to the suite folder.
-    pub program: String,
-    /// ZoKrates' `zokrates_constraints`.
-    pub zokrates: u64,
-    /// zkbc's constraints of main's one block (`--monolithic -O3`); `None` when the program
-    /// has no one-block circuit.
-    pub monolithic: Option<u64>,
-    /// Σ Q_b · X_b at `-O3` on the first case that runs; `None` when no case runs.
-    pub cells: Option<u128>,
-}
-
-impl ParityRow {
-    /// The count held to ZoKrates': the one block without its two label checks.
-    pub fn compared(&self) -> Option<u64> {
-        self.monolithic.map(|m| m.saturating_sub(LABEL_CHECKS))
-    }
-
-    /// Whether zkbc's compared count is at or below ZoKrates' (`None`: no one-block circuit).
-    pub fn at_or_below(&self) -> Option<bool> {
-        self.compared().map(|c| c <= self.zokrates)
-    }
-}
-
-/// Every `.zok` file below `root`, sorted by path.
-pub fn zok_files(root: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "zok") {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(root, &mut files);
-    files.sort();
-    files
-}
-
-/// The rows of every program under `root`, sorted by path; field comparisons of two
-/// non-constant elements with `field_cmp`. An error names a file that cannot be read or whose
-/// cases file is malformed.
-pub fn rows(root: &Path, field_cmp: FieldCmp) -> Result<Vec<ParityRow>, String> {
-    let files = zok_files(root);
-    if files.is_empty() {
-        return Err(format!("{}: no .zok programs", root.display()));
-    }
-    let settings = Settings {
-        field_cmp,
-        ..Settings::default()
-    };
-    files
-        .iter()
-        .map(|file| {
-            let program = file
-                .strip_prefix(root)
-                .unwrap_or(file)
-                .display()
-                .to_string();
-            let source =
-                std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-            let cases_path = file.with_extension("cases.json");
-            let cases_text = std::fs::read_to_string(&cases_path)
-                .map_err(|e| format!("{}: {e}", cases_path.display()))?;
-            let cases: serde_json::Value = serde_json::from_str(&cases_text)
-                .map_err(|e| format!("{}: {e}", cases_path.display()))?;
-            let zokrates = cases["zokrates_constraints"]
-                .as_u64()
-                .ok_or_else(|| format!("{}: no `zokrates_constraints`", cases_path.display()))?;
-            let monolithic = pipeline::monolithic_constraints(&program, &source, field_cmp);
-            // A `fails` case has no trace to measure.
-            let cells = cases["cases"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|c| c["fails"].as_bool() != Some(true))
-                .find_map(|c| {
-                    pipeline::measure(&program, &source, Some(&c["inputs"]), &settings, &|_| {})
-                        .ok()
-                })
-                .and_then(|m| m.report.totals.sumcheck_cells);
-            Ok(ParityRow {
-                program,
-                zokrates,
-                monolithic,
-                cells,
-            })
-        })
-        .collect()
-}
+use crate::driver::measure::FieldCmp;
+use crate::driver::zokrates::ParityRow;
 
 /// The parity table as markdown: a header that says how it was made and what each column
 /// means, one row per program, and a count of the programs at or below ZoKrates'.

@@ -12,6 +12,9 @@
 //! Architecture invariant: the driver sequences stages and converts errors into
 //! [`CompileError`]s; it implements no stage itself.
 
+pub mod measure;
+pub mod zokrates;
+
 use crate::diagnostics::Diagnostic;
 use crate::front::{self, Abi};
 use crate::ir::{self, interp, Program};

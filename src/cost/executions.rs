@@ -1,0 +1,316 @@
+//! How often each block runs: counted from a run's trace ([`traced_executions`]), known
+//! statically where every run agrees ([`static_executions`]), or estimated where it is not
+//! ([`estimated_executions`], for decisions only, never for a report).
+//!
+//! # Static executions: what is "known"
+//!
+//! Without inputs, [`static_executions`] gives a block an execution count only when it holds on
+//! *every* run that completes, whatever the inputs; everything else is unknown (`null`). For
+//! `main`, with `entries(L)` the number of times loop `L` is entered:
+//!
+//! 1. the entry block runs once;
+//! 2. a block in no loop that post-dominates the entry runs once (no loop: at most once;
+//!    post-dominating the entry: at least once on a run that returns);
+//! 3. in a loop `L` (its innermost loop) with an exact constant trip count `N` — the
+//!    `counted-loop` pattern of [`crate::query::patterns`] with constant init, step and bound,
+//!    one latch, one entry edge, and exits only from the header (`trips=N`, not `trips<=N`) —
+//!    the header runs `entries(L) · (N + 1)` times and a block that dominates the single latch
+//!    runs `entries(L) · N` times (each iteration goes from the header to the latch, and such a
+//!    block is on every such path exactly once);
+//! 4. `entries(L)` is the count of the block `p` of `L`'s only entry edge `p -> header`, when
+//!    that count is known and `p` ends in a `jmp` (a `br` may or may not take the edge).
+//!
+//! Every other block of `main` — a branch arm, a block after an early return, the body of a
+//! loop with a runtime bound — is unknown. A function other than `main` that no `call` names
+//! never runs (0); one that is called is unknown (after `legalize_for_r1cs` nothing is called).
+//! The rules are checked against the interpreter: `tests/report_pipeline.rs` requires every
+//! known static count to equal the count of a run, for every corpus program at every level.
+//!
+
+use super::model::{BlockCost, ProgramCost};
+use crate::analysis::{Cfg, DomTree, LoopForest};
+use crate::ir::interp::Outcome;
+use crate::ir::{BlockId, FuncId, Function, InstKind, Program, Terminator};
+use crate::query::{find_pattern, patterns::trip_count, Facts};
+use crate::r1cs::BlockStats;
+use std::collections::{BTreeSet, HashMap};
+
+/// Execution counts per block: `Some(n)` known, `None` unknown. A block absent from the map
+/// ran 0 times (a traced run) — [`program_cost`] reads it so.
+pub type Executions = HashMap<(FuncId, BlockId), Option<u64>>;
+
+/// How often each block appears in a run's trace.
+pub fn traced_executions(outcome: &Outcome) -> Executions {
+    let mut out: Executions = HashMap::new();
+    for entry in &outcome.trace {
+        let n = out.entry((entry.func, entry.block)).or_insert(Some(0));
+        *n = n.map(|n| n + 1);
+    }
+    out
+}
+
+/// A block's label in a report: `b3` in `main`, `NAME/b3` in function NAME.
+pub fn block_label(program: &Program, func: FuncId, block: BlockId) -> String {
+    if func == program.main {
+        block.to_string()
+    } else {
+        format!("{}/{block}", program.func(func).name)
+    }
+}
+
+/// The [`ProgramCost`] of lowered blocks (`stats`, in their order) and their executions (a
+/// block absent from `executions` ran 0 times). Outputs, satisfaction and the monolithic count
+/// are left empty for the caller.
+pub fn program_cost(
+    program_name: &str,
+    opt_level: &str,
+    min_block_size: u64,
+    program: &Program,
+    stats: &[BlockStats],
+    executions: &Executions,
+) -> ProgramCost {
+    let blocks = stats
+        .iter()
+        .map(|s| BlockCost {
+            label: block_label(program, s.func, s.block),
+            constraints: s.constraints as u64,
+            witness_vars: s.witness_vars as u64,
+            io_vars: s.instance_vars as u64,
+            executions: executions
+                .get(&(s.func, s.block))
+                .copied()
+                .unwrap_or(Some(0)),
+        })
+        .collect();
+    ProgramCost {
+        program: program_name.to_string(),
+        opt_level: opt_level.to_string(),
+        min_block_size,
+        blocks,
+        outputs: None,
+        satisfied: None,
+        monolithic_constraints: None,
+    }
+}
+
+/// Execution counts that hold on every completed run, whatever the inputs (see the module doc
+/// for the rules); `None` where not known. Every laid-out block of every function is present.
+pub fn static_executions(program: &Program) -> Executions {
+    let called: BTreeSet<FuncId> = program
+        .funcs
+        .iter()
+        .flat_map(|f| {
+            f.layout.iter().flat_map(move |b| {
+                f.block(*b)
+                    .insts
+                    .iter()
+                    .filter_map(move |i| match &f.inst(*i).kind {
+                        InstKind::Call { func, .. } => Some(*func),
+                        _ => None,
+                    })
+            })
+        })
+        .collect();
+    let mut out = Executions::new();
+    for fid in program.func_ids() {
+        let func = program.func(fid);
+        if fid == program.main {
+            for (b, n) in StaticCounter::new(func).counts() {
+                out.insert((fid, b), n);
+            }
+        } else {
+            let n = if called.contains(&fid) { None } else { Some(0) };
+            for &b in &func.layout {
+                out.insert((fid, b), n);
+            }
+        }
+    }
+    out
+}
+
+/// The rules of the module doc on one function.
+struct StaticCounter<'f> {
+    func: &'f Function,
+    facts: Facts<'f>,
+    /// Exact trip count of each loop header, where known.
+    trips: HashMap<BlockId, u64>,
+    memo: HashMap<BlockId, Option<u64>>,
+}
+
+impl<'f> StaticCounter<'f> {
+    fn new(func: &'f Function) -> StaticCounter<'f> {
+        let facts = Facts::new(func);
+        let mut trips = HashMap::new();
+        let pattern = find_pattern("counted-loop").expect("bug: the counted-loop pattern exists");
+        for query in pattern.queries() {
+            let vars = query.vars();
+            for sol in query.solve(&facts) {
+                let bindings = crate::query::patterns::Bindings(
+                    vars.iter()
+                        .map(|(v, name)| (name.to_string(), sol.get(*v)))
+                        .collect(),
+                );
+                if let (Ok((n, true)), Some(header)) =
+                    (trip_count(&facts, &bindings), bindings.get("header"))
+                {
+                    trips.insert(header.block(), n);
+                }
+            }
+        }
+        StaticCounter {
+            func,
+            facts,
+            trips,
+            memo: HashMap::new(),
+        }
+    }
+
+    fn counts(mut self) -> Vec<(BlockId, Option<u64>)> {
+        let layout = self.func.layout.clone();
+        layout.into_iter().map(|b| (b, self.count(b))).collect()
+    }
+
+    fn count(&mut self, b: BlockId) -> Option<u64> {
+        if let Some(n) = self.memo.get(&b) {
+            return *n;
+        }
+        // A cycle through `entries` cannot arise (a loop's preheader is outside it, so the
+        // recursion climbs out of loops), but mark the block first so it would end as unknown.
+        self.memo.insert(b, None);
+        let n = self.compute(b);
+        self.memo.insert(b, n);
+        n
+    }
+
+    fn compute(&mut self, b: BlockId) -> Option<u64> {
+        let entry = self.func.entry;
+        if b == entry {
+            return Some(1);
+        }
+        let cfg: &Cfg = &self.facts.cfg;
+        if !cfg.contains(b) {
+            return Some(0);
+        }
+        let (dom, pdom): (&DomTree, &DomTree) = (&self.facts.dom, &self.facts.pdom);
+        let loops: &LoopForest = &self.facts.loops;
+        let Some(lid) = loops.innermost(b) else {
+            return pdom.dominates(b, entry).then_some(1);
+        };
+        let lp = loops.get(lid).clone();
+        let trips = *self.trips.get(&lp.header)?;
+        let per_entry = if b == lp.header {
+            trips.checked_add(1)?
+        } else if lp.latches.len() == 1 && dom.dominates(b, lp.latches[0]) {
+            trips
+        } else {
+            return None;
+        };
+        let outside: Vec<BlockId> = cfg
+            .predecessors(lp.header)
+            .iter()
+            .copied()
+            .filter(|p| !lp.blocks.contains(p))
+            .collect();
+        let [pre] = outside[..] else {
+            return None;
+        };
+        if !matches!(self.func.block(pre).term, Some(Terminator::Jmp(_))) {
+            return None;
+        }
+        self.count(pre)?.checked_mul(per_entry)
+    }
+}
+
+/// Trips assumed for a loop whose trip count is not known statically, when estimating.
+pub const ESTIMATED_TRIPS: u64 = 16;
+
+/// Execution counts for decisions when no run is available: the static count where one is
+/// known ([`static_executions`]), else an estimate from the CFG — the entry runs once, a
+/// loop's header runs `(trips + 1)` times per entry (its exact trip count when the
+/// `counted-loop` pattern knows it, [`ESTIMATED_TRIPS`] otherwise), a loop's exit test leaves
+/// once per entry, and any other `br` sends half its block's executions each way. Every
+/// reachable block runs at least once. Functions other than `main` count as never run.
+pub fn estimated_executions(program: &Program) -> super::predict::BlockCounts {
+    let known = static_executions(program);
+    let mut out = super::predict::BlockCounts::new();
+    for fid in program.func_ids() {
+        let func = program.func(fid);
+        if fid != program.main {
+            for &b in &func.layout {
+                out.insert((fid, b), 0);
+            }
+            continue;
+        }
+        let counter = StaticCounter::new(func);
+        let loops = &counter.facts.loops;
+        let cfg = &counter.facts.cfg;
+        let trips = |l: crate::analysis::LoopId| {
+            counter
+                .trips
+                .get(&loops.get(l).header)
+                .copied()
+                .unwrap_or(ESTIMATED_TRIPS) as f64
+        };
+        let mut freq: HashMap<BlockId, f64> = HashMap::new();
+        for &b in cfg.reverse_post_order() {
+            let header_of = loops.loop_of_header(b);
+            let mut f = if b == func.entry { 1.0 } else { 0.0 };
+            for &p in cfg.predecessors(b) {
+                let back = header_of.is_some_and(|l| loops.get(l).blocks.contains(&p));
+                if back {
+                    continue;
+                }
+                f += freq.get(&p).copied().unwrap_or(0.0) * edge_share(func, loops, p, b, &trips);
+            }
+            if let Some(l) = header_of {
+                f *= trips(l) + 1.0;
+            }
+            freq.insert(b, f);
+        }
+        for &b in &func.layout {
+            let n = match known.get(&(fid, b)) {
+                Some(Some(n)) => *n,
+                _ => match freq.get(&b) {
+                    Some(f) => (f.round() as u64).max(1),
+                    None => 0,
+                },
+            };
+            out.insert((fid, b), n);
+        }
+    }
+    out
+}
+
+/// The share of `p`'s executions that take the edge `p -> b` (see [`estimated_executions`]).
+fn edge_share(
+    func: &Function,
+    loops: &LoopForest,
+    p: BlockId,
+    b: BlockId,
+    trips: &dyn Fn(crate::analysis::LoopId) -> f64,
+) -> f64 {
+    let Some(Terminator::Br {
+        then_dest,
+        else_dest,
+        ..
+    }) = &func.block(p).term
+    else {
+        return 1.0;
+    };
+    if then_dest.block == else_dest.block {
+        return 1.0;
+    }
+    // A loop's test: stay `trips` times per `trips + 1` executions.
+    if let Some(l) = loops.loop_of_header(p) {
+        let inside = |x: BlockId| loops.get(l).blocks.contains(&x);
+        if inside(then_dest.block) != inside(else_dest.block) {
+            let t = trips(l);
+            return if inside(b) {
+                t / (t + 1.0)
+            } else {
+                1.0 / (t + 1.0)
+            };
+        }
+    }
+    0.5
+}

@@ -1,0 +1,28 @@
+//! The cost model: what a data-parallel sumcheck prover (CoBBl / spartan_parallel) pays for a
+//! program's blocks, from their constraint counts and how often each runs.
+//!
+//! - [`model`]: the formulas — padded sizes `X_b`, `Q_b`, sumcheck cells `Σ Q_b · X_b`,
+//!   padding waste, rounds — from a [`ProgramCost`] (per-block counts) to a [`Report`].
+//! - [`executions`]: execution counts from a run's trace, known statically, or estimated.
+//! - [`predict`]: the cells a program would cost, lowered with [`crate::r1cs`] and counted
+//!   with a profile run or static estimates — what cost-driven block formation decides by.
+//!
+//! The optimizer's merge pass and the report both use this module (`opt → cost → r1cs`,
+//! `report → cost`), so the decision and the number the user reads come from one model.
+//!
+//! Architecture invariant: the cost model reads IR and counts; it never changes IR. It lowers
+//! blocks only through [`crate::r1cs::stats`] and runs programs only through the interpreter.
+
+pub mod executions;
+pub mod model;
+pub mod predict;
+
+pub use executions::{
+    block_label, estimated_executions, program_cost, static_executions, traced_executions,
+    Executions,
+};
+pub use model::{
+    next_pow2, padded_constraints, padded_executions, BlockCost, BlockReport, CostError,
+    ProgramCost, Report, Totals, SCHEMA_VERSION,
+};
+pub use predict::{predict, Prediction};

@@ -1,0 +1,88 @@
+//! Predicted cost of a program: the sumcheck cells and transitions the model of [`super::model`]
+//! would report, from the blocks as they are now and execution counts from a profile run or
+//! static estimates. Cost-driven block formation (`opt::merge`) compares candidate programs by
+//! their [`Prediction`]s; with a profile the prediction is the report's own number.
+
+use super::executions::estimated_executions;
+use super::model::{padded_constraints, padded_executions};
+use crate::ir::interp::{self, Limits, Val};
+use crate::ir::{BlockId, FuncId, Program};
+use crate::r1cs::{self, BlockStats, LowerError};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Inputs to run a program on when its execution counts are needed (`--inputs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Profile {
+    /// One value per parameter of `main`.
+    pub inputs: Vec<Val>,
+    /// The interpreter's limits for profile runs.
+    pub limits: Limits,
+}
+
+/// Where execution counts come from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Counts {
+    /// Static counts where known, estimates elsewhere ([`estimated_executions`]).
+    #[default]
+    Static,
+    /// A run on these inputs: the counts of that run, exactly.
+    Profile(Arc<Profile>),
+}
+
+/// Execution counts per block, every laid-out block present (0 for blocks that never run).
+pub type BlockCounts = HashMap<(FuncId, BlockId), u64>;
+
+impl Counts {
+    /// The counts of `program`'s blocks: a profile run (static estimates if the run fails, as
+    /// a program that fails on its inputs is reported as a failure anyway), or estimates.
+    pub fn of(&self, program: &Program) -> BlockCounts {
+        match self {
+            Counts::Profile(p) => match interp::count_blocks(program, &p.inputs, p.limits) {
+                Ok(counts) => counts,
+                Err(_) => estimated_executions(program),
+            },
+            Counts::Static => estimated_executions(program),
+        }
+    }
+
+    /// Whether the counts come from a run.
+    pub fn is_profile(&self) -> bool {
+        matches!(self, Counts::Profile(_))
+    }
+}
+
+/// What a program is predicted to cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Prediction {
+    /// Σ Q_b · X_b.
+    pub cells: u128,
+    /// Σ exec_b: block executions, each a transition state.
+    pub transitions: u128,
+}
+
+impl std::fmt::Display for Prediction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} cells, {} transitions", self.cells, self.transitions)
+    }
+}
+
+/// The cells and transitions of blocks with these constraint counts and executions (blocks
+/// missing from `counts` never run).
+pub fn prediction_of(stats: &[BlockStats], counts: &BlockCounts) -> Prediction {
+    let mut p = Prediction::default();
+    for s in stats {
+        let exec = counts.get(&(s.func, s.block)).copied().unwrap_or(0);
+        let x = padded_constraints(s.constraints as u64).unwrap_or(u64::MAX);
+        let q = padded_executions(exec).unwrap_or(u64::MAX);
+        p.cells = p.cells.saturating_add(u128::from(q) * u128::from(x));
+        p.transitions = p.transitions.saturating_add(u128::from(exec));
+    }
+    p
+}
+
+/// Lowers every block of `program` and predicts its cost with `counts`.
+pub fn predict(program: &Program, counts: &Counts) -> Result<Prediction, LowerError> {
+    let stats = r1cs::stats(program)?;
+    Ok(prediction_of(&stats, &counts.of(program)))
+}
