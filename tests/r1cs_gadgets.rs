@@ -927,3 +927,21 @@ fn a_wrapping_no_wrap_instruction_is_a_located_compiler_bug() {
     );
     assert!(err.to_string().contains("compiler bug"), "{err}");
 }
+
+#[test]
+fn a_lazy_uint_written_at_a_runtime_index_is_normalized_once() {
+    // Selectors and one select per element: 4 + 4; the sum normalized once, from its 33-bit
+    // bound: 33 (not once per element it may land in).
+    let out = gadget(
+        &["[u32; 4]", "u32", "u32", "u32"],
+        "[u32; 4]",
+        "    v20 = add v12, v13\n    v21 = array_set v10, v11, v20\n    return v21",
+        4 + 4 + 33,
+        &[
+            vec![arr(vec![u(1), u(2), u(3), u(4)]), u(2), u(MAX32), u(7)],
+            vec![arr(vec![u(1), u(2), u(3), u(4)]), u(0), u(5), u(7)],
+        ],
+    );
+    assert_eq!(out[0], vec![arr(vec![u(1), u(2), u(6), u(4)])]);
+    assert_eq!(out[1], vec![arr(vec![u(12), u(2), u(3), u(4)])]);
+}

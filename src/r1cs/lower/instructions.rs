@@ -156,8 +156,13 @@ impl<'a> Lowerer<'a> {
                 value,
             } => {
                 let items = self.array(*array)?;
-                let v = self.get(*value)?;
                 let idx = self.norm(*index)?;
+                // A lazy `uN` written at a run-time index is normalized once here, not once per
+                // element it may land in.
+                let v = match (self.ty(*value), idx.lc.as_constant()) {
+                    (Type::UInt(_), None) => Wire::Num(self.norm(*value)?),
+                    _ => self.get(*value)?,
+                };
                 if let Some(k) = idx.lc.as_constant() {
                     let mut items = items;
                     match self.const_index(&k, items.len()) {
