@@ -6,9 +6,13 @@ writes NAME.json (the inputs) and NAME.expected.json ({"outputs": [...]}) beside
 Encoding: field and uN as decimal strings, bool as true/false, arrays as lists, structs as
 objects, tuples as lists.
 """
+import hashlib
+import itertools
 import json
 import math
 import os
+import re
+import struct
 
 P = 21888242871839275222246405745257275088548364400416034343698204186575808495617
 
@@ -251,6 +255,27 @@ def residual_elimination(p1):
 
 
 case("residual_elimination", {"p1": False}, residual_elimination(False))
+
+
+
+# --- CoBBl's seven benchmarks (cmu-snarks/CoBBl, zok_tests/benchmarks/benchmarks/*_cobbl.zok), at
+# the sizes in the headers of circuits/cobbl_*.zok. Each model computes the result its own way
+# (the programs' loops are not transcribed where a direct formulation exists).
+M32 = 1 << 32
+
+
+# cobbl_find_min: arr[i] = 0 + 1 + ... + i for i < high; the first minimum of arr[low..high]
+def cobbl_find_min(low, b, c, high):
+    arr = [i * (i + 1) // 2 % M32 for i in range(high)] + [0] * (200 - high)
+    window = arr[low:high]
+    mn = min(window)
+    idx = low + window.index(mn)
+    return (mn + (idx + arr[b]) * c) % M32
+
+
+case("cobbl_find_min", {"low": "0", "b": "150", "c": "3", "high": "200"},
+     [str(cobbl_find_min(0, 150, 3, 200))])
+
 
 
 def main():
