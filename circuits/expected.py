@@ -277,6 +277,21 @@ case("cobbl_find_min", {"low": "0", "b": "150", "c": "3", "high": "200"},
      [str(cobbl_find_min(0, 150, 3, 200))])
 
 
+# cobbl_mat_mult: A (5x5, row stride 5) times B (5xn, row stride n), A[k] = k, B[k] = 2k flat
+def cobbl_mat_mult(x, y, z, n):
+    A = list(range(25))
+    B = [2 * k for k in range(25)]
+    Am = [[A[5 * i + j] for j in range(5)] for i in range(5)]
+    Bm = [[B[n * j + k] for k in range(n)] for j in range(5)]
+    Cm = [[sum(Am[i][j] * Bm[j][k] for j in range(5)) % M32 for k in range(n)] for i in range(5)]
+    C = [v for row in Cm for v in row] + [0] * (25 - 5 * n)
+    return A[x] * B[y] * C[z] % M32
+
+
+case("cobbl_mat_mult", {"x": "3", "y": "7", "z": "13", "n": "5"},
+     [str(cobbl_mat_mult(3, 7, 13, 5))])
+
+
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
