@@ -292,6 +292,21 @@ case("cobbl_mat_mult", {"x": "3", "y": "7", "z": "13", "n": "5"},
      [str(cobbl_mat_mult(3, 7, 13, 5))])
 
 
+# cobbl_kmp_search: txt[i] = 0 + ... + i, the pattern is txt[n-m-b .. n-b]; CoBBl's loop ends with
+# found = (end of the last match) - lps[m - 1], lps the prefix function of the pattern
+def cobbl_kmp_search(b, c, n, m):
+    txt = [i * (i + 1) // 2 % M32 for i in range(n)]
+    pat = txt[n - m - b: n - b]
+    lps = [max(k for k in range(q + 1) if pat[:k] == pat[q + 1 - k: q + 1]) for q in range(m)]
+    starts = [s for s in range(n - m + 1) if txt[s: s + m] == pat]
+    found = starts[-1] + m - lps[m - 1] if starts else 0
+    return (found + (pat[b] + txt[b]) * c) % M32
+
+
+case("cobbl_kmp_search", {"b": "5", "c": "1", "n": "240", "m": "24"},
+     [str(cobbl_kmp_search(5, 1, 240, 24))])
+
+
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
