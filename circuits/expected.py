@@ -307,6 +307,36 @@ case("cobbl_kmp_search", {"b": "5", "c": "1", "n": "240", "m": "24"},
      [str(cobbl_kmp_search(5, 1, 240, 24))])
 
 
+# cobbl_dna_align: an LCS of A and B by dynamic programming (ties go right, as in CoBBl), walked
+# from (0, 0); characters of A on the walk's diagonals, zeros moved to the end (stable)
+def cobbl_dna_align(x, n):
+    A = [i * (i + 1) // 2 % M32 for i in range(n)]
+    B = [(7 - a) % M32 for a in A]
+    L = [[0] * (n + 1) for _ in range(n + 1)]
+    move = {}
+    for i in reversed(range(n)):
+        for j in reversed(range(n)):
+            if A[i] == B[j]:
+                L[i][j], move[i, j] = 1 + L[i + 1][j + 1], (1, 1)
+            elif L[i + 1][j] == L[i][j + 1] + 1:
+                L[i][j], move[i, j] = L[i + 1][j], (1, 0)
+            else:
+                L[i][j], move[i, j] = L[i][j + 1], (0, 1)
+    lcs = [0] * n
+    i = j = 0
+    while i < n and j < n:
+        di, dj = move[i, j]
+        if (di, dj) == (1, 1):
+            lcs[i] = A[i]
+        i, j = i + di, j + dj
+    assert len([v for v in lcs if v]) <= L[0][0]
+    lcs = [v for v in lcs if v != 0] + [0] * 5
+    return lcs[x]
+
+
+case("cobbl_dna_align", {"x": "0", "n": "5"}, [str(cobbl_dna_align(0, 5))])
+
+
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
