@@ -337,6 +337,21 @@ def cobbl_dna_align(x, n):
 case("cobbl_dna_align", {"x": "0", "n": "5"}, [str(cobbl_dna_align(0, 5))])
 
 
+# cobbl_rle_codec: the text 1, 2, 2, 3, 3, 3, ...; runs as (character, count) pairs
+def cobbl_rle_codec(x, y, n):
+    txt = [k for k in range(1, n + 1) for _ in range(k)][:n]
+    compr = []
+    for k, g in itertools.groupby(txt):
+        compr += [k, len(list(g))]
+    out = [k for k, cnt in zip(compr[::2], compr[1::2]) for _ in range(cnt)]
+    assert out == txt
+    txt, compr, out = txt + [0] * (20 - n), compr + [0] * (40 - len(compr)), out + [0] * (20 - n)
+    return (txt[x] + compr[x] + out[x]) * y % M32
+
+
+case("cobbl_rle_codec", {"x": "9", "y": "3", "n": "20"}, [str(cobbl_rle_codec(9, 3, 20))])
+
+
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
