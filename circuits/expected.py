@@ -352,6 +352,55 @@ def cobbl_rle_codec(x, y, n):
 case("cobbl_rle_codec", {"x": "9", "y": "3", "n": "20"}, [str(cobbl_rle_codec(9, 3, 20))])
 
 
+# cobbl_sha256: the SHA-256 compression function (constants from their definition, checked
+# against hashlib on one padded block) of the block w[i] = 0 + ... + i, from the IV; word m
+def rotr32(v, k):
+    return ((v >> k) | (v << (32 - k))) % M32
+
+
+def sha256_constants():
+    primes = [q for q in range(2, 312) if all(q % d for d in range(2, q))]
+
+    def icbrt(v):
+        r = int(round(v ** (1 / 3)))
+        while r ** 3 > v:
+            r -= 1
+        while (r + 1) ** 3 <= v:
+            r += 1
+        return r
+
+    return ([icbrt(q << 96) % M32 for q in primes[:64]],
+            [math.isqrt(q << 64) % M32 for q in primes[:8]])
+
+
+def sha256_compress(state, block):
+    K, _ = sha256_constants()
+    w = list(block)
+    for i in range(16, 64):
+        s0 = rotr32(w[i - 15], 7) ^ rotr32(w[i - 15], 18) ^ (w[i - 15] >> 3)
+        s1 = rotr32(w[i - 2], 17) ^ rotr32(w[i - 2], 19) ^ (w[i - 2] >> 10)
+        w.append((w[i - 16] + s0 + w[i - 7] + s1) % M32)
+    a, b, c, d, e, f_, g, h = state
+    for i in range(64):
+        t1 = (h + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f_) ^ (~e & g))
+              + K[i] + w[i]) % M32
+        t2 = ((rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) % M32
+        a, b, c, d, e, f_, g, h = (t1 + t2) % M32, a, b, c, (d + t1) % M32, e, f_, g
+    return [(s + v) % M32 for s, v in zip(state, [a, b, c, d, e, f_, g, h])]
+
+
+def cobbl_sha256(m, n):
+    _, iv = sha256_constants()
+    abc = b"abc" + b"\x80" + b"\0" * 52 + struct.pack(">Q", 24)
+    digest = sha256_compress(iv, struct.unpack(">16I", abc))
+    assert struct.pack(">8I", *digest) == hashlib.sha256(b"abc").digest()
+    block = [i * (i + 1) // 2 for i in range(16)]
+    return sum(sha256_compress(iv, block)[m] for _ in range(n)) % M32
+
+
+case("cobbl_sha256", {"m": "3", "n": "1"}, [str(cobbl_sha256(3, 1))])
+
+
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
