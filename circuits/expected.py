@@ -401,6 +401,41 @@ def cobbl_sha256(m, n):
 case("cobbl_sha256", {"m": "3", "n": "1"}, [str(cobbl_sha256(3, 1))])
 
 
+# cobbl_poseidon: CoBBl's rounds (ark, sbox and mix over the first n state words, as in CoBBl).
+# The round constants are data of the program (a prefix of CoBBl's poseidon_constants.zok): they
+# are read from the program file and checked against the SHA-256 of that prefix as in CoBBl.
+def cobbl_poseidon_constants():
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = open(os.path.join(here, "cobbl_poseidon.zok")).read()
+
+    def const_array(name):
+        body = re.search(r"const field\[\d+\] " + name + r" = \[([^\]]*)\];", text).group(1)
+        return [int(t) for t in body.replace(",", " ").split()]
+
+    C, Mx = const_array("POSEIDON_C"), const_array("POSEIDON_M")
+    key = ",".join(map(str, C)) + ";" + ",".join(map(str, Mx))
+    assert hashlib.sha256(key.encode()).hexdigest() == \
+        "a27acd308ccf4125f5c20c68a9f6426b71a3635c441c91d3687f0ffde5697074"
+    return C, Mx
+
+
+def cobbl_poseidon(n, max_n=1):
+    C, Mx = cobbl_poseidon_constants()
+    t, full, partial = n + 1, 8, 57
+    inputs = [i * (i + 1) // 2 for i in range(max_n)]
+    state = [0] * (max_n + 1)
+    state[1:t] = inputs[:t - 1]
+    for r in range(full + partial):
+        state = [(state[i] + C[r * t + i]) % P if i < n else state[i] for i in range(max_n + 1)]
+        state = [pow(v, 5, P) if i == 0 or (i < n and (r < full // 2 or r >= full // 2 + partial))
+                 else v for i, v in enumerate(state)]
+        state = [sum(state[j] * Mx[i * max_n + 1 + j] for j in range(n)) % P if i < n else 0
+                 for i in range(max_n + 1)]
+    return state[0]
+
+
+case("cobbl_poseidon", {"n": "1"}, [f(cobbl_poseidon(1))])
+
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
