@@ -6,9 +6,13 @@ writes NAME.json (the inputs) and NAME.expected.json ({"outputs": [...]}) beside
 Encoding: field and uN as decimal strings, bool as true/false, arrays as lists, structs as
 objects, tuples as lists.
 """
+import hashlib
+import itertools
 import json
 import math
 import os
+import re
+import struct
 
 P = 21888242871839275222246405745257275088548364400416034343698204186575808495617
 
@@ -251,6 +255,186 @@ def residual_elimination(p1):
 
 
 case("residual_elimination", {"p1": False}, residual_elimination(False))
+
+
+
+# --- CoBBl's seven benchmarks (cmu-snarks/CoBBl, zok_tests/benchmarks/benchmarks/*_cobbl.zok), at
+# the sizes in the headers of circuits/cobbl_*.zok. Each model computes the result its own way
+# (the programs' loops are not transcribed where a direct formulation exists).
+M32 = 1 << 32
+
+
+# cobbl_find_min: arr[i] = 0 + 1 + ... + i for i < high; the first minimum of arr[low..high]
+def cobbl_find_min(low, b, c, high):
+    arr = [i * (i + 1) // 2 % M32 for i in range(high)] + [0] * (200 - high)
+    window = arr[low:high]
+    mn = min(window)
+    idx = low + window.index(mn)
+    return (mn + (idx + arr[b]) * c) % M32
+
+
+case("cobbl_find_min", {"low": "0", "b": "150", "c": "3", "high": "200"},
+     [str(cobbl_find_min(0, 150, 3, 200))])
+
+
+# cobbl_mat_mult: A (5x5, row stride 5) times B (5xn, row stride n), A[k] = k, B[k] = 2k flat
+def cobbl_mat_mult(x, y, z, n):
+    A = list(range(25))
+    B = [2 * k for k in range(25)]
+    Am = [[A[5 * i + j] for j in range(5)] for i in range(5)]
+    Bm = [[B[n * j + k] for k in range(n)] for j in range(5)]
+    Cm = [[sum(Am[i][j] * Bm[j][k] for j in range(5)) % M32 for k in range(n)] for i in range(5)]
+    C = [v for row in Cm for v in row] + [0] * (25 - 5 * n)
+    return A[x] * B[y] * C[z] % M32
+
+
+case("cobbl_mat_mult", {"x": "3", "y": "7", "z": "13", "n": "5"},
+     [str(cobbl_mat_mult(3, 7, 13, 5))])
+
+
+# cobbl_kmp_search: txt[i] = 0 + ... + i, the pattern is txt[n-m-b .. n-b]; CoBBl's loop ends with
+# found = (end of the last match) - lps[m - 1], lps the prefix function of the pattern
+def cobbl_kmp_search(b, c, n, m):
+    txt = [i * (i + 1) // 2 % M32 for i in range(n)]
+    pat = txt[n - m - b: n - b]
+    lps = [max(k for k in range(q + 1) if pat[:k] == pat[q + 1 - k: q + 1]) for q in range(m)]
+    starts = [s for s in range(n - m + 1) if txt[s: s + m] == pat]
+    found = starts[-1] + m - lps[m - 1] if starts else 0
+    return (found + (pat[b] + txt[b]) * c) % M32
+
+
+case("cobbl_kmp_search", {"b": "5", "c": "1", "n": "240", "m": "24"},
+     [str(cobbl_kmp_search(5, 1, 240, 24))])
+
+
+# cobbl_dna_align: an LCS of A and B by dynamic programming (ties go right, as in CoBBl), walked
+# from (0, 0); characters of A on the walk's diagonals, zeros moved to the end (stable)
+def cobbl_dna_align(x, n):
+    A = [i * (i + 1) // 2 % M32 for i in range(n)]
+    B = [(7 - a) % M32 for a in A]
+    L = [[0] * (n + 1) for _ in range(n + 1)]
+    move = {}
+    for i in reversed(range(n)):
+        for j in reversed(range(n)):
+            if A[i] == B[j]:
+                L[i][j], move[i, j] = 1 + L[i + 1][j + 1], (1, 1)
+            elif L[i + 1][j] == L[i][j + 1] + 1:
+                L[i][j], move[i, j] = L[i + 1][j], (1, 0)
+            else:
+                L[i][j], move[i, j] = L[i][j + 1], (0, 1)
+    lcs = [0] * n
+    i = j = 0
+    while i < n and j < n:
+        di, dj = move[i, j]
+        if (di, dj) == (1, 1):
+            lcs[i] = A[i]
+        i, j = i + di, j + dj
+    assert len([v for v in lcs if v]) <= L[0][0]
+    lcs = [v for v in lcs if v != 0] + [0] * 5
+    return lcs[x]
+
+
+case("cobbl_dna_align", {"x": "0", "n": "5"}, [str(cobbl_dna_align(0, 5))])
+
+
+# cobbl_rle_codec: the text 1, 2, 2, 3, 3, 3, ...; runs as (character, count) pairs
+def cobbl_rle_codec(x, y, n):
+    txt = [k for k in range(1, n + 1) for _ in range(k)][:n]
+    compr = []
+    for k, g in itertools.groupby(txt):
+        compr += [k, len(list(g))]
+    out = [k for k, cnt in zip(compr[::2], compr[1::2]) for _ in range(cnt)]
+    assert out == txt
+    txt, compr, out = txt + [0] * (20 - n), compr + [0] * (40 - len(compr)), out + [0] * (20 - n)
+    return (txt[x] + compr[x] + out[x]) * y % M32
+
+
+case("cobbl_rle_codec", {"x": "9", "y": "3", "n": "20"}, [str(cobbl_rle_codec(9, 3, 20))])
+
+
+# cobbl_sha256: the SHA-256 compression function (constants from their definition, checked
+# against hashlib on one padded block) of the block w[i] = 0 + ... + i, from the IV; word m
+def rotr32(v, k):
+    return ((v >> k) | (v << (32 - k))) % M32
+
+
+def sha256_constants():
+    primes = [q for q in range(2, 312) if all(q % d for d in range(2, q))]
+
+    def icbrt(v):
+        r = int(round(v ** (1 / 3)))
+        while r ** 3 > v:
+            r -= 1
+        while (r + 1) ** 3 <= v:
+            r += 1
+        return r
+
+    return ([icbrt(q << 96) % M32 for q in primes[:64]],
+            [math.isqrt(q << 64) % M32 for q in primes[:8]])
+
+
+def sha256_compress(state, block):
+    K, _ = sha256_constants()
+    w = list(block)
+    for i in range(16, 64):
+        s0 = rotr32(w[i - 15], 7) ^ rotr32(w[i - 15], 18) ^ (w[i - 15] >> 3)
+        s1 = rotr32(w[i - 2], 17) ^ rotr32(w[i - 2], 19) ^ (w[i - 2] >> 10)
+        w.append((w[i - 16] + s0 + w[i - 7] + s1) % M32)
+    a, b, c, d, e, f_, g, h = state
+    for i in range(64):
+        t1 = (h + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f_) ^ (~e & g))
+              + K[i] + w[i]) % M32
+        t2 = ((rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) % M32
+        a, b, c, d, e, f_, g, h = (t1 + t2) % M32, a, b, c, (d + t1) % M32, e, f_, g
+    return [(s + v) % M32 for s, v in zip(state, [a, b, c, d, e, f_, g, h])]
+
+
+def cobbl_sha256(m, n):
+    _, iv = sha256_constants()
+    abc = b"abc" + b"\x80" + b"\0" * 52 + struct.pack(">Q", 24)
+    digest = sha256_compress(iv, struct.unpack(">16I", abc))
+    assert struct.pack(">8I", *digest) == hashlib.sha256(b"abc").digest()
+    block = [i * (i + 1) // 2 for i in range(16)]
+    return sum(sha256_compress(iv, block)[m] for _ in range(n)) % M32
+
+
+case("cobbl_sha256", {"m": "3", "n": "1"}, [str(cobbl_sha256(3, 1))])
+
+
+# cobbl_poseidon: CoBBl's rounds (ark, sbox and mix over the first n state words, as in CoBBl).
+# The round constants are data of the program (a prefix of CoBBl's poseidon_constants.zok): they
+# are read from the program file and checked against the SHA-256 of that prefix as in CoBBl.
+def cobbl_poseidon_constants():
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = open(os.path.join(here, "cobbl_poseidon.zok")).read()
+
+    def const_array(name):
+        body = re.search(r"const field\[\d+\] " + name + r" = \[([^\]]*)\];", text).group(1)
+        return [int(t) for t in body.replace(",", " ").split()]
+
+    C, Mx = const_array("POSEIDON_C"), const_array("POSEIDON_M")
+    key = ",".join(map(str, C)) + ";" + ",".join(map(str, Mx))
+    assert hashlib.sha256(key.encode()).hexdigest() == \
+        "a27acd308ccf4125f5c20c68a9f6426b71a3635c441c91d3687f0ffde5697074"
+    return C, Mx
+
+
+def cobbl_poseidon(n, max_n=1):
+    C, Mx = cobbl_poseidon_constants()
+    t, full, partial = n + 1, 8, 57
+    inputs = [i * (i + 1) // 2 for i in range(max_n)]
+    state = [0] * (max_n + 1)
+    state[1:t] = inputs[:t - 1]
+    for r in range(full + partial):
+        state = [(state[i] + C[r * t + i]) % P if i < n else state[i] for i in range(max_n + 1)]
+        state = [pow(v, 5, P) if i == 0 or (i < n and (r < full // 2 or r >= full // 2 + partial))
+                 else v for i, v in enumerate(state)]
+        state = [sum(state[j] * Mx[i * max_n + 1 + j] for j in range(n)) % P if i < n else 0
+                 for i in range(max_n + 1)]
+    return state[0]
+
+
+case("cobbl_poseidon", {"n": "1"}, [f(cobbl_poseidon(1))])
 
 
 def main():
