@@ -17,6 +17,13 @@ use zkbc::r1cs;
 
 /// The corpus programs whose loop bounds are runtime values: no monolithic circuit exists.
 const RUNTIME_BOUNDS: &[&str] = &[
+    "cobbl_dna_align",
+    "cobbl_find_min",
+    "cobbl_kmp_search",
+    "cobbl_mat_mult",
+    "cobbl_poseidon",
+    "cobbl_rle_codec",
+    "cobbl_sha256",
     "gcd",
     "isqrt",
     "range_sum",

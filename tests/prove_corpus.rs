@@ -30,7 +30,7 @@ fn instances(file: &Path) -> Vec<BlockInstance> {
 
 #[test]
 fn honest_proofs_verify_and_single_changes_are_rejected() {
-    let mut checked = 0;
+    let (mut checked, mut witnesses_changed) = (0, 0);
     for file in corpus() {
         let name = file.display();
         let insts = instances(&file);
@@ -67,15 +67,34 @@ fn honest_proofs_verify_and_single_changes_are_rejected() {
             "{name}: changed round polynomial accepted"
         );
 
-        // A witness value (after the constant and the instance variables) of the block's last
-        // execution: the verifier reads the witness, so the old proof no longer fits it, and the
-        // changed execution no longer satisfies its instance.
-        let mut changed = insts.clone();
-        let inst = &mut changed[b];
-        let first_witness = 1 + inst.r1cs.num_instance;
-        let z = inst.executions.last_mut().unwrap();
-        if z.len() > first_witness {
-            z[first_witness] += Fr::from(1u64);
+        // A witness value (after the constant and the instance variables) whose change breaks
+        // a constraint — not every witness is determined in every execution (`eq`'s inverse is
+        // free when its operands are equal), so the blocks are searched, most rounds first, and
+        // their executions, last first: the verifier reads the witness, so the old proof no
+        // longer fits it, and the changed execution no longer satisfies its instance.
+        let mut order: Vec<usize> = (0..insts.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(proof.blocks[i].rounds.len()));
+        let target = order.iter().find_map(|&i| {
+            let inst = &insts[i];
+            let first_witness = 1 + inst.r1cs.num_instance;
+            inst.executions.iter().enumerate().rev().find_map(|(e, z)| {
+                (first_witness..z.len())
+                    .find(|&k| {
+                        let mut t = z.clone();
+                        t[k] += Fr::from(1u64);
+                        !satisfied(&inst.r1cs, &t)
+                    })
+                    .map(|k| (i, e, k))
+            })
+        });
+        let has_witness = insts.iter().any(|i| i.r1cs.num_witness > 0);
+        assert!(
+            target.is_some() || !has_witness,
+            "{name}: no witness change breaks a constraint"
+        );
+        if let Some((i, e, k)) = target {
+            let mut changed = insts.clone();
+            changed[i].executions[e][k] += Fr::from(1u64);
             assert!(
                 prove::verify(&changed, &proof).is_err(),
                 "{name}: old proof accepted a changed witness"
@@ -85,10 +104,21 @@ fn honest_proofs_verify_and_single_changes_are_rejected() {
                 prove::verify(&changed, &reproved).is_err(),
                 "{name}: changed witness proven"
             );
+            witnesses_changed += 1;
         }
         checked += 1;
     }
     assert!(checked >= 25, "{checked} programs");
+    assert!(witnesses_changed >= 25, "{witnesses_changed} witness changes");
+}
+
+/// Whether `z` satisfies every constraint of `r1cs` (evaluated directly, not by the prover).
+fn satisfied(r1cs: &zkbc::prove::SparseR1cs, z: &[Fr]) -> bool {
+    let dot = |row: &Vec<(usize, Fr)>| {
+        row.iter()
+            .fold(Fr::from(0u64), |acc, (v, c)| acc + z[*v] * c)
+    };
+    (0..r1cs.a.len()).all(|k| dot(&r1cs.a[k]) * dot(&r1cs.b[k]) == dot(&r1cs.c[k]))
 }
 
 /// Where snarkjs is, or why the check is skipped.
