@@ -294,7 +294,13 @@ struct CompileArgs {
     /// Do not merge blocks (-O3 without the merge pass).
     #[arg(long, conflicts_with = "monolithic")]
     no_merge: bool,
-    /// MIN_BLOCK_SIZE of the merge threshold max(MIN_BLOCK_SIZE, next_pow2(largest block)).
+    /// How -O3 decides what to merge: `cost` (the default) merges what lowers the predicted
+    /// sumcheck cells and keeps the cheapest of that, no merging, one block and the threshold
+    /// rule; `threshold` is the seed's (CoBBl's) rule: every merge component below THRESHOLD.
+    #[arg(long, default_value = "cost", value_parser = parse_policy)]
+    merge_policy: opt::merge::MergePolicy,
+    /// MIN_BLOCK_SIZE of the merge threshold max(MIN_BLOCK_SIZE, next_pow2(largest block))
+    /// (`--merge-policy threshold`).
     #[arg(long, default_value_t = opt::merge::DEFAULT_MIN_BLOCK_SIZE)]
     min_block_size: u64,
     /// Merge the whole program into one block (every branch predicated, every loop unrolled):
@@ -324,6 +330,10 @@ fn parse_field_cmp(s: &str) -> Result<measure::FieldCmp, String> {
     s.parse()
 }
 
+fn parse_policy(s: &str) -> Result<opt::merge::MergePolicy, String> {
+    s.parse()
+}
+
 impl CompileArgs {
     /// The merge mode the flags ask for.
     fn merging(&self) -> zkbc::driver::measure::Merging {
@@ -331,7 +341,7 @@ impl CompileArgs {
         match (self.no_merge, self.monolithic) {
             (true, _) => Merging::Off,
             (_, true) => Merging::Monolithic,
-            _ => Merging::Threshold,
+            _ => Merging::Default,
         }
     }
 
@@ -343,6 +353,7 @@ impl CompileArgs {
             opt_level: self.opt_level,
             min_block_size: self.min_block_size,
             merging: self.merging(),
+            policy: self.merge_policy,
             max_steps,
             max_unrolled: self.max_unrolled,
             field_cmp: self.field_cmp,
@@ -350,10 +361,19 @@ impl CompileArgs {
     }
 
     fn compile(&self) -> Result<driver::Compilation, Exit> {
+        self.compile_profiled(None)
+    }
+
+    /// [`CompileArgs::compile`], with block formation profiled on these inputs.
+    fn compile_profiled(
+        &self,
+        profile: Option<serde_json::Value>,
+    ) -> Result<driver::Compilation, Exit> {
         let text = read(&self.file)?;
-        let options = self
+        let mut options = self
             .settings(Settings::default().max_steps)
             .driver_options();
+        options.profile = profile;
         driver::compile(&self.file.display().to_string(), &text, &options)
             .map_err(|e| user_error(e.to_string()))
     }

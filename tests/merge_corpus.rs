@@ -1,8 +1,11 @@
 //! Block merging on the corpus: merging changes no output, every merged block's instance is
-//! satisfied by the witness from the trace (at MIN_BLOCK_SIZE 1024 and 32768, and
-//! `--monolithic` where the program has one), programs with runtime loop bounds give the clear
-//! `--monolithic` error, and the cost table (blocks, transition states, sumcheck cells with and
-//! without merging) is a snapshot, `tests/snapshots/merge_costs.txt` (`UPDATE_EXPECT=1`).
+//! satisfied by the witness from the trace (cost-driven, by the threshold rule at
+//! MIN_BLOCK_SIZE 1024 and 32768, and `--monolithic` where the program has one), programs with
+//! runtime loop bounds give the clear `--monolithic` error, and the cost table is a snapshot,
+//! `tests/snapshots/merge_costs.txt` (`UPDATE_EXPECT=1`): sumcheck cells of every formation,
+//! beside the cells before cost-driven formation (`tests/snapshots/merge_costs_before.tsv`).
+//! The default never costs more cells than `--no-merge`, `--monolithic` or either threshold,
+//! and the corpus total is at most half of the best of the old modes.
 
 mod common;
 use common::{corpus, read_json};
@@ -12,6 +15,7 @@ use std::path::Path;
 use zkbc::cost::{BlockCost, ProgramCost, Totals};
 use zkbc::driver;
 use zkbc::ir::interp;
+use zkbc::opt::merge::MergePolicy;
 use zkbc::opt::OptLevel;
 use zkbc::r1cs;
 
@@ -38,23 +42,30 @@ fn stem(file: &Path) -> String {
 }
 
 /// How a program is compiled for one column of the table.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Config {
+    /// The default: cost-driven, profiled on the program's inputs (as `zkbc report --inputs`).
+    Default,
     NoMerge,
-    Merge(u64),
+    /// `--merge-policy threshold --min-block-size N`.
+    Threshold(u64),
     Monolithic,
 }
 
 impl Config {
-    fn options(self) -> driver::Options {
+    fn options(self, inputs: &serde_json::Value) -> driver::Options {
         let mut options = driver::Options {
             opt_level: OptLevel::O3,
             ..driver::Options::default()
         };
         options.opt.verify = true;
         match self {
+            Config::Default => options.profile = Some(inputs.clone()),
             Config::NoMerge => options.opt.skip.push("merge".into()),
-            Config::Merge(min) => options.opt.merge.min_block_size = min,
+            Config::Threshold(min) => {
+                options.opt.merge.policy = MergePolicy::Threshold;
+                options.opt.merge.min_block_size = min;
+            }
             Config::Monolithic => options.opt.merge.monolithic = true,
         }
         options
@@ -69,7 +80,8 @@ struct Checked {
 
 fn compile(file: &Path, config: Config) -> Result<driver::Compilation, String> {
     let text = std::fs::read_to_string(file).unwrap();
-    driver::compile(&file.display().to_string(), &text, &config.options())
+    let inputs = read_json(&file.with_extension("json"));
+    driver::compile(&file.display().to_string(), &text, &config.options(&inputs))
         .map_err(|e| e.to_string())
 }
 
@@ -89,7 +101,7 @@ fn check(file: &Path, config: Config) -> Result<Checked, String> {
         program: stem(file),
         opt_level: format!("{config:?}"),
         min_block_size: match config {
-            Config::Merge(min) => min,
+            Config::Threshold(min) => min,
             _ => 1024,
         },
         blocks: stats
@@ -113,8 +125,9 @@ fn check(file: &Path, config: Config) -> Result<Checked, String> {
     })
 }
 
-/// Outputs equal the expected ones and every block is satisfied, merged at both minimum block
-/// sizes and as one block; runtime loop bounds make `--monolithic` fail with the clear error.
+/// Outputs equal the expected ones and every block is satisfied, merged by cost, by the
+/// threshold rule at both minimum block sizes and as one block; runtime loop bounds make
+/// `--monolithic` fail with the clear error.
 #[test]
 fn merging_keeps_outputs_and_satisfies_every_block() {
     let mut failures = Vec::new();
@@ -122,8 +135,9 @@ fn merging_keeps_outputs_and_satisfies_every_block() {
         let name = stem(&file);
         let expected = read_json(&file.with_extension("expected.json"));
         for config in [
-            Config::Merge(1024),
-            Config::Merge(32768),
+            Config::Default,
+            Config::Threshold(1024),
+            Config::Threshold(32768),
             Config::Monolithic,
         ] {
             let runtime = RUNTIME_BOUNDS.contains(&name.as_str());
@@ -151,64 +165,110 @@ fn merging_keeps_outputs_and_satisfies_every_block() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-fn fmt_totals(t: &Totals) -> String {
-    format!(
-        "{:>3} {:>6} {:>8}",
-        t.blocks,
-        t.transitions.unwrap_or(0),
-        t.sumcheck_cells.unwrap_or(0)
-    )
+/// The sumcheck cells before cost-driven formation: program to (O3, no merge, monolithic,
+/// min 32768), `None` where there was no one-block circuit.
+fn before() -> HashMap<String, [Option<u128>; 4]> {
+    let text = include_str!("snapshots/merge_costs_before.tsv");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("program\t"))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let n = |k: usize| f.get(k).and_then(|x| x.parse().ok());
+            (f[0].to_string(), [n(1), n(2), n(3), n(4)])
+        })
+        .collect()
 }
 
-/// The cost table, and merging pays off where it should: on the programs with small branches
-/// and counted inner loops, merged at MIN_BLOCK_SIZE 1024 has fewer sumcheck cells or fewer
-/// transition states than unmerged.
+fn cells(c: &Result<Checked, String>) -> Option<u128> {
+    c.as_ref().ok().and_then(|c| c.totals.sumcheck_cells)
+}
+
+fn column(x: Option<u128>) -> String {
+    x.map_or("-".into(), |c| c.to_string())
+}
+
+/// The cost table and the promise of cost-driven formation: on every program the default
+/// costs no more cells than `--no-merge`, `--monolithic` (where it exists) and the threshold
+/// rule at 1024 and 32768 (what `--min-block-size 32768` merged); it has fewer cells than
+/// `--no-merge` where merging pays; the corpus total is at most half of the total of the best
+/// old mode per program.
 #[test]
 fn merge_cost_table() {
     const IMPROVED: &[&str] = &[
         "bubble_sort",
+        "cobbl_dna_align",
+        "cobbl_kmp_search",
+        "cobbl_mat_mult",
         "conditionals",
         "consts",
+        "early_return",
         "else_if",
         "find_min",
+        "matmul",
         "merkle",
         "mimc",
         "nested_loops",
         "u32_wrap",
         "while_collatz",
     ];
+    let before = before();
     let mut table = String::from(
-        "program          | no merge: blocks trans cells | min 1024: blocks trans cells | min 32768: blocks trans cells\n",
+        "program               before   default  no-merge  monolithic  threshold-1024  threshold-32768\n",
     );
     let mut failures = Vec::new();
+    let (mut total_before_best, mut total_default) = (0u128, 0u128);
     for file in corpus() {
         let name = stem(&file);
-        let run = |config| check(&file, config).map(|c| c.totals);
-        let (Ok(none), Ok(small), Ok(large)) = (
-            run(Config::NoMerge),
-            run(Config::Merge(1024)),
-            run(Config::Merge(32768)),
-        ) else {
-            failures.push(format!("{name}: does not check"));
+        let [default, none, mono, t1024, t32768] = [
+            Config::Default,
+            Config::NoMerge,
+            Config::Monolithic,
+            Config::Threshold(1024),
+            Config::Threshold(32768),
+        ]
+        .map(|c| cells(&check(&file, c)));
+        let old = before.get(&name).copied().unwrap_or([None; 4]);
+        table.push_str(&format!(
+            "{name:<20} {:>8} {:>9} {:>9} {:>11} {:>15} {:>16}\n",
+            column(old[0]),
+            column(default),
+            column(none),
+            column(mono),
+            column(t1024),
+            column(t32768)
+        ));
+        let Some(d) = default else {
+            failures.push(format!("{name}: the default does not check"));
             continue;
         };
-        table.push_str(&format!(
-            "{name:<16} | {:>27} | {:>27} | {:>28}\n",
-            fmt_totals(&none),
-            fmt_totals(&small),
-            fmt_totals(&large)
-        ));
-        let better =
-            small.sumcheck_cells < none.sumcheck_cells || small.transitions < none.transitions;
-        if IMPROVED.contains(&name.as_str()) && !better {
-            failures.push(format!(
-                "{name}: merging did not lower cells or transitions"
-            ));
+        for (what, other) in [
+            ("--no-merge", none),
+            ("--monolithic", mono),
+            ("the threshold rule at 1024", t1024),
+            ("the threshold rule at 32768", t32768),
+        ] {
+            if other.is_some_and(|o| d > o) {
+                failures.push(format!(
+                    "{name}: the default costs {d} cells, {what} {other:?}"
+                ));
+            }
         }
-        if small.transitions > none.transitions || large.transitions > small.transitions {
-            failures.push(format!("{name}: merging added transition states"));
+        if IMPROVED.contains(&name.as_str()) && none.is_some_and(|n| d >= n) {
+            failures.push(format!("{name}: merging did not lower the cells"));
         }
+        match old.iter().flatten().min() {
+            Some(best) => total_before_best += best,
+            None => failures.push(format!("{name}: no cells before (a new program?)")),
+        }
+        total_default += d;
     }
+    table.push_str(&format!(
+        "\ntotal default {total_default}, best of the old modes {total_before_best}\n"
+    ));
     expect_test::expect_file!["snapshots/merge_costs.txt"].assert_eq(&table);
+    assert!(
+        2 * total_default <= total_before_best,
+        "total {total_default} cells is more than half of {total_before_best}"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -7,15 +7,18 @@
 use expect_test::{expect, Expect};
 use zkbc::ir::interp::{self, Limits};
 use zkbc::ir::{parse_program, verify, Program};
-use zkbc::opt::merge::MergeOptions;
+use zkbc::opt::merge::{MergeOptions, MergePolicy};
 use zkbc::opt::random::{compare_runs, random_program};
 use zkbc::opt::{optimize, OptError, OptLevel, Options, Pipeline};
 
+/// The threshold rule (or monolithic): these tests are about how a component is merged;
+/// `tests/merge_formation.rs` is about which are.
 fn merge_options(monolithic: bool) -> Options {
     Options {
         verify: true,
         merge: MergeOptions {
             monolithic,
+            policy: MergePolicy::Threshold,
             ..MergeOptions::default()
         },
         ..Options::default()

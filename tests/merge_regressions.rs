@@ -24,7 +24,7 @@ fn early_return_in_an_unrolled_loop_returns_its_own_iteration() {
         std::fs::read_to_string("tests/reliability_findings/monolithic_early_return.zok").unwrap();
     for (c, expected) in [(true, "0"), (false, "9")] {
         let inputs = serde_json::json!({ "c": c });
-        for merging in [Merging::Monolithic, Merging::Threshold, Merging::Off] {
+        for merging in [Merging::Monolithic, Merging::Default, Merging::Off] {
             assert_eq!(
                 run(&source, merging, inputs.clone()),
                 serde_json::json!({ "outputs": [expected] }),
@@ -36,7 +36,7 @@ fn early_return_in_an_unrolled_loop_returns_its_own_iteration() {
     let source = "def main(u32 k) -> u32 {\n    u32 mut acc = 0;\n    for u32 i in 0..6 {\n        acc = acc + i;\n        if i == k {\n            return acc * 10;\n        }\n    }\n    return acc;\n}\n";
     for (k, expected) in [(0, "0"), (2, "30"), (5, "150"), (9, "15")] {
         let inputs = serde_json::json!({ "k": k });
-        for merging in [Merging::Monolithic, Merging::Threshold] {
+        for merging in [Merging::Monolithic, Merging::Default] {
             assert_eq!(
                 run(source, merging, inputs.clone()),
                 serde_json::json!({ "outputs": [expected] }),

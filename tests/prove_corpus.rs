@@ -109,7 +109,10 @@ fn honest_proofs_verify_and_single_changes_are_rejected() {
         checked += 1;
     }
     assert!(checked >= 25, "{checked} programs");
-    assert!(witnesses_changed >= 25, "{witnesses_changed} witness changes");
+    assert!(
+        witnesses_changed >= 25,
+        "{witnesses_changed} witness changes"
+    );
 }
 
 /// Whether `z` satisfies every constraint of `r1cs` (evaluated directly, not by the prover).

@@ -125,7 +125,7 @@ pub(crate) fn table_pipelines(
     let mut out = Vec::new();
     for &level in opt_levels {
         for &size in min_block_sizes {
-            out.push((level, size, measure::Merging::Threshold));
+            out.push((level, size, measure::Merging::Default));
         }
         if with_no_merge && level == opt::OptLevel::O3 {
             out.push((level, min_block_sizes[0], measure::Merging::Off));

@@ -25,4 +25,4 @@ pub use model::{
     next_pow2, padded_constraints, padded_executions, BlockCost, BlockReport, CostError,
     ProgramCost, Report, Totals, SCHEMA_VERSION,
 };
-pub use predict::{predict, Prediction};
+pub use predict::{predict, prediction_of, BlockCounts, Counts, Prediction, Profile};

@@ -9,7 +9,7 @@ use crate::ir::interp::{self, Limits, Val};
 use crate::ir::{BlockId, FuncId, Program};
 use crate::r1cs::{self, BlockStats, LowerError};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// Inputs to run a program on when its execution counts are needed (`--inputs`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +27,7 @@ pub enum Counts {
     #[default]
     Static,
     /// A run on these inputs: the counts of that run, exactly.
-    Profile(Arc<Profile>),
+    Profile(Rc<Profile>),
 }
 
 /// Execution counts per block, every laid-out block present (0 for blocks that never run).

@@ -18,6 +18,7 @@ use crate::cost::{
 use crate::driver::{self, Compilation, CompileError};
 pub use crate::front::FieldCmp;
 use crate::ir::interp;
+use crate::opt::merge::MergePolicy;
 use crate::opt::OptLevel;
 use crate::r1cs::{self, BlockStats, CheckError, LowerError};
 use std::fmt;
@@ -28,9 +29,10 @@ pub const DEFAULT_MIN_BLOCK_SIZE: u64 = 1024;
 /// Whether and how blocks are merged (the `merge` pass of `-O3`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Merging {
-    /// As the level says: `-O3` merges components below the threshold.
+    /// As the level and the merge policy say: `-O3` merges by the cost model (or, with
+    /// `--merge-policy threshold`, the components below the threshold).
     #[default]
-    Threshold,
+    Default,
     /// `--no-merge`: the level's pipeline without the merge pass.
     Off,
     /// `--monolithic`: the whole program as one block.
@@ -46,6 +48,8 @@ pub struct Settings {
     pub min_block_size: u64,
     /// Merging.
     pub merging: Merging,
+    /// How merging decides (`--merge-policy`).
+    pub policy: MergePolicy,
     /// The interpreter's step limit.
     pub max_steps: u64,
     /// The most instructions one merge may emit (`--max-unrolled`).
@@ -59,7 +63,8 @@ impl Default for Settings {
         Settings {
             opt_level: OptLevel::O3,
             min_block_size: DEFAULT_MIN_BLOCK_SIZE,
-            merging: Merging::Threshold,
+            merging: Merging::Default,
+            policy: MergePolicy::Cost,
             max_steps: interp::Limits::default().max_steps,
             max_unrolled: crate::opt::merge::DEFAULT_MAX_UNROLLED,
             field_cmp: FieldCmp::Complete,
@@ -68,12 +73,16 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// The pipeline's name in a report's `opt_level`: `O2`, `O3 --no-merge`, `O3 --monolithic`.
+    /// The pipeline's name in a report's `opt_level`: `O2`, `O3 --no-merge`, `O3 --monolithic`,
+    /// `O3 --merge-policy threshold`.
     pub fn pipeline_name(&self) -> String {
-        match self.merging {
-            Merging::Threshold => format!("{:?}", self.opt_level),
-            Merging::Off => format!("{:?} --no-merge", self.opt_level),
-            Merging::Monolithic => format!("{:?} --monolithic", self.opt_level),
+        match (self.merging, self.policy) {
+            (Merging::Default, MergePolicy::Cost) => format!("{:?}", self.opt_level),
+            (Merging::Default, MergePolicy::Threshold) => {
+                format!("{:?} --merge-policy threshold", self.opt_level)
+            }
+            (Merging::Off, _) => format!("{:?} --no-merge", self.opt_level),
+            (Merging::Monolithic, _) => format!("{:?} --monolithic", self.opt_level),
         }
     }
 
@@ -86,8 +95,9 @@ impl Settings {
         };
         options.opt.merge.min_block_size = self.min_block_size;
         options.opt.merge.max_unrolled = self.max_unrolled;
+        options.opt.merge.policy = self.policy;
         match self.merging {
-            Merging::Threshold => {}
+            Merging::Default => {}
             Merging::Off => options.opt.skip.push("merge".into()),
             Merging::Monolithic => options.opt.merge.monolithic = true,
         }
@@ -221,7 +231,8 @@ pub fn measure(
     progress: &dyn Fn(Stage),
 ) -> Result<Measurement, MeasureError> {
     progress(Stage::Compile);
-    let options = settings.driver_options();
+    let mut options = settings.driver_options();
+    options.profile = inputs.cloned();
     let mut compilation =
         driver::compile(file_name, source, &options).map_err(MeasureError::Compile)?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(MeasureError::Compile)?;

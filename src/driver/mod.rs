@@ -33,6 +33,10 @@ pub struct Options {
     pub opt: opt::Options,
     /// The semantics of comparisons of two non-constant field elements (`--field-cmp`).
     pub field_cmp: front::FieldCmp,
+    /// Inputs (in the program's JSON encoding) to profile block formation with: cost-driven
+    /// merging then counts executions by running each candidate on them, so its decisions are
+    /// exact for these inputs. `None`: static counts and estimates.
+    pub profile: Option<serde_json::Value>,
 }
 
 impl Default for Options {
@@ -41,6 +45,7 @@ impl Default for Options {
             opt_level: OptLevel::O3,
             opt: opt::Options::default(),
             field_cmp: front::FieldCmp::Complete,
+            profile: None,
         }
     }
 }
@@ -132,7 +137,22 @@ pub fn compile(
             (program, None)
         }
     };
-    let opt_report = opt::optimize(&mut program, &pipeline(options)?, &options.opt)
+    let mut opt_options = options.opt.clone();
+    if let Some(json) = &options.profile {
+        // Inputs that do not fit `main` profile nothing; the command reading them reports it.
+        let inputs = match &abi {
+            Some(abi) => abi.inputs_from_json(json),
+            None => interp::inputs_from_json(&program, json),
+        };
+        if let Ok(inputs) = inputs {
+            opt_options.merge.counts =
+                crate::cost::Counts::Profile(std::rc::Rc::new(crate::cost::Profile {
+                    inputs,
+                    limits: interp::Limits::default(),
+                }));
+        }
+    }
+    let opt_report = opt::optimize(&mut program, &pipeline(options)?, &opt_options)
         .map_err(|e| CompileError::Opt(format!("{file_name}: {e}")))?;
     Ok(Compilation {
         program,

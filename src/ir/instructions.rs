@@ -112,7 +112,7 @@ impl fmt::Display for BinOp {
 
 /// The operation of an instruction. Results are stored beside it in
 /// [`crate::ir::InstData::results`].
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum InstKind {
     /// `vR = OP a, b`
     Binary {
@@ -427,7 +427,7 @@ impl InstKind {
 }
 
 /// A jump target with the arguments bound to the target block's parameters: `bN(a, b)`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct BlockCall {
     /// The target block.
     pub block: BlockId,
@@ -436,7 +436,7 @@ pub struct BlockCall {
 }
 
 /// How a block ends.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Terminator {
     /// `jmp bN(args)`
     Jmp(BlockCall),

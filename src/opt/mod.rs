@@ -17,8 +17,10 @@
 //! skip passes by name, and time each pass. A recursive program cannot be inlined: [`optimize`]
 //! reports it as [`OptError::Recursion`] before running anything.
 //!
-//! Architecture invariant: passes take IR and give IR; they never look at the source or at R1CS,
-//! and each leaves IR that [`crate::ir::verify`] accepts.
+//! Architecture invariant: passes take IR and give IR; they never look at the source, and each
+//! leaves IR that [`crate::ir::verify`] accepts. One pass looks at R1CS: `merge` sizes blocks
+//! by lowering them and decides by the cost model ([`crate::cost`]), as the seed's merge
+//! counts constraints by translating blocks; it still only changes IR.
 
 pub mod dce;
 pub mod indvars;
@@ -36,11 +38,15 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-/// What a pass did: named counters (`loads_forwarded`, `blocks_removed`, ...).
+/// What a pass did: named counters (`loads_forwarded`, `blocks_removed`, ...), and for
+/// cost-driven merging the decisions it took.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PassStats {
     /// Counter name to count; zero counts are not stored.
     pub counts: BTreeMap<&'static str, usize>,
+    /// Every candidate cost-driven block formation considered, and what it decided (empty for
+    /// every other pass).
+    pub decisions: Vec<merge::Decision>,
 }
 
 impl PassStats {
@@ -61,11 +67,12 @@ impl PassStats {
         !self.counts.is_empty()
     }
 
-    /// Adds every counter of `other`.
+    /// Adds every counter of `other` (and its decisions).
     pub fn merge(&mut self, other: PassStats) {
         for (k, v) in other.counts {
             self.add(k, v);
         }
+        self.decisions.extend(other.decisions);
     }
 }
 

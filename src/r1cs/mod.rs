@@ -128,6 +128,7 @@
 //! | guarded `assert` / `div` / `udiv` / `cast` | +1 each (`g·(1 − c) = 0`; divisor `1 + g(b − 1)`; `g·x`) |
 
 mod builder;
+mod cache;
 mod check;
 pub mod eliminate;
 mod fxhash;
@@ -137,6 +138,7 @@ mod live;
 mod lower;
 pub mod soundness;
 
+pub use cache::StatsCache;
 pub use check::{
     check_trace, flatten_val, for_each_execution, BlockCheck, CheckError, CheckReport,
 };

@@ -62,6 +62,9 @@
 //! `for i in 0..3` becomes three copies of its body with `i` folded to 0, 1 and 2.
 
 mod emit;
+mod formation;
+
+pub use formation::{add_latches, Decision, Subject, Verdict};
 
 use super::PassStats;
 use crate::analysis::components::component_size;
@@ -81,6 +84,30 @@ pub const DEFAULT_MAX_UNROLLED: usize = 1_000_000;
 /// Most rounds of "find components, merge" per function.
 const MAX_ROUNDS: usize = 64;
 
+/// How merging decides (`--merge-policy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MergePolicy {
+    /// By the cost model: merge what lowers the predicted sumcheck cells, and keep the best
+    /// of that, no merging, one block and the threshold rule ([`formation`]).
+    #[default]
+    Cost,
+    /// The seed's rule (CoBBl's): every component below THRESHOLD, largest first.
+    Threshold,
+}
+
+impl std::str::FromStr for MergePolicy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "cost" => Ok(MergePolicy::Cost),
+            "threshold" => Ok(MergePolicy::Threshold),
+            _ => Err(format!(
+                "unknown merge policy `{s}` (expected `cost` or `threshold`)"
+            )),
+        }
+    }
+}
+
 /// How to merge.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MergeOptions {
@@ -90,6 +117,11 @@ pub struct MergeOptions {
     pub monolithic: bool,
     /// The most instructions one merge may emit ([`DEFAULT_MAX_UNROLLED`]).
     pub max_unrolled: usize,
+    /// How to decide what to merge.
+    pub policy: MergePolicy,
+    /// Where the cost policy's execution counts come from: a profile run on the inputs, or
+    /// static counts and estimates.
+    pub counts: crate::cost::Counts,
 }
 
 impl Default for MergeOptions {
@@ -98,6 +130,8 @@ impl Default for MergeOptions {
             min_block_size: DEFAULT_MIN_BLOCK_SIZE,
             monolithic: false,
             max_unrolled: DEFAULT_MAX_UNROLLED,
+            policy: MergePolicy::Cost,
+            counts: crate::cost::Counts::Static,
         }
     }
 }
@@ -163,14 +197,14 @@ impl fmt::Display for MergeError {
 
 impl std::error::Error for MergeError {}
 
-/// The `merge` pass with default options (MIN_BLOCK_SIZE 1024).
+/// The `merge` pass with default options (cost-driven, static execution counts).
 pub fn run(program: &mut Program) -> PassStats {
     run_with(program, &MergeOptions::default())
-        .expect("bug: merging with a threshold reports no error")
+        .expect("bug: merging by cost or threshold reports no error")
 }
 
-/// Merges with `options`: components below the threshold, or (`monolithic`) every function
-/// into one block. Only `monolithic` returns errors.
+/// Merges with `options`: by the cost model or the threshold rule, or (`monolithic`) every
+/// function into one block. Only `monolithic` returns errors.
 pub fn run_with(program: &mut Program, options: &MergeOptions) -> Result<PassStats, MergeError> {
     if options.monolithic {
         let mut stats = PassStats::default();
@@ -184,7 +218,10 @@ pub fn run_with(program: &mut Program, options: &MergeOptions) -> Result<PassSta
         }
         return Ok(stats);
     }
-    Ok(merge_below_threshold(program, options))
+    Ok(match options.policy {
+        MergePolicy::Cost => formation::form_blocks(program, options),
+        MergePolicy::Threshold => merge_below_threshold(program, options),
+    })
 }
 
 /// The threshold for `program`: `max(min_block_size, next_pow2(max constraints))`, or `None`

@@ -1,0 +1,488 @@
+//! Cost-driven block formation: `--merge-policy cost`, the default. Every merge is decided by
+//! the cost model (`crate::cost`) on the program as it would be, not by a size threshold.
+//!
+//! # Algorithm
+//!
+//! 1. **Loops get one latch.** Each loop whose back edges come from several blocks, or from a
+//!    block that ends in `br`, gets an empty latch block that all of them jump to (the seed's
+//!    "every loop has an explicit tail"), so an `if` that ends a loop body has a tail and is a
+//!    merge component. Latches nothing merges into are removed again by the clean-up.
+//! 2. **Evaluate.** A candidate program is scored by [`Prediction`]: the clean-up passes that
+//!    follow merging in `-O3` (sccp, ranges, dce, simplify_cfg) run on a copy, every block is
+//!    lowered to R1CS (through a [`StatsCache`], so only changed blocks are lowered again), and
+//!    the sumcheck cells `Σ Q_b · X_b` and transitions `Σ exec_b` are computed with execution
+//!    counts from [`Counts`]: a profile run on the user's inputs (`--inputs`), which makes the
+//!    score exactly what the report will say, or static counts and estimates.
+//! 3. **Greedy.** Every merge component (a branch, or a loop with constant trip count, fully
+//!    unrolled, with no call or early return; `analysis::components`) is merged on a copy and
+//!    scored; the one that lowers the score most is applied, and the search repeats on the
+//!    result. A candidate's change in score is remembered while its blocks are untouched
+//!    (lazy greedy); one that cannot be merged (a run-time bound, over `--max-unrolled`) is
+//!    not tried again. The search stops when no candidate lowers the score.
+//! 4. **Best of the formations.** The greedy result is compared with the program unmerged,
+//!    merged into one block per function (`--monolithic`, when every loop bound is constant),
+//!    and merged by the seed's threshold rule at MIN_BLOCK_SIZE 1024 and 32768; the lowest
+//!    score wins (ties: fewer transitions). So with a profile, the default never costs more
+//!    cells than `--no-merge`, `--monolithic` or `--merge-policy threshold`.
+//!
+//! Every candidate and the final choice are recorded as [`Decision`]s (`zkbc report
+//! --explain`).
+
+use super::{merge_below_threshold, merge_component, merge_function, MergeOptions};
+use crate::analysis::{LoopForest, MergeComponents};
+use crate::cost::{prediction_of, Counts, Prediction};
+use crate::ir::{BlockCall, BlockId, FuncId, Function, Program, Terminator, ValueId};
+use crate::opt::PassStats;
+use crate::r1cs::StatsCache;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Most greedy rounds (merges) per program.
+const MAX_MERGES: usize = 256;
+
+/// What a decision is about.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Subject {
+    /// A merge component: its blocks (head first, tail last) when it was considered.
+    Component {
+        /// The function.
+        func: String,
+        /// The head.
+        head: String,
+        /// The tail.
+        tail: String,
+        /// Every block of the component.
+        blocks: Vec<String>,
+        /// The source lines its instructions come from (first, last), if known.
+        lines: Option<(u32, u32)>,
+        /// Whether it contains a loop (unrolled when merged).
+        has_loop: bool,
+    },
+    /// A whole-program block formation compared at the end.
+    Formation {
+        /// `unmerged`, `greedy`, `monolithic`, `threshold 1024`, `threshold 32768`.
+        name: String,
+    },
+}
+
+/// What was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Merged (a component) or chosen (a formation).
+    Taken,
+    /// Left as it is: it would not lower the predicted cells.
+    Kept,
+    /// Cannot be merged (see the reason).
+    Impossible,
+}
+
+/// One candidate considered by cost-driven block formation, and what was decided.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Decision {
+    /// The greedy round (0 for the final comparison of formations).
+    pub round: usize,
+    /// The candidate.
+    pub subject: Subject,
+    /// Predicted sumcheck cells without it (the program as it was).
+    pub cells_kept: Option<u128>,
+    /// Predicted sumcheck cells with it.
+    pub cells_taken: Option<u128>,
+    /// Predicted transitions without and with it.
+    pub transitions: (Option<u128>, Option<u128>),
+    /// The decision.
+    pub verdict: Verdict,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// The evaluator: clean-up, lowering with a cache, counts.
+struct Scorer<'a> {
+    counts: &'a Counts,
+    cache: StatsCache,
+}
+
+impl Scorer<'_> {
+    fn score(&self, program: &Program) -> Option<Prediction> {
+        let mut copy = program.clone();
+        cleanup(&mut copy);
+        let stats = self.cache.stats(&copy).ok()?;
+        Some(prediction_of(&stats, &self.counts.of(&copy)))
+    }
+}
+
+/// The passes `-O3` runs after merging (its `O3_EXTRA` without `merge`).
+fn cleanup(program: &mut Program) {
+    crate::opt::sccp::run(program);
+    crate::opt::ranges::run(program);
+    crate::opt::dce::run(program);
+    crate::opt::simplify_cfg::run(program);
+}
+
+/// A candidate's key: its function and blocks (a merge changes the blocks of every candidate
+/// it touches, so an untouched key still names the same code).
+type Key = (FuncId, Vec<BlockId>);
+
+/// Cost-driven block formation of `program` (see the module doc).
+pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> PassStats {
+    let mut stats = PassStats::default();
+    let scorer = Scorer {
+        counts: &options.counts,
+        cache: StatsCache::new(),
+    };
+    let Some(unmerged) = scorer.score(program) else {
+        // Calls or memory left (-O0 programs before legalization): nothing to decide with.
+        return stats;
+    };
+    let mut work = program.clone();
+    for func in &mut work.funcs {
+        stats.add("latches_added", add_latches(func));
+    }
+    let mut current = scorer.score(&work).unwrap_or(unmerged);
+    let mut decisions = Vec::new();
+    // The change in score of each candidate when it was last scored (lazy greedy: it stays a
+    // good estimate while the candidate's blocks are untouched).
+    let mut estimate: HashMap<Key, (i128, i128)> = HashMap::new();
+    let mut impossible: HashSet<Key> = HashSet::new();
+    for round in 1..=MAX_MERGES {
+        let mut fresh: HashMap<Key, (Prediction, Program)> = HashMap::new();
+        let mut subjects: HashMap<Key, Subject> = HashMap::new();
+        let mut comps: Vec<(Key, crate::analysis::Component)> = Vec::new();
+        for f in work.func_ids().collect::<Vec<_>>() {
+            let func = work.func(f);
+            if !LoopForest::new(func).is_reducible() {
+                continue;
+            }
+            let mc = MergeComponents::new(func);
+            for &h in &func.layout {
+                if let Some(c) = mc.component(h) {
+                    comps.push(((f, c.blocks.clone()), c.clone()));
+                }
+            }
+        }
+        for (key, c) in &comps {
+            if impossible.contains(key) {
+                continue;
+            }
+            let subject = component_subject(&work, key.0, c);
+            subjects.insert(key.clone(), subject.clone());
+            if estimate.contains_key(key) {
+                continue;
+            }
+            let mut cand = work.clone();
+            if let Err(e) = merge_component(cand.func_mut(key.0), c, options.max_unrolled) {
+                impossible.insert(key.clone());
+                decisions.push(Decision {
+                    round,
+                    subject,
+                    cells_kept: Some(current.cells),
+                    cells_taken: None,
+                    transitions: (Some(current.transitions), None),
+                    verdict: Verdict::Impossible,
+                    reason: e.to_string(),
+                });
+                continue;
+            }
+            match scorer.score(&cand) {
+                Some(p) => {
+                    estimate.insert(key.clone(), delta(current, p));
+                    fresh.insert(key.clone(), (p, cand));
+                }
+                None => {
+                    impossible.insert(key.clone());
+                }
+            }
+        }
+        // Best estimate first; a stale estimate is scored again before it is taken.
+        let mut order: Vec<(&Key, (i128, i128))> = estimate
+            .iter()
+            .filter(|(k, _)| subjects.contains_key(*k))
+            .map(|(k, d)| (k, *d))
+            .collect();
+        order.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+        let mut taken: Option<(Key, Prediction, Program)> = None;
+        let mut rescored: Vec<(Key, (i128, i128))> = Vec::new();
+        for (key, d) in order {
+            if d >= (0, 0) {
+                break;
+            }
+            let (p, cand) = match fresh.remove(key) {
+                Some(x) => x,
+                None => {
+                    let c = comps
+                        .iter()
+                        .find(|(k, _)| k == key)
+                        .map(|(_, c)| c.clone())
+                        .expect("bug: an estimated candidate is a current component");
+                    let mut cand = work.clone();
+                    if merge_component(cand.func_mut(key.0), &c, options.max_unrolled).is_err() {
+                        continue;
+                    }
+                    let Some(p) = scorer.score(&cand) else {
+                        continue;
+                    };
+                    rescored.push((key.clone(), delta(current, p)));
+                    (p, cand)
+                }
+            };
+            if p < current {
+                taken = Some((key.clone(), p, cand));
+                break;
+            }
+        }
+        estimate.extend(rescored);
+        let Some((key, p, cand)) = taken else {
+            // Nothing lowers the score: the remaining candidates are kept.
+            let mut kept: Vec<(&Key, &(i128, i128))> = estimate
+                .iter()
+                .filter(|(k, _)| subjects.contains_key(*k))
+                .collect();
+            kept.sort();
+            for (k, d) in kept {
+                decisions.push(Decision {
+                    round,
+                    subject: subjects[k].clone(),
+                    cells_kept: Some(current.cells),
+                    cells_taken: Some(apply_delta(current.cells, d.0)),
+                    transitions: (
+                        Some(current.transitions),
+                        Some(apply_delta(current.transitions, d.1)),
+                    ),
+                    verdict: Verdict::Kept,
+                    reason: format!("would cost {} more cells", d.0.max(0)),
+                });
+            }
+            break;
+        };
+        decisions.push(Decision {
+            round,
+            subject: subjects[&key].clone(),
+            cells_kept: Some(current.cells),
+            cells_taken: Some(p.cells),
+            transitions: (Some(current.transitions), Some(p.transitions)),
+            verdict: Verdict::Taken,
+            reason: saving(current, p),
+        });
+        let touched: BTreeSet<BlockId> = key.1.iter().copied().collect();
+        estimate
+            .retain(|(g, blocks), _| *g != key.0 || blocks.iter().all(|b| !touched.contains(b)));
+        work = cand;
+        current = p;
+        stats.add("components_merged", 1);
+    }
+    choose_formation(
+        program,
+        (work, current),
+        unmerged,
+        options,
+        &scorer,
+        &mut decisions,
+        &mut stats,
+    );
+    stats.decisions = decisions;
+    stats
+}
+
+/// `after − before` in (cells, transitions).
+fn delta(before: Prediction, after: Prediction) -> (i128, i128) {
+    let d = |a: u128, b: u128| {
+        i128::try_from(b).unwrap_or(i128::MAX) - i128::try_from(a).unwrap_or(i128::MAX)
+    };
+    (
+        d(before.cells, after.cells),
+        d(before.transitions, after.transitions),
+    )
+}
+
+fn apply_delta(x: u128, d: i128) -> u128 {
+    u128::try_from(i128::try_from(x).unwrap_or(i128::MAX).saturating_add(d)).unwrap_or(0)
+}
+
+/// A whole-program formation: its name, its score and program (if it exists), and why not.
+type Formation = (String, Option<(Prediction, Program)>, String);
+
+/// Step 4 of the module doc: the best of the greedy result and the other formations.
+#[allow(clippy::too_many_arguments)]
+fn choose_formation(
+    program: &mut Program,
+    (greedy, greedy_score): (Program, Prediction),
+    unmerged: Prediction,
+    options: &MergeOptions,
+    scorer: &Scorer<'_>,
+    decisions: &mut Vec<Decision>,
+    stats: &mut PassStats,
+) {
+    let mut formations: Vec<Formation> = vec![
+        (
+            "unmerged".into(),
+            Some((unmerged, program.clone())),
+            String::new(),
+        ),
+        ("greedy".into(), Some((greedy_score, greedy)), String::new()),
+    ];
+    let mut mono = program.clone();
+    let mut mono_err = String::new();
+    let mono_ok = mono.func_ids().collect::<Vec<_>>().into_iter().all(|f| {
+        match merge_function(mono.func_mut(f), options.max_unrolled) {
+            Ok(_) => true,
+            Err(e) => {
+                mono_err = e.to_string();
+                false
+            }
+        }
+    });
+    formations.push((
+        "monolithic".into(),
+        if mono_ok {
+            scorer.score(&mono).map(|p| (p, mono))
+        } else {
+            None
+        },
+        mono_err,
+    ));
+    for size in [1024u64, 32768] {
+        let mut t = program.clone();
+        let o = MergeOptions {
+            min_block_size: size,
+            ..options.clone()
+        };
+        merge_below_threshold(&mut t, &o);
+        formations.push((
+            format!("threshold {size}"),
+            scorer.score(&t).map(|p| (p, t)),
+            String::new(),
+        ));
+    }
+    let best = formations
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, s, _))| s.as_ref().map(|(p, _)| (*p, i)))
+        .min()
+        .map(|(_, i)| i);
+    for (i, (name, s, why)) in formations.iter().enumerate() {
+        let taken = Some(i) == best;
+        decisions.push(Decision {
+            round: 0,
+            subject: Subject::Formation { name: name.clone() },
+            cells_kept: None,
+            cells_taken: s.as_ref().map(|(p, _)| p.cells),
+            transitions: (None, s.as_ref().map(|(p, _)| p.transitions)),
+            verdict: match (taken, s) {
+                (true, _) => Verdict::Taken,
+                (false, Some(_)) => Verdict::Kept,
+                (false, None) => Verdict::Impossible,
+            },
+            reason: match (taken, s) {
+                (true, _) => "the fewest predicted cells".into(),
+                (false, Some(_)) => "more predicted cells than the chosen formation".into(),
+                (false, None) if !why.is_empty() => why.clone(),
+                (false, None) => "cannot be lowered".into(),
+            },
+        });
+    }
+    if let Some(i) = best {
+        let (name, s, _) = formations.swap_remove(i);
+        let (_, chosen) = s.expect("the best formation has a score");
+        let before: usize = program.funcs.iter().map(|f| f.layout.len()).sum();
+        let after: usize = chosen.funcs.iter().map(|f| f.layout.len()).sum();
+        *program = chosen;
+        stats.add("blocks_merged", before.saturating_sub(after));
+        stats.add(formation_counter(&name), 1);
+    }
+}
+
+fn formation_counter(name: &str) -> &'static str {
+    match name {
+        "unmerged" => "formation_unmerged",
+        "greedy" => "formation_greedy",
+        "monolithic" => "formation_monolithic",
+        _ => "formation_threshold",
+    }
+}
+
+/// "saves 1,234 cells" / "saves 3 transitions".
+fn saving(before: Prediction, after: Prediction) -> String {
+    if after.cells < before.cells {
+        format!("saves {} cells", before.cells - after.cells)
+    } else {
+        format!(
+            "same cells, saves {} transitions",
+            before.transitions.saturating_sub(after.transitions)
+        )
+    }
+}
+
+fn component_subject(program: &Program, f: FuncId, c: &crate::analysis::Component) -> Subject {
+    let func = program.func(f);
+    let lines = c
+        .blocks
+        .iter()
+        .flat_map(|b| func.block(*b).insts.iter())
+        .filter_map(|i| func.inst(*i).loc.map(|l| l.line))
+        .fold(None, |acc: Option<(u32, u32)>, l| {
+            Some(acc.map_or((l, l), |(a, b)| (a.min(l), b.max(l))))
+        });
+    let loops = LoopForest::new(func);
+    let has_loop = c
+        .blocks
+        .iter()
+        .any(|b| loops.loop_of_header(*b).is_some() && *b != c.tail);
+    Subject::Component {
+        func: func.name.clone(),
+        head: c.head.to_string(),
+        tail: c.tail.to_string(),
+        blocks: c.blocks.iter().map(ToString::to_string).collect(),
+        lines,
+        has_loop,
+    }
+}
+
+/// Gives every loop of `func` whose back edges come from several blocks, or from a block that
+/// ends in `br`, one empty latch block they all jump to. Returns how many were added.
+pub fn add_latches(func: &mut Function) -> usize {
+    let loops = LoopForest::new(func);
+    if !loops.is_reducible() {
+        return 0;
+    }
+    let mut added = 0;
+    for l in loops.loops() {
+        let header = l.header;
+        let single_jmp = matches!(l.latches.as_slice(),
+            [only] if matches!(func.block(*only).term, Some(Terminator::Jmp(_))));
+        if single_jmp {
+            continue;
+        }
+        let types: Vec<_> = func
+            .block(header)
+            .params
+            .iter()
+            .map(|p| func.value_type(*p).clone())
+            .collect();
+        let latch = func.create_block();
+        let params: Vec<ValueId> = types
+            .iter()
+            .map(|t| func.append_block_param(latch, t.clone()))
+            .collect();
+        func.block_mut(latch).term = Some(Terminator::Jmp(BlockCall {
+            block: header,
+            args: params,
+        }));
+        for &src in &l.latches {
+            if let Some(term) = func.block_mut(src).term.as_mut() {
+                for call in term.block_calls_mut() {
+                    if call.block == header {
+                        call.block = latch;
+                    }
+                }
+            }
+        }
+        let pos = func
+            .layout
+            .iter()
+            .position(|b| *b == header)
+            .map_or(func.layout.len(), |p| p + 1);
+        func.layout.insert(pos, latch);
+        added += 1;
+    }
+    added
+}
