@@ -361,18 +361,18 @@ impl CompileArgs {
     }
 
     fn compile(&self) -> Result<driver::Compilation, Exit> {
-        self.compile_profiled(None)
+        self.compile_profiled(None, Settings::default().max_steps)
     }
 
-    /// [`CompileArgs::compile`], with block formation profiled on these inputs.
+    /// [`CompileArgs::compile`], with block formation profiled on these inputs (runs limited
+    /// to `max_steps`).
     fn compile_profiled(
         &self,
         profile: Option<serde_json::Value>,
+        max_steps: u64,
     ) -> Result<driver::Compilation, Exit> {
         let text = read(&self.file)?;
-        let mut options = self
-            .settings(Settings::default().max_steps)
-            .driver_options();
+        let mut options = self.settings(max_steps).driver_options();
         options.profile = profile;
         driver::compile(&self.file.display().to_string(), &text, &options)
             .map_err(|e| user_error(e.to_string()))

@@ -128,7 +128,7 @@ fn check_soundness_on_the_command_line() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("circuits/gcd.zok: soundness: 6 block executions,")
+        stdout.contains("circuits/gcd.zok: soundness: 3 block executions,")
             && stdout.contains(" 0 accepted"),
         "{stdout}"
     );

@@ -2,7 +2,7 @@
 //! `--soundness` not under-constrained), `prove` (the sumcheck prover) and `export` (iden3
 //! files).
 
-use super::{bug, execute, load_inputs, read_json, user_error, Exit};
+use super::{bug, execute, inputs_in_encoding, read_json, user_error, Exit};
 use crate::CompileArgs;
 use std::path::{Path, PathBuf};
 use zkbc::ir::interp;
@@ -15,11 +15,12 @@ fn compile_and_run(
     inputs: Option<&Path>,
     max_steps: u64,
 ) -> Result<(driver::Compilation, interp::Outcome), Exit> {
-    // Block formation is profiled on the inputs the blocks will run on.
-    let profile = inputs.map(read_json).transpose()?;
-    let mut compiled = compile.compile_profiled(profile)?;
+    // Block formation is profiled on the inputs the blocks will run on (read once: the file
+    // may be a pipe).
+    let json = inputs.map(read_json).transpose()?;
+    let mut compiled = compile.compile_profiled(json.clone(), max_steps)?;
     driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
-    let values = load_inputs(&compiled, inputs)?;
+    let values = inputs_in_encoding(&compiled, json, inputs)?;
     let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
     Ok((compiled, outcome))
 }

@@ -67,12 +67,20 @@ pub(crate) fn load_inputs(
     compiled: &driver::Compilation,
     inputs: Option<&Path>,
 ) -> Result<Vec<interp::Val>, Exit> {
-    let json = match inputs {
-        Some(path) => read_json(path)?,
-        None => compiled.default_inputs(),
-    };
+    let json = inputs.map(read_json).transpose()?;
+    inputs_in_encoding(compiled, json, inputs)
+}
+
+/// The inputs already read from `source` (`None`: the empty default) in the program's
+/// encoding; bad inputs are exit status 2.
+pub(crate) fn inputs_in_encoding(
+    compiled: &driver::Compilation,
+    json: Option<serde_json::Value>,
+    source: Option<&Path>,
+) -> Result<Vec<interp::Val>, Exit> {
+    let json = json.unwrap_or_else(|| compiled.default_inputs());
     compiled.inputs_from_json(&json).map_err(|e| {
-        let source = inputs.map_or("inputs".into(), |p| p.display().to_string());
+        let source = source.map_or("inputs".into(), |p| p.display().to_string());
         user_error(format!("{source}: {e}"))
     })
 }

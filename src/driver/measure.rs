@@ -96,6 +96,7 @@ impl Settings {
         options.opt.merge.min_block_size = self.min_block_size;
         options.opt.merge.max_unrolled = self.max_unrolled;
         options.opt.merge.policy = self.policy;
+        options.profile_max_steps = self.max_steps;
         match self.merging {
             Merging::Default => {}
             Merging::Off => options.opt.skip.push("merge".into()),

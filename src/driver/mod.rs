@@ -37,6 +37,9 @@ pub struct Options {
     /// merging then counts executions by running each candidate on them, so its decisions are
     /// exact for these inputs. `None`: static counts and estimates.
     pub profile: Option<serde_json::Value>,
+    /// The step limit of profile runs (`--max-steps`): a program that does not finish within
+    /// it is formed with static counts instead.
+    pub profile_max_steps: u64,
 }
 
 impl Default for Options {
@@ -46,6 +49,7 @@ impl Default for Options {
             opt: opt::Options::default(),
             field_cmp: front::FieldCmp::Complete,
             profile: None,
+            profile_max_steps: interp::Limits::default().max_steps,
         }
     }
 }
@@ -148,7 +152,10 @@ pub fn compile(
             opt_options.merge.counts =
                 crate::cost::Counts::Profile(std::rc::Rc::new(crate::cost::Profile {
                     inputs,
-                    limits: interp::Limits::default(),
+                    limits: interp::Limits {
+                        max_steps: options.profile_max_steps,
+                        ..interp::Limits::default()
+                    },
                 }));
         }
     }

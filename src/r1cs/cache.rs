@@ -9,11 +9,11 @@
 //! and of each successor (they are its input and output state). Two blocks with the same key
 //! lower to the same constraints.
 
+use super::fxhash::FxHasher;
 use super::live::FuncInfo;
 use super::{all_blocks, lower_with, BlockStats, LowerError};
 use crate::ir::{BlockId, Function, Program, ValueId};
 use rayon::prelude::*;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -72,10 +72,10 @@ impl StatsCache {
 }
 
 fn fingerprint(func: &Function, info: &FuncInfo, b: BlockId, main_entry: bool) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = FxHasher::default();
     main_entry.hash(&mut h);
     let data = func.block(b);
-    let value = |v: ValueId, h: &mut DefaultHasher| {
+    let value = |v: ValueId, h: &mut FxHasher| {
         v.hash(h);
         func.value_type(v).hash(h);
         func.const_value(v).hash(h);
@@ -99,7 +99,7 @@ fn fingerprint(func: &Function, info: &FuncInfo, b: BlockId, main_entry: bool) -
             value(v, &mut h);
         }
     }
-    let live = |x: BlockId, h: &mut DefaultHasher| {
+    let live = |x: BlockId, h: &mut FxHasher| {
         x.hash(h);
         for &v in info.live_in.get(&x).map(Vec::as_slice).unwrap_or(&[]) {
             value(v, h);

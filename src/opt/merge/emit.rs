@@ -662,6 +662,9 @@ impl<'a> Emitter<'a> {
             _ => {}
         }
         let new = self.emit(kind, data.loc);
+        // A `nuw` fact holds on the paths that reached the instruction; copied under a guard it
+        // also runs on others, so only an unguarded copy keeps it.
+        self.func.inst_mut(new).no_wrap = data.no_wrap && !guarded;
         let results = self.func.inst(new).results.clone();
         for (old, new) in data.results.iter().zip(results) {
             self.env.insert(*old, new);

@@ -28,7 +28,8 @@
 //! Every candidate and the final choice are recorded as [`Decision`]s (`zkbc report
 //! --explain`).
 
-use super::{merge_below_threshold, merge_component, merge_function, MergeOptions};
+use super::rotate::rotate_loop;
+use super::{merge_below_threshold, merge_component, merge_function, MergeError, MergeOptions};
 use crate::analysis::{LoopForest, MergeComponents};
 use crate::cost::{prediction_of, Counts, Prediction};
 use crate::ir::{BlockCall, BlockId, FuncId, Function, Program, Terminator, ValueId};
@@ -57,6 +58,19 @@ pub enum Subject {
         lines: Option<(u32, u32)>,
         /// Whether it contains a loop (unrolled when merged).
         has_loop: bool,
+    },
+    /// A loop rotated into one block per `per_block` iterations (its test at the end).
+    Loop {
+        /// The function.
+        func: String,
+        /// The loop's header.
+        header: String,
+        /// Every block of the loop.
+        blocks: Vec<String>,
+        /// The source lines its instructions come from (first, last), if known.
+        lines: Option<(u32, u32)>,
+        /// Iterations per block.
+        per_block: usize,
     },
     /// A whole-program block formation compared at the end.
     Formation {
@@ -119,15 +133,102 @@ fn cleanup(program: &mut Program) {
     crate::opt::simplify_cfg::run(program);
 }
 
-/// A candidate's key: its function and blocks (a merge changes the blocks of every candidate
-/// it touches, so an untouched key still names the same code).
-type Key = (FuncId, Vec<BlockId>);
+/// Unroll factors tried when rotating a loop: 1 (rotation alone) and powers of two.
+const UNROLL_FACTORS: [usize; 6] = [1, 2, 4, 8, 16, 32];
+
+/// A transformation the greedy search can apply.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Candidate {
+    /// Merge the merge component headed by this block (its blocks in the key).
+    Component(BlockId),
+    /// Rotate the loop headed by this block, `k` iterations per block.
+    Rotate(BlockId, usize),
+}
+
+/// A candidate's key: its function, the transformation and the blocks it touches (a change to
+/// any of them changes the key, so an untouched key still names the same code).
+type Key = (FuncId, Candidate, Vec<BlockId>);
+
+/// A rotated loop's block holds at most this many instructions, or [`CHUNK_PER_PROGRAM`] times
+/// the program's (unrolling further rarely pays: each doubling halves the executions and
+/// doubles the padded size, and lowering candidates that large is what formation spends its
+/// time on).
+const MIN_CHUNK_CAP: usize = 4096;
+/// See [`MIN_CHUNK_CAP`].
+const CHUNK_PER_PROGRAM: usize = 4;
+
+/// Every candidate of `work` with its subject for the record; `chunk_cap` bounds the
+/// instructions of a rotated loop's block.
+fn candidates(work: &Program, chunk_cap: usize) -> Vec<(Key, Subject)> {
+    let mut out = Vec::new();
+    for f in work.func_ids() {
+        let func = work.func(f);
+        let loops = LoopForest::new(func);
+        if !loops.is_reducible() {
+            continue;
+        }
+        let mc = MergeComponents::new(func);
+        for &h in &func.layout {
+            if let Some(c) = mc.component(h) {
+                let subject = component_subject(work, f, &c.blocks, c.head, c.tail, &loops);
+                out.push(((f, Candidate::Component(h), c.blocks.clone()), subject));
+            }
+        }
+        for l in loops.loops() {
+            let mut blocks = l.blocks.clone();
+            blocks.sort();
+            let size: usize = blocks.iter().map(|b| func.block(*b).insts.len()).sum();
+            for k in UNROLL_FACTORS {
+                if k > 1 && k.saturating_mul(size) > chunk_cap {
+                    break;
+                }
+                let subject = Subject::Loop {
+                    func: func.name.clone(),
+                    header: l.header.to_string(),
+                    blocks: blocks.iter().map(ToString::to_string).collect(),
+                    lines: lines_of(func, &blocks),
+                    per_block: k,
+                };
+                out.push(((f, Candidate::Rotate(l.header, k), blocks.clone()), subject));
+            }
+        }
+    }
+    out
+}
+
+/// Applies the candidate to a copy of `work`.
+fn apply(work: &Program, key: &Key, max_unrolled: usize) -> Result<Program, MergeError> {
+    let mut cand = work.clone();
+    let func = cand.func_mut(key.0);
+    match key.1 {
+        Candidate::Component(h) => {
+            let comp = MergeComponents::new(func)
+                .component(h)
+                .cloned()
+                .expect("bug: a candidate component exists");
+            merge_component(func, &comp, max_unrolled)?;
+        }
+        Candidate::Rotate(h, k) => rotate_loop(func, h, k, max_unrolled)?,
+    }
+    Ok(cand)
+}
 
 /// Cost-driven block formation of `program` (see the module doc).
 pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> PassStats {
     let mut stats = PassStats::default();
+    // A profile that does not run (a failure, the step limit) is no use: static counts then,
+    // rather than failing the same run for every candidate.
+    let counts = match &options.counts {
+        Counts::Profile(p)
+            if crate::ir::interp::count_blocks(program, &p.inputs, p.limits).is_err() =>
+        {
+            stats.add("profile_failed", 1);
+            Counts::Static
+        }
+        c => c.clone(),
+    };
     let scorer = Scorer {
-        counts: &options.counts,
+        counts: &counts,
         cache: StatsCache::new(),
     };
     let Some(unmerged) = scorer.score(program) else {
@@ -139,6 +240,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         stats.add("latches_added", add_latches(func));
     }
     let mut current = scorer.score(&work).unwrap_or(unmerged);
+    let chunk_cap = MIN_CHUNK_CAP.max(CHUNK_PER_PROGRAM * program.n_insts());
     let mut decisions = Vec::new();
     // The change in score of each candidate when it was last scored (lazy greedy: it stays a
     // good estimate while the candidate's blocks are untouched).
@@ -146,50 +248,69 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     let mut impossible: HashSet<Key> = HashSet::new();
     for round in 1..=MAX_MERGES {
         let mut fresh: HashMap<Key, (Prediction, Program)> = HashMap::new();
-        let mut subjects: HashMap<Key, Subject> = HashMap::new();
-        let mut comps: Vec<(Key, crate::analysis::Component)> = Vec::new();
-        for f in work.func_ids().collect::<Vec<_>>() {
-            let func = work.func(f);
-            if !LoopForest::new(func).is_reducible() {
+        let cands = candidates(&work, chunk_cap);
+        let subjects: HashMap<Key, Subject> = cands.iter().cloned().collect();
+        // Unroll factors of one loop are tried in increasing order, and no further once a
+        // larger factor scores worse than the one before it.
+        let mut last_factor: HashMap<(FuncId, BlockId), (i128, i128)> = HashMap::new();
+        let mut stop_factors: HashSet<(FuncId, BlockId)> = HashSet::new();
+        for (key, subject) in cands {
+            let rotation = match key.1 {
+                Candidate::Rotate(h, _) => Some((key.0, h)),
+                Candidate::Component(_) => None,
+            };
+            if rotation.is_some_and(|r| stop_factors.contains(&r)) {
                 continue;
             }
-            let mc = MergeComponents::new(func);
-            for &h in &func.layout {
-                if let Some(c) = mc.component(h) {
-                    comps.push(((f, c.blocks.clone()), c.clone()));
+            let note_factor =
+                |d: (i128, i128),
+                 last: &mut HashMap<(FuncId, BlockId), (i128, i128)>,
+                 stop: &mut HashSet<(FuncId, BlockId)>| {
+                    if let Some(r) = rotation {
+                        if last.get(&r).is_some_and(|prev| d > *prev) {
+                            stop.insert(r);
+                        }
+                        last.insert(r, d);
+                    }
+                };
+            if impossible.contains(&key) {
+                if let Some(r) = rotation {
+                    stop_factors.insert(r);
                 }
-            }
-        }
-        for (key, c) in &comps {
-            if impossible.contains(key) {
                 continue;
             }
-            let subject = component_subject(&work, key.0, c);
-            subjects.insert(key.clone(), subject.clone());
-            if estimate.contains_key(key) {
+            if let Some(d) = estimate.get(&key) {
+                note_factor(*d, &mut last_factor, &mut stop_factors);
                 continue;
             }
-            let mut cand = work.clone();
-            if let Err(e) = merge_component(cand.func_mut(key.0), c, options.max_unrolled) {
-                impossible.insert(key.clone());
-                decisions.push(Decision {
-                    round,
-                    subject,
-                    cells_kept: Some(current.cells),
-                    cells_taken: None,
-                    transitions: (Some(current.transitions), None),
-                    verdict: Verdict::Impossible,
-                    reason: e.to_string(),
-                });
-                continue;
-            }
+            let cand = match apply(&work, &key, options.max_unrolled) {
+                Ok(c) => c,
+                Err(e) => {
+                    if let Some(r) = rotation {
+                        stop_factors.insert(r);
+                    }
+                    impossible.insert(key);
+                    decisions.push(Decision {
+                        round,
+                        subject,
+                        cells_kept: Some(current.cells),
+                        cells_taken: None,
+                        transitions: (Some(current.transitions), None),
+                        verdict: Verdict::Impossible,
+                        reason: e.to_string(),
+                    });
+                    continue;
+                }
+            };
             match scorer.score(&cand) {
                 Some(p) => {
-                    estimate.insert(key.clone(), delta(current, p));
-                    fresh.insert(key.clone(), (p, cand));
+                    let d = delta(current, p);
+                    note_factor(d, &mut last_factor, &mut stop_factors);
+                    estimate.insert(key.clone(), d);
+                    fresh.insert(key, (p, cand));
                 }
                 None => {
-                    impossible.insert(key.clone());
+                    impossible.insert(key);
                 }
             }
         }
@@ -209,15 +330,9 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             let (p, cand) = match fresh.remove(key) {
                 Some(x) => x,
                 None => {
-                    let c = comps
-                        .iter()
-                        .find(|(k, _)| k == key)
-                        .map(|(_, c)| c.clone())
-                        .expect("bug: an estimated candidate is a current component");
-                    let mut cand = work.clone();
-                    if merge_component(cand.func_mut(key.0), &c, options.max_unrolled).is_err() {
+                    let Ok(cand) = apply(&work, key, options.max_unrolled) else {
                         continue;
-                    }
+                    };
                     let Some(p) = scorer.score(&cand) else {
                         continue;
                     };
@@ -249,7 +364,11 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                         Some(apply_delta(current.transitions, d.1)),
                     ),
                     verdict: Verdict::Kept,
-                    reason: format!("would cost {} more cells", d.0.max(0)),
+                    reason: if d.0 > 0 {
+                        format!("would cost {} more cells", d.0)
+                    } else {
+                        "would not lower the cells or transitions".into()
+                    },
                 });
             }
             break;
@@ -263,12 +382,18 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             verdict: Verdict::Taken,
             reason: saving(current, p),
         });
-        let touched: BTreeSet<BlockId> = key.1.iter().copied().collect();
+        let touched: BTreeSet<BlockId> = key.2.iter().copied().collect();
         estimate
-            .retain(|(g, blocks), _| *g != key.0 || blocks.iter().all(|b| !touched.contains(b)));
+            .retain(|(g, _, blocks), _| *g != key.0 || blocks.iter().all(|b| !touched.contains(b)));
         work = cand;
         current = p;
-        stats.add("components_merged", 1);
+        stats.add(
+            match key.1 {
+                Candidate::Component(_) => "components_merged",
+                Candidate::Rotate(..) => "loops_rotated",
+            },
+            1,
+        );
     }
     choose_formation(
         program,
@@ -412,27 +537,35 @@ fn saving(before: Prediction, after: Prediction) -> String {
     }
 }
 
-fn component_subject(program: &Program, f: FuncId, c: &crate::analysis::Component) -> Subject {
-    let func = program.func(f);
-    let lines = c
-        .blocks
+/// The source lines (first, last) of the instructions of `blocks`, if any carry one.
+fn lines_of(func: &Function, blocks: &[BlockId]) -> Option<(u32, u32)> {
+    blocks
         .iter()
         .flat_map(|b| func.block(*b).insts.iter())
         .filter_map(|i| func.inst(*i).loc.map(|l| l.line))
         .fold(None, |acc: Option<(u32, u32)>, l| {
             Some(acc.map_or((l, l), |(a, b)| (a.min(l), b.max(l))))
-        });
-    let loops = LoopForest::new(func);
-    let has_loop = c
-        .blocks
+        })
+}
+
+fn component_subject(
+    program: &Program,
+    f: FuncId,
+    blocks: &[BlockId],
+    head: BlockId,
+    tail: BlockId,
+    loops: &LoopForest,
+) -> Subject {
+    let func = program.func(f);
+    let has_loop = blocks
         .iter()
-        .any(|b| loops.loop_of_header(*b).is_some() && *b != c.tail);
+        .any(|b| loops.loop_of_header(*b).is_some() && *b != tail);
     Subject::Component {
         func: func.name.clone(),
-        head: c.head.to_string(),
-        tail: c.tail.to_string(),
-        blocks: c.blocks.iter().map(ToString::to_string).collect(),
-        lines,
+        head: head.to_string(),
+        tail: tail.to_string(),
+        blocks: blocks.iter().map(ToString::to_string).collect(),
+        lines: lines_of(func, blocks),
         has_loop,
     }
 }
@@ -476,6 +609,8 @@ pub fn add_latches(func: &mut Function) -> usize {
                 }
             }
         }
+        // `create_block` laid the latch out last; put it right after the header instead.
+        func.layout.retain(|b| *b != latch);
         let pos = func
             .layout
             .iter()

@@ -63,8 +63,10 @@
 
 mod emit;
 mod formation;
+mod rotate;
 
 pub use formation::{add_latches, Decision, Subject, Verdict};
+pub use rotate::rotate_loop;
 
 use super::PassStats;
 use crate::analysis::components::component_size;

@@ -1,0 +1,195 @@
+//! Cost-driven block formation and its loop transformations, text in and text out
+//! (`UPDATE_EXPECT=1 cargo test --test merge_formation` refreshes the snapshots), each checked
+//! by running the interpreter before and after on inputs that take every path.
+
+use expect_test::{expect, Expect};
+use zkbc::ir::interp::{self, Limits};
+use zkbc::ir::{parse_program, verify, BlockId, Program};
+use zkbc::opt::merge::{add_latches, rotate_loop, DEFAULT_MAX_UNROLLED};
+
+fn same_behaviour(before: &Program, after: &Program, inputs: &[&str]) {
+    assert!(!inputs.is_empty());
+    for input in inputs {
+        let json: serde_json::Value = serde_json::from_str(input).unwrap();
+        let values = interp::inputs_from_json(before, &json).unwrap();
+        let a = interp::run(before, &values, Limits::default()).map(|o| o.outputs);
+        let b = interp::run(after, &values, Limits::default()).map(|o| o.outputs);
+        assert_eq!(
+            a.map_err(|f| f.kind),
+            b.map_err(|f| f.kind),
+            "input {input}: behaviour changed\nbefore:\n{before}\nafter:\n{after}"
+        );
+    }
+}
+
+/// Rotates the loop at `header` of main, `k` iterations per block.
+fn check_rotate(before: &str, header: u32, k: usize, inputs: &[&str], after: Expect) {
+    let original = parse_program(before).unwrap();
+    verify::verify_program(&original).unwrap();
+    let mut rotated = original.clone();
+    let main = rotated.main;
+    rotate_loop(
+        rotated.func_mut(main),
+        BlockId(header),
+        k,
+        DEFAULT_MAX_UNROLLED,
+    )
+    .unwrap();
+    verify::verify_program(&rotated).unwrap_or_else(|e| panic!("{e}\n{rotated}"));
+    after.assert_eq(&rotated.normalized_text());
+    same_behaviour(&original, &rotated, inputs);
+}
+
+const SQUARING: &str = "
+fn main f0 -> field {
+b0(v0: u32, v10: field):
+    jmp b1(u32 0, v10)
+b1(v1: u32, v2: field):
+    v3 = eq v1, v0
+    br v3, b3(), b2()
+b2():
+    v6 = mul v2, v2
+    v7 = add nuw v1, u32 1
+    jmp b1(v7, v6)
+b3():
+    return v2
+}";
+
+#[test]
+fn a_loop_rotates_into_one_block_per_iteration() {
+    check_rotate(
+        SQUARING,
+        1,
+        1,
+        &[r#"["0", "3"]"#, r#"["1", "3"]"#, r#"["5", "3"]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: u32, v1: field):
+                jmp b1(u32 0, v1)
+            b1(v2: u32, v3: field):
+                v4 = eq v2, v0
+                br v4, b3(v3), b2(v2, v3)
+            b2(v5: u32, v6: field):
+                v7 = mul v6, v6
+                v8 = add nuw v5, u32 1
+                v9 = eq v8, v0
+                br v9, b3(v7), b2(v8, v7)
+            b3(v10: field):
+                return v10
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn a_rotated_loop_unrolls_by_three_with_guarded_iterations() {
+    check_rotate(
+        SQUARING,
+        1,
+        3,
+        &[
+            r#"["0", "3"]"#,
+            r#"["1", "3"]"#,
+            r#"["2", "3"]"#,
+            r#"["3", "3"]"#,
+            r#"["7", "3"]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: u32, v1: field):
+                jmp b1(u32 0, v1)
+            b1(v2: u32, v3: field):
+                v4 = eq v2, v0
+                br v4, b3(v3), b2(v2, v3)
+            b2(v5: u32, v6: field):
+                v7 = mul v6, v6
+                v8 = add nuw v5, u32 1
+                v9 = eq v8, v0
+                v10 = not v9
+                v11 = mul v7, v7
+                v12 = add v8, u32 1
+                v13 = eq v12, v0
+                v14 = and v10, v13
+                v15 = not v13
+                v16 = and v10, v15
+                v17 = mul v11, v11
+                v18 = add v12, u32 1
+                v19 = eq v18, v0
+                v20 = and v16, v19
+                v21 = not v19
+                v22 = and v16, v21
+                v23 = select v19, u1 0, u1 1
+                v24 = select v13, u1 0, v23
+                v25 = select v13, v12, v18
+                v26 = select v13, v11, v17
+                v27 = select v13, v11, v17
+                v28 = select v9, u1 0, v24
+                v29 = select v9, v8, v25
+                v30 = select v9, v7, v26
+                v31 = select v9, v7, v27
+                br v28, b2(v29, v30), b3(v31)
+            b3(v32: field):
+                return v32
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn a_loop_whose_if_ends_the_body_gets_one_latch() {
+    let text = "
+fn main f0 -> u32 {
+b0(v0: u32):
+    jmp b1(u32 0, u32 0)
+b1(v1: u32, v2: u32):
+    v3 = eq v1, v0
+    br v3, b3(), b2()
+b2():
+    v4 = add nuw v1, u32 1
+    v5 = lt u32 5, v2
+    br v5, b4(), b5()
+b3():
+    return v2
+b4():
+    v6 = sub nuw v2, u32 3
+    jmp b1(v4, v6)
+b5():
+    v7 = add nuw v2, u32 2
+    jmp b1(v4, v7)
+}";
+    let original = parse_program(text).unwrap();
+    let mut latched = original.clone();
+    let main = latched.main;
+    assert_eq!(add_latches(latched.func_mut(main)), 1);
+    verify::verify_program(&latched).unwrap_or_else(|e| panic!("{e}\n{latched}"));
+    expect![[r#"
+        fn main f0 -> u32 {
+        b0(v0: u32):
+            jmp b1(u32 0, u32 0)
+        b1(v1: u32, v2: u32):
+            v3 = eq v1, v0
+            br v3, b6(), b2()
+        b2():
+            v4 = add nuw v1, u32 1
+            v5 = lt u32 5, v2
+            br v5, b4(), b3()
+        b3():
+            v6 = add nuw v2, u32 2
+            jmp b5(v4, v6)
+        b4():
+            v7 = sub nuw v2, u32 3
+            jmp b5(v4, v7)
+        b5(v8: u32, v9: u32):
+            jmp b1(v8, v9)
+        b6():
+            return v2
+        }
+    "#]]
+    .assert_eq(&latched.normalized_text());
+    same_behaviour(&original, &latched, &[r#"["0"]"#, r#"["9"]"#]);
+    // With one latch the `if` is a component, and the loop rotates.
+    let mut rotated = latched.clone();
+    rotate_loop(rotated.func_mut(main), BlockId(1), 2, DEFAULT_MAX_UNROLLED).unwrap();
+    verify::verify_program(&rotated).unwrap_or_else(|e| panic!("{e}\n{rotated}"));
+    same_behaviour(&original, &rotated, &[r#"["0"]"#, r#"["1"]"#, r#"["9"]"#]);
+}
