@@ -357,6 +357,7 @@ impl CompileArgs {
             max_steps,
             max_unrolled: self.max_unrolled,
             field_cmp: self.field_cmp,
+            baselines: true,
         }
     }
 

@@ -256,3 +256,132 @@ fn a_failing_program_in_a_table_names_it() {
     assert!(stderr(&out).contains("fails.zok:2:"), "{}", stderr(&out));
     assert!(stderr(&out).contains("a is one"), "{}", stderr(&out));
 }
+
+/// The number in a totals line `NAME   1,234  (note)`, or the word there (`none`, `unknown`).
+fn totals_value(table: &str, name: &str) -> String {
+    let line = table
+        .lines()
+        .find(|l| l.starts_with(name) && l[name.len()..].starts_with("  "))
+        .unwrap_or_else(|| panic!("no `{name}` line in\n{table}"));
+    line[name.len()..]
+        .split_whitespace()
+        .next()
+        .expect("a value")
+        .to_string()
+}
+
+fn number(text: &str) -> u128 {
+    text.replace(',', "")
+        .parse()
+        .unwrap_or_else(|_| panic!("`{text}` is a number"))
+}
+
+#[test]
+fn every_report_has_its_baselines() {
+    let out = zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--inputs",
+        "circuits/else_if.json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = stdout(&out);
+    let own = number(&totals_value(&table, "sumcheck cells"));
+    let no_merge = number(&totals_value(&table, "--no-merge cells"));
+    let mono = number(&totals_value(&table, "--monolithic cells"));
+    assert!(own <= no_merge && own <= mono, "{table}");
+    // Each is what the report of that pipeline says.
+    for (flag, cells) in [("--no-merge", no_merge), ("--monolithic", mono)] {
+        let other = stdout(&zkbc(&[
+            "report",
+            "circuits/else_if.zok",
+            "--inputs",
+            "circuits/else_if.json",
+            flag,
+        ]));
+        assert_eq!(
+            number(&totals_value(&other, "sumcheck cells")),
+            cells,
+            "{flag}"
+        );
+        // A report that is a baseline gives its own cells for it.
+        let name = format!("{flag} cells");
+        assert_eq!(number(&totals_value(&other, &name)), cells, "{other}");
+    }
+
+    let json: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--inputs",
+        "circuits/else_if.json",
+        "--format",
+        "json",
+    ])))
+    .expect("JSON");
+    assert_eq!(json["baselines"]["no_merge_cells"], no_merge as u64);
+    assert_eq!(json["baselines"]["monolithic_cells"], mono as u64);
+    assert_eq!(json["baselines"]["no_merge_none"], Value::Null);
+    assert_eq!(json["baselines"]["monolithic_none"], Value::Null);
+}
+
+#[test]
+fn no_one_block_circuit_is_none_not_a_bound() {
+    let out = zkbc(&[
+        "report",
+        "circuits/gcd.zok",
+        "--inputs",
+        "circuits/gcd.json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = stdout(&out);
+    for name in ["monolithic cells", "--monolithic cells"] {
+        let line = table
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}  ")))
+            .unwrap_or_else(|| panic!("no `{name}` line in\n{table}"));
+        assert!(
+            line.ends_with("none  (a loop bound is a run-time value)"),
+            "{line}"
+        );
+    }
+    assert!(!table.contains("lower bound"), "{table}");
+    let json: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/gcd.zok",
+        "--inputs",
+        "circuits/gcd.json",
+        "--format",
+        "json",
+    ])))
+    .expect("JSON");
+    let totals = &json["totals"];
+    assert_eq!(totals["monolithic_cells"], Value::Null);
+    assert_eq!(totals["monolithic_exact"], false);
+    assert_eq!(
+        totals["monolithic_none"],
+        "a loop bound is a run-time value"
+    );
+    assert_eq!(json["baselines"]["monolithic_cells"], Value::Null);
+    assert_eq!(
+        json["baselines"]["monolithic_none"],
+        "a loop bound is a run-time value"
+    );
+    assert!(json["baselines"]["no_merge_cells"].as_u64().is_some());
+
+    // Without inputs the baselines are counted statically: gcd's loop count is unknown.
+    let table = stdout(&zkbc(&["report", "circuits/gcd.zok"]));
+    assert_eq!(
+        totals_value(&table, "--no-merge cells"),
+        "unknown",
+        "{table}"
+    );
+    assert_eq!(
+        totals_value(&table, "--monolithic cells"),
+        "none",
+        "{table}"
+    );
+    // mimc's loop is counted, so its static baselines are numbers.
+    let table = stdout(&zkbc(&["report", "circuits/mimc.zok"]));
+    number(&totals_value(&table, "--no-merge cells"));
+    number(&totals_value(&table, "--monolithic cells"));
+}

@@ -7,7 +7,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use zkbc::ir::{parse_program, BlockId};
-use zkbc::report::{aggregate, dot, svg, table, to_json, BlockCost, ProgramCost, Report};
+use zkbc::report::{
+    aggregate, dot, svg, table, to_json, Baselines, BlockCost, ProgramCost, Report,
+};
 
 fn block(
     label: &str,
@@ -40,6 +42,13 @@ fn sum_loop() -> Report {
         outputs: Some(serde_json::json!(["35"])),
         satisfied: Some(true),
         monolithic_constraints: None,
+        monolithic_none: Some("a loop bound is a run-time value".into()),
+        baselines: Some(Baselines {
+            no_merge_cells: Some(86),
+            no_merge_none: None,
+            monolithic_cells: None,
+            monolithic_none: Some("a loop bound is a run-time value".into()),
+        }),
     }
     .report()
     .expect("small counts")
@@ -63,6 +72,13 @@ fn spread() -> Report {
         outputs: Some(serde_json::json!(["1", "0"])),
         satisfied: Some(true),
         monolithic_constraints: Some(75_000),
+        monolithic_none: None,
+        baselines: Some(Baselines {
+            no_merge_cells: Some(135_746),
+            no_merge_none: None,
+            monolithic_cells: Some(131_072),
+            monolithic_none: None,
+        }),
     }
     .report()
     .expect("small counts")
@@ -83,6 +99,13 @@ fn static_report() -> Report {
         outputs: None,
         satisfied: None,
         monolithic_constraints: None,
+        monolithic_none: Some("a loop bound is a run-time value".into()),
+        baselines: Some(Baselines {
+            no_merge_cells: None,
+            no_merge_none: None,
+            monolithic_cells: None,
+            monolithic_none: Some("a loop bound is a run-time value".into()),
+        }),
     }
     .report()
     .expect("small counts")
@@ -152,8 +175,15 @@ fn json_schema_fields_in_order() {
             "uniform_cells": 18432,
             "padding_waste": 0.5,
             "rounds": 8,
-            "monolithic_cells": 64,
-            "monolithic_exact": false
+            "monolithic_cells": null,
+            "monolithic_exact": false,
+            "monolithic_none": "a loop bound is a run-time value"
+          },
+          "baselines": {
+            "no_merge_cells": 86,
+            "no_merge_none": null,
+            "monolithic_cells": null,
+            "monolithic_none": "a loop bound is a run-time value"
           }
         }
     "#]]
@@ -207,6 +237,8 @@ fn table_reads_at_a_glance() {
         padding waste             46.5%
         rounds                       22
         monolithic cells        131,072  (exact: the program as one block)
+        --no-merge cells        135,746
+        --monolithic cells      131,072
         satisfied: yes (every executed block's instance holds)
         outputs: ["1","0"]
     "#]]
@@ -232,7 +264,9 @@ fn table_marks_unknowns() {
         uniform cells         unknown
         padding waste         unknown
         rounds                unknown
-        monolithic cells      unknown  (lower bound: no one-block circuit was built)
+        monolithic cells         none  (a loop bound is a run-time value)
+        --no-merge cells      unknown
+        --monolithic cells       none  (a loop bound is a run-time value)
     "#]]
     .assert_eq(&table::render(&static_report()));
 }
@@ -330,6 +364,8 @@ fn svg_of_no_blocks_still_draws() {
         outputs: None,
         satisfied: None,
         monolithic_constraints: None,
+        monolithic_none: None,
+        baselines: None,
     }
     .report()
     .expect("no blocks");
@@ -386,6 +422,8 @@ fn nested_dot(components: &[BTreeSet<BlockId>]) -> Result<String, dot::DotError>
         outputs: None,
         satisfied: None,
         monolithic_constraints: None,
+        monolithic_none: None,
+        baselines: None,
     }
     .report()
     .expect("small counts");
@@ -504,7 +542,7 @@ fn corpus() -> Vec<Report> {
 fn aggregate_csv() {
     expect![[r#"
         program,opt_level,min_block_size,blocks,constraints,executed_constraints,transitions,sumcheck_cells,uniform_cells,padding_waste,rounds,monolithic_cells,monolithic_exact,satisfied
-        sum_loop,O1,1024,4,10,43,13,86,18432,0.500000,8,64,false,true
+        sum_loop,O1,1024,4,10,43,13,86,18432,0.500000,8,,false,true
         sum_loop,O1,1024,4,10,,,,,,,,false,
         spread,O2,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true
         spread,O2 --no-merge,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true
@@ -517,7 +555,7 @@ fn aggregate_markdown() {
     expect![[r#"
         | program | opt level | min block size | blocks | constraints | executed constraints | transitions | sumcheck cells | uniform cells | padding waste | rounds | monolithic cells | monolithic exact | satisfied |
         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | sum_loop | O1 | 1,024 | 4 | 10 | 43 | 13 | 86 | 18,432 | 50.0% | 8 | 64 | no | yes |
+        | sum_loop | O1 | 1,024 | 4 | 10 | 43 | 13 | 86 | 18,432 | 50.0% | 8 | ? | no | yes |
         | sum_loop | O1 | 1,024 | 4 | 10 | ? | ? | ? | ? | ? | ? | ? | no | ? |
         | spread | O2 | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |
         | spread | O2 --no-merge | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |
@@ -535,8 +573,9 @@ fn aggregate_pivot() {
         | spread |  | 135,746 | 135,746 |
     "#]]
     .assert_eq(&aggregate::pivot_markdown(&corpus(), metric));
+    // No one-block circuit: no number (there is no lower bound to give).
     let mono = aggregate::pivot_markdown(&corpus()[..1], aggregate::Metric::MonolithicCells);
-    assert!(mono.contains("| ≥ 64 |"), "a lower bound is marked: {mono}");
+    assert!(mono.contains("| sum_loop | ? |"), "{mono}");
     assert_eq!(aggregate::Metric::from_name("cells"), None);
 }
 
@@ -576,6 +615,8 @@ fn svg_of_many_blocks_keeps_every_label() {
         outputs: None,
         satisfied: None,
         monolithic_constraints: None,
+        monolithic_none: None,
+        baselines: None,
     }
     .report()
     .expect("small counts");
@@ -604,6 +645,8 @@ fn every_json_field_is_documented() {
     names.extend(block.keys().map(|k| format!("| `blocks[].{k}` |")));
     let totals = value["totals"].as_object().expect("a totals object");
     names.extend(totals.keys().map(|k| format!("| `totals.{k}` |")));
+    let baselines = value["baselines"].as_object().expect("a baselines object");
+    names.extend(baselines.keys().map(|k| format!("| `baselines.{k}` |")));
     for name in names {
         assert!(docs.contains(&name), "docs/report.md has no row {name}");
     }

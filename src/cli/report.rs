@@ -178,6 +178,8 @@ pub(crate) fn table_command(
                     merging,
                     max_steps,
                     field_cmp,
+                    // The table has rows of its own for them (--with-no-merge, --with-monolithic).
+                    baselines: false,
                     ..Settings::default()
                 };
                 match measure_file(file, inputs.as_deref(), &settings, &progress) {

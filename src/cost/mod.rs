@@ -22,7 +22,7 @@ pub use executions::{
     Executions,
 };
 pub use model::{
-    next_pow2, padded_constraints, padded_executions, BlockCost, BlockReport, CostError,
+    next_pow2, padded_constraints, padded_executions, Baselines, BlockCost, BlockReport, CostError,
     ProgramCost, Report, Totals, SCHEMA_VERSION,
 };
 pub use predict::{predict, prediction_of, BlockCounts, Counts, Prediction, Profile};

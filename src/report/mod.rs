@@ -33,7 +33,7 @@ pub mod table;
 pub mod zokrates;
 
 pub use crate::cost::{
-    BlockCost, BlockReport, CostError, ProgramCost, Report, Totals, SCHEMA_VERSION,
+    Baselines, BlockCost, BlockReport, CostError, ProgramCost, Report, Totals, SCHEMA_VERSION,
 };
 
 /// The report as pretty-printed JSON (fields in the documented order, `null` for unknowns),
