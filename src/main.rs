@@ -91,6 +91,12 @@ enum Command {
         /// Maximum number of IR instructions executed.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
+        /// Also say what cost-driven block formation decided and why: every merge component
+        /// it considered, per round, with its predicted cells kept and merged, and the
+        /// whole-program formations it compared (text after the table, an `explain` array in
+        /// JSON, coloured clusters on the unmerged CFG in DOT).
+        #[arg(long)]
+        explain: bool,
     },
     /// Prove every executed block with the data-parallel sumcheck (Spartan's first sumcheck, as
     /// spartan_parallel runs it), verify the proof, and print the measured prover and verifier
@@ -435,11 +441,12 @@ fn run(cli: Cli) -> Result<(), Exit> {
             output,
             quiet,
             max_steps,
+            explain,
         } => report_command(
             &compile,
             inputs.as_deref(),
             &compile.settings(max_steps),
-            format,
+            (format, explain),
             output.as_deref(),
             quiet,
         ),

@@ -385,3 +385,241 @@ fn no_one_block_circuit_is_none_not_a_bound() {
     number(&totals_value(&table, "--no-merge cells"));
     number(&totals_value(&table, "--monolithic cells"));
 }
+
+#[test]
+fn explain_lists_every_candidate_and_formation() {
+    let out = zkbc(&[
+        "report",
+        "circuits/while_collatz.zok",
+        "--inputs",
+        "circuits/while_collatz.json",
+        "--explain",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let explain = text
+        .split_once("block formation: ")
+        .map(|(_, e)| e)
+        .unwrap_or_else(|| panic!("the explanation follows the table:\n{text}"));
+    assert!(explain.starts_with("sumcheck cells predicted from a run on the inputs"));
+    let lines: Vec<&str> = explain.lines().collect();
+    let merged = lines
+        .iter()
+        .find(|l| l.contains("merged: saves"))
+        .unwrap_or_else(|| panic!("a merge taken:\n{explain}"));
+    assert!(merged.starts_with("round 1  b"), "{merged}");
+    assert!(merged.contains(" -> merged "), "{merged}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("round 2  ") && l.contains("impossible: ")),
+        "a component with a run-time loop bound, in round 2:\n{explain}"
+    );
+    for formation in [
+        "unmerged",
+        "greedy",
+        "monolithic",
+        "threshold 1024",
+        "threshold 32768",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("{formation}  "))),
+            "{formation} in\n{explain}"
+        );
+    }
+    // The chosen formation's predicted cells are the report's own.
+    let chosen = lines
+        .iter()
+        .find(|l| l.contains("  chosen: "))
+        .expect("a formation chosen");
+    let own = totals_value(&text, "sumcheck cells");
+    assert!(chosen.contains(&format!("  {own}  ")), "{chosen} vs {own}");
+
+    // Other pipelines record no decisions, and say so in one line.
+    for (flag, why) in [
+        ("--no-merge", "--no-merge"),
+        ("--monolithic", "--monolithic"),
+        ("-O2", "-O2 has no merge pass"),
+    ] {
+        let text = stdout(&zkbc(&[
+            "report",
+            "circuits/else_if.zok",
+            "--inputs",
+            "circuits/else_if.json",
+            "--explain",
+            flag,
+        ]));
+        let (_, explain) = text.split_once("\nblock formation: ").expect("explained");
+        assert!(
+            explain.starts_with("no cost-driven decisions (") && explain.contains(why),
+            "{flag}: {explain}"
+        );
+        assert_eq!(explain.lines().count(), 1, "{explain}");
+    }
+    let text = stdout(&zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--explain",
+        "--merge-policy",
+        "threshold",
+    ]));
+    assert!(
+        text.contains("block formation: no cost-driven decisions (--merge-policy threshold"),
+        "{text}"
+    );
+    let svg = zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--explain",
+        "--format",
+        "svg",
+    ]);
+    assert_eq!(svg.status.code(), Some(2));
+    assert!(stderr(&svg).contains("--explain"), "{}", stderr(&svg));
+}
+
+#[test]
+fn explain_in_json_is_an_array_of_decisions() {
+    let out = zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--inputs",
+        "circuits/else_if.json",
+        "--format",
+        "json",
+        "--explain",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let json: Value = serde_json::from_str(&text).expect("JSON");
+    // The report's fields in their order, then `explain`.
+    let at = |key: &str| text.find(&format!("\n  \"{key}\": ")).expect(key);
+    assert!(
+        at("totals") < at("baselines") && at("baselines") < at("explain"),
+        "{text}"
+    );
+    let explain = json["explain"].as_array().expect("an array");
+    let components: Vec<&Value> = explain
+        .iter()
+        .filter(|e| e["kind"] == "component")
+        .collect();
+    assert!(!components.is_empty());
+    for c in &components {
+        assert!(c["round"].as_u64().is_some_and(|r| r >= 1), "{c}");
+        assert!(c["head"].is_string() && c["tail"].is_string(), "{c}");
+        assert!(c["blocks"].as_array().is_some_and(|b| b.len() >= 2), "{c}");
+        assert!(c["has_loop"].is_boolean(), "{c}");
+        assert!(c["formation"].is_null(), "{c}");
+        assert!(["taken", "kept", "impossible"].contains(&c["verdict"].as_str().expect("str")));
+        assert!(c["reason"].is_string(), "{c}");
+    }
+    let formations: Vec<&Value> = explain
+        .iter()
+        .filter(|e| e["kind"] == "formation")
+        .collect();
+    assert_eq!(formations.len(), 5, "{formations:?}");
+    let chosen: Vec<&&Value> = formations
+        .iter()
+        .filter(|f| f["verdict"] == "taken")
+        .collect();
+    assert_eq!(chosen.len(), 1);
+    assert_eq!(chosen[0]["round"], 0);
+    assert_eq!(chosen[0]["cells_taken"], json["totals"]["sumcheck_cells"]);
+    assert_eq!(
+        chosen[0]["transitions_taken"],
+        json["totals"]["transitions"]
+    );
+    // Without --explain there is no such field.
+    let plain: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--inputs",
+        "circuits/else_if.json",
+        "--format",
+        "json",
+    ])))
+    .expect("JSON");
+    assert!(plain.get("explain").is_none());
+    // Another pipeline: an empty array.
+    let json: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--format",
+        "json",
+        "--explain",
+        "--no-merge",
+    ])))
+    .expect("JSON");
+    assert_eq!(json["explain"], serde_json::json!([]));
+}
+
+#[test]
+fn explain_in_dot_colours_the_components_before_merging() {
+    let out = zkbc(&[
+        "report",
+        "circuits/while_collatz.zok",
+        "--inputs",
+        "circuits/while_collatz.json",
+        "--format",
+        "dot",
+        "--explain",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("digraph \"main\""), "{text}");
+    assert!(
+        text.contains("label=\"main before block formation"),
+        "{text}"
+    );
+    assert!(
+        text.contains("formation chosen: greedy (66,692 predicted cells)"),
+        "{text}"
+    );
+    // The merged component in green, the impossible one in red with its reason.
+    assert!(text.contains("label=\"round 1: merged\\n"), "{text}");
+    assert!(text.contains("color=\"#1a9850\""), "{text}");
+    assert!(text.contains("label=\"round 1: impossible\\n"), "{text}");
+    assert!(text.contains("color=\"#d73027\""), "{text}");
+    assert!(text.contains("compile-time constant"), "{text}");
+    // The CFG before merging: the loop body's blocks are all there (the merged report has 4).
+    let nodes = text.lines().filter(|l| l.contains("[label=\"b")).count();
+    assert!(nodes > 4, "{text}");
+    if tool("dot") {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let file = write(dir.path(), "explain.dot", &text);
+        let svg = Command::new("dot")
+            .arg("-Tsvg")
+            .arg(&file)
+            .output()
+            .expect("dot runs");
+        assert!(
+            svg.status.success() && svg.stdout.starts_with(b"<?xml"),
+            "dot rejects the graph: {}",
+            String::from_utf8_lossy(&svg.stderr)
+        );
+    }
+    // No decisions: the merged CFG and a title saying why.
+    let text = stdout(&zkbc(&[
+        "report",
+        "circuits/while_collatz.zok",
+        "--format",
+        "dot",
+        "--explain",
+        "--no-merge",
+    ]));
+    assert!(
+        text.contains("label=\"block formation: no cost-driven decisions (--no-merge"),
+        "{text}"
+    );
+}
+
+/// Whether `name` runs here; prints why a check is skipped when it does not.
+fn tool(name: &str) -> bool {
+    let found = Command::new(name).arg("-V").output().is_ok();
+    if !found {
+        println!("skipped a check: `{name}` is not installed (apt-get install -y graphviz)");
+    }
+    found
+}

@@ -7,8 +7,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use zkbc::ir::{parse_program, BlockId};
+use zkbc::opt::merge::{Decision, Subject, Verdict};
 use zkbc::report::{
-    aggregate, dot, svg, table, to_json, Baselines, BlockCost, ProgramCost, Report,
+    aggregate, dot, explain, svg, table, to_json, Baselines, BlockCost, ProgramCost, Report,
 };
 
 fn block(
@@ -647,6 +648,28 @@ fn every_json_field_is_documented() {
     names.extend(totals.keys().map(|k| format!("| `totals.{k}` |")));
     let baselines = value["baselines"].as_object().expect("a baselines object");
     names.extend(baselines.keys().map(|k| format!("| `baselines.{k}` |")));
+    // `--explain` adds an array of decisions.
+    let decision = Decision {
+        round: 1,
+        subject: Subject::Component {
+            func: "main".into(),
+            head: "b1".into(),
+            tail: "b3".into(),
+            blocks: vec!["b1".into(), "b2".into(), "b3".into()],
+            lines: Some((4, 6)),
+            has_loop: false,
+        },
+        cells_kept: Some(86),
+        cells_taken: Some(64),
+        transitions: (Some(13), Some(8)),
+        verdict: Verdict::Taken,
+        reason: "saves 22 cells".into(),
+    };
+    let explained: serde_json::Value =
+        serde_json::from_str(&explain::to_json(&sum_loop(), &[decision])).expect("JSON");
+    names.push("| `explain` |".into());
+    let entry = explained["explain"][0].as_object().expect("an entry");
+    names.extend(entry.keys().map(|k| format!("| `explain[].{k}` |")));
     for name in names {
         assert!(docs.contains(&name), "docs/report.md has no row {name}");
     }
@@ -686,6 +709,151 @@ fn dot_nests_sibling_components_inside_their_parent() {
     assert_eq!(depth_of("\"b0\" [label"), 1);
     // Balanced braces: every cluster is closed.
     assert_eq!(text.matches('{').count(), text.matches('}').count());
+    if have("dot", "that Graphviz accepts the DOT") {
+        pipe("dot", &["-Tsvg"], &text);
+    }
+}
+
+fn component(
+    round: usize,
+    blocks: &[&str],
+    cells: (Option<u128>, Option<u128>),
+    verdict: Verdict,
+    reason: &str,
+) -> Decision {
+    Decision {
+        round,
+        subject: Subject::Component {
+            func: "main".into(),
+            head: blocks[0].into(),
+            tail: blocks[blocks.len() - 1].into(),
+            blocks: blocks.iter().map(|b| b.to_string()).collect(),
+            lines: Some((3, 7)),
+            has_loop: blocks.contains(&"b1"),
+        },
+        cells_kept: cells.0,
+        cells_taken: cells.1,
+        transitions: (Some(20), cells.1.map(|_| 10)),
+        verdict,
+        reason: reason.into(),
+    }
+}
+
+fn formation(name: &str, cells: Option<u128>, verdict: Verdict, reason: &str) -> Decision {
+    Decision {
+        round: 0,
+        subject: Subject::Formation { name: name.into() },
+        cells_kept: None,
+        cells_taken: cells,
+        transitions: (None, cells.map(|c| c / 100)),
+        verdict,
+        reason: reason.into(),
+    }
+}
+
+/// The decisions of a made-up formation of NESTED: the if/else merged in round 1, the loop
+/// impossible, the whole function kept in round 2.
+fn nested_decisions() -> Vec<Decision> {
+    let more = "more predicted cells than the chosen formation";
+    vec![
+        component(
+            1,
+            &["b1", "b2", "b3", "b4", "b5", "b6"],
+            (Some(1_544), None),
+            Verdict::Impossible,
+            "the loop at b1 has a run-time bound",
+        ),
+        component(
+            1,
+            &["b2", "b3", "b4", "b5"],
+            (Some(1_544), Some(1_024)),
+            Verdict::Taken,
+            "saves 520 cells",
+        ),
+        component(
+            2,
+            &["b0", "b1", "b2", "b6"],
+            (Some(1_024), Some(2_048)),
+            Verdict::Kept,
+            "would cost 1024 more cells",
+        ),
+        formation("unmerged", Some(1_544), Verdict::Kept, more),
+        formation(
+            "greedy",
+            Some(1_024),
+            Verdict::Taken,
+            "the fewest predicted cells",
+        ),
+        formation("monolithic", None, Verdict::Impossible, "a run-time bound"),
+    ]
+}
+
+#[test]
+fn explain_text_groups_candidates_by_round() {
+    expect![[r#"
+        block formation: sumcheck cells predicted from a run on the inputs
+
+        round 1  b1..b6 (6 blocks, lines 3-7, loop)  kept 1,544 -> merged     -  impossible: the loop at b1 has a run-time bound
+        round 1  b2..b5 (4 blocks, lines 3-7)        kept 1,544 -> merged 1,024  merged: saves 520 cells
+
+        round 2  b0..b6 (4 blocks, lines 3-7, loop)  kept 1,024 -> merged 2,048  kept: would cost 1024 more cells
+
+        formation   cells  transitions  verdict
+        unmerged    1,544           15  not chosen: more predicted cells than the chosen formation
+        greedy      1,024           10  chosen: the fewest predicted cells
+        monolithic      -            -  impossible: a run-time bound
+    "#]]
+    .assert_eq(&explain::render(&nested_decisions(), true, None));
+    expect![[r#"
+        block formation: no cost-driven decisions (--no-merge: the merge pass does not run)
+    "#]]
+    .assert_eq(&explain::render(
+        &[],
+        true,
+        Some("--no-merge: the merge pass does not run"),
+    ));
+}
+
+#[test]
+fn dot_draws_decisions_on_the_cfg_before_merging() {
+    let program = parse_program(NESTED).expect("the test's IR parses");
+    let func = program.main_func();
+    let mut decisions = nested_decisions();
+    // A block the function does not have: not drawn, counted.
+    decisions.push(component(
+        2,
+        &["b2", "b99"],
+        (Some(1), Some(1)),
+        Verdict::Kept,
+        "x",
+    ));
+    let (clusters, left_out) = dot::decision_clusters(func, &decisions);
+    assert_eq!(left_out, 1);
+    let sets: Vec<Vec<u32>> = clusters
+        .iter()
+        .map(|c| c.blocks.iter().map(|b| b.0).collect())
+        .collect();
+    // Without their tails; round 2's b2 stands for the if/else merged in round 1.
+    assert_eq!(
+        sets,
+        [vec![1, 2, 3, 4, 5], vec![2, 3, 4], vec![0, 1, 2, 3, 4, 5]]
+    );
+    let text = dot::render_clusters(func, &HashMap::new(), &clusters, Some("explained"))
+        .expect("laminar clusters");
+    assert!(
+        text.contains("  label=\"explained\"; labelloc=t;"),
+        "{text}"
+    );
+    let line = |needle: &str| {
+        text.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle} in\n{text}"))
+            .to_string()
+    };
+    assert!(line("round 1: merged").contains("color=\"#1a9850\""));
+    assert!(line("round 1: impossible").contains("color=\"#d73027\""));
+    assert!(line("round 2: kept").contains("color=\"#777777\""));
+    assert!(line("round 1: merged").contains("kept 1,544 -> merged 1,024\\nsaves 520 cells"));
     if have("dot", "that Graphviz accepts the DOT") {
         pipe("dot", &["-Tsvg"], &text);
     }

@@ -9,7 +9,8 @@
 //!   every level;
 //! - the report's own cells are at most each baseline it prints (`--no-merge`, `--monolithic`),
 //!   and each baseline is that pipeline's own report;
-//! - the SVG chart renders (rsvg-convert) and the DOT graph is accepted by `dot -Tsvg`, where
+//! - every block `--explain` names is a block of the program before merging;
+//! - the SVG chart renders (rsvg-convert) and the DOT graphs are accepted by `dot -Tsvg`, where
 //!   those tools are installed (the reason is printed when a check is skipped).
 
 mod common;
@@ -399,6 +400,57 @@ fn every_corpus_dot_graph_is_accepted_by_graphviz() {
             "{name}: dot rejects the graph: {}\n{text}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+}
+
+/// `--format dot --explain`: every block a decision names is a block of the program before
+/// merging (with formation's latches), and the drawing of the decisions is accepted by `dot`.
+#[test]
+fn every_corpus_explain_graph_names_blocks_before_merging() {
+    let have_dot = tool("dot");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for (name, path, m) in default_corpus() {
+        let text = std::fs::read_to_string(path).expect("program exists");
+        let inputs = inputs_of(path);
+        let before = zkbc::driver::measure::before_merging(
+            &path.display().to_string(),
+            &text,
+            Some(&inputs),
+            &Settings::default(),
+            &|_| {},
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let main = before.compilation.program.main_func();
+        let decisions = zkbc::report::explain::decisions(&m.compilation.opt_report);
+        assert!(!decisions.is_empty(), "{name}: -O3 records its formations");
+        for d in &decisions {
+            if let zkbc::opt::merge::Subject::Component { blocks, .. } = &d.subject {
+                for b in blocks {
+                    assert!(
+                        main.layout.iter().any(|l| l.to_string() == *b),
+                        "{name}: {b} of {d:?} is not a block before merging"
+                    );
+                }
+            }
+        }
+        let (clusters, _) = dot::decision_clusters(main, &decisions);
+        let annotations = dot::annotations_from_report(main, &before.report);
+        let graph = dot::render_clusters(main, &annotations, &clusters, Some("explain"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        if have_dot {
+            let file = dir.path().join(format!("{name}.dot"));
+            std::fs::write(&file, &graph).expect("writes");
+            let out = Command::new("dot")
+                .arg("-Tsvg")
+                .arg(&file)
+                .output()
+                .expect("dot runs");
+            assert!(
+                out.status.success() && out.stdout.starts_with(b"<?xml"),
+                "{name}: dot rejects the graph: {}\n{graph}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
 }
 

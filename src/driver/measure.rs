@@ -96,6 +96,27 @@ impl Settings {
         }
     }
 
+    /// Why block formation records no decisions (`zkbc report --explain`) under these
+    /// settings, or `None` when it decides by the cost model and records each candidate.
+    pub fn without_decisions(&self) -> Option<String> {
+        match (self.merging, self.policy) {
+            (Merging::Off, _) => Some("--no-merge: the merge pass does not run".into()),
+            (Merging::Monolithic, _) => {
+                Some("--monolithic: every function is merged into one block".into())
+            }
+            _ if self.opt_level < OptLevel::O3 => Some(format!(
+                "-{:?} has no merge pass (block formation is part of -O3)",
+                self.opt_level
+            )),
+            (Merging::Default, MergePolicy::Threshold) => Some(
+                "--merge-policy threshold merges every component below THRESHOLD, by size and \
+                 not by predicted cells"
+                    .into(),
+            ),
+            (Merging::Default, MergePolicy::Cost) => None,
+        }
+    }
+
     /// Whether this pipeline is the `--no-merge` baseline itself: merging off, or a level
     /// without the merge pass.
     fn is_no_merge(&self) -> bool {
@@ -458,4 +479,29 @@ fn baseline_cells(
     );
     let report = cost.report().map_err(|e| e.to_string())?;
     Ok(report.totals.sumcheck_cells)
+}
+
+/// The program cost-driven block formation starts from under `settings` — the same compile
+/// stopped before the merge pass (the `-O2` pipeline is `-O3`'s up to it), with the latches
+/// formation adds (`opt::merge::add_latches`) — and its measurement. Its blocks are the ones
+/// the formation's decisions name, so `zkbc report --format dot --explain` draws this CFG. The
+/// report does not list the latches (they were added after it was computed).
+pub fn before_merging(
+    file_name: &str,
+    source: &str,
+    inputs: Option<&serde_json::Value>,
+    settings: &Settings,
+    progress: &dyn Fn(Stage),
+) -> Result<Measurement, MeasureError> {
+    let unmerged = Settings {
+        opt_level: OptLevel::O2,
+        merging: Merging::Default,
+        baselines: false,
+        ..settings.clone()
+    };
+    let mut m = measure(file_name, source, inputs, &unmerged, progress)?;
+    for func in &mut m.compilation.program.funcs {
+        crate::opt::merge::add_latches(func);
+    }
+    Ok(m)
 }

@@ -15,18 +15,23 @@
 //! - a markdown or CSV table over many reports, one row per program and pipeline, like Bril's
 //!   brench ([`aggregate`]).
 //!
-//! [`pipeline`] produces the [`ProgramCost`] of a real program: it compiles, legalizes, lowers
-//! every block, runs the program on its inputs and checks every executed block (or counts
-//! executions statically), as `zkbc report` and `zkbc table` do. [`progress`] is a stderr
-//! progress bar for the commands that take a while. [`zokrates`] is the constraint parity table
-//! against a ZoKrates suite folder (`zkbc table --zokrates DIR`).
+//! [`explain`] renders what cost-driven block formation decided (`zkbc report --explain`): text
+//! after the table, the JSON `explain` array, and (through [`dot::decision_clusters`]) coloured
+//! clusters on the CFG before merging.
 //!
-//! Architecture invariant: the report reads counts, it computes no constraint and changes no IR;
-//! the only IR the output forms see is the CFG that [`dot::render`] draws. [`pipeline`] calls
-//! the stages that produce the counts (driver, interpreter, r1cs) and implements none of them.
+//! `driver::measure` produces the [`ProgramCost`] of a real program: it compiles, legalizes,
+//! lowers every block, runs the program on its inputs and checks every executed block (or counts
+//! executions statically), and measures the `--no-merge` and `--monolithic` baselines, as
+//! `zkbc report` and `zkbc table` do. [`progress`] is a stderr progress bar for the commands
+//! that take a while. [`zokrates`] is the constraint parity table against a ZoKrates suite
+//! folder (`zkbc table --zokrates DIR`).
+//!
+//! Architecture invariant: the report reads counts and decisions, it computes no constraint and
+//! changes no IR; the only IR the output forms see is the CFG that [`dot::render`] draws.
 
 pub mod aggregate;
 pub mod dot;
+pub mod explain;
 pub mod progress;
 pub mod svg;
 pub mod table;
