@@ -204,6 +204,10 @@ enum Command {
     Compile {
         #[command(flatten)]
         compile: CompileArgs,
+        /// Inputs, as for `run`: block formation is profiled on them (their execution counts
+        /// decide what is merged), so this prints the program `report --inputs` measures.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
         /// What to print.
         #[arg(long, value_enum, default_value_t = Emit::Ir)]
         emit: Emit,
@@ -411,9 +415,10 @@ fn run(cli: Cli) -> Result<(), Exit> {
         } => run_command(compile, inputs, max_steps, log),
         Command::Compile {
             compile,
+            inputs,
             emit,
             show,
-        } => compile_command(compile, emit, show),
+        } => compile_command(compile, inputs, emit, show),
         Command::Opt {
             file,
             passes,

@@ -615,6 +615,56 @@ fn explain_in_dot_colours_the_components_before_merging() {
     );
 }
 
+#[test]
+fn compile_with_inputs_is_the_program_report_measures() {
+    // cobbl_dna_align is formed differently with its inputs' counts than with static estimates.
+    let blocks_of = |ir: &str| {
+        ir.lines()
+            .filter(|l| {
+                l.starts_with('b')
+                    && l.trim_end().ends_with(':')
+                    && l[1..].starts_with(|c: char| c.is_ascii_digit())
+            })
+            .count()
+    };
+    let profiled = zkbc(&[
+        "compile",
+        "circuits/cobbl_dna_align.zok",
+        "--inputs",
+        "circuits/cobbl_dna_align.json",
+    ]);
+    assert_eq!(profiled.status.code(), Some(0), "{}", stderr(&profiled));
+    let statik = stdout(&zkbc(&["compile", "circuits/cobbl_dna_align.zok"]));
+    let report: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/cobbl_dna_align.zok",
+        "--inputs",
+        "circuits/cobbl_dna_align.json",
+        "--format",
+        "json",
+    ])))
+    .expect("JSON");
+    let n = blocks_of(&stdout(&profiled));
+    assert!(n > 0);
+    assert_eq!(
+        n as u64,
+        report["totals"]["blocks"].as_u64().expect("blocks")
+    );
+    assert_ne!(n, blocks_of(&statik), "the inputs change block formation");
+
+    // Inputs that do not fit main are the user's to fix.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let wrong = write(dir.path(), "wrong.json", r#"{"nope": "1"}"#);
+    let out = zkbc(&[
+        "compile",
+        "circuits/gcd.zok",
+        "--inputs",
+        wrong.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("wrong.json"), "{}", stderr(&out));
+}
+
 /// Whether `name` runs here; prints why a check is skipped when it does not.
 fn tool(name: &str) -> bool {
     let found = Command::new(name).arg("-V").output().is_ok();

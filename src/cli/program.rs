@@ -1,7 +1,7 @@
 //! The commands on a program (ZoKrates .zok, or IR text) that print what it is or does:
 //! `compile`, `run`, `query`.
 
-use super::{execute, load_inputs, read, user_error, Exit};
+use super::{execute, load_inputs, read, read_json, user_error, Exit};
 use crate::{CompileArgs, Emit, Show};
 use std::path::PathBuf;
 use zkbc::{driver, ir, opt};
@@ -25,9 +25,20 @@ pub(crate) fn run_command(
     Ok(())
 }
 
-/// `zkbc compile`.
-pub(crate) fn compile_command(compile: CompileArgs, emit: Emit, show: Show) -> Result<(), Exit> {
-    let program = compile.compile()?.program;
+/// `zkbc compile`; with inputs, block formation is profiled on them (as `report --inputs`
+/// does), and inputs that do not fit `main` are an error.
+pub(crate) fn compile_command(
+    compile: CompileArgs,
+    inputs: Option<PathBuf>,
+    emit: Emit,
+    show: Show,
+) -> Result<(), Exit> {
+    let profile = inputs.as_deref().map(read_json).transpose()?;
+    let compiled = compile.compile_profiled(profile)?;
+    if inputs.is_some() {
+        load_inputs(&compiled, inputs.as_deref())?;
+    }
+    let program = compiled.program;
     match emit {
         Emit::Ir => print!("{program}"),
         Emit::Dot => {
