@@ -673,3 +673,25 @@ fn tool(name: &str) -> bool {
     }
     found
 }
+
+/// README's example report is what the binary prints.
+#[test]
+fn the_readme_example_is_the_real_output() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md exists");
+    let command = "$ zkbc report circuits/bubble_sort.zok --inputs circuits/bubble_sort.json\n";
+    let start = readme.find(command).expect("the example is in README.md") + command.len();
+    let end = start + readme[start..].find("```").expect("the block ends");
+    let out = zkbc(&[
+        "report",
+        "circuits/bubble_sort.zok",
+        "--inputs",
+        "circuits/bubble_sort.json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        &readme[start..end],
+        stdout(&out),
+        "regenerate README's example with the release binary"
+    );
+}
