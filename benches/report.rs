@@ -27,6 +27,8 @@ fn synthetic(n: u64) -> ProgramCost {
         outputs: Some(serde_json::json!(["0"])),
         satisfied: Some(true),
         monolithic_constraints: None,
+        monolithic_none: None,
+        baselines: None,
     }
 }
 

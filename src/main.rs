@@ -91,6 +91,12 @@ enum Command {
         /// Maximum number of IR instructions executed.
         #[arg(long, default_value_t = interp::Limits::default().max_steps)]
         max_steps: u64,
+        /// Also say what cost-driven block formation decided and why: every merge component
+        /// it considered, per round, with its predicted cells kept and merged, and the
+        /// whole-program formations it compared (text after the table, an `explain` array in
+        /// JSON, coloured clusters on the unmerged CFG in DOT).
+        #[arg(long)]
+        explain: bool,
     },
     /// Prove every executed block with the data-parallel sumcheck (Spartan's first sumcheck, as
     /// spartan_parallel runs it), verify the proof, and print the measured prover and verifier
@@ -198,6 +204,10 @@ enum Command {
     Compile {
         #[command(flatten)]
         compile: CompileArgs,
+        /// Inputs, as for `run`: block formation is profiled on them (their execution counts
+        /// decide what is merged), so this prints the program `report --inputs` measures.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
         /// What to print.
         #[arg(long, value_enum, default_value_t = Emit::Ir)]
         emit: Emit,
@@ -357,6 +367,7 @@ impl CompileArgs {
             max_steps,
             max_unrolled: self.max_unrolled,
             field_cmp: self.field_cmp,
+            baselines: true,
         }
     }
 
@@ -404,9 +415,10 @@ fn run(cli: Cli) -> Result<(), Exit> {
         } => run_command(compile, inputs, max_steps, log),
         Command::Compile {
             compile,
+            inputs,
             emit,
             show,
-        } => compile_command(compile, emit, show),
+        } => compile_command(compile, inputs, emit, show),
         Command::Opt {
             file,
             passes,
@@ -434,11 +446,12 @@ fn run(cli: Cli) -> Result<(), Exit> {
             output,
             quiet,
             max_steps,
+            explain,
         } => report_command(
             &compile,
             inputs.as_deref(),
             &compile.settings(max_steps),
-            format,
+            (format, explain),
             output.as_deref(),
             quiet,
         ),

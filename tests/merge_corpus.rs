@@ -117,6 +117,8 @@ fn check(file: &Path, config: Config) -> Result<Checked, String> {
         outputs: None,
         satisfied: Some(true),
         monolithic_constraints: None,
+        monolithic_none: None,
+        baselines: None,
     };
     let report = cost.report().map_err(|e| e.to_string())?;
     Ok(Checked {

@@ -256,3 +256,458 @@ fn a_failing_program_in_a_table_names_it() {
     assert!(stderr(&out).contains("fails.zok:2:"), "{}", stderr(&out));
     assert!(stderr(&out).contains("a is one"), "{}", stderr(&out));
 }
+
+/// The number in a totals line `NAME   1,234  (note)`, or the word there (`none`, `unknown`).
+fn totals_value(table: &str, name: &str) -> String {
+    let line = table
+        .lines()
+        .find(|l| l.starts_with(name) && l[name.len()..].starts_with("  "))
+        .unwrap_or_else(|| panic!("no `{name}` line in\n{table}"));
+    line[name.len()..]
+        .split_whitespace()
+        .next()
+        .expect("a value")
+        .to_string()
+}
+
+fn number(text: &str) -> u128 {
+    text.replace(',', "")
+        .parse()
+        .unwrap_or_else(|_| panic!("`{text}` is a number"))
+}
+
+#[test]
+fn every_report_has_its_baselines() {
+    let out = zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--inputs",
+        "circuits/else_if.json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = stdout(&out);
+    let own = number(&totals_value(&table, "sumcheck cells"));
+    let no_merge = number(&totals_value(&table, "--no-merge cells"));
+    let mono = number(&totals_value(&table, "--monolithic cells"));
+    assert!(own <= no_merge && own <= mono, "{table}");
+    // Each is what the report of that pipeline says.
+    for (flag, cells) in [("--no-merge", no_merge), ("--monolithic", mono)] {
+        let other = stdout(&zkbc(&[
+            "report",
+            "circuits/else_if.zok",
+            "--inputs",
+            "circuits/else_if.json",
+            flag,
+        ]));
+        assert_eq!(
+            number(&totals_value(&other, "sumcheck cells")),
+            cells,
+            "{flag}"
+        );
+        // A report that is a baseline gives its own cells for it.
+        let name = format!("{flag} cells");
+        assert_eq!(number(&totals_value(&other, &name)), cells, "{other}");
+    }
+
+    let json: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--inputs",
+        "circuits/else_if.json",
+        "--format",
+        "json",
+    ])))
+    .expect("JSON");
+    assert_eq!(json["baselines"]["no_merge_cells"], no_merge as u64);
+    assert_eq!(json["baselines"]["monolithic_cells"], mono as u64);
+    assert_eq!(json["baselines"]["no_merge_none"], Value::Null);
+    assert_eq!(json["baselines"]["monolithic_none"], Value::Null);
+}
+
+#[test]
+fn no_one_block_circuit_is_none_not_a_bound() {
+    let out = zkbc(&[
+        "report",
+        "circuits/gcd.zok",
+        "--inputs",
+        "circuits/gcd.json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = stdout(&out);
+    for name in ["monolithic cells", "--monolithic cells"] {
+        let line = table
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}  ")))
+            .unwrap_or_else(|| panic!("no `{name}` line in\n{table}"));
+        assert!(
+            line.ends_with("none  (a loop bound is a run-time value)"),
+            "{line}"
+        );
+    }
+    assert!(!table.contains("lower bound"), "{table}");
+    let json: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/gcd.zok",
+        "--inputs",
+        "circuits/gcd.json",
+        "--format",
+        "json",
+    ])))
+    .expect("JSON");
+    let totals = &json["totals"];
+    assert_eq!(totals["monolithic_cells"], Value::Null);
+    assert_eq!(totals["monolithic_exact"], false);
+    assert_eq!(
+        totals["monolithic_none"],
+        "a loop bound is a run-time value"
+    );
+    assert_eq!(json["baselines"]["monolithic_cells"], Value::Null);
+    assert_eq!(
+        json["baselines"]["monolithic_none"],
+        "a loop bound is a run-time value"
+    );
+    assert!(json["baselines"]["no_merge_cells"].as_u64().is_some());
+
+    // Without inputs the baselines are counted statically: gcd's loop count is unknown.
+    let table = stdout(&zkbc(&["report", "circuits/gcd.zok"]));
+    assert_eq!(
+        totals_value(&table, "--no-merge cells"),
+        "unknown",
+        "{table}"
+    );
+    assert_eq!(
+        totals_value(&table, "--monolithic cells"),
+        "none",
+        "{table}"
+    );
+    // mimc's loop is counted, so its static baselines are numbers.
+    let table = stdout(&zkbc(&["report", "circuits/mimc.zok"]));
+    number(&totals_value(&table, "--no-merge cells"));
+    number(&totals_value(&table, "--monolithic cells"));
+}
+
+#[test]
+fn explain_lists_every_candidate_and_formation() {
+    let out = zkbc(&[
+        "report",
+        "circuits/while_collatz.zok",
+        "--inputs",
+        "circuits/while_collatz.json",
+        "--explain",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let explain = text
+        .split_once("block formation: ")
+        .map(|(_, e)| e)
+        .unwrap_or_else(|| panic!("the explanation follows the table:\n{text}"));
+    assert!(explain.starts_with("sumcheck cells predicted from a run on the inputs"));
+    let lines: Vec<&str> = explain.lines().collect();
+    // Round 1 rotates the while loop (its bound is a run-time value: it cannot be unrolled
+    // whole, and the component holding it is impossible).
+    let taken = lines
+        .iter()
+        .find(|l| l.starts_with("round 1  ") && l.contains("rotated: saves"))
+        .unwrap_or_else(|| panic!("a rotation taken in round 1:\n{explain}"));
+    assert!(taken.contains("  loop b"), "{taken}");
+    assert!(taken.contains(" -> merged "), "{taken}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("round 1  b")
+            && l.contains("impossible: the loop at b")
+            && l.contains("has a run-time bound")),
+        "a component with a run-time loop bound:\n{explain}"
+    );
+    for formation in [
+        "unmerged",
+        "greedy",
+        "monolithic",
+        "threshold 1024",
+        "threshold 32768",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("{formation}  "))),
+            "{formation} in\n{explain}"
+        );
+    }
+    // The chosen formation's predicted cells are the report's own.
+    let chosen = lines
+        .iter()
+        .find(|l| l.contains("  chosen: "))
+        .expect("a formation chosen");
+    let own = totals_value(&text, "sumcheck cells");
+    assert!(chosen.contains(&format!("  {own}  ")), "{chosen} vs {own}");
+
+    // Other pipelines record no decisions, and say so in one line.
+    for (flag, why) in [
+        ("--no-merge", "--no-merge"),
+        ("--monolithic", "--monolithic"),
+        ("-O2", "-O2 has no merge pass"),
+    ] {
+        let text = stdout(&zkbc(&[
+            "report",
+            "circuits/else_if.zok",
+            "--inputs",
+            "circuits/else_if.json",
+            "--explain",
+            flag,
+        ]));
+        let (_, explain) = text.split_once("\nblock formation: ").expect("explained");
+        assert!(
+            explain.starts_with("no cost-driven decisions (") && explain.contains(why),
+            "{flag}: {explain}"
+        );
+        assert_eq!(explain.lines().count(), 1, "{explain}");
+    }
+    let text = stdout(&zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--explain",
+        "--merge-policy",
+        "threshold",
+    ]));
+    assert!(
+        text.contains("block formation: no cost-driven decisions (--merge-policy threshold"),
+        "{text}"
+    );
+    let svg = zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--explain",
+        "--format",
+        "svg",
+    ]);
+    assert_eq!(svg.status.code(), Some(2));
+    assert!(stderr(&svg).contains("--explain"), "{}", stderr(&svg));
+}
+
+#[test]
+fn explain_in_json_is_an_array_of_decisions() {
+    let out = zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--inputs",
+        "circuits/else_if.json",
+        "--format",
+        "json",
+        "--explain",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let json: Value = serde_json::from_str(&text).expect("JSON");
+    // The report's fields in their order, then `explain`.
+    let at = |key: &str| text.find(&format!("\n  \"{key}\": ")).expect(key);
+    assert!(
+        at("totals") < at("baselines") && at("baselines") < at("explain"),
+        "{text}"
+    );
+    let explain = json["explain"].as_array().expect("an array");
+    let components: Vec<&Value> = explain
+        .iter()
+        .filter(|e| e["kind"] == "component")
+        .collect();
+    assert!(!components.is_empty());
+    for c in &components {
+        assert!(c["round"].as_u64().is_some_and(|r| r >= 1), "{c}");
+        assert!(c["head"].is_string() && c["tail"].is_string(), "{c}");
+        assert!(c["blocks"].as_array().is_some_and(|b| b.len() >= 2), "{c}");
+        assert!(c["has_loop"].is_boolean(), "{c}");
+        assert!(c["formation"].is_null(), "{c}");
+        assert!(["taken", "kept", "impossible"].contains(&c["verdict"].as_str().expect("str")));
+        assert!(c["reason"].is_string(), "{c}");
+    }
+    let formations: Vec<&Value> = explain
+        .iter()
+        .filter(|e| e["kind"] == "formation")
+        .collect();
+    assert_eq!(formations.len(), 5, "{formations:?}");
+    let chosen: Vec<&&Value> = formations
+        .iter()
+        .filter(|f| f["verdict"] == "taken")
+        .collect();
+    assert_eq!(chosen.len(), 1);
+    assert_eq!(chosen[0]["round"], 0);
+    assert_eq!(chosen[0]["cells_taken"], json["totals"]["sumcheck_cells"]);
+    assert_eq!(
+        chosen[0]["transitions_taken"],
+        json["totals"]["transitions"]
+    );
+    // Without --explain there is no such field.
+    let plain: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--inputs",
+        "circuits/else_if.json",
+        "--format",
+        "json",
+    ])))
+    .expect("JSON");
+    assert!(plain.get("explain").is_none());
+    // Another pipeline: an empty array.
+    let json: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/else_if.zok",
+        "--format",
+        "json",
+        "--explain",
+        "--no-merge",
+    ])))
+    .expect("JSON");
+    assert_eq!(json["explain"], serde_json::json!([]));
+}
+
+#[test]
+fn explain_in_dot_colours_the_components_before_merging() {
+    // cobbl_dna_align: its if-components merge, its loops with run-time bounds cannot.
+    let out = zkbc(&[
+        "report",
+        "circuits/cobbl_dna_align.zok",
+        "--inputs",
+        "circuits/cobbl_dna_align.json",
+        "--format",
+        "dot",
+        "--explain",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("digraph \"main\""), "{text}");
+    assert!(
+        text.contains("label=\"main before block formation"),
+        "{text}"
+    );
+    let report: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/cobbl_dna_align.zok",
+        "--inputs",
+        "circuits/cobbl_dna_align.json",
+        "--format",
+        "json",
+    ])))
+    .expect("JSON");
+    let own = report["totals"]["sumcheck_cells"].as_u64().expect("cells");
+    assert!(
+        text.contains(&format!(
+            "formation chosen: greedy ({} predicted cells)",
+            zkbc::report::group_digits(u128::from(own))
+        )),
+        "{text}"
+    );
+    // The merged component in green, the impossible one in red with its reason.
+    assert!(text.contains("label=\"round 1: merged\\n"), "{text}");
+    assert!(text.contains("color=\"#1a9850\""), "{text}");
+    assert!(text.contains("label=\"round 1: impossible\\n"), "{text}");
+    assert!(text.contains("color=\"#d73027\""), "{text}");
+    assert!(text.contains("run-time"), "{text}");
+    // The CFG before merging: the loop body's blocks are all there (the merged report has 4).
+    let nodes = text.lines().filter(|l| l.contains("[label=\"b")).count();
+    assert!(nodes > 4, "{text}");
+    if tool("dot") {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let file = write(dir.path(), "explain.dot", &text);
+        let svg = Command::new("dot")
+            .arg("-Tsvg")
+            .arg(&file)
+            .output()
+            .expect("dot runs");
+        assert!(
+            svg.status.success() && svg.stdout.starts_with(b"<?xml"),
+            "dot rejects the graph: {}",
+            String::from_utf8_lossy(&svg.stderr)
+        );
+    }
+    // No decisions: the merged CFG and a title saying why.
+    let text = stdout(&zkbc(&[
+        "report",
+        "circuits/while_collatz.zok",
+        "--format",
+        "dot",
+        "--explain",
+        "--no-merge",
+    ]));
+    assert!(
+        text.contains("label=\"block formation: no cost-driven decisions (--no-merge"),
+        "{text}"
+    );
+}
+
+#[test]
+fn compile_with_inputs_is_the_program_report_measures() {
+    // cobbl_dna_align is formed differently with its inputs' counts than with static estimates.
+    let blocks_of = |ir: &str| {
+        ir.lines()
+            .filter(|l| {
+                l.starts_with('b')
+                    && l.trim_end().ends_with(':')
+                    && l[1..].starts_with(|c: char| c.is_ascii_digit())
+            })
+            .count()
+    };
+    let profiled = zkbc(&[
+        "compile",
+        "circuits/cobbl_dna_align.zok",
+        "--inputs",
+        "circuits/cobbl_dna_align.json",
+    ]);
+    assert_eq!(profiled.status.code(), Some(0), "{}", stderr(&profiled));
+    let statik = stdout(&zkbc(&["compile", "circuits/cobbl_dna_align.zok"]));
+    let report: Value = serde_json::from_str(&stdout(&zkbc(&[
+        "report",
+        "circuits/cobbl_dna_align.zok",
+        "--inputs",
+        "circuits/cobbl_dna_align.json",
+        "--format",
+        "json",
+    ])))
+    .expect("JSON");
+    let n = blocks_of(&stdout(&profiled));
+    assert!(n > 0);
+    assert_eq!(
+        n as u64,
+        report["totals"]["blocks"].as_u64().expect("blocks")
+    );
+    assert_ne!(n, blocks_of(&statik), "the inputs change block formation");
+
+    // Inputs that do not fit main are the user's to fix.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let wrong = write(dir.path(), "wrong.json", r#"{"nope": "1"}"#);
+    let out = zkbc(&[
+        "compile",
+        "circuits/gcd.zok",
+        "--inputs",
+        wrong.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("wrong.json"), "{}", stderr(&out));
+}
+
+/// Whether `name` runs here; prints why a check is skipped when it does not.
+fn tool(name: &str) -> bool {
+    let found = Command::new(name).arg("-V").output().is_ok();
+    if !found {
+        println!("skipped a check: `{name}` is not installed (apt-get install -y graphviz)");
+    }
+    found
+}
+
+/// README's example report is what the binary prints.
+#[test]
+fn the_readme_example_is_the_real_output() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md exists");
+    let command = "$ zkbc report circuits/bubble_sort.zok --inputs circuits/bubble_sort.json\n";
+    let start = readme.find(command).expect("the example is in README.md") + command.len();
+    let end = start + readme[start..].find("```").expect("the block ends");
+    let out = zkbc(&[
+        "report",
+        "circuits/bubble_sort.zok",
+        "--inputs",
+        "circuits/bubble_sort.json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        &readme[start..end],
+        stdout(&out),
+        "regenerate README's example with the release binary"
+    );
+}

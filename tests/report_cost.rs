@@ -4,7 +4,7 @@
 //! invariants the numbers must satisfy.
 
 use proptest::prelude::*;
-use zkbc::report::{BlockCost, CostError, ProgramCost, Report};
+use zkbc::report::{Baselines, BlockCost, CostError, ProgramCost, Report};
 
 fn block(label: &str, constraints: u64, executions: Option<u64>) -> BlockCost {
     BlockCost {
@@ -25,6 +25,10 @@ fn program(blocks: Vec<BlockCost>, min_block_size: u64, monolithic: Option<u64>)
         outputs: None,
         satisfied: None,
         monolithic_constraints: monolithic,
+        monolithic_none: monolithic
+            .is_none()
+            .then(|| "a loop bound is a run-time value".into()),
+        baselines: None,
     }
 }
 
@@ -77,9 +81,15 @@ fn loop_program_by_hand() {
     assert_eq!(t.padding_waste, Some(0.5));
     // ⌈log2 4⌉ + log2 max Q (8) + log2 max X (8) = 2 + 3 + 3 = 8.
     assert_eq!(t.rounds, Some(8));
-    // No monolithic circuit: next_pow2(43) = 64, a lower bound.
-    assert_eq!(t.monolithic_cells, Some(64));
+    // No monolithic circuit, so no monolithic cells. (next_pow2(43) = 64 is no lower bound:
+    // the 43 executed constraints include the loop control of 6 header runs, which a one-block
+    // circuit would not have.)
+    assert_eq!(t.monolithic_cells, None);
     assert!(!t.monolithic_exact);
+    assert_eq!(
+        t.monolithic_none.as_deref(),
+        Some("a loop bound is a run-time value")
+    );
 }
 
 #[test]
@@ -133,8 +143,8 @@ fn nothing_executed_costs_nothing() {
     // No cell at all, so no cell is padding; no instance, so no round.
     assert_eq!(t.padding_waste, Some(0.0));
     assert_eq!(t.rounds, Some(0));
-    // next_pow2(0) = 1.
-    assert_eq!(t.monolithic_cells, Some(1));
+    // No monolithic circuit was given: none.
+    assert_eq!(t.monolithic_cells, None);
 }
 
 #[test]
@@ -181,7 +191,7 @@ fn unknown_executions_make_execution_totals_unknown() {
     // The monolithic circuit does not depend on executions: max(2, next_pow2(40)) = 64.
     assert_eq!(t.monolithic_cells, Some(64));
     assert!(t.monolithic_exact);
-    // Without it, its lower bound needs the executions: unknown.
+    // Without it there is none, known executions or not.
     let t = report(&program(blocks, 1024, None)).totals;
     assert_eq!(t.monolithic_cells, None);
     assert!(!t.monolithic_exact);
@@ -223,16 +233,10 @@ fn totals_beyond_u128_are_errors_not_wrapped() {
     let t = report(&program(three.clone(), 1024, Some(1))).totals;
     assert_eq!(t.executed_constraints, Some(3u128 << 126));
     assert_eq!(t.sumcheck_cells, Some(3u128 << 126));
-    // Without a monolithic count the bound is next_pow2(3·2^126) = 2^128: one past u128.
-    let err = program(three.clone(), 1024, None)
-        .report()
-        .expect_err("next_pow2(3·2^126) overflows");
-    assert_eq!(
-        err,
-        CostError::Overflow {
-            total: "monolithic_cells"
-        }
-    );
+    // Without a monolithic count there is no monolithic total to overflow (an earlier "lower
+    // bound", next_pow2(3·2^126) = 2^128, did).
+    let t = report(&program(three.clone(), 1024, None)).totals;
+    assert_eq!(t.monolithic_cells, None);
     let mut four = three;
     four.push(block("b3", huge, Some(huge)));
     let err = program(four, 1024, None)
@@ -356,11 +360,13 @@ mod reference {
                 assert!(t.monolithic_exact);
             }
             None => {
-                let bound = known.then(|| pow2_at_least(exec_cons));
-                assert_eq!(t.monolithic_cells, bound);
+                // No one-block circuit: nothing, not a bound from the executed constraints.
+                assert_eq!(t.monolithic_cells, None);
                 assert!(!t.monolithic_exact);
+                assert_eq!(t.monolithic_none, cost.monolithic_none);
             }
         }
+        assert_eq!(r.baselines, cost.baselines);
     }
 }
 
@@ -399,13 +405,34 @@ fn arb_block(unknown: bool) -> impl Strategy<Value = BlockCost> {
     })
 }
 
+/// Baselines as `driver::measure` gives them: cells, or none with a reason, or unknown.
+fn arb_baselines() -> impl Strategy<Value = Option<Baselines>> {
+    let cells = || {
+        prop_oneof![
+            (0u128..1 << 40).prop_map(|c| (Some(c), None)),
+            Just((None, Some("a loop bound is a run-time value".to_string()))),
+            Just((None, None)),
+        ]
+    };
+    prop::option::of((cells(), cells()).prop_map(|((n, nn), (m, mn))| Baselines {
+        no_merge_cells: n,
+        no_merge_none: nn,
+        monolithic_cells: m,
+        monolithic_none: mn,
+    }))
+}
+
 fn arb_program(unknown: bool) -> impl Strategy<Value = ProgramCost> {
     (
         prop::collection::vec(arb_block(unknown), 0..12),
         prop_oneof![Just(1u64), Just(2), Just(1024), Just(32768), 0u64..5000],
         prop::option::of(0u64..1 << 24),
+        arb_baselines(),
     )
-        .prop_map(|(blocks, min, mono)| program(blocks, min, mono))
+        .prop_map(|(blocks, min, mono, baselines)| ProgramCost {
+            baselines,
+            ..program(blocks, min, mono)
+        })
 }
 
 proptest! {
@@ -452,11 +479,10 @@ proptest! {
         prop_assert_eq!(r.blocks.iter().map(|b| b.sumcheck_cells.expect("known")).sum::<u128>(), cells);
         // The proof has room for every cell: Σ Q·X <= 2^⌈log2 n⌉ · max Q · max X = 2^rounds.
         prop_assert!(cells <= 1u128 << t.rounds.expect("known"));
-        // The monolithic bound: exact is the padded count; otherwise at least what ran.
-        let mono = t.monolithic_cells.expect("known");
-        prop_assert!(mono.is_power_of_two());
-        if !t.monolithic_exact {
-            prop_assert!(mono >= executed && (mono == 1 || mono < 2 * executed));
+        // The monolithic count is the padded count of the one block, or there is none.
+        prop_assert_eq!(t.monolithic_exact, t.monolithic_cells.is_some());
+        if let Some(mono) = t.monolithic_cells {
+            prop_assert!(mono.is_power_of_two() && mono >= 2);
         }
         prop_assert!(t.transitions.expect("known") >= r.blocks.iter().filter(|b| b.executions > Some(0)).count() as u128);
     }

@@ -7,7 +7,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use zkbc::ir::{parse_program, BlockId};
-use zkbc::report::{aggregate, dot, svg, table, to_json, BlockCost, ProgramCost, Report};
+use zkbc::opt::merge::{Decision, Subject, Verdict};
+use zkbc::report::{
+    aggregate, dot, explain, svg, table, to_json, Baselines, BlockCost, ProgramCost, Report,
+};
 
 fn block(
     label: &str,
@@ -40,6 +43,13 @@ fn sum_loop() -> Report {
         outputs: Some(serde_json::json!(["35"])),
         satisfied: Some(true),
         monolithic_constraints: None,
+        monolithic_none: Some("a loop bound is a run-time value".into()),
+        baselines: Some(Baselines {
+            no_merge_cells: Some(86),
+            no_merge_none: None,
+            monolithic_cells: None,
+            monolithic_none: Some("a loop bound is a run-time value".into()),
+        }),
     }
     .report()
     .expect("small counts")
@@ -63,6 +73,13 @@ fn spread() -> Report {
         outputs: Some(serde_json::json!(["1", "0"])),
         satisfied: Some(true),
         monolithic_constraints: Some(75_000),
+        monolithic_none: None,
+        baselines: Some(Baselines {
+            no_merge_cells: Some(135_746),
+            no_merge_none: None,
+            monolithic_cells: Some(131_072),
+            monolithic_none: None,
+        }),
     }
     .report()
     .expect("small counts")
@@ -83,6 +100,13 @@ fn static_report() -> Report {
         outputs: None,
         satisfied: None,
         monolithic_constraints: None,
+        monolithic_none: Some("a loop bound is a run-time value".into()),
+        baselines: Some(Baselines {
+            no_merge_cells: None,
+            no_merge_none: None,
+            monolithic_cells: None,
+            monolithic_none: Some("a loop bound is a run-time value".into()),
+        }),
     }
     .report()
     .expect("small counts")
@@ -152,8 +176,15 @@ fn json_schema_fields_in_order() {
             "uniform_cells": 18432,
             "padding_waste": 0.5,
             "rounds": 8,
-            "monolithic_cells": 64,
-            "monolithic_exact": false
+            "monolithic_cells": null,
+            "monolithic_exact": false,
+            "monolithic_none": "a loop bound is a run-time value"
+          },
+          "baselines": {
+            "no_merge_cells": 86,
+            "no_merge_none": null,
+            "monolithic_cells": null,
+            "monolithic_none": "a loop bound is a run-time value"
           }
         }
     "#]]
@@ -207,6 +238,8 @@ fn table_reads_at_a_glance() {
         padding waste             46.5%
         rounds                       22
         monolithic cells        131,072  (exact: the program as one block)
+        --no-merge cells        135,746
+        --monolithic cells      131,072
         satisfied: yes (every executed block's instance holds)
         outputs: ["1","0"]
     "#]]
@@ -232,7 +265,9 @@ fn table_marks_unknowns() {
         uniform cells         unknown
         padding waste         unknown
         rounds                unknown
-        monolithic cells      unknown  (lower bound: no one-block circuit was built)
+        monolithic cells         none  (a loop bound is a run-time value)
+        --no-merge cells      unknown
+        --monolithic cells       none  (a loop bound is a run-time value)
     "#]]
     .assert_eq(&table::render(&static_report()));
 }
@@ -330,6 +365,8 @@ fn svg_of_no_blocks_still_draws() {
         outputs: None,
         satisfied: None,
         monolithic_constraints: None,
+        monolithic_none: None,
+        baselines: None,
     }
     .report()
     .expect("no blocks");
@@ -386,6 +423,8 @@ fn nested_dot(components: &[BTreeSet<BlockId>]) -> Result<String, dot::DotError>
         outputs: None,
         satisfied: None,
         monolithic_constraints: None,
+        monolithic_none: None,
+        baselines: None,
     }
     .report()
     .expect("small counts");
@@ -504,7 +543,7 @@ fn corpus() -> Vec<Report> {
 fn aggregate_csv() {
     expect![[r#"
         program,opt_level,min_block_size,blocks,constraints,executed_constraints,transitions,sumcheck_cells,uniform_cells,padding_waste,rounds,monolithic_cells,monolithic_exact,satisfied
-        sum_loop,O1,1024,4,10,43,13,86,18432,0.500000,8,64,false,true
+        sum_loop,O1,1024,4,10,43,13,86,18432,0.500000,8,,false,true
         sum_loop,O1,1024,4,10,,,,,,,,false,
         spread,O2,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true
         spread,O2 --no-merge,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true
@@ -517,7 +556,7 @@ fn aggregate_markdown() {
     expect![[r#"
         | program | opt level | min block size | blocks | constraints | executed constraints | transitions | sumcheck cells | uniform cells | padding waste | rounds | monolithic cells | monolithic exact | satisfied |
         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | sum_loop | O1 | 1,024 | 4 | 10 | 43 | 13 | 86 | 18,432 | 50.0% | 8 | 64 | no | yes |
+        | sum_loop | O1 | 1,024 | 4 | 10 | 43 | 13 | 86 | 18,432 | 50.0% | 8 | ? | no | yes |
         | sum_loop | O1 | 1,024 | 4 | 10 | ? | ? | ? | ? | ? | ? | ? | no | ? |
         | spread | O2 | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |
         | spread | O2 --no-merge | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |
@@ -535,8 +574,9 @@ fn aggregate_pivot() {
         | spread |  | 135,746 | 135,746 |
     "#]]
     .assert_eq(&aggregate::pivot_markdown(&corpus(), metric));
+    // No one-block circuit: no number (there is no lower bound to give).
     let mono = aggregate::pivot_markdown(&corpus()[..1], aggregate::Metric::MonolithicCells);
-    assert!(mono.contains("| ≥ 64 |"), "a lower bound is marked: {mono}");
+    assert!(mono.contains("| sum_loop | ? |"), "{mono}");
     assert_eq!(aggregate::Metric::from_name("cells"), None);
 }
 
@@ -576,6 +616,8 @@ fn svg_of_many_blocks_keeps_every_label() {
         outputs: None,
         satisfied: None,
         monolithic_constraints: None,
+        monolithic_none: None,
+        baselines: None,
     }
     .report()
     .expect("small counts");
@@ -604,6 +646,30 @@ fn every_json_field_is_documented() {
     names.extend(block.keys().map(|k| format!("| `blocks[].{k}` |")));
     let totals = value["totals"].as_object().expect("a totals object");
     names.extend(totals.keys().map(|k| format!("| `totals.{k}` |")));
+    let baselines = value["baselines"].as_object().expect("a baselines object");
+    names.extend(baselines.keys().map(|k| format!("| `baselines.{k}` |")));
+    // `--explain` adds an array of decisions.
+    let decision = Decision {
+        round: 1,
+        subject: Subject::Component {
+            func: "main".into(),
+            head: "b1".into(),
+            tail: "b3".into(),
+            blocks: vec!["b1".into(), "b2".into(), "b3".into()],
+            lines: Some((4, 6)),
+            has_loop: false,
+        },
+        cells_kept: Some(86),
+        cells_taken: Some(64),
+        transitions: (Some(13), Some(8)),
+        verdict: Verdict::Taken,
+        reason: "saves 22 cells".into(),
+    };
+    let explained: serde_json::Value =
+        serde_json::from_str(&explain::to_json(&sum_loop(), &[decision])).expect("JSON");
+    names.push("| `explain` |".into());
+    let entry = explained["explain"][0].as_object().expect("an entry");
+    names.extend(entry.keys().map(|k| format!("| `explain[].{k}` |")));
     for name in names {
         assert!(docs.contains(&name), "docs/report.md has no row {name}");
     }
@@ -643,6 +709,151 @@ fn dot_nests_sibling_components_inside_their_parent() {
     assert_eq!(depth_of("\"b0\" [label"), 1);
     // Balanced braces: every cluster is closed.
     assert_eq!(text.matches('{').count(), text.matches('}').count());
+    if have("dot", "that Graphviz accepts the DOT") {
+        pipe("dot", &["-Tsvg"], &text);
+    }
+}
+
+fn component(
+    round: usize,
+    blocks: &[&str],
+    cells: (Option<u128>, Option<u128>),
+    verdict: Verdict,
+    reason: &str,
+) -> Decision {
+    Decision {
+        round,
+        subject: Subject::Component {
+            func: "main".into(),
+            head: blocks[0].into(),
+            tail: blocks[blocks.len() - 1].into(),
+            blocks: blocks.iter().map(|b| b.to_string()).collect(),
+            lines: Some((3, 7)),
+            has_loop: blocks.contains(&"b1"),
+        },
+        cells_kept: cells.0,
+        cells_taken: cells.1,
+        transitions: (Some(20), cells.1.map(|_| 10)),
+        verdict,
+        reason: reason.into(),
+    }
+}
+
+fn formation(name: &str, cells: Option<u128>, verdict: Verdict, reason: &str) -> Decision {
+    Decision {
+        round: 0,
+        subject: Subject::Formation { name: name.into() },
+        cells_kept: None,
+        cells_taken: cells,
+        transitions: (None, cells.map(|c| c / 100)),
+        verdict,
+        reason: reason.into(),
+    }
+}
+
+/// The decisions of a made-up formation of NESTED: the if/else merged in round 1, the loop
+/// impossible, the whole function kept in round 2.
+fn nested_decisions() -> Vec<Decision> {
+    let more = "more predicted cells than the chosen formation";
+    vec![
+        component(
+            1,
+            &["b1", "b2", "b3", "b4", "b5", "b6"],
+            (Some(1_544), None),
+            Verdict::Impossible,
+            "the loop at b1 has a run-time bound",
+        ),
+        component(
+            1,
+            &["b2", "b3", "b4", "b5"],
+            (Some(1_544), Some(1_024)),
+            Verdict::Taken,
+            "saves 520 cells",
+        ),
+        component(
+            2,
+            &["b0", "b1", "b2", "b6"],
+            (Some(1_024), Some(2_048)),
+            Verdict::Kept,
+            "would cost 1024 more cells",
+        ),
+        formation("unmerged", Some(1_544), Verdict::Kept, more),
+        formation(
+            "greedy",
+            Some(1_024),
+            Verdict::Taken,
+            "the fewest predicted cells",
+        ),
+        formation("monolithic", None, Verdict::Impossible, "a run-time bound"),
+    ]
+}
+
+#[test]
+fn explain_text_groups_candidates_by_round() {
+    expect![[r#"
+        block formation: sumcheck cells predicted from a run on the inputs
+
+        round 1  b1..b6 (6 blocks, lines 3-7, loop)  kept 1,544 -> merged     -  impossible: the loop at b1 has a run-time bound
+        round 1  b2..b5 (4 blocks, lines 3-7)        kept 1,544 -> merged 1,024  merged: saves 520 cells
+
+        round 2  b0..b6 (4 blocks, lines 3-7, loop)  kept 1,024 -> merged 2,048  kept: would cost 1024 more cells
+
+        formation   cells  transitions  verdict
+        unmerged    1,544           15  not chosen: more predicted cells than the chosen formation
+        greedy      1,024           10  chosen: the fewest predicted cells
+        monolithic      -            -  impossible: a run-time bound
+    "#]]
+    .assert_eq(&explain::render(&nested_decisions(), true, None));
+    expect![[r#"
+        block formation: no cost-driven decisions (--no-merge: the merge pass does not run)
+    "#]]
+    .assert_eq(&explain::render(
+        &[],
+        true,
+        Some("--no-merge: the merge pass does not run"),
+    ));
+}
+
+#[test]
+fn dot_draws_decisions_on_the_cfg_before_merging() {
+    let program = parse_program(NESTED).expect("the test's IR parses");
+    let func = program.main_func();
+    let mut decisions = nested_decisions();
+    // A block the function does not have: not drawn, counted.
+    decisions.push(component(
+        2,
+        &["b2", "b99"],
+        (Some(1), Some(1)),
+        Verdict::Kept,
+        "x",
+    ));
+    let (clusters, left_out) = dot::decision_clusters(func, &decisions);
+    assert_eq!(left_out, 1);
+    let sets: Vec<Vec<u32>> = clusters
+        .iter()
+        .map(|c| c.blocks.iter().map(|b| b.0).collect())
+        .collect();
+    // Without their tails; round 2's b2 stands for the if/else merged in round 1.
+    assert_eq!(
+        sets,
+        [vec![1, 2, 3, 4, 5], vec![2, 3, 4], vec![0, 1, 2, 3, 4, 5]]
+    );
+    let text = dot::render_clusters(func, &HashMap::new(), &clusters, Some("explained"))
+        .expect("laminar clusters");
+    assert!(
+        text.contains("  label=\"explained\"; labelloc=t;"),
+        "{text}"
+    );
+    let line = |needle: &str| {
+        text.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle} in\n{text}"))
+            .to_string()
+    };
+    assert!(line("round 1: merged").contains("color=\"#1a9850\""));
+    assert!(line("round 1: impossible").contains("color=\"#d73027\""));
+    assert!(line("round 2: kept").contains("color=\"#777777\""));
+    assert!(line("round 1: merged").contains("kept 1,544 -> merged 1,024\\nsaves 520 cells"));
     if have("dot", "that Graphviz accepts the DOT") {
         pipe("dot", &["-Tsvg"], &text);
     }

@@ -7,7 +7,10 @@
 //!   docs/report.md, independently of `zkbc::cost`;
 //! - every execution count the static report claims to know equals the count of a real run, at
 //!   every level;
-//! - the SVG chart renders (rsvg-convert) and the DOT graph is accepted by `dot -Tsvg`, where
+//! - the report's own cells are at most each baseline it prints (`--no-merge`, `--monolithic`),
+//!   and each baseline is that pipeline's own report;
+//! - every block `--explain` names is a block of the program before merging;
+//! - the SVG chart renders (rsvg-convert) and the DOT graphs are accepted by `dot -Tsvg`, where
 //!   those tools are installed (the reason is printed when a check is skipped).
 
 mod common;
@@ -15,8 +18,9 @@ use expect_test::expect_file;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 use zkbc::driver;
-use zkbc::driver::measure::{measure, Measurement, Settings};
+use zkbc::driver::measure::{measure, Measurement, Merging, Settings};
 use zkbc::ir::interp;
 use zkbc::opt::OptLevel;
 use zkbc::report::{dot, svg, to_json};
@@ -56,21 +60,93 @@ fn measured(path: &Path, inputs: Option<&Value>, settings: &Settings) -> Measure
         .unwrap_or_else(|e| panic!("{name} at {:?}: {e}", settings.opt_level))
 }
 
+/// Every corpus program measured at the default settings on its inputs, once for the tests
+/// that share it (with its baselines, this is the slow part).
+fn default_corpus() -> &'static [(String, PathBuf, Measurement)] {
+    static MEASURED: OnceLock<Vec<(String, PathBuf, Measurement)>> = OnceLock::new();
+    MEASURED.get_or_init(|| {
+        corpus()
+            .into_iter()
+            .map(|(name, path)| {
+                let m = measured(&path, Some(&inputs_of(&path)), &Settings::default());
+                (name, path, m)
+            })
+            .collect()
+    })
+}
+
 #[test]
 fn corpus_reports_match_their_snapshots() {
-    for (name, path) in corpus() {
-        let inputs = inputs_of(&path);
-        let m = measured(&path, Some(&inputs), &Settings::default());
+    for (name, path, m) in default_corpus() {
         let r = &m.report;
-        assert_eq!(r.program, name);
+        assert_eq!(r.program, *name);
         assert_eq!(r.satisfied, Some(true), "{name}");
         assert_eq!(
             r.outputs.as_ref(),
-            Some(&expected_outputs(&path)),
+            Some(&expected_outputs(path)),
             "{name}: the report's outputs are the expected outputs"
         );
         expect_file![format!("snapshots/report/{name}.json")].assert_eq(&to_json(r));
     }
+}
+
+/// With a profile run on the inputs, cost-driven block formation compares its result with no
+/// merging and with one block, so the report's own cells are never above either baseline it
+/// prints; and each baseline is what the report of that pipeline says.
+#[test]
+fn the_default_is_at_most_each_baseline() {
+    let mut compared = 0;
+    for (name, path, m) in default_corpus() {
+        let own = m
+            .report
+            .totals
+            .sumcheck_cells
+            .expect("a run knows every count");
+        let b = m.report.baselines.as_ref().expect("baselines are measured");
+        let no_merge = b.no_merge_cells.expect("--no-merge always exists");
+        assert!(
+            own <= no_merge,
+            "{name}: {own} cells, --no-merge {no_merge}"
+        );
+        compared += 1;
+        match b.monolithic_cells {
+            Some(mono) => {
+                assert!(own <= mono, "{name}: {own} cells, --monolithic {mono}");
+                assert_eq!(b.monolithic_none, None);
+                compared += 1;
+            }
+            None => {
+                // Exactly the programs without a one-block circuit, and the report says why.
+                assert_eq!(m.report.totals.monolithic_cells, None, "{name}");
+                assert_eq!(
+                    b.monolithic_none.as_deref(),
+                    Some("a loop bound is a run-time value"),
+                    "{name}"
+                );
+            }
+        }
+        // The baselines are the cells of the reports of those pipelines.
+        let inputs = inputs_of(path);
+        for (merging, cells) in [
+            (Merging::Off, b.no_merge_cells),
+            (Merging::Monolithic, b.monolithic_cells),
+        ] {
+            if cells.is_none() {
+                continue;
+            }
+            let settings = Settings {
+                merging,
+                baselines: false,
+                ..Settings::default()
+            };
+            let other = measured(path, Some(&inputs), &settings);
+            assert_eq!(
+                other.report.totals.sumcheck_cells, cells,
+                "{name}: the {merging:?} baseline is that pipeline's report"
+            );
+        }
+    }
+    assert!(compared > default_corpus().len());
 }
 
 fn pow2_at_least(n: u128) -> u128 {
@@ -152,8 +228,15 @@ fn recompute_totals(json: &Value) -> usize {
         ] {
             assert!(totals[field].is_null(), "{field} is null when unknown");
         }
-        if !exact {
-            assert!(totals["monolithic_cells"].is_null());
+        assert_eq!(exact, !totals["monolithic_cells"].is_null());
+        if let Some(b) = json["baselines"].as_object() {
+            // A static report counts the baselines statically too.
+            for field in ["no_merge_cells", "monolithic_cells"] {
+                if b[field].is_null() {
+                    continue;
+                }
+                assert!(b[field].as_u64().is_some_and(|c| c > 0), "{field}");
+            }
         }
         return 3;
     }
@@ -177,10 +260,13 @@ fn recompute_totals(json: &Value) -> usize {
         ceil_log2(blocks.len() as u128) + log2_exact(max_q) + log2_exact(max_x)
     };
     assert_eq!(int(totals, "rounds"), u128::from(rounds));
-    if !exact {
-        assert_eq!(int(totals, "monolithic_cells"), pow2_at_least(e_sum));
-    } else {
+    // Exact, or null: without a one-block circuit there is no bound to give.
+    if exact {
+        assert!(int(totals, "monolithic_cells").is_power_of_two());
         assert!(int(totals, "monolithic_cells") >= 2);
+    } else {
+        assert!(totals["monolithic_cells"].is_null());
+        assert!(totals["monolithic_none"].is_string());
     }
     10
 }
@@ -292,8 +378,7 @@ fn every_corpus_dot_graph_is_accepted_by_graphviz() {
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary directory");
-    for (name, path) in corpus() {
-        let m = measured(&path, Some(&inputs_of(&path)), &Settings::default());
+    for (name, _, m) in default_corpus() {
         let main = m.compilation.program.main_func();
         let clusters = zkbc::report::dot::merge_clusters(main);
         let annotations = dot::annotations_from_report(main, &m.report);
@@ -318,14 +403,67 @@ fn every_corpus_dot_graph_is_accepted_by_graphviz() {
     }
 }
 
+/// `--format dot --explain`: every block a first-round decision names is a block of the
+/// program before merging (with formation's latches), and the drawing of the decisions is
+/// accepted by `dot`.
+#[test]
+fn every_corpus_explain_graph_names_blocks_before_merging() {
+    let have_dot = tool("dot");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for (name, path, m) in default_corpus() {
+        let text = std::fs::read_to_string(path).expect("program exists");
+        let inputs = inputs_of(path);
+        let before = zkbc::driver::measure::before_merging(
+            &path.display().to_string(),
+            &text,
+            Some(&inputs),
+            &Settings::default(),
+            &|_| {},
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let main = before.compilation.program.main_func();
+        let decisions = zkbc::report::explain::decisions(&m.compilation.opt_report);
+        assert!(!decisions.is_empty(), "{name}: -O3 records its formations");
+        // Round 1 looks at the program before merging (with formation's latches); later
+        // rounds may also name blocks a loop rotation made.
+        for d in decisions.iter().filter(|d| d.round == 1) {
+            if let zkbc::opt::merge::Subject::Component { blocks, .. } = &d.subject {
+                for b in blocks {
+                    assert!(
+                        main.layout.iter().any(|l| l.to_string() == *b),
+                        "{name}: {b} of {d:?} is not a block before merging"
+                    );
+                }
+            }
+        }
+        let (clusters, _) = dot::decision_clusters(main, &decisions);
+        let annotations = dot::annotations_from_report(main, &before.report);
+        let graph = dot::render_clusters(main, &annotations, &clusters, Some("explain"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        if have_dot {
+            let file = dir.path().join(format!("{name}.dot"));
+            std::fs::write(&file, &graph).expect("writes");
+            let out = Command::new("dot")
+                .arg("-Tsvg")
+                .arg(&file)
+                .output()
+                .expect("dot runs");
+            assert!(
+                out.status.success() && out.stdout.starts_with(b"<?xml"),
+                "{name}: dot rejects the graph: {}\n{graph}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
 #[test]
 fn the_corpus_charts_render_to_png() {
     if !tool("rsvg-convert") {
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary directory");
-    for (name, path) in corpus() {
-        let m = measured(&path, Some(&inputs_of(&path)), &Settings::default());
+    for (name, _, m) in default_corpus() {
         let text = svg::render(&m.report).expect("draws");
         let svg_file = dir.path().join(format!("{name}.svg"));
         let png_file = dir.path().join(format!("{name}.png"));

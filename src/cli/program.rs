@@ -1,7 +1,7 @@
 //! The commands on a program (ZoKrates .zok, or IR text) that print what it is or does:
 //! `compile`, `run`, `query`.
 
-use super::{execute, load_inputs, read, user_error, Exit};
+use super::{execute, inputs_in_encoding, load_inputs, read, read_json, user_error, Exit};
 use crate::{CompileArgs, Emit, Show};
 use std::path::PathBuf;
 use zkbc::{driver, ir, opt};
@@ -25,9 +25,23 @@ pub(crate) fn run_command(
     Ok(())
 }
 
-/// `zkbc compile`.
-pub(crate) fn compile_command(compile: CompileArgs, emit: Emit, show: Show) -> Result<(), Exit> {
-    let program = compile.compile()?.program;
+/// `zkbc compile`; with inputs, block formation is profiled on them (as `report --inputs`
+/// does), and inputs that do not fit `main` are an error.
+pub(crate) fn compile_command(
+    compile: CompileArgs,
+    inputs: Option<PathBuf>,
+    emit: Emit,
+    show: Show,
+) -> Result<(), Exit> {
+    // Read once (the file may be a pipe): it profiles block formation and is checked against
+    // main's parameters.
+    let json = inputs.as_deref().map(read_json).transpose()?;
+    let compiled =
+        compile.compile_profiled(json.clone(), zkbc::ir::interp::Limits::default().max_steps)?;
+    if json.is_some() {
+        inputs_in_encoding(&compiled, json, inputs.as_deref())?;
+    }
+    let program = compiled.program;
     match emit {
         Emit::Ir => print!("{program}"),
         Emit::Dot => {

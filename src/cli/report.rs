@@ -60,39 +60,123 @@ fn measure_file(
     })
 }
 
-/// `zkbc report`.
+/// `zkbc report`; with `explain`, also what cost-driven block formation decided.
 pub(crate) fn report_command(
     compile: &CompileArgs,
     inputs: Option<&Path>,
     settings: &Settings,
-    format: ReportFormat,
+    (format, explain): (ReportFormat, bool),
     output: Option<&Path>,
     quiet: bool,
 ) -> Result<(), Exit> {
+    if explain && matches!(format, ReportFormat::Svg) {
+        return Err(user_error(
+            "--explain works with --format table, json or dot, not svg",
+        ));
+    }
     let progress = report::progress::Progress::new(None, "", quiet);
     let measured = measure_file(&compile.file, inputs, settings, &progress);
+    // The CFG the decisions name: the program before merging (drawn only with --explain).
+    let before = match (&measured, format, explain) {
+        (Ok(_), ReportFormat::Dot, true) if settings.without_decisions().is_none() => Some(
+            measure_before_merging(&compile.file, inputs, settings, &progress),
+        ),
+        _ => None,
+    };
     progress.finish();
     let measured = measured?;
+    let before = before.transpose()?;
     let r = &measured.report;
+    let decisions = report::explain::decisions(&measured.compilation.opt_report);
+    let without = settings.without_decisions();
     let text = match format {
+        ReportFormat::Table if explain => format!(
+            "{}\n{}",
+            report::table::render(r),
+            report::explain::render(&decisions, inputs.is_some(), without.as_deref())
+        ),
         ReportFormat::Table => report::table::render(r),
+        ReportFormat::Json if explain => report::explain::to_json(r, &decisions),
         ReportFormat::Json => report::to_json(r),
         ReportFormat::Svg => report::svg::render(r).map_err(|e| Exit {
             code: 1,
             message: format!("{}: cannot draw the chart: {e}", compile.file.display()),
         })?,
         ReportFormat::Dot => {
-            let program = &measured.compilation.program;
-            let main = program.main_func();
-            let annotations = report::dot::annotations_from_report(main, r);
-            let clusters = report::dot::merge_clusters(main);
-            report::dot::render(main, &annotations, &clusters).map_err(|e| Exit {
-                code: 1,
-                message: format!("bug: {}: {e}", compile.file.display()),
-            })?
+            let drawn = before.as_ref().unwrap_or(&measured);
+            let main = drawn.compilation.program.main_func();
+            let annotations = report::dot::annotations_from_report(main, &drawn.report);
+            let (clusters, label) = if !explain {
+                let clusters = report::dot::merge_clusters(main)
+                    .into_iter()
+                    .map(report::dot::Cluster::plain)
+                    .collect();
+                (clusters, None)
+            } else if before.is_some() {
+                let (clusters, left_out) = report::dot::decision_clusters(main, &decisions);
+                (clusters, Some(explain_graph_label(&decisions, left_out)))
+            } else {
+                let why = without.unwrap_or_default();
+                (
+                    Vec::new(),
+                    Some(format!("block formation: no cost-driven decisions ({why})")),
+                )
+            };
+            report::dot::render_clusters(main, &annotations, &clusters, label.as_deref()).map_err(
+                |e| Exit {
+                    code: 1,
+                    message: format!("bug: {}: {e}", compile.file.display()),
+                },
+            )?
         }
     };
     emit(&text, output)
+}
+
+/// Measures the program before merging (`measure::before_merging`), as `measure_file` does.
+fn measure_before_merging(
+    file: &Path,
+    inputs: Option<&Path>,
+    settings: &Settings,
+    progress: &report::progress::Progress,
+) -> Result<measure::Measurement, Exit> {
+    let source = read(file)?;
+    let json = inputs.map(read_json).transpose()?;
+    let name = file.display().to_string();
+    measure::before_merging(&name, &source, json.as_ref(), settings, &|stage| {
+        progress.set_message(format!("{name} before merging: {}", stage.name()));
+    })
+    .map_err(|e| measure_error(e, file))
+}
+
+/// The title of the `--explain` DOT graph: what it draws, the formation chosen, and how many
+/// considered components are not drawn.
+fn explain_graph_label(decisions: &[zkbc::opt::merge::Decision], left_out: usize) -> String {
+    use zkbc::opt::merge::{Subject, Verdict};
+    let chosen = decisions
+        .iter()
+        .find_map(|d| match (&d.subject, d.verdict) {
+            (Subject::Formation { name }, Verdict::Taken) => Some((name.clone(), d.cells_taken)),
+            _ => None,
+        });
+    let mut label = String::from(
+        "main before block formation: components merged (green), kept (grey), impossible (red)",
+    );
+    if let Some((name, cells)) = chosen {
+        let cells = cells.map_or_else(|| "?".into(), report::group_digits);
+        label.push_str(&format!(
+            "\nformation chosen: {name} ({cells} predicted cells)"
+        ));
+        if name != "greedy" {
+            label.push_str("; the greedy merges drawn are not in the result");
+        }
+    }
+    if left_out > 0 {
+        label.push_str(&format!(
+            "\n{left_out} considered components not drawn (the same blocks as a drawn one, or crossing one)"
+        ));
+    }
+    label
 }
 
 /// `zkbc table --zokrates DIR`.
@@ -178,6 +262,8 @@ pub(crate) fn table_command(
                     merging,
                     max_steps,
                     field_cmp,
+                    // The table has rows of its own for them (--with-no-merge, --with-monolithic).
+                    baselines: false,
                     ..Settings::default()
                 };
                 match measure_file(file, inputs.as_deref(), &settings, &progress) {

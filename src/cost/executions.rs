@@ -90,6 +90,8 @@ pub fn program_cost(
         outputs: None,
         satisfied: None,
         monolithic_constraints: None,
+        monolithic_none: None,
+        baselines: None,
     }
 }
 

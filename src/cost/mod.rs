@@ -22,7 +22,20 @@ pub use executions::{
     Executions,
 };
 pub use model::{
-    next_pow2, padded_constraints, padded_executions, BlockCost, BlockReport, CostError,
+    next_pow2, padded_constraints, padded_executions, Baselines, BlockCost, BlockReport, CostError,
     ProgramCost, Report, Totals, SCHEMA_VERSION,
 };
+/// `n` with a comma between each group of three digits: `1234567` is `1,234,567`.
+pub fn group_digits(n: u128) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 pub use predict::{predict, prediction_of, BlockCounts, Counts, Prediction, Profile};

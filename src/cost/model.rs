@@ -19,9 +19,19 @@
 //! uniform_cells        = Σ Q_b · THRESHOLD
 //! padding_waste        = 1 − executed_constraints / sumcheck_cells   (0 when nothing ran)
 //! rounds               = ⌈log2 blocks⌉ + log2 max_b Q_b + log2 max_b X_b   (0 when nothing ran)
-//! monolithic_cells     = max(2, next_pow2(C)), exact, where C is the monolithic circuit's size
-//!                      = next_pow2(executed_constraints), a lower bound, when no such circuit exists
+//! monolithic_cells     = max(2, next_pow2(C)), where C is the monolithic circuit's size; none
+//!                        when no such circuit exists (a loop bound is a run-time value)
 //! ```
+//!
+//! Without a monolithic circuit there is no number to give: `next_pow2(executed_constraints)`,
+//! which an earlier version printed as a "lower bound", counts the loop control (counter
+//! updates, the header's test, transition states) of every iteration, which a one-block
+//! circuit would not pay, so it bounds nothing.
+//!
+//! The **baselines** ([`Baselines`]) are the sumcheck cells of the same program compiled by the
+//! same pipeline without merging (`--no-merge`) and as one block (`--monolithic`), counted as the
+//! report counts its own (on the same inputs, or statically). The model takes them as given:
+//! `driver::measure` compiles and runs the baselines.
 //!
 //! # Decisions at the edges
 //!
@@ -32,8 +42,8 @@
 //! - **Unknown executions.** A static report (no inputs) may not know how often a block runs. If
 //!   any block's executions are unknown, every total that depends on executions is `None`
 //!   (`null` in JSON): `executed_constraints`, `transitions`, `sumcheck_cells`, `uniform_cells`,
-//!   `padding_waste`, `rounds`, and `monolithic_cells` when it is not exact. A partial sum would
-//!   read like a real number, so there is none.
+//!   `padding_waste`, `rounds` (`monolithic_cells` does not depend on executions). A partial sum
+//!   would read like a real number, so there is none.
 //! - **Nothing executed** (every `exec_b = 0`, or no blocks): the sumcheck has no instance to
 //!   prove, so `sumcheck_cells = uniform_cells = 0`, `padding_waste = 0` (no cell is padding)
 //!   and `rounds = 0`.
@@ -69,6 +79,29 @@ pub struct ProgramCost {
     /// Constraints of the whole program compiled as one block (`--monolithic`); `None` when some
     /// loop bound is a runtime value, so that no such circuit exists.
     pub monolithic_constraints: Option<u64>,
+    /// Why there is no monolithic circuit, in words (`a loop bound is a run-time value`), when
+    /// `monolithic_constraints` is `None`; `None` when it is not known why.
+    pub monolithic_none: Option<String>,
+    /// The cells of the `--no-merge` and `--monolithic` pipelines, when they were measured.
+    pub baselines: Option<Baselines>,
+}
+
+/// What the same program costs compiled by the same pipeline without merging and as one block,
+/// counted as the report counts its own cells: with inputs, exactly, on the same inputs; without
+/// them, from static counts. A report that *is* one of these pipelines gives its own cells.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Baselines {
+    /// Sumcheck cells of the `--no-merge` pipeline; `None` when its executions are unknown (a
+    /// static report) or it could not be measured (`no_merge_none` says why).
+    pub no_merge_cells: Option<u128>,
+    /// Why `no_merge_cells` is `None` when that is not merely unknown executions.
+    pub no_merge_none: Option<String>,
+    /// Sumcheck cells of the `--monolithic` pipeline; `None` when there is no one-block circuit
+    /// (`monolithic_none` says why) or its executions are unknown.
+    pub monolithic_cells: Option<u128>,
+    /// Why there is no `--monolithic` circuit (`a loop bound is a run-time value`), or why it
+    /// could not be measured.
+    pub monolithic_none: Option<String>,
 }
 
 /// The counts of one block.
@@ -108,6 +141,8 @@ pub struct Report {
     pub blocks: Vec<BlockReport>,
     /// Sums over the blocks.
     pub totals: Totals,
+    /// The `--no-merge` and `--monolithic` baselines; `None` when they were not measured.
+    pub baselines: Option<Baselines>,
 }
 
 /// One block of a [`Report`].
@@ -151,11 +186,15 @@ pub struct Totals {
     pub padding_waste: Option<f64>,
     /// ⌈log2 blocks⌉ + log2 max Q_b + log2 max X_b; 0 when nothing ran.
     pub rounds: Option<u32>,
-    /// max(2, next_pow2(C)) of the monolithic circuit, or next_pow2(executed_constraints) as a
-    /// lower bound when there is no monolithic circuit.
+    /// max(2, next_pow2(C)) of the monolithic circuit; `None` when there is no monolithic
+    /// circuit (see the module doc: there is no lower bound to give).
     pub monolithic_cells: Option<u128>,
-    /// Whether `monolithic_cells` is the monolithic circuit's size (true) or a lower bound.
+    /// Whether `monolithic_cells` is the monolithic circuit's size: `true` exactly when it is
+    /// not `None` (the field stays for readers of schema 1, where `false` meant a lower bound).
     pub monolithic_exact: bool,
+    /// Why there is no monolithic circuit, in words, when `monolithic_cells` is `None` and the
+    /// reason is known.
+    pub monolithic_none: Option<String>,
 }
 
 /// Why a report could not be computed.
@@ -267,7 +306,10 @@ impl ProgramCost {
             });
         }
 
-        let totals = totals(&blocks, threshold, self.monolithic_constraints)?;
+        let mut totals = totals(&blocks, threshold, self.monolithic_constraints)?;
+        if totals.monolithic_cells.is_none() {
+            totals.monolithic_none = self.monolithic_none.clone();
+        }
         Ok(Report {
             schema_version: SCHEMA_VERSION,
             program: self.program.clone(),
@@ -278,6 +320,7 @@ impl ProgramCost {
             satisfied: self.satisfied,
             blocks,
             totals,
+            baselines: self.baselines.clone(),
         })
     }
 }
@@ -348,24 +391,12 @@ fn totals(
         constraints = add_product(constraints, u128::from(b.constraints), 1, "constraints")?;
     }
     let executed = executed_totals(blocks, threshold)?;
-    let (monolithic_cells, monolithic_exact) = match monolithic_constraints {
-        Some(c) => (
-            Some(u128::from(
-                padded_constraints(c).ok_or_else(|| too_large("monolithic", "constraints", c))?,
-            )),
-            true,
-        ),
-        None => (
-            match &executed {
-                Some(ex) => Some(ex.executed_constraints.checked_next_power_of_two().ok_or(
-                    CostError::Overflow {
-                        total: "monolithic_cells",
-                    },
-                )?),
-                None => None,
-            },
-            false,
-        ),
+    // Exact or nothing: without a one-block circuit there is no bound to give (module doc).
+    let monolithic_cells = match monolithic_constraints {
+        Some(c) => Some(u128::from(
+            padded_constraints(c).ok_or_else(|| too_large("monolithic", "constraints", c))?,
+        )),
+        None => None,
     };
     Ok(Totals {
         blocks: blocks.len() as u64,
@@ -377,7 +408,8 @@ fn totals(
         padding_waste: executed.as_ref().map(|e| e.padding_waste),
         rounds: executed.as_ref().map(|e| e.rounds),
         monolithic_cells,
-        monolithic_exact,
+        monolithic_exact: monolithic_cells.is_some(),
+        monolithic_none: None,
     })
 }
 

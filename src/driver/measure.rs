@@ -6,19 +6,25 @@
 //!   with inputs:    interp::run ─▶ r1cs::check_trace (every executed block satisfied)
 //!                   executions  = how often each block appears in the trace
 //!   without inputs: executions  = cost::static_executions, unknown where not known
+//!   monolithic:     driver::compile --monolithic -O3 ─▶ r1cs::stats: C, or why there is none
+//!   baselines:      the same settings with --no-merge and with --monolithic: compile, run on the
+//!                   same inputs (or count statically), lower ─▶ their sumcheck cells
 //!   ─▶ ProgramCost ─▶ Report
 //! ```
+//!
+//! A report that *is* a baseline (`--no-merge`, `--monolithic`, or a level below `-O3`, which
+//! has no merge pass) gives its own cells for it instead of measuring it again.
 //!
 //! Architecture invariant: this module sequences stages that live elsewhere (driver, interp,
 //! r1cs, query); it computes no constraint itself.
 
 use crate::cost::{
-    program_cost, static_executions, traced_executions, CostError, ProgramCost, Report,
+    program_cost, static_executions, traced_executions, Baselines, CostError, ProgramCost, Report,
 };
 use crate::driver::{self, Compilation, CompileError};
 pub use crate::front::FieldCmp;
 use crate::ir::interp;
-use crate::opt::merge::MergePolicy;
+use crate::opt::merge::{MergeError, MergePolicy};
 use crate::opt::OptLevel;
 use crate::r1cs::{self, BlockStats, CheckError, LowerError};
 use std::fmt;
@@ -56,6 +62,9 @@ pub struct Settings {
     pub max_unrolled: usize,
     /// The semantics of comparisons of two non-constant field elements.
     pub field_cmp: FieldCmp,
+    /// Whether [`measure`] also measures the `--no-merge` and `--monolithic` baselines
+    /// ([`Report::baselines`]); `zkbc table`, which has rows of its own for them, does not.
+    pub baselines: bool,
 }
 
 impl Default for Settings {
@@ -68,6 +77,7 @@ impl Default for Settings {
             max_steps: interp::Limits::default().max_steps,
             max_unrolled: crate::opt::merge::DEFAULT_MAX_UNROLLED,
             field_cmp: FieldCmp::Complete,
+            baselines: true,
         }
     }
 }
@@ -83,6 +93,37 @@ impl Settings {
             }
             (Merging::Off, _) => format!("{:?} --no-merge", self.opt_level),
             (Merging::Monolithic, _) => format!("{:?} --monolithic", self.opt_level),
+        }
+    }
+
+    /// Why block formation records no decisions (`zkbc report --explain`) under these
+    /// settings, or `None` when it decides by the cost model and records each candidate.
+    pub fn without_decisions(&self) -> Option<String> {
+        match (self.merging, self.policy) {
+            (Merging::Off, _) => Some("--no-merge: the merge pass does not run".into()),
+            (Merging::Monolithic, _) => {
+                Some("--monolithic: every function is merged into one block".into())
+            }
+            _ if self.opt_level < OptLevel::O3 => Some(format!(
+                "-{:?} has no merge pass (block formation is part of -O3)",
+                self.opt_level
+            )),
+            (Merging::Default, MergePolicy::Threshold) => Some(
+                "--merge-policy threshold merges every component below THRESHOLD, by size and \
+                 not by predicted cells"
+                    .into(),
+            ),
+            (Merging::Default, MergePolicy::Cost) => None,
+        }
+    }
+
+    /// Whether this pipeline is the `--no-merge` baseline itself: merging off, or a level
+    /// without the merge pass.
+    fn is_no_merge(&self) -> bool {
+        match self.merging {
+            Merging::Off => true,
+            Merging::Default => self.opt_level < OptLevel::O3,
+            Merging::Monolithic => false,
         }
     }
 
@@ -110,20 +151,49 @@ impl Settings {
 /// ZoKrates-style compiler emits. `None` when no such circuit exists (a loop bound is a runtime
 /// value, or the unrolled program is too large) or it cannot be lowered.
 pub fn monolithic_constraints(file_name: &str, source: &str, field_cmp: FieldCmp) -> Option<u64> {
+    monolithic_circuit(file_name, source, field_cmp).ok()
+}
+
+/// [`monolithic_constraints`], or why there is no such circuit, in a few words
+/// ([`no_circuit_reason`]).
+pub fn monolithic_circuit(
+    file_name: &str,
+    source: &str,
+    field_cmp: FieldCmp,
+) -> Result<u64, String> {
     let settings = Settings {
         merging: Merging::Monolithic,
         field_cmp,
         ..Settings::default()
     };
-    let mut compilation = driver::compile(file_name, source, &settings.driver_options()).ok()?;
-    driver::legalize_for_r1cs(&mut compilation.program).ok()?;
+    let mut compilation = driver::compile(file_name, source, &settings.driver_options())
+        .map_err(|e| no_circuit_reason(&e))?;
+    driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
     let program = &compilation.program;
-    let stats = r1cs::stats(program).ok()?;
+    let stats = r1cs::stats(program).map_err(|e| e.to_string())?;
     // One block in `main` (other functions, if any survived, are not part of the circuit).
     let main_blocks: Vec<&BlockStats> = stats.iter().filter(|s| s.func == program.main).collect();
     match main_blocks.as_slice() {
-        [one] => Some(one.constraints as u64),
-        _ => None,
+        [one] => Ok(one.constraints as u64),
+        _ => Err(format!(
+            "`main` is {} blocks after merging it into one (a zkbc bug)",
+            main_blocks.len()
+        )),
+    }
+}
+
+/// Why a `--monolithic` compile failed, in the few words a report prints after `none`:
+/// `a loop bound is a run-time value` for the common case, the merge pass's reason otherwise.
+pub fn no_circuit_reason(error: &CompileError) -> String {
+    match error {
+        CompileError::Monolithic(_, MergeError::RuntimeLoopBound { .. }) => {
+            "a loop bound is a run-time value".into()
+        }
+        CompileError::Monolithic(_, MergeError::TooLarge { limit, .. }) => {
+            format!("unrolling would emit more than {limit} instructions (--max-unrolled)")
+        }
+        CompileError::Monolithic(_, MergeError::Unsupported { reason, .. }) => reason.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -138,6 +208,8 @@ pub enum Stage {
     Lower,
     /// Assigning and checking every executed block.
     Check,
+    /// Compiling, running and lowering the `--no-merge` and `--monolithic` baselines.
+    Baselines,
 }
 
 impl Stage {
@@ -148,6 +220,7 @@ impl Stage {
             Stage::Run => "running",
             Stage::Lower => "lowering",
             Stage::Check => "checking",
+            Stage::Baselines => "measuring the baselines",
         }
     }
 }
@@ -282,25 +355,154 @@ pub fn measure(
         &stats,
         &executions,
     );
-    let monolithic = match settings.merging {
-        Merging::Monolithic => stats
-            .iter()
-            .filter(|s| s.func == program.main)
-            .map(|s| s.constraints as u64)
-            .sum::<u64>()
-            .into(),
-        _ => monolithic_constraints(file_name, source, settings.field_cmp),
+    let (monolithic, monolithic_none) = match settings.merging {
+        Merging::Monolithic => (
+            Some(
+                stats
+                    .iter()
+                    .filter(|s| s.func == program.main)
+                    .map(|s| s.constraints as u64)
+                    .sum::<u64>(),
+            ),
+            None,
+        ),
+        _ => match monolithic_circuit(file_name, source, settings.field_cmp) {
+            Ok(c) => (Some(c), None),
+            Err(why) => (None, Some(why)),
+        },
     };
-    let cost = ProgramCost {
+    let mut cost = ProgramCost {
         outputs,
         satisfied,
         monolithic_constraints: monolithic,
+        monolithic_none,
         ..cost
     };
+    if settings.baselines {
+        progress(Stage::Baselines);
+        // The report's own cells stand for a baseline it is.
+        let own = cost
+            .report()
+            .map_err(MeasureError::Cost)?
+            .totals
+            .sumcheck_cells;
+        let (no_merge_cells, no_merge_none) = if settings.is_no_merge() {
+            (own, None)
+        } else {
+            split(baseline_cells(
+                file_name,
+                source,
+                inputs,
+                settings,
+                Merging::Off,
+            ))
+        };
+        let (monolithic_cells, monolithic_none) = if settings.merging == Merging::Monolithic {
+            (own, None)
+        } else {
+            split(baseline_cells(
+                file_name,
+                source,
+                inputs,
+                settings,
+                Merging::Monolithic,
+            ))
+        };
+        cost.baselines = Some(Baselines {
+            no_merge_cells,
+            no_merge_none,
+            monolithic_cells,
+            monolithic_none,
+        });
+    }
     let report = cost.report().map_err(MeasureError::Cost)?;
     Ok(Measurement {
         compilation,
         cost,
         report,
     })
+}
+
+/// `Ok(cells)` as (cells, no reason), `Err(why)` as (no cells, why).
+fn split(result: Result<Option<u128>, String>) -> (Option<u128>, Option<String>) {
+    match result {
+        Ok(cells) => (cells, None),
+        Err(why) => (None, Some(why)),
+    }
+}
+
+/// The sumcheck cells of `settings` with `merging` instead: compiled, lowered, and run on
+/// `inputs` (or counted statically without them), as [`measure`] counts, without checking the
+/// instances again. `Ok(None)`: executions unknown. `Err`: why there is no such program or it
+/// could not be measured (for `--monolithic`, usually that a loop bound is a run-time value).
+fn baseline_cells(
+    file_name: &str,
+    source: &str,
+    inputs: Option<&serde_json::Value>,
+    settings: &Settings,
+    merging: Merging,
+) -> Result<Option<u128>, String> {
+    let settings = Settings {
+        merging,
+        baselines: false,
+        ..settings.clone()
+    };
+    if merging == Merging::Monolithic && settings.opt_level < OptLevel::O2 {
+        return Err("--monolithic needs -O2 or -O3".into());
+    }
+    let mut compilation = driver::compile(file_name, source, &settings.driver_options())
+        .map_err(|e| no_circuit_reason(&e))?;
+    driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
+    let program = &compilation.program;
+    let stats = r1cs::stats(program).map_err(|e| e.to_string())?;
+    let executions = match inputs {
+        Some(json) => {
+            let values = compilation.inputs_from_json(json)?;
+            let limits = interp::Limits {
+                max_steps: settings.max_steps,
+                ..interp::Limits::default()
+            };
+            // The program ran on these inputs, so only a limit should stop this one (unrolled
+            // and predicated code runs more instructions).
+            let outcome = interp::run(program, &values, limits)
+                .map_err(|f| format!("its run failed: {}", f.kind))?;
+            traced_executions(&outcome)
+        }
+        None => static_executions(program),
+    };
+    let cost = program_cost(
+        &program_name(file_name),
+        &settings.pipeline_name(),
+        settings.min_block_size,
+        program,
+        &stats,
+        &executions,
+    );
+    let report = cost.report().map_err(|e| e.to_string())?;
+    Ok(report.totals.sumcheck_cells)
+}
+
+/// The program cost-driven block formation starts from under `settings` — the same compile
+/// stopped before the merge pass (the `-O2` pipeline is `-O3`'s up to it), with the latches
+/// formation adds (`opt::merge::add_latches`) — and its measurement. Its blocks are the ones
+/// the formation's decisions name, so `zkbc report --format dot --explain` draws this CFG. The
+/// report does not list the latches (they were added after it was computed).
+pub fn before_merging(
+    file_name: &str,
+    source: &str,
+    inputs: Option<&serde_json::Value>,
+    settings: &Settings,
+    progress: &dyn Fn(Stage),
+) -> Result<Measurement, MeasureError> {
+    let unmerged = Settings {
+        opt_level: OptLevel::O2,
+        merging: Merging::Default,
+        baselines: false,
+        ..settings.clone()
+    };
+    let mut m = measure(file_name, source, inputs, &unmerged, progress)?;
+    for func in &mut m.compilation.program.funcs {
+        crate::opt::merge::add_latches(func);
+    }
+    Ok(m)
 }

@@ -96,6 +96,9 @@ pub enum CompileError {
     InvalidIr(String),
     /// The optimizer refused the program (recursion).
     Opt(String),
+    /// `--monolithic` cannot merge the program into one block (a loop bound that is a run-time
+    /// value, a loop too large to unroll): the rendered message and the reason.
+    Monolithic(String, opt::merge::MergeError),
 }
 
 impl fmt::Display for CompileError {
@@ -104,7 +107,8 @@ impl fmt::Display for CompileError {
             CompileError::Source(s)
             | CompileError::IrSyntax(s)
             | CompileError::InvalidIr(s)
-            | CompileError::Opt(s) => f.write_str(s),
+            | CompileError::Opt(s)
+            | CompileError::Monolithic(s, _) => f.write_str(s),
         }
     }
 }
@@ -159,8 +163,11 @@ pub fn compile(
                 }));
         }
     }
-    let opt_report = opt::optimize(&mut program, &pipeline(options)?, &opt_options)
-        .map_err(|e| CompileError::Opt(format!("{file_name}: {e}")))?;
+    let opt_report =
+        opt::optimize(&mut program, &pipeline(options)?, &opt_options).map_err(|e| match e {
+            opt::OptError::Merge(m) => CompileError::Monolithic(format!("{file_name}: {m}"), m),
+            e => CompileError::Opt(format!("{file_name}: {e}")),
+        })?;
     Ok(Compilation {
         program,
         abi,

@@ -74,6 +74,7 @@ pub fn rows(root: &Path, field_cmp: FieldCmp) -> Result<Vec<ParityRow>, String> 
     }
     let settings = Settings {
         field_cmp,
+        baselines: false,
         ..Settings::default()
     };
     files

@@ -95,14 +95,8 @@ impl Metric {
             Metric::UniformCells => num(t.uniform_cells),
             Metric::PaddingWaste => t.padding_waste.map_or_else(|| "?".into(), percent),
             Metric::Rounds => t.rounds.map_or_else(|| "?".into(), |r| r.to_string()),
-            Metric::MonolithicCells => {
-                let cells = num(t.monolithic_cells);
-                if t.monolithic_exact || t.monolithic_cells.is_none() {
-                    cells
-                } else {
-                    format!("≥ {cells}")
-                }
-            }
+            // Exact, or `?` when there is no one-block circuit.
+            Metric::MonolithicCells => num(t.monolithic_cells),
         }
     }
 }

@@ -18,11 +18,17 @@
 //! one contains the other: DOT clusters can express exactly that. Components that overlap
 //! otherwise are an error ([`DotError::Overlap`]), as is a component naming a block that is not
 //! laid out in the function. Duplicate components are drawn once.
+//!
+//! With `--explain` ([`decision_clusters`], [`render_clusters`]) the clusters are the merge
+//! components cost-driven block formation considered, drawn on the CFG *before* merging (the
+//! decisions name its blocks), each labelled with its round, verdict and reason and coloured by
+//! the verdict: merged green, kept grey, impossible red.
 
 use super::group_digits;
 use crate::analysis::MergeComponents;
 use crate::cost::{padded_constraints, Report};
 use crate::ir::{BlockId, Function, Terminator};
+use crate::opt::merge::{Decision, Subject, Verdict};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::{self, Write};
 
@@ -247,6 +253,29 @@ fn node_line(func: &Function, block: BlockId, annotation: Option<&BlockAnnotatio
 /// Fill colours of nested clusters, by depth.
 const CLUSTER_FILLS: [&str; 3] = ["#f3f7fc", "#e3edf8", "#d0e1f2"];
 
+/// A cluster of [`render_clusters`]: its blocks and, optionally, its own label and colours
+/// (else `merge component: N blocks, M constraints` in blue, the fill darker with depth).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cluster {
+    /// The blocks.
+    pub blocks: BTreeSet<BlockId>,
+    /// The label (lines separated by `\n`); `None` for the default.
+    pub label: Option<String>,
+    /// Border and fill colours; `None` for the default.
+    pub colors: Option<(&'static str, &'static str)>,
+}
+
+impl Cluster {
+    /// A cluster drawn as a plain merge component.
+    pub fn plain(blocks: BTreeSet<BlockId>) -> Cluster {
+        Cluster {
+            blocks,
+            label: None,
+            colors: None,
+        }
+    }
+}
+
 /// The CFG of `func` as DOT, with `annotations` on the blocks and `components` (sets of blocks,
 /// disjoint or nested) as clusters.
 pub fn render(
@@ -254,7 +283,20 @@ pub fn render(
     annotations: &HashMap<BlockId, BlockAnnotation>,
     components: &[BTreeSet<BlockId>],
 ) -> Result<String, DotError> {
-    let forest = forest(func, components)?;
+    let clusters: Vec<Cluster> = components.iter().cloned().map(Cluster::plain).collect();
+    render_clusters(func, annotations, &clusters, None)
+}
+
+/// [`render`] with clusters that carry their own labels and colours, and a label for the
+/// whole graph.
+pub fn render_clusters(
+    func: &Function,
+    annotations: &HashMap<BlockId, BlockAnnotation>,
+    clusters: &[Cluster],
+    graph_label: Option<&str>,
+) -> Result<String, DotError> {
+    let components: Vec<BTreeSet<BlockId>> = clusters.iter().map(|c| c.blocks.clone()).collect();
+    let forest = forest(func, &components)?;
     let n = forest.comps.len();
     // The innermost component of each block: the smallest one containing it.
     let mut home: HashMap<BlockId, usize> = HashMap::new();
@@ -282,6 +324,9 @@ pub fn render(
     out.push_str("  graph [fontname=\"sans-serif\", fontsize=11];\n");
     out.push_str("  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
     out.push_str("  edge [fontname=\"monospace\", fontsize=9];\n");
+    if let Some(label) = graph_label {
+        let _ = writeln!(out, "  label={}; labelloc=t;", quote(label));
+    }
 
     // Clusters, depth first; `stack` holds (component, depth, whether opened).
     let mut stack: Vec<(usize, usize, bool)> = roots.iter().rev().map(|&k| (k, 1, false)).collect();
@@ -292,16 +337,22 @@ pub fn render(
             continue;
         }
         let blocks = forest.comps[k].1;
+        let cluster = &clusters[forest.comps[k].0];
         let total: u128 = blocks
             .iter()
             .filter_map(|b| annotations.get(b))
             .map(|a| u128::from(a.constraints))
             .sum();
-        let label = format!(
-            "merge component: {} blocks, {} constraints",
-            blocks.len(),
-            group_digits(total)
-        );
+        let label = cluster.label.clone().unwrap_or_else(|| {
+            format!(
+                "merge component: {} blocks, {} constraints",
+                blocks.len(),
+                group_digits(total)
+            )
+        });
+        let (border, fill) = cluster
+            .colors
+            .unwrap_or(("#2166ac", CLUSTER_FILLS[(depth - 1) % CLUSTER_FILLS.len()]));
         let _ = writeln!(
             out,
             "{indent}subgraph {} {{",
@@ -309,9 +360,8 @@ pub fn render(
         );
         let _ = writeln!(
             out,
-            "{indent}  label={}; style=\"rounded,dashed,filled\"; color=\"#2166ac\"; fillcolor=\"{}\";",
+            "{indent}  label={}; style=\"rounded,dashed,filled\"; color=\"{border}\"; fillcolor=\"{fill}\";",
             quote(&label),
-            CLUSTER_FILLS[(depth - 1) % CLUSTER_FILLS.len()]
         );
         for &b in &func.layout {
             if home.get(&b) == Some(&k) {
@@ -397,4 +447,146 @@ pub fn merge_clusters(func: &Function) -> Vec<BTreeSet<BlockId>> {
         }
     }
     kept
+}
+
+/// Border and fill colours of a decision's cluster: merged green, kept grey, impossible red.
+fn verdict_colors(verdict: Verdict) -> (&'static str, &'static str) {
+    match verdict {
+        Verdict::Taken => ("#1a9850", "#e5f5e0"),
+        Verdict::Kept => ("#777777", "#f0f0f0"),
+        Verdict::Impossible => ("#d73027", "#fde0dd"),
+    }
+}
+
+/// `text` broken into lines of at most about `width` characters, at spaces.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line_len = 0;
+    for word in text.split(' ') {
+        if line_len > 0 && line_len + 1 + word.len() > width {
+            out.push('\n');
+            line_len = 0;
+        } else if line_len > 0 {
+            out.push(' ');
+            line_len += 1;
+        }
+        out.push_str(word);
+        line_len += word.len();
+    }
+    out
+}
+
+/// The merge components cost-driven block formation considered in `func` (its [`Decision`]s,
+/// in the order recorded), as clusters of `func` — the function *before* merging, with the
+/// latches formation adds (`opt::merge::add_latches`), whose block ids the decisions use.
+///
+/// A component of a later round may name a block an earlier merge made (its head, which then
+/// stands for every block of that component): each such block is drawn as the blocks it
+/// stands for. As in [`merge_clusters`], a cluster is the component without its tail, so that
+/// a run of components `h1 -> t1`, `t1 -> t2` stays disjoint; clusters that would still overlap
+/// one drawn before them (merged first, then impossible, then kept; larger first) are left out,
+/// and the second value counts them.
+pub fn decision_clusters(func: &Function, decisions: &[Decision]) -> (Vec<Cluster>, usize) {
+    let laid_out: BTreeSet<BlockId> = func.layout.iter().copied().collect();
+    let parse = |name: &str| -> Option<BlockId> {
+        let id = BlockId(name.strip_prefix('b')?.parse().ok()?);
+        laid_out.contains(&id).then_some(id)
+    };
+    // What each block stands for after the merges recorded so far.
+    let mut stands_for: HashMap<BlockId, BTreeSet<BlockId>> = HashMap::new();
+    let mut candidates: Vec<(Verdict, Cluster)> = Vec::new();
+    let mut left_out = 0;
+    for d in decisions {
+        let Subject::Component {
+            func: name,
+            head,
+            tail,
+            blocks,
+            lines,
+            has_loop,
+        } = &d.subject
+        else {
+            continue;
+        };
+        if *name != func.name {
+            continue;
+        }
+        let Some(ids) = blocks.iter().map(|b| parse(b)).collect::<Option<Vec<_>>>() else {
+            left_out += 1;
+            continue;
+        };
+        let expand = |b: &BlockId| -> BTreeSet<BlockId> {
+            stands_for
+                .get(b)
+                .cloned()
+                .unwrap_or_else(|| BTreeSet::from([*b]))
+        };
+        let tail_id = parse(tail);
+        let set: BTreeSet<BlockId> = ids
+            .iter()
+            .filter(|b| Some(**b) != tail_id)
+            .flat_map(expand)
+            .collect();
+        let verdict = match d.verdict {
+            Verdict::Taken => "merged",
+            Verdict::Kept => "kept",
+            Verdict::Impossible => "impossible",
+        };
+        let name =
+            super::explain::component_name(name, head, tail, blocks.len(), *lines, *has_loop);
+        let cells = |n: Option<u128>| n.map_or_else(|| "-".into(), group_digits);
+        let label = format!(
+            "round {}: {verdict}\n{name}\nkept {} -> merged {}\n{}",
+            d.round,
+            cells(d.cells_kept),
+            cells(d.cells_taken),
+            wrap(&d.reason, 48)
+        );
+        if d.verdict == Verdict::Taken {
+            if let Some(h) = parse(head) {
+                let all: BTreeSet<BlockId> = ids.iter().flat_map(expand).collect();
+                stands_for.insert(h, all);
+            }
+        }
+        if !set.is_empty() {
+            candidates.push((
+                d.verdict,
+                Cluster {
+                    blocks: set,
+                    label: Some(label),
+                    colors: Some(verdict_colors(d.verdict)),
+                },
+            ));
+        }
+    }
+    let rank = |v: Verdict| match v {
+        Verdict::Taken => 0,
+        Verdict::Impossible => 1,
+        Verdict::Kept => 2,
+    };
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            rank(candidates[i].0),
+            std::cmp::Reverse(candidates[i].1.blocks.len()),
+        )
+    });
+    let mut kept: Vec<usize> = Vec::new();
+    for i in order {
+        let c = &candidates[i].1.blocks;
+        let laminar = kept.iter().all(|&k| {
+            let k = &candidates[k].1.blocks;
+            k.is_disjoint(c) || k.is_subset(c) || c.is_subset(k)
+        });
+        let duplicate = kept.iter().any(|&k| candidates[k].1.blocks == *c);
+        if laminar && !duplicate {
+            kept.push(i);
+        } else {
+            left_out += 1;
+        }
+    }
+    // In the order recorded, so that the DOT text follows the rounds.
+    kept.sort_unstable();
+    let clusters = kept.into_iter().map(|i| candidates[i].1.clone()).collect();
+    (clusters, left_out)
 }

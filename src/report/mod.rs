@@ -15,25 +15,30 @@
 //! - a markdown or CSV table over many reports, one row per program and pipeline, like Bril's
 //!   brench ([`aggregate`]).
 //!
-//! [`pipeline`] produces the [`ProgramCost`] of a real program: it compiles, legalizes, lowers
-//! every block, runs the program on its inputs and checks every executed block (or counts
-//! executions statically), as `zkbc report` and `zkbc table` do. [`progress`] is a stderr
-//! progress bar for the commands that take a while. [`zokrates`] is the constraint parity table
-//! against a ZoKrates suite folder (`zkbc table --zokrates DIR`).
+//! [`explain`] renders what cost-driven block formation decided (`zkbc report --explain`): text
+//! after the table, the JSON `explain` array, and (through [`dot::decision_clusters`]) coloured
+//! clusters on the CFG before merging.
 //!
-//! Architecture invariant: the report reads counts, it computes no constraint and changes no IR;
-//! the only IR the output forms see is the CFG that [`dot::render`] draws. [`pipeline`] calls
-//! the stages that produce the counts (driver, interpreter, r1cs) and implements none of them.
+//! `driver::measure` produces the [`ProgramCost`] of a real program: it compiles, legalizes,
+//! lowers every block, runs the program on its inputs and checks every executed block (or counts
+//! executions statically), and measures the `--no-merge` and `--monolithic` baselines, as
+//! `zkbc report` and `zkbc table` do. [`progress`] is a stderr progress bar for the commands
+//! that take a while. [`zokrates`] is the constraint parity table against a ZoKrates suite
+//! folder (`zkbc table --zokrates DIR`).
+//!
+//! Architecture invariant: the report reads counts and decisions, it computes no constraint and
+//! changes no IR; the only IR the output forms see is the CFG that [`dot::render`] draws.
 
 pub mod aggregate;
 pub mod dot;
+pub mod explain;
 pub mod progress;
 pub mod svg;
 pub mod table;
 pub mod zokrates;
 
 pub use crate::cost::{
-    BlockCost, BlockReport, CostError, ProgramCost, Report, Totals, SCHEMA_VERSION,
+    Baselines, BlockCost, BlockReport, CostError, ProgramCost, Report, Totals, SCHEMA_VERSION,
 };
 
 /// The report as pretty-printed JSON (fields in the documented order, `null` for unknowns),
@@ -46,18 +51,7 @@ pub fn to_json(report: &Report) -> String {
     text
 }
 
-/// `n` with a comma between each group of three digits: `1234567` is `1,234,567`.
-pub fn group_digits(n: u128) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+pub use crate::cost::group_digits;
 
 /// A fraction as a percentage with one decimal, e.g. `0.4375` is `43.8%`.
 pub fn percent(fraction: f64) -> String {

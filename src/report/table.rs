@@ -12,7 +12,14 @@
 //! constraints              14
 //! ...
 //! padding waste         43.8%
+//! ...
+//! monolithic cells       none  (a loop bound is a run-time value)
+//! --no-merge cells         86
+//! --monolithic cells     none  (a loop bound is a run-time value)
 //! ```
+//!
+//! The two baseline lines, the cells of the same pipeline without merging and as one block,
+//! appear when the report carries them.
 //!
 //! Numbers are right-aligned with thousands separators; an unknown value (a static report that
 //! does not know how often a block runs) is `?` in the block table and `unknown` in the totals.
@@ -54,6 +61,16 @@ fn opt_num(n: Option<u128>, unknown: &str) -> String {
     n.map_or_else(|| unknown.to_string(), group_digits)
 }
 
+/// A baseline's totals row: its cells; `none` and why when it does not exist; `unknown` when
+/// its executions are.
+fn baseline_row(name: &str, cells: Option<u128>, none: Option<&str>) -> Vec<String> {
+    match (cells, none) {
+        (Some(c), _) => vec![name.into(), group_digits(c)],
+        (None, Some(why)) => vec![name.into(), "none".into(), why.into()],
+        (None, None) => vec![name.into(), "unknown".into()],
+    }
+}
+
 /// The report as an aligned text table followed by its totals, ending with a newline.
 pub fn render(report: &Report) -> String {
     let mut out = format!(
@@ -93,10 +110,17 @@ pub fn render(report: &Report) -> String {
 
     let t = &report.totals;
     let unknown = "unknown";
-    let monolithic_note = if t.monolithic_exact {
-        "exact: the program as one block"
-    } else {
-        "lower bound: no one-block circuit was built"
+    let (monolithic, monolithic_note) = match t.monolithic_cells {
+        Some(cells) => (
+            group_digits(cells),
+            "exact: the program as one block".to_string(),
+        ),
+        None => (
+            "none".to_string(),
+            t.monolithic_none
+                .clone()
+                .unwrap_or_else(|| "no one-block circuit".into()),
+        ),
     };
     let mut totals: Vec<Vec<String>> = vec![
         vec!["blocks".into(), group_digits(t.blocks.into())],
@@ -117,12 +141,20 @@ pub fn render(report: &Report) -> String {
             t.rounds
                 .map_or_else(|| unknown.to_string(), |r| r.to_string()),
         ],
-        vec![
-            "monolithic cells".into(),
-            opt_num(t.monolithic_cells, unknown),
-            monolithic_note.into(),
-        ],
+        vec!["monolithic cells".into(), monolithic, monolithic_note],
     ];
+    if let Some(b) = &report.baselines {
+        totals.push(baseline_row(
+            "--no-merge cells",
+            b.no_merge_cells,
+            b.no_merge_none.as_deref(),
+        ));
+        totals.push(baseline_row(
+            "--monolithic cells",
+            b.monolithic_cells,
+            b.monolithic_none.as_deref(),
+        ));
+    }
     // The note column is left-aligned text, not a number: attach it after alignment.
     let notes: Vec<Option<String>> = totals
         .iter_mut()

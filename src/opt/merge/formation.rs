@@ -31,7 +31,7 @@
 use super::rotate::rotate_loop;
 use super::{merge_below_threshold, merge_component, merge_function, MergeError, MergeOptions};
 use crate::analysis::{LoopForest, MergeComponents};
-use crate::cost::{prediction_of, Counts, Prediction};
+use crate::cost::{group_digits, prediction_of, Counts, Prediction};
 use crate::ir::{BlockCall, BlockId, FuncId, Function, Program, Terminator, ValueId};
 use crate::opt::PassStats;
 use crate::r1cs::StatsCache;
@@ -297,7 +297,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                         cells_taken: None,
                         transitions: (Some(current.transitions), None),
                         verdict: Verdict::Impossible,
-                        reason: e.to_string(),
+                        reason: e.reason(),
                     });
                     continue;
                 }
@@ -365,7 +365,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                     ),
                     verdict: Verdict::Kept,
                     reason: if d.0 > 0 {
-                        format!("would cost {} more cells", d.0)
+                        format!("would cost {} more cells", group_digits(d.0.unsigned_abs()))
                     } else {
                         "would not lower the cells or transitions".into()
                     },
@@ -451,7 +451,7 @@ fn choose_formation(
         match merge_function(mono.func_mut(f), options.max_unrolled) {
             Ok(_) => true,
             Err(e) => {
-                mono_err = e.to_string();
+                mono_err = e.reason();
                 false
             }
         }
@@ -484,6 +484,7 @@ fn choose_formation(
         .filter_map(|(i, (_, s, _))| s.as_ref().map(|(p, _)| (*p, i)))
         .min()
         .map(|(_, i)| i);
+    let best_score = best.and_then(|i| formations[i].1.as_ref().map(|(p, _)| *p));
     for (i, (name, s, why)) in formations.iter().enumerate() {
         let taken = Some(i) == best;
         decisions.push(Decision {
@@ -499,6 +500,11 @@ fn choose_formation(
             },
             reason: match (taken, s) {
                 (true, _) => "the fewest predicted cells".into(),
+                (false, Some((p, _))) if best_score.is_some_and(|b| p.cells == b.cells) => {
+                    "as many predicted cells as the chosen formation, more transitions or later in \
+                     this list"
+                        .into()
+                }
                 (false, Some(_)) => "more predicted cells than the chosen formation".into(),
                 (false, None) if !why.is_empty() => why.clone(),
                 (false, None) => "cannot be lowered".into(),
@@ -528,11 +534,11 @@ fn formation_counter(name: &str) -> &'static str {
 /// "saves 1,234 cells" / "saves 3 transitions".
 fn saving(before: Prediction, after: Prediction) -> String {
     if after.cells < before.cells {
-        format!("saves {} cells", before.cells - after.cells)
+        format!("saves {} cells", group_digits(before.cells - after.cells))
     } else {
         format!(
             "same cells, saves {} transitions",
-            before.transitions.saturating_sub(after.transitions)
+            group_digits(before.transitions.saturating_sub(after.transitions))
         )
     }
 }

@@ -197,6 +197,25 @@ impl fmt::Display for MergeError {
     }
 }
 
+impl MergeError {
+    /// Why one component or loop cannot be merged, without the `--monolithic` framing of
+    /// [`fmt::Display`] (for the decisions of cost-driven formation).
+    pub fn reason(&self) -> String {
+        match self {
+            MergeError::RuntimeLoopBound { header, loc, .. } => match loc {
+                Some(loc) => format!(
+                    "the loop at {header} (source line {loc}) has a run-time bound: it cannot be unrolled"
+                ),
+                None => format!("the loop at {header} has a run-time bound: it cannot be unrolled"),
+            },
+            MergeError::TooLarge { limit, .. } => {
+                format!("it would emit more than {limit} instructions (--max-unrolled)")
+            }
+            MergeError::Unsupported { reason, .. } => reason.clone(),
+        }
+    }
+}
+
 impl std::error::Error for MergeError {}
 
 /// The `merge` pass with default options (cost-driven, static execution counts).

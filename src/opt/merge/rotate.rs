@@ -7,8 +7,9 @@
 //! # Algorithm
 //!
 //! The loop `L` has header `h` ending in `br c, T(..), E(..)` with `T` in `L` and `E` outside,
-//! `T` and `E` entered from `h` only, every exit from `h`, one back edge (from a latch ending
-//! in `jmp h`: block formation adds such latches), no `return` and no call inside.
+//! every exit from `h`, one back edge (from a latch ending in `jmp h`: block formation adds
+//! such latches), no `return` and no call inside. When `T` or `E` is entered from elsewhere
+//! too, the edge from `h` is split by a forwarding block first.
 //!
 //! 1. **Explicit state.** Every value of `h` used outside `h` becomes a parameter of `T` (for
 //!    the uses `T` dominates) and of `E` (for those `E` dominates), passed by `h`'s branch; so
@@ -103,14 +104,6 @@ fn rotate(func: &mut Function, h: BlockId, max_unrolled: usize) -> Result<BlockI
     if lp.exits.iter().any(|(from, _)| *from != h) {
         return Err(unsupported(func, "the loop is left from its body"));
     }
-    let preds = func.predecessors();
-    let only_from_h = |b: BlockId| preds.get(&b).map(Vec::as_slice) == Some(&[h][..]);
-    if !only_from_h(t) || !only_from_h(e) {
-        return Err(unsupported(
-            func,
-            "the loop's body or exit is entered from elsewhere",
-        ));
-    }
     let [latch] = lp.latches[..] else {
         return Err(unsupported(func, "several latches"));
     };
@@ -128,6 +121,19 @@ fn rotate(func: &mut Function, h: BlockId, max_unrolled: usize) -> Result<BlockI
     if func.has_calls() {
         return Err(unsupported(func, "calls (inline them first)"));
     }
+    // `T` and `E` must be entered from `h` alone: split the edge into one that is not.
+    let preds = func.predecessors();
+    let only_from_h = |b: BlockId| preds.get(&b).map(Vec::as_slice) == Some(&[h][..]);
+    let t = if only_from_h(t) {
+        t
+    } else {
+        split_edge(func, h, t)
+    };
+    let e = if only_from_h(e) {
+        e
+    } else {
+        split_edge(func, h, e)
+    };
     pass_header_values(func, h, t, e)?;
     // Step 2: h' ends the body.
     let h2 = copy_block(func, h);
@@ -155,6 +161,34 @@ fn rotate(func: &mut Function, h: BlockId, max_unrolled: usize) -> Result<BlockI
         func,
         "the rotated body does not end at the test",
     ))
+}
+
+/// A new block on the edge `from -> to` (`from` ends in a branch to `to` and elsewhere): it
+/// takes `to`'s parameters and jumps to `to` with them. Returns it.
+fn split_edge(func: &mut Function, from: BlockId, to: BlockId) -> BlockId {
+    let types: Vec<_> = func
+        .block(to)
+        .params
+        .iter()
+        .map(|p| func.value_type(*p).clone())
+        .collect();
+    let mid = func.create_block();
+    let params: Vec<ValueId> = types
+        .into_iter()
+        .map(|ty| func.append_block_param(mid, ty))
+        .collect();
+    func.block_mut(mid).term = Some(Terminator::Jmp(BlockCall {
+        block: to,
+        args: params,
+    }));
+    if let Some(term) = func.block_mut(from).term.as_mut() {
+        for call in term.block_calls_mut() {
+            if call.block == to {
+                call.block = mid;
+            }
+        }
+    }
+    mid
 }
 
 /// Step 1: the values of `h` used outside it become parameters of `t` and `e`.
