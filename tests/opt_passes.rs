@@ -1260,3 +1260,36 @@ b3():
         "#]],
     );
 }
+
+#[test]
+fn strength_turns_power_of_two_division_and_remainder_into_shift_and_mask() {
+    check_pass(
+        "strength",
+        "
+fn main f0 -> u64, u64, u64, u64, u32 {
+b0(v0: u64, v1: u32):
+    v2 = urem v0, u64 2
+    v3 = udiv v0, u64 8
+    v4 = udiv v0, u64 1
+    v5 = mul v0, u64 4
+    v6 = udiv v1, u32 3
+    return v2, v3, v4, v5, v6
+}",
+        &[
+            r#"["0", "0"]"#,
+            r#"["27", "10"]"#,
+            r#"["18446744073709551615", "4294967295"]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> u64, u64, u64, u64, u32 {
+            b0(v0: u64, v1: u32):
+                v2 = and v0, u64 1
+                v3 = shr v0, u64 3
+                v4 = udiv v0, u64 1
+                v5 = shl v0, u64 2
+                v6 = udiv v1, u32 3
+                return v2, v3, v0, v5, v6
+            }
+        "#]],
+    );
+}

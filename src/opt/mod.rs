@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `O0` | none |
 //! | `O1` | inline; then mem2reg, dce, simplify_cfg to a fixpoint |
-//! | `O2` | inline; then mem2reg, sccp, fold_bits, ranges, indvars, dce, simplify_cfg to a fixpoint |
+//! | `O2` | inline; then mem2reg, sccp, fold_bits, strength, ranges, indvars, dce, simplify_cfg to a fixpoint |
 //! | `O3` | `O2`, then once: merge, sccp, ranges, dce, simplify_cfg ([`O3_EXTRA`]) |
 //!
 //! [`optimize`] runs a pipeline with [`Options`]: verify after every pass (always in tests and
@@ -31,6 +31,7 @@ pub mod random;
 pub mod ranges;
 pub mod sccp;
 pub mod simplify_cfg;
+pub mod strength;
 mod util;
 
 use crate::ir::{verify, Program};
@@ -140,6 +141,11 @@ pub const PASSES: &[Pass] = &[
         run: |p, _| Ok(ranges::run(p)),
     },
     Pass {
+        name: "strength",
+        description: "udiv/urem/mul by a constant power of two as shr/and/shl (a shift or mask costs at most the operand's bits in R1CS, a division 3N + 1)",
+        run: |p, _| Ok(strength::run(p)),
+    },
+    Pass {
         name: "indvars",
         description: "canonical induction variables: a loop counting i up while i < n exits on i == max(init, n), its increment marked `nuw`",
         run: |p, _| Ok(indvars::run(p)),
@@ -197,6 +203,7 @@ impl OptLevel {
                 "mem2reg",
                 "sccp",
                 "fold_bits",
+                "strength",
                 "ranges",
                 "indvars",
                 "dce",
