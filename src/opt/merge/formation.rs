@@ -459,6 +459,8 @@ pub fn add_latches(func: &mut Function) -> usize {
             .map(|p| func.value_type(*p).clone())
             .collect();
         let latch = func.create_block();
+        // `create_block` appends the block to the layout; it goes after the header instead.
+        func.layout.pop();
         let params: Vec<ValueId> = types
             .iter()
             .map(|t| func.append_block_param(latch, t.clone()))
