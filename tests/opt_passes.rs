@@ -1260,3 +1260,189 @@ b3():
         "#]],
     );
 }
+
+// ---- remat ----
+
+#[test]
+fn remat_copies_a_constant_array_into_the_loop_body() {
+    // const_array_local.zok: the array built before the loop is read in its body.
+    check_pass(
+        "remat,dce",
+        "
+fn main f0 -> field {
+b0(v0: u32):
+    v1 = make_array [field 3, field 1, field 4] : field
+    jmp b1(u32 0, field 0)
+b1(v2: u32, v3: field):
+    v4 = eq v2, v0
+    br v4, b3(), b2()
+b2():
+    v5 = array_get v1, v2 @1:1
+    v6 = add v3, v5
+    v7 = add v2, u32 1
+    jmp b1(v7, v6)
+b3():
+    return v3
+}",
+        &[r#"["0"]"#, r#"["3"]"#, r#"["4"]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: u32):
+                jmp b1(u32 0, field 0)
+            b1(v1: u32, v2: field):
+                v3 = eq v1, v0
+                br v3, b3(), b2()
+            b2():
+                v4 = make_array [field 3, field 1, field 4] : field
+                v5 = array_get v4, v1 @1:1
+                v6 = add v2, v5
+                v7 = add v1, u32 1
+                jmp b1(v7, v6)
+            b3():
+                return v2
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn remat_copies_nested_constant_arrays_once_per_block() {
+    // Both uses in b1 share one copy; the inner array is copied first.
+    check_pass(
+        "remat,dce",
+        "
+fn main f0 -> field, [u32; 2] {
+b0(v0: u1, v1: u32):
+    v2 = make_array [u32 1, u32 2] : u32
+    v3 = make_array [v2, v2] : [u32; 2]
+    br v0, b1(), b2()
+b1():
+    v4 = array_get v3, v1 @1:1
+    v5 = array_get v3, u32 0 @1:2
+    v6 = array_get v5, v1 @1:3
+    v7 = cast v6 to field
+    return v7, v4
+b2():
+    return field 0, v2
+}",
+        &[
+            r#"[true, "0"]"#,
+            r#"[true, "1"]"#,
+            r#"[true, "2"]"#,
+            r#"[false, "0"]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> field, [u32; 2] {
+            b0(v0: u1, v1: u32):
+                br v0, b2(), b1()
+            b1():
+                v2 = make_array [u32 1, u32 2] : u32
+                return field 0, v2
+            b2():
+                v3 = make_array [u32 1, u32 2] : u32
+                v4 = make_array [v3, v3] : [u32; 2]
+                v5 = array_get v4, v1 @1:1
+                v6 = array_get v4, u32 0 @1:2
+                v7 = array_get v6, v1 @1:3
+                v8 = cast v7 to field
+                return v8, v5
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn remat_leaves_an_array_that_is_not_constant() {
+    check_pass(
+        "remat,dce",
+        "
+fn main f0 -> field {
+b0(v0: u32, v1: field):
+    v2 = make_array [field 3, v1, field 4] : field
+    jmp b1(u32 0, field 0)
+b1(v3: u32, v4: field):
+    v5 = eq v3, v0
+    br v5, b3(), b2()
+b2():
+    v6 = array_get v2, v3 @1:1
+    v7 = add v4, v6
+    v8 = add v3, u32 1
+    jmp b1(v8, v7)
+b3():
+    return v4
+}",
+        &[r#"["0", "7"]"#, r#"["3", "7"]"#, r#"["4", "7"]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: u32, v1: field):
+                v2 = make_array [field 3, v1, field 4] : field
+                jmp b1(u32 0, field 0)
+            b1(v3: u32, v4: field):
+                v5 = eq v3, v0
+                br v5, b3(), b2()
+            b2():
+                v6 = array_get v2, v3 @1:1
+                v7 = add v4, v6
+                v8 = add v3, u32 1
+                jmp b1(v8, v7)
+            b3():
+                return v4
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn remat_makes_a_parameter_always_bound_to_one_constant_array_that_array() {
+    // Every jump into b1 passes [1, 2] (built twice) or b1's own parameter: the parameter is
+    // that constant, copied into b1 and b2, where it is used. The array that differs (b3's
+    // parameter, [1, 3] on one edge) stays a parameter.
+    check_pass(
+        "remat,dce",
+        "
+fn main f0 -> u32 {
+b0(v0: u32, v1: u1):
+    v2 = make_array [u32 1, u32 2] : u32
+    v12 = make_array [u32 1, u32 3] : u32
+    br v1, b1(v2, u32 0), b3(v12)
+b1(v3: [u32; 2], v4: u32):
+    v5 = eq v4, v0
+    br v5, b3(v3), b2()
+b2():
+    v6 = make_array [u32 1, u32 2] : u32
+    v7 = array_get v3, u32 1 @1:1
+    v8 = add v4, v7
+    v9 = lt v8, u32 5
+    br v9, b1(v3, v8), b1(v6, v8)
+b3(v10: [u32; 2]):
+    v11 = array_get v10, u32 0 @1:2
+    return v11
+}",
+        &[
+            r#"["0", true]"#,
+            r#"["4", true]"#,
+            r#"["5", true]"#,
+            r#"["0", false]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> u32 {
+            b0(v0: u32, v1: u1):
+                v2 = make_array [u32 1, u32 3] : u32
+                br v1, b1(u32 0), b3(v2)
+            b1(v3: u32):
+                v4 = make_array [u32 1, u32 2] : u32
+                v5 = eq v3, v0
+                br v5, b3(v4), b2()
+            b2():
+                v6 = make_array [u32 1, u32 2] : u32
+                v7 = array_get v6, u32 1 @1:1
+                v8 = add v3, v7
+                v9 = lt v8, u32 5
+                br v9, b1(v8), b1(v8)
+            b3(v10: [u32; 2]):
+                v11 = array_get v10, u32 0 @1:2
+                return v11
+            }
+        "#]],
+    );
+}

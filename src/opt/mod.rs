@@ -29,6 +29,7 @@ pub mod mem2reg;
 pub mod merge;
 pub mod random;
 pub mod ranges;
+pub mod remat;
 pub mod sccp;
 pub mod simplify_cfg;
 mod util;
@@ -143,6 +144,11 @@ pub const PASSES: &[Pass] = &[
         name: "indvars",
         description: "canonical induction variables: a loop counting i up while i < n exits on i == max(init, n), its increment marked `nuw`",
         run: |p, _| Ok(indvars::run(p)),
+    },
+    Pass {
+        name: "remat",
+        description: "copy constant arrays into the blocks that use them (and make parameters always bound to one constant that constant), so they do not ride in transition states",
+        run: |p, _| Ok(remat::run(p)),
     },
     Pass {
         name: "dce",
