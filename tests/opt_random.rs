@@ -162,9 +162,9 @@ fn simplify_cfg_on_random_programs() {
     check_random(&passes(&["simplify_cfg"]), 6_000_000);
 }
 
-// `remat` applies to fewer programs than the passes above (a constant array or a parameter
-// always bound to one constant used across blocks): it must change a given share of the
-// programs itself.
+// `remat` and `gvn` apply to fewer programs than the passes above (a constant array or a
+// parameter always bound to one constant used across blocks; an instruction computed twice):
+// each must change a given share of the programs itself.
 
 #[test]
 fn remat_on_random_programs() {
@@ -175,6 +175,17 @@ fn remat_on_random_programs() {
 fn remat_after_inline_on_random_programs() {
     let pipeline = passes(&["inline", "mem2reg", "sccp", "remat", "dce"]);
     check_random_pass(&pipeline, 11_000_000, "remat", 30);
+}
+
+#[test]
+fn gvn_on_random_programs() {
+    check_random_pass(&passes(&["gvn"]), 12_000_000, "gvn", 10);
+}
+
+#[test]
+fn gvn_after_inline_on_random_programs() {
+    let pipeline = passes(&["inline", "mem2reg", "sccp", "gvn", "dce"]);
+    check_random_pass(&pipeline, 13_000_000, "gvn", 20);
 }
 
 #[test]

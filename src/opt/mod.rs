@@ -23,6 +23,7 @@
 //! counts constraints by translating blocks; it still only changes IR.
 
 pub mod dce;
+pub mod gvn;
 pub mod indvars;
 pub mod inline;
 pub mod mem2reg;
@@ -149,6 +150,11 @@ pub const PASSES: &[Pass] = &[
         name: "remat",
         description: "copy constant arrays into the blocks that use them (and make parameters always bound to one constant that constant), so they do not ride in transition states",
         run: |p, _| Ok(remat::run(p)),
+    },
+    Pass {
+        name: "gvn",
+        description: "global value numbering: replace an instruction by an equal one of the same or a dominating block (commutative operands sorted)",
+        run: |p, _| Ok(gvn::run(p)),
     },
     Pass {
         name: "dce",
