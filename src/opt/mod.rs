@@ -9,8 +9,14 @@
 //! |---|---|
 //! | `O0` | none |
 //! | `O1` | inline; then mem2reg, dce, simplify_cfg to a fixpoint |
-//! | `O2` | inline; then mem2reg, sccp, fold_bits, ranges, indvars, dce, simplify_cfg to a fixpoint |
-//! | `O3` | `O2`, then once: merge, sccp, ranges, dce, simplify_cfg ([`O3_EXTRA`]) |
+//! | `O2` | inline; then mem2reg, sccp, fold_bits, ranges, indvars, remat, gvn, dce, simplify_cfg to a fixpoint |
+//! | `O3` | `O2`, then once: merge, sccp, gvn, ranges, dce, simplify_cfg ([`O3_EXTRA`]) |
+//!
+//! In `O2`'s list, `remat` and `gvn` come after the passes that fold and mark (so that the
+//! instructions they compare are in their final form) and before `dce` and `simplify_cfg`,
+//! which remove the definitions they leave without uses and the parameters that their
+//! rewriting makes trivial; `remat` comes before `gvn`, which then merges a block's copy of a
+//! constant array with an equal one the block builds itself.
 //!
 //! [`optimize`] runs a pipeline with [`Options`]: verify after every pass (always in tests and
 //! debug builds; a violation is a compiler bug and panics), print the program after a named pass,
@@ -179,9 +185,10 @@ pub fn pass(name: &str) -> Option<&'static Pass> {
 }
 
 /// Passes `O3` runs once after `O2`'s fixpoint: block merging, then the clean-up of what it
-/// leaves (constants folded across merged blocks, dead copies, blocks left without
+/// leaves (constants folded across merged blocks, the same element read or the same
+/// subexpression computed by several of the merged blocks, dead copies, blocks left without
 /// predecessors).
-pub const O3_EXTRA: &[&str] = &["merge", "sccp", "ranges", "dce", "simplify_cfg"];
+pub const O3_EXTRA: &[&str] = &["merge", "sccp", "gvn", "ranges", "dce", "simplify_cfg"];
 
 /// Most rounds of a pipeline's fixpoint loop.
 pub const MAX_ROUNDS: usize = 8;
@@ -193,7 +200,7 @@ pub enum OptLevel {
     O0,
     /// Inlining, mem2reg, DCE and CFG simplification.
     O1,
-    /// `O1` plus SCCP.
+    /// `O1` plus SCCP, bit folding, ranges, induction variables, rematerialization and GVN.
     O2,
     /// `O2` plus block merging.
     O3,
@@ -211,6 +218,8 @@ impl OptLevel {
                 "fold_bits",
                 "ranges",
                 "indvars",
+                "remat",
+                "gvn",
                 "dce",
                 "simplify_cfg",
             ],
