@@ -219,8 +219,9 @@ enum Command {
     Opt {
         /// The IR file.
         file: PathBuf,
-        /// Comma-separated passes to run once each, in order (inline, mem2reg, sccp, dce,
-        /// simplify_cfg). Without it, the pipeline of `-O`.
+        /// Comma-separated passes to run once each, in order (inline, mem2reg, sccp, fold_bits,
+        /// ranges, indvars, remat, gvn, dce, simplify_cfg, merge). Without it, the pipeline of
+        /// `-O`.
         #[arg(long, value_delimiter = ',')]
         passes: Option<Vec<String>>,
         /// Optimization level 0 to 3, used when `--passes` is not given.
@@ -297,8 +298,8 @@ enum TableFormat {
 struct CompileArgs {
     /// The program: ZoKrates source (.zok) or text-format IR (any other extension).
     file: PathBuf,
-    /// Optimization level: 0 (none), 1 (inline, mem2reg, dce, simplify_cfg), 2 (adds sccp),
-    /// 3 (the default; adds block merging).
+    /// Optimization level: 0 (none), 1 (inline, mem2reg, dce, simplify_cfg), 2 (adds sccp,
+    /// fold_bits, ranges, indvars, remat, gvn), 3 (the default; adds block merging).
     #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level)]
     opt_level: opt::OptLevel,
     /// Do not merge blocks (-O3 without the merge pass).

@@ -1293,3 +1293,349 @@ b0(v0: u64, v1: u32):
         "#]],
     );
 }
+
+// ---- remat ----
+
+#[test]
+fn remat_copies_a_constant_array_into_the_loop_body() {
+    // const_array_local.zok: the array built before the loop is read in its body.
+    check_pass(
+        "remat,dce",
+        "
+fn main f0 -> field {
+b0(v0: u32):
+    v1 = make_array [field 3, field 1, field 4] : field
+    jmp b1(u32 0, field 0)
+b1(v2: u32, v3: field):
+    v4 = eq v2, v0
+    br v4, b3(), b2()
+b2():
+    v5 = array_get v1, v2 @1:1
+    v6 = add v3, v5
+    v7 = add v2, u32 1
+    jmp b1(v7, v6)
+b3():
+    return v3
+}",
+        &[r#"["0"]"#, r#"["3"]"#, r#"["4"]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: u32):
+                jmp b1(u32 0, field 0)
+            b1(v1: u32, v2: field):
+                v3 = eq v1, v0
+                br v3, b3(), b2()
+            b2():
+                v4 = make_array [field 3, field 1, field 4] : field
+                v5 = array_get v4, v1 @1:1
+                v6 = add v2, v5
+                v7 = add v1, u32 1
+                jmp b1(v7, v6)
+            b3():
+                return v2
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn remat_copies_nested_constant_arrays_once_per_block() {
+    // Both uses in b1 share one copy; the inner array is copied first.
+    check_pass(
+        "remat,dce",
+        "
+fn main f0 -> field, [u32; 2] {
+b0(v0: u1, v1: u32):
+    v2 = make_array [u32 1, u32 2] : u32
+    v3 = make_array [v2, v2] : [u32; 2]
+    br v0, b1(), b2()
+b1():
+    v4 = array_get v3, v1 @1:1
+    v5 = array_get v3, u32 0 @1:2
+    v6 = array_get v5, v1 @1:3
+    v7 = cast v6 to field
+    return v7, v4
+b2():
+    return field 0, v2
+}",
+        &[
+            r#"[true, "0"]"#,
+            r#"[true, "1"]"#,
+            r#"[true, "2"]"#,
+            r#"[false, "0"]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> field, [u32; 2] {
+            b0(v0: u1, v1: u32):
+                br v0, b2(), b1()
+            b1():
+                v2 = make_array [u32 1, u32 2] : u32
+                return field 0, v2
+            b2():
+                v3 = make_array [u32 1, u32 2] : u32
+                v4 = make_array [v3, v3] : [u32; 2]
+                v5 = array_get v4, v1 @1:1
+                v6 = array_get v4, u32 0 @1:2
+                v7 = array_get v6, v1 @1:3
+                v8 = cast v7 to field
+                return v8, v5
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn remat_leaves_an_array_that_is_not_constant() {
+    check_pass(
+        "remat,dce",
+        "
+fn main f0 -> field {
+b0(v0: u32, v1: field):
+    v2 = make_array [field 3, v1, field 4] : field
+    jmp b1(u32 0, field 0)
+b1(v3: u32, v4: field):
+    v5 = eq v3, v0
+    br v5, b3(), b2()
+b2():
+    v6 = array_get v2, v3 @1:1
+    v7 = add v4, v6
+    v8 = add v3, u32 1
+    jmp b1(v8, v7)
+b3():
+    return v4
+}",
+        &[r#"["0", "7"]"#, r#"["3", "7"]"#, r#"["4", "7"]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: u32, v1: field):
+                v2 = make_array [field 3, v1, field 4] : field
+                jmp b1(u32 0, field 0)
+            b1(v3: u32, v4: field):
+                v5 = eq v3, v0
+                br v5, b3(), b2()
+            b2():
+                v6 = array_get v2, v3 @1:1
+                v7 = add v4, v6
+                v8 = add v3, u32 1
+                jmp b1(v8, v7)
+            b3():
+                return v4
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn remat_makes_a_parameter_always_bound_to_one_constant_array_that_array() {
+    // Every jump into b1 passes [1, 2] (built twice) or b1's own parameter: the parameter is
+    // that constant, copied into b1 and b2, where it is used. The array that differs (b3's
+    // parameter, [1, 3] on one edge) stays a parameter.
+    check_pass(
+        "remat,dce",
+        "
+fn main f0 -> u32 {
+b0(v0: u32, v1: u1):
+    v2 = make_array [u32 1, u32 2] : u32
+    v12 = make_array [u32 1, u32 3] : u32
+    br v1, b1(v2, u32 0), b3(v12)
+b1(v3: [u32; 2], v4: u32):
+    v5 = eq v4, v0
+    br v5, b3(v3), b2()
+b2():
+    v6 = make_array [u32 1, u32 2] : u32
+    v7 = array_get v3, u32 1 @1:1
+    v8 = add v4, v7
+    v9 = lt v8, u32 5
+    br v9, b1(v3, v8), b1(v6, v8)
+b3(v10: [u32; 2]):
+    v11 = array_get v10, u32 0 @1:2
+    return v11
+}",
+        &[
+            r#"["0", true]"#,
+            r#"["4", true]"#,
+            r#"["5", true]"#,
+            r#"["0", false]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> u32 {
+            b0(v0: u32, v1: u1):
+                v2 = make_array [u32 1, u32 3] : u32
+                br v1, b1(u32 0), b3(v2)
+            b1(v3: u32):
+                v4 = make_array [u32 1, u32 2] : u32
+                v5 = eq v3, v0
+                br v5, b3(v4), b2()
+            b2():
+                v6 = make_array [u32 1, u32 2] : u32
+                v7 = array_get v6, u32 1 @1:1
+                v8 = add v3, v7
+                v9 = lt v8, u32 5
+                br v9, b1(v8), b1(v8)
+            b3(v10: [u32; 2]):
+                v11 = array_get v10, u32 0 @1:2
+                return v11
+            }
+        "#]],
+    );
+}
+
+// ---- gvn ----
+
+#[test]
+fn gvn_replaces_a_repeated_array_get_and_a_commuted_add() {
+    // After merging, one block reads the same element twice and adds in both orders. The
+    // out-of-bounds index fails at the first read, before and after.
+    check_pass(
+        "gvn",
+        "
+fn main f0 -> u32, u32 {
+b0(v0: [u32; 3], v1: u32):
+    v2 = array_get v0, v1 @1:1
+    v3 = add v2, v1
+    v4 = array_get v0, v1 @2:1
+    v5 = add v1, v4
+    v6 = mul v3, v5
+    v7 = add v1, u32 1
+    v8 = add u32 1, v1
+    v9 = sub v7, v8
+    return v6, v9
+}",
+        &[
+            r#"[["1", "2", "3"], "0"]"#,
+            r#"[["1", "2", "3"], "2"]"#,
+            r#"[["1", "2", "3"], "3"]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> u32, u32 {
+            b0(v0: [u32; 3], v1: u32):
+                v2 = array_get v0, v1 @1:1
+                v3 = add v2, v1
+                v4 = mul v3, v3
+                v5 = add v1, u32 1
+                v6 = sub v5, v5
+                return v4, v6
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn gvn_reuses_a_value_of_a_dominating_block_but_not_across_the_arms_of_a_diamond() {
+    // b1's `mul` is b0's; b2 and b3 compute the same `add`, but neither dominates the other,
+    // so both stay (and so does the join's, which neither arm dominates).
+    check_pass(
+        "gvn",
+        "
+fn main f0 -> field {
+b0(v0: field, v1: u1):
+    v2 = mul v0, v0
+    br v1, b1(), b2()
+b1():
+    v3 = mul v0, v0
+    v4 = add v3, field 1
+    jmp b3(v4)
+b2():
+    v5 = add field 1, v2
+    jmp b3(v5)
+b3(v6: field):
+    v7 = add v2, field 1
+    v8 = add v6, v7
+    return v8
+}",
+        &[r#"["3", true]"#, r#"["3", false]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: field, v1: u1):
+                v2 = mul v0, v0
+                br v1, b2(), b1()
+            b1():
+                v3 = add field 1, v2
+                jmp b3(v3)
+            b2():
+                v4 = add v2, field 1
+                jmp b3(v4)
+            b3(v5: field):
+                v6 = add v2, field 1
+                v7 = add v5, v6
+                return v7
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn gvn_keeps_the_first_of_two_adds_with_its_own_nuw() {
+    // `add nuw` then `add`: the `add` goes, `nuw` stays. `add` then `add nuw`: the `add nuw`
+    // goes and the first keeps no flag (its `nuw` would be a claim about paths through the
+    // second only).
+    check_pass(
+        "gvn",
+        "
+fn main f0 -> u32, u32, u32, u32 {
+b0(v0: u32):
+    v1 = lt v0, u32 100
+    br v1, b1(), b2()
+b1():
+    v2 = add nuw v0, u32 1
+    v3 = add v0, u32 1
+    v4 = add v0, u32 2
+    v5 = add nuw v0, u32 2
+    return v2, v3, v4, v5
+b2():
+    return u32 0, u32 0, u32 0, u32 0
+}",
+        &[r#"["0"]"#, r#"["99"]"#, r#"["100"]"#],
+        expect![[r#"
+            fn main f0 -> u32, u32, u32, u32 {
+            b0(v0: u32):
+                v1 = lt v0, u32 100
+                br v1, b2(), b1()
+            b1():
+                return u32 0, u32 0, u32 0, u32 0
+            b2():
+                v2 = add nuw v0, u32 1
+                v3 = add v0, u32 2
+                return v2, v2, v3, v3
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn gvn_numbers_constant_arrays_per_block() {
+    // b1's copy of the constant array (what `remat` makes) is not replaced by b0's, which
+    // dominates it: that would carry the array from b0 to b1 again. The second copy in b1 goes.
+    check_pass(
+        "gvn",
+        "
+fn main f0 -> field, field {
+b0(v0: u32):
+    v1 = make_array [field 3, field 1] : field
+    v2 = array_get v1, v0 @1:1
+    jmp b1()
+b1():
+    v3 = make_array [field 3, field 1] : field
+    v4 = make_array [field 3, field 1] : field
+    v5 = array_get v3, v0 @2:1
+    v6 = array_get v4, u32 1 @3:1
+    v7 = add v5, v6
+    return v2, v7
+}",
+        &[r#"["0"]"#, r#"["1"]"#, r#"["2"]"#],
+        expect![[r#"
+            fn main f0 -> field, field {
+            b0(v0: u32):
+                v1 = make_array [field 3, field 1] : field
+                v2 = array_get v1, v0 @1:1
+                jmp b1()
+            b1():
+                v3 = make_array [field 3, field 1] : field
+                v4 = array_get v3, v0 @2:1
+                v5 = array_get v3, u32 1 @3:1
+                v6 = add v4, v5
+                return v2, v6
+            }
+        "#]],
+    );
+}

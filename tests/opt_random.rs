@@ -3,6 +3,7 @@
 //! failure, on the generated inputs. CI runs 2,000 programs per pass with fixed seeds;
 //! `ZKBC_RANDOM_CASES=100000 cargo test --release --test opt_random` runs more.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use zkbc::ir::{verify, Function, InstKind, Program, Terminator, ValueId};
 use zkbc::opt::random::{compare_runs, random_program};
@@ -22,27 +23,71 @@ fn check_random(pipeline: &Pipeline, first_seed: u64) {
 
 /// As [`check_random`], also checking `property` of every optimized program.
 fn check_random_with(pipeline: &Pipeline, first_seed: u64, property: impl Fn(u64, &Program)) {
+    let (changed, _) = run_random(pipeline, first_seed, property);
+    // The generator must give the pass something to do on most programs.
+    assert!(
+        changed * 2 > cases(),
+        "the pipeline changed only {changed} of {} programs",
+        cases()
+    );
+}
+
+/// As [`check_random`], for a pass that applies to fewer programs: `pass` must change at least
+/// `min_percent` of them.
+fn check_random_pass(pipeline: &Pipeline, first_seed: u64, pass: &str, min_percent: u64) {
+    let (_, changed_by) = run_random(pipeline, first_seed, |_, _| {});
+    let n = changed_by.get(pass).copied().unwrap_or(0);
+    println!("{pass} changed {n} of {} programs", cases());
+    assert!(
+        n * 100 >= min_percent * cases(),
+        "{pass} changed only {n} of {} programs",
+        cases()
+    );
+}
+
+/// Runs `pipeline` on `cases()` random programs from `first_seed`, compares behaviour and
+/// checks `property`; returns how many programs it changed, and how many each pass changed.
+fn run_random(
+    pipeline: &Pipeline,
+    first_seed: u64,
+    property: impl Fn(u64, &Program),
+) -> (u64, HashMap<&'static str, u64>) {
     let options = Options {
         verify: true,
         ..Options::default()
     };
     let mut changed = 0;
+    let mut changed_by: HashMap<&'static str, u64> = HashMap::new();
     for seed in first_seed..first_seed + cases() {
         let generated = random_program(seed);
         let mut optimized = generated.program.clone();
         let result = catch_unwind(AssertUnwindSafe(|| {
             optimize(&mut optimized, pipeline, &options).expect("random programs do not recurse")
         }));
-        if let Err(panic) = result {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            panic!(
-                "seed {seed}: the pipeline panicked: {msg}\n{}",
-                generated.program
-            );
+        let report = match result {
+            Ok(report) => report,
+            Err(panic) => {
+                let msg = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                panic!(
+                    "seed {seed}: the pipeline panicked: {msg}\n{}",
+                    generated.program
+                );
+            }
+        };
+        let mut passes_changed: Vec<&'static str> = report
+            .runs
+            .iter()
+            .filter(|r| r.stats.changed())
+            .map(|r| r.name)
+            .collect();
+        passes_changed.sort_unstable();
+        passes_changed.dedup();
+        for name in passes_changed {
+            *changed_by.entry(name).or_insert(0) += 1;
         }
         verify::verify_program(&optimized).unwrap();
         if let Err(e) = compare_runs(&generated.program, &optimized, &generated.inputs) {
@@ -56,12 +101,7 @@ fn check_random_with(pipeline: &Pipeline, first_seed: u64, property: impl Fn(u64
             changed += 1;
         }
     }
-    // The generator must give the pass something to do on most programs.
-    assert!(
-        changed * 2 > cases(),
-        "the pipeline changed only {changed} of {} programs",
-        cases()
-    );
+    (changed, changed_by)
 }
 
 fn passes(names: &[&str]) -> Pipeline {
@@ -121,6 +161,62 @@ fn dce_on_random_programs() {
 #[test]
 fn simplify_cfg_on_random_programs() {
     check_random(&passes(&["simplify_cfg"]), 6_000_000);
+}
+
+// `remat` and `gvn` apply to fewer programs than the passes above (a constant array or a
+// parameter always bound to one constant used across blocks; an instruction computed twice):
+// each must change a given share of the programs itself.
+
+#[test]
+fn remat_on_random_programs() {
+    check_random_pass(&passes(&["remat"]), 10_000_000, "remat", 10);
+}
+
+#[test]
+fn remat_after_inline_on_random_programs() {
+    let pipeline = passes(&["inline", "mem2reg", "sccp", "remat", "dce"]);
+    check_random_pass(&pipeline, 11_000_000, "remat", 30);
+}
+
+#[test]
+fn gvn_on_random_programs() {
+    check_random_pass(&passes(&["gvn"]), 12_000_000, "gvn", 10);
+}
+
+#[test]
+fn gvn_after_inline_on_random_programs() {
+    let pipeline = passes(&["inline", "mem2reg", "sccp", "gvn", "dce"]);
+    check_random_pass(&pipeline, 13_000_000, "gvn", 20);
+}
+
+// The range-driven passes (`ranges`, `indvars`, `strength`, `fold_bits`) change only programs
+// with the shapes they look for: uN arithmetic whose bounds are known, a counted loop, an
+// operation by a constant power of two, bit decompositions. Each runs after the clean-up that
+// -O2 runs before it and must change a share of the programs itself; `compare_runs` holds it
+// to the unoptimized program's outputs and failures.
+
+#[test]
+fn ranges_on_random_programs() {
+    let pipeline = passes(&["inline", "mem2reg", "sccp", "ranges", "dce"]);
+    check_random_pass(&pipeline, 14_000_000, "ranges", 5);
+}
+
+#[test]
+fn indvars_on_random_programs() {
+    let pipeline = passes(&["inline", "mem2reg", "sccp", "indvars", "ranges", "dce"]);
+    check_random_pass(&pipeline, 15_000_000, "indvars", 1);
+}
+
+#[test]
+fn strength_on_random_programs() {
+    let pipeline = passes(&["inline", "mem2reg", "sccp", "strength", "dce"]);
+    check_random_pass(&pipeline, 16_000_000, "strength", 1);
+}
+
+#[test]
+fn fold_bits_on_random_programs() {
+    let pipeline = passes(&["inline", "mem2reg", "sccp", "fold_bits", "dce"]);
+    check_random_pass(&pipeline, 17_000_000, "fold_bits", 1);
 }
 
 #[test]

@@ -727,6 +727,21 @@ fn majority_idiom_costs_two_products_per_bit_and_one_after_a_shared_pair() {
         &parse(&prog(&params, "u32, u32", body)),
         &[u(a), u(b), u(c), u(d)],
     );
+    // The same after GVN: one `and` (v20) read by both majorities is folded into both, not
+    // built for its two readers (which would leave both majorities unrecognized).
+    let body = "    v20 = and v10, v11\n    v21 = and v10, v12\n    v22 = xor v20, v21\n    v23 = and v11, v12\n    v24 = xor v22, v23\n    v30 = and v13, v10\n    v31 = and v13, v11\n    v32 = xor v30, v31\n    v34 = xor v32, v20\n    return v24, v34";
+    let out = gadget(
+        &params,
+        "u32, u32",
+        body,
+        4 * 32 + 2 * 32 + 32,
+        &[vec![u(a), u(b), u(c), u(d)]],
+    );
+    assert_eq!(out[0], vec![u(maj(a, b, c)), u(maj(d, a, b))]);
+    no_soundness_finding(
+        &parse(&prog(&params, "u32, u32", body)),
+        &[u(a), u(b), u(c), u(d)],
+    );
 }
 
 #[test]

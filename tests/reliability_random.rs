@@ -12,13 +12,15 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use zkbc::ir::interp;
+use zkbc::opt::merge::MergePolicy;
 use zkbc::opt::OptLevel;
 use zkbc::testgen::{self, eval, Case, Features};
 use zkbc::{driver, r1cs};
 
 /// The pipelines every program goes through: each -O level, and at -O3 without merging, with
-/// minimum block sizes 1024 (the default) and 32768, and `--monolithic`.
-fn pipelines() -> Vec<(&'static str, driver::Options)> {
+/// minimum block size 32768, `--monolithic`, the seed's threshold rule (`--merge-policy
+/// threshold`), and block formation profiled on the case's own inputs (`--inputs`).
+fn pipelines(case: &Case) -> Vec<(&'static str, driver::Options)> {
     let level = |opt_level| driver::Options {
         opt_level,
         ..driver::Options::default()
@@ -29,6 +31,13 @@ fn pipelines() -> Vec<(&'static str, driver::Options)> {
     min_32768.opt.merge.min_block_size = 32768;
     let mut monolithic = level(OptLevel::O3);
     monolithic.opt.merge.monolithic = true;
+    let mut threshold = level(OptLevel::O3);
+    threshold.opt.merge.policy = MergePolicy::Threshold;
+    let profiled = driver::Options {
+        profile: Some(case.inputs_json()),
+        profile_max_steps: 1_000_000,
+        ..level(OptLevel::O3)
+    };
     vec![
         ("-O0", level(OptLevel::O0)),
         ("-O1", level(OptLevel::O1)),
@@ -37,6 +46,8 @@ fn pipelines() -> Vec<(&'static str, driver::Options)> {
         ("-O3 --no-merge", no_merge),
         ("-O3 --min-block-size 32768", min_32768),
         ("-O3 --monolithic", monolithic),
+        ("-O3 --merge-policy threshold", threshold),
+        ("-O3 --inputs (profiled formation)", profiled),
     ]
 }
 
@@ -146,7 +157,7 @@ fn check_case(case: &Case) -> Result<Outcome, String> {
             .collect();
         serde_json::json!({ "outputs": v })
     });
-    for (k, (level, options)) in pipelines().into_iter().enumerate() {
+    for (k, (level, options)) in pipelines(case).into_iter().enumerate() {
         let compiled = match driver::compile("random.zok", &source, &options) {
             Ok(c) => c,
             Err(e) => {

@@ -633,7 +633,7 @@ fn explain_in_dot_colours_the_components_before_merging() {
 
 #[test]
 fn compile_with_inputs_is_the_program_report_measures() {
-    // cobbl_dna_align is formed differently with its inputs' counts than with static estimates.
+    // runtime_loop is formed differently with its inputs' counts than with static estimates.
     let blocks_of = |ir: &str| {
         ir.lines()
             .filter(|l| {
@@ -645,17 +645,17 @@ fn compile_with_inputs_is_the_program_report_measures() {
     };
     let profiled = zkbc(&[
         "compile",
-        "circuits/cobbl_dna_align.zok",
+        "circuits/runtime_loop.zok",
         "--inputs",
-        "circuits/cobbl_dna_align.json",
+        "circuits/runtime_loop.json",
     ]);
     assert_eq!(profiled.status.code(), Some(0), "{}", stderr(&profiled));
-    let statik = stdout(&zkbc(&["compile", "circuits/cobbl_dna_align.zok"]));
+    let statik = stdout(&zkbc(&["compile", "circuits/runtime_loop.zok"]));
     let report: Value = serde_json::from_str(&stdout(&zkbc(&[
         "report",
-        "circuits/cobbl_dna_align.zok",
+        "circuits/runtime_loop.zok",
         "--inputs",
-        "circuits/cobbl_dna_align.json",
+        "circuits/runtime_loop.json",
         "--format",
         "json",
     ])))

@@ -9,8 +9,14 @@
 //! |---|---|
 //! | `O0` | none |
 //! | `O1` | inline; then mem2reg, dce, simplify_cfg to a fixpoint |
-//! | `O2` | inline; then mem2reg, sccp, fold_bits, strength, ranges, indvars, dce, simplify_cfg to a fixpoint |
-//! | `O3` | `O2`, then once: merge, sccp, ranges, dce, simplify_cfg ([`O3_EXTRA`]) |
+//! | `O2` | inline; then mem2reg, sccp, fold_bits, strength, ranges, indvars, remat, gvn, dce, simplify_cfg to a fixpoint |
+//! | `O3` | `O2`, then once: merge, sccp, gvn, ranges, dce, simplify_cfg ([`O3_EXTRA`]) |
+//!
+//! In `O2`'s list, `remat` and `gvn` come after the passes that fold and mark (so that the
+//! instructions they compare are in their final form) and before `dce` and `simplify_cfg`,
+//! which remove the definitions they leave without uses and the parameters that their
+//! rewriting makes trivial; `remat` comes before `gvn`, which then merges a block's copy of a
+//! constant array with an equal one the block builds itself.
 //!
 //! [`optimize`] runs a pipeline with [`Options`]: verify after every pass (always in tests and
 //! debug builds; a violation is a compiler bug and panics), print the program after a named pass,
@@ -23,12 +29,14 @@
 //! counts constraints by translating blocks; it still only changes IR.
 
 pub mod dce;
+pub mod gvn;
 pub mod indvars;
 pub mod inline;
 pub mod mem2reg;
 pub mod merge;
 pub mod random;
 pub mod ranges;
+pub mod remat;
 pub mod sccp;
 pub mod simplify_cfg;
 pub mod strength;
@@ -151,6 +159,16 @@ pub const PASSES: &[Pass] = &[
         run: |p, _| Ok(indvars::run(p)),
     },
     Pass {
+        name: "remat",
+        description: "copy constant arrays into the blocks that use them (and make parameters always bound to one constant that constant), so they do not ride in transition states",
+        run: |p, _| Ok(remat::run(p)),
+    },
+    Pass {
+        name: "gvn",
+        description: "global value numbering: replace an instruction by an equal one of the same or a dominating block (commutative operands sorted)",
+        run: |p, _| Ok(gvn::run(p)),
+    },
+    Pass {
         name: "dce",
         description: "remove unused side-effect-free instructions and block parameters",
         run: |p, _| Ok(dce::run(p)),
@@ -173,9 +191,10 @@ pub fn pass(name: &str) -> Option<&'static Pass> {
 }
 
 /// Passes `O3` runs once after `O2`'s fixpoint: block merging, then the clean-up of what it
-/// leaves (constants folded across merged blocks, dead copies, blocks left without
+/// leaves (constants folded across merged blocks, the same element read or the same
+/// subexpression computed by several of the merged blocks, dead copies, blocks left without
 /// predecessors).
-pub const O3_EXTRA: &[&str] = &["merge", "sccp", "ranges", "dce", "simplify_cfg"];
+pub const O3_EXTRA: &[&str] = &["merge", "sccp", "gvn", "ranges", "dce", "simplify_cfg"];
 
 /// Most rounds of a pipeline's fixpoint loop.
 pub const MAX_ROUNDS: usize = 8;
@@ -187,7 +206,7 @@ pub enum OptLevel {
     O0,
     /// Inlining, mem2reg, DCE and CFG simplification.
     O1,
-    /// `O1` plus SCCP.
+    /// `O1` plus SCCP, bit folding, ranges, induction variables, rematerialization and GVN.
     O2,
     /// `O2` plus block merging.
     O3,
@@ -206,6 +225,8 @@ impl OptLevel {
                 "strength",
                 "ranges",
                 "indvars",
+                "remat",
+                "gvn",
                 "dce",
                 "simplify_cfg",
             ],

@@ -8,8 +8,8 @@
 //!    "every loop has an explicit tail"), so an `if` that ends a loop body has a tail and is a
 //!    merge component. Latches nothing merges into are removed again by the clean-up.
 //! 2. **Evaluate.** A candidate program is scored by [`Prediction`]: the clean-up passes that
-//!    follow merging in `-O3` (sccp, ranges, dce, simplify_cfg) run on a copy, every block is
-//!    lowered to R1CS (through a [`StatsCache`], so only changed blocks are lowered again), and
+//!    follow merging in `-O3` (sccp, gvn, ranges, dce, simplify_cfg) run on a copy, every block
+//!    is lowered to R1CS (through a [`StatsCache`], so only changed blocks are lowered again), and
 //!    the sumcheck cells `Σ Q_b · X_b` and transitions `Σ exec_b` are computed with execution
 //!    counts from [`Counts`]: a profile run on the user's inputs (`--inputs`), which makes the
 //!    score exactly what the report will say, or static counts and estimates.
@@ -128,6 +128,7 @@ impl Scorer<'_> {
 /// The passes `-O3` runs after merging (its `O3_EXTRA` without `merge`).
 fn cleanup(program: &mut Program) {
     crate::opt::sccp::run(program);
+    crate::opt::gvn::run(program);
     crate::opt::ranges::run(program);
     crate::opt::dce::run(program);
     crate::opt::simplify_cfg::run(program);

@@ -4,7 +4,7 @@
 use super::{Lowerer, R};
 use crate::field::Fr;
 use crate::ir::{BinOp, InstId, InstKind, Type, ValueDef, ValueId};
-use crate::r1cs::fxhash::FxSet;
+use crate::r1cs::fxhash::{FxMap, FxSet};
 use crate::r1cs::gadgets::Num;
 use crate::r1cs::lc::Lc;
 use crate::r1cs::live::FuncInfo;
@@ -30,6 +30,19 @@ impl Idiom {
     }
 }
 
+/// A majority idiom found at an `xor`; its `and`s may have other uses
+/// ([`Lowerer::settle_majorities`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct MajorityCandidate {
+    /// The outer `xor`.
+    result: ValueId,
+    /// The inner `xor` (used once, by `result`).
+    inner: ValueId,
+    /// The three `and`s.
+    ands: [ValueId; 3],
+    idiom: Idiom,
+}
+
 impl<'a> Lowerer<'a> {
     /// The operands of `v` when it is a `uN` (N > 1) `and` of this block used only once (by the
     /// idiom that will read its operands instead).
@@ -45,6 +58,16 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The operands of `v` when it is a `uN` (N > 1) `and` of this block, used any number of
+    /// times: the `and`s of majority idioms, which value numbering may share between two
+    /// rounds of SHA-256 (one round's `b & c` is the previous round's `a & b`).
+    fn shared_and(&self, v: ValueId, in_block: &FxSet<InstId>) -> Option<(ValueId, ValueId)> {
+        match self.block_binary(v, in_block)? {
+            (BinOp::And, l, r) => Some((l, r)),
+            _ => None,
+        }
+    }
+
     /// `(op, lhs, rhs)` of a `uN` (N > 1) binary operation of this block whose result is used
     /// once and is not already part of an idiom or an assertion.
     fn single_binary(
@@ -53,8 +76,21 @@ impl<'a> Lowerer<'a> {
         info: &FuncInfo,
         in_block: &FxSet<InstId>,
     ) -> Option<(BinOp, ValueId, ValueId)> {
+        if info.uses.get(&v) != Some(&1) {
+            return None;
+        }
+        self.block_binary(v, in_block)
+    }
+
+    /// `(op, lhs, rhs)` of a `uN` (N > 1) binary operation of this block that is not already
+    /// part of an idiom or an assertion.
+    fn block_binary(
+        &self,
+        v: ValueId,
+        in_block: &FxSet<InstId>,
+    ) -> Option<(BinOp, ValueId, ValueId)> {
         let func = self.func;
-        if info.uses.get(&v) != Some(&1) || self.folded.contains(&v) || self.fused.contains(&v) {
+        if self.folded.contains(&v) || self.fused.contains(&v) {
             return None;
         }
         let ValueDef::Result(def, _) = func.value(v).def else {
@@ -69,9 +105,16 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Recognizes the choice and majority idioms ([`Idiom`]) at instruction `i`, and marks the
-    /// operations they fold.
-    pub(super) fn find_idiom(&mut self, i: InstId, info: &FuncInfo, in_block: &FxSet<InstId>) {
+    /// Recognizes the choice and majority idioms ([`Idiom`]) at instruction `i`: marks the
+    /// operations a choice folds, and adds a majority to `majorities` (settled once the whole
+    /// block is seen, by [`Lowerer::settle_majorities`]).
+    pub(super) fn find_idiom(
+        &mut self,
+        i: InstId,
+        info: &FuncInfo,
+        in_block: &FxSet<InstId>,
+        majorities: &mut Vec<MajorityCandidate>,
+    ) {
         let func = self.func;
         let inst = func.inst(i);
         let InstKind::Binary { op, lhs, rhs } = inst.kind else {
@@ -117,9 +160,9 @@ impl<'a> Lowerer<'a> {
                 continue;
             };
             let pairs = [
-                self.single_and(i1, info, in_block),
-                self.single_and(i2, info, in_block),
-                self.single_and(last, info, in_block),
+                self.shared_and(i1, in_block),
+                self.shared_and(i2, in_block),
+                self.shared_and(last, in_block),
             ];
             let [Some((a, b)), Some(p2), Some(p3)] = pairs else {
                 continue;
@@ -137,10 +180,40 @@ impl<'a> Lowerer<'a> {
             };
             let covers = (same(p2, a, c) && same(p3, b, c)) || (same(p2, b, c) && same(p3, a, c));
             if covers {
-                self.folded.extend([inner, i1, i2, last]);
-                self.idioms.insert(result, Idiom::Majority { a, b, c });
+                majorities.push(MajorityCandidate {
+                    result,
+                    inner,
+                    ands: [i1, i2, last],
+                    idiom: Idiom::Majority { a, b, c },
+                });
                 return;
             }
+        }
+    }
+
+    /// Takes every majority found in the block, and marks the operations they fold: each inner
+    /// `xor`, and each `and` that no instruction but majorities reads. An `and` that something
+    /// else reads too (the first rounds of SHA-256, where another round's majority was folded
+    /// to constants) is built as well, for its other readers.
+    pub(super) fn settle_majorities(
+        &mut self,
+        majorities: Vec<MajorityCandidate>,
+        info: &FuncInfo,
+    ) {
+        let mut claims: FxMap<ValueId, usize> = FxMap::default();
+        for m in &majorities {
+            for a in m.ands {
+                *claims.entry(a).or_insert(0) += 1;
+            }
+        }
+        for m in majorities {
+            self.folded.insert(m.inner);
+            self.folded.extend(
+                m.ands
+                    .into_iter()
+                    .filter(|a| claims.get(a) == info.uses.get(a)),
+            );
+            self.idioms.insert(m.result, m.idiom);
         }
     }
 

@@ -155,9 +155,11 @@ impl<'a> Lowerer<'a> {
                 self.fuse_assertion(*cond, info, &in_block, false);
             }
         }
+        let mut majorities = Vec::new();
         for &i in &data.insts {
-            self.find_idiom(i, info, &in_block);
+            self.find_idiom(i, info, &in_block, &mut majorities);
         }
+        self.settle_majorities(majorities, info);
         // Wires are dropped after their last reader in this block, unless the terminator or a
         // later block (through a successor's live-ins) needs them.
         for (pos, &i) in data.insts.iter().enumerate() {

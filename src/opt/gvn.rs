@@ -1,0 +1,234 @@
+//! Global value numbering: an instruction that computes what an earlier instruction of the same
+//! block or of a dominating block already computed is removed, and its result replaced by the
+//! earlier one's.
+//!
+//! # Algorithm
+//!
+//! A walk of the dominator tree (children in reverse post-order) with a scoped hash table from
+//! an instruction's *key* to the value that first computed it:
+//!
+//! 1. Entering a block opens a scope. Each instruction in order has its operands renamed by the
+//!    replacements made so far (a definition dominates its uses, so every operand's replacement
+//!    is known by then); then, if it is eligible, its key is looked up:
+//!    - found: the instruction is removed and its result replaced by the value found;
+//!    - not found: the key is added to the table in the block's scope.
+//! 2. The block's children in the dominator tree are walked; leaving the block closes its scope
+//!    (its keys are removed), so a value is only ever reused where its definition dominates.
+//! 3. Terminators (jump arguments, conditions, returned values) are renamed at the end.
+//!
+//! The key is the opcode with its attributes (the type of a `cast`, the element type of a
+//! `make_array`, ...), the operands and the result types. Operands that are constants are
+//! compared by type and value (`u32 1` written twice is one operand); the operands of the
+//! commutative operations `add`, `mul`, `and`, `or`, `xor` and `eq` are sorted. The `nuw` flag
+//! is not part of the key: the instruction kept is the earlier one, with its own flag. It cannot
+//! take the later one's `nuw`, which is a fact about the executions that reach the later one.
+//!
+//! Eligible are the instructions whose result depends only on their operands: every one except
+//! `assert`, `store`, `load`, `log`, `call`, `hint` and `allocate`. That includes the ones that
+//! can fail — `array_get` and `array_set` out of bounds, `cast` that does not fit, `bound`,
+//! division by zero: an identical instruction dominated by the first can fail only if the
+//! first did, and then execution stopped there.
+//!
+//! Constant arrays (a `make_array` of constants and constant arrays) are numbered per block
+//! only: the `remat` pass gives each block that uses one its own copy, so that it does not ride
+//! in the transition states in between, and reusing a dominating block's copy would undo that.
+//!
+//! ```text
+//! b0(v0: [u32; 4], v1: u32, v2: u1):          b0(v0: [u32; 4], v1: u32, v2: u1):
+//!     v3 = array_get v0, v1                       v3 = array_get v0, v1
+//!     br v2, b1(), b2()                           br v2, b1(), b2()
+//! b1():                                 ==>   b1():
+//!     v4 = add v3, v1                             v4 = add v3, v1
+//!     v5 = array_get v0, v1                       v7 = mul v4, v4
+//!     v6 = add v1, v5                             return v7
+//!     v7 = mul v4, v6                         b2():
+//!     return v7                                   v8 = add v1, v3
+//! b2():                                           return v8
+//!     v8 = add v1, v3
+//!     return v8
+//! ```
+//! (`v5` is `v3`, computed in the dominating `b0`; then `v6 = add v1, v3` is `v4` with its
+//! operands commuted. `v8` has `v4`'s key too but stays: `b1` does not dominate `b2`.)
+
+use super::PassStats;
+use crate::analysis::DomTree;
+use crate::ir::{BinOp, BlockId, Const, Function, InstId, InstKind, Program, Type, ValueId};
+use std::collections::{HashMap, HashSet};
+
+/// Runs the pass on every function.
+pub fn run(program: &mut Program) -> PassStats {
+    let mut stats = PassStats::default();
+    for func in &mut program.funcs {
+        stats.merge(run_function(func));
+    }
+    stats
+}
+
+/// Runs the pass on one function.
+pub fn run_function(func: &mut Function) -> PassStats {
+    Ctx::new(func).run()
+}
+
+/// What an instruction computes.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+struct Key {
+    /// The instruction with canonical operands (constants by their representative, commutative
+    /// operands sorted).
+    kind: InstKind,
+    /// Its result types.
+    results: Vec<Type>,
+    /// The block, for constant arrays (numbered per block); `None` for everything else.
+    block: Option<BlockId>,
+}
+
+/// Whether the result of an instruction of this kind depends only on its operands.
+fn eligible(kind: &InstKind) -> bool {
+    !matches!(
+        kind,
+        InstKind::Assert { .. }
+            | InstKind::Store { .. }
+            | InstKind::Load { .. }
+            | InstKind::Log { .. }
+            | InstKind::Call { .. }
+            | InstKind::Hint { .. }
+            | InstKind::Allocate { .. }
+    )
+}
+
+fn is_commutative(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Add | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Eq
+    )
+}
+
+struct Ctx<'f> {
+    func: &'f mut Function,
+    /// Key to the value that first computed it, in the scopes open on the walk.
+    table: HashMap<Key, ValueId>,
+    /// Removed results to the values that replace them.
+    subst: HashMap<ValueId, ValueId>,
+    /// The first constant value seen of each type and value: the one operand all equal
+    /// constants are compared as.
+    const_reps: HashMap<(Type, Const), ValueId>,
+    /// Results of constant arrays.
+    constant_arrays: HashSet<ValueId>,
+    stats: PassStats,
+}
+
+/// A step of the dominator-tree walk.
+enum Step {
+    Enter(BlockId),
+    /// Leave a block: remove these keys, added in its scope.
+    Leave(Vec<Key>),
+}
+
+impl<'f> Ctx<'f> {
+    fn new(func: &'f mut Function) -> Self {
+        Ctx {
+            func,
+            table: HashMap::new(),
+            subst: HashMap::new(),
+            const_reps: HashMap::new(),
+            constant_arrays: HashSet::new(),
+            stats: PassStats::default(),
+        }
+    }
+
+    fn run(mut self) -> PassStats {
+        let dom = DomTree::dominators(self.func);
+        let mut children: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        for b in self.func.reverse_post_order() {
+            if let Some(parent) = dom.idom(b) {
+                children.entry(parent).or_default().push(b);
+            }
+        }
+        let mut stack = vec![Step::Enter(self.func.entry)];
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Enter(b) => {
+                    let scope = self.number_block(b);
+                    stack.push(Step::Leave(scope));
+                    if let Some(kids) = children.get(&b) {
+                        stack.extend(kids.iter().rev().map(|c| Step::Enter(*c)));
+                    }
+                }
+                Step::Leave(scope) => {
+                    for key in scope {
+                        self.table.remove(&key);
+                    }
+                }
+            }
+        }
+        let subst = std::mem::take(&mut self.subst);
+        self.func.replace_uses(&subst);
+        self.stats
+    }
+
+    /// Step 1 on block `b`: returns the keys added in its scope.
+    fn number_block(&mut self, b: BlockId) -> Vec<Key> {
+        let mut scope = Vec::new();
+        let insts = std::mem::take(&mut self.func.block_mut(b).insts);
+        let mut kept = Vec::with_capacity(insts.len());
+        for i in insts {
+            let subst = &self.subst;
+            let data = self.func.inst_mut(i);
+            data.kind
+                .map_operands(|v| subst.get(&v).copied().unwrap_or(v));
+            if !eligible(&data.kind) {
+                kept.push(i);
+                continue;
+            }
+            let key = self.key(b, i);
+            let result = self.func.inst(i).results[0];
+            match self.table.get(&key) {
+                Some(&earlier) => {
+                    self.subst.insert(result, earlier);
+                    self.stats.add("insts_replaced", 1);
+                }
+                None => {
+                    if key.block.is_some() {
+                        self.constant_arrays.insert(result);
+                    }
+                    self.table.insert(key.clone(), result);
+                    scope.push(key);
+                    kept.push(i);
+                }
+            }
+        }
+        self.func.block_mut(b).insts = kept;
+        scope
+    }
+
+    /// The key of instruction `i` of block `b` (operands already renamed).
+    fn key(&mut self, b: BlockId, i: InstId) -> Key {
+        let data = self.func.inst(i);
+        let mut kind = data.kind.clone();
+        let results = data
+            .results
+            .iter()
+            .map(|r| self.func.value_type(*r).clone())
+            .collect();
+        let constant_array = match &kind {
+            InstKind::MakeArray { elems, .. } => elems
+                .iter()
+                .all(|e| self.func.const_value(*e).is_some() || self.constant_arrays.contains(e)),
+            _ => false,
+        };
+        let (func, reps) = (&*self.func, &mut self.const_reps);
+        kind.map_operands(|v| match func.const_value(v) {
+            Some(c) => *reps.entry((func.value_type(v).clone(), c)).or_insert(v),
+            None => v,
+        });
+        if let InstKind::Binary { op, lhs, rhs } = &mut kind {
+            if is_commutative(*op) && rhs < lhs {
+                std::mem::swap(lhs, rhs);
+            }
+        }
+        Key {
+            kind,
+            results,
+            block: constant_array.then_some(b),
+        }
+    }
+}
