@@ -198,25 +198,25 @@ fn gvn_after_inline_on_random_programs() {
 #[test]
 fn ranges_on_random_programs() {
     let pipeline = passes(&["inline", "mem2reg", "sccp", "ranges", "dce"]);
-    check_random_pass(&pipeline, 14_000_000, "ranges", 5);
+    check_random_pass(&pipeline, 14_000_000, "ranges", 50);
 }
 
 #[test]
 fn indvars_on_random_programs() {
     let pipeline = passes(&["inline", "mem2reg", "sccp", "indvars", "ranges", "dce"]);
-    check_random_pass(&pipeline, 15_000_000, "indvars", 1);
+    check_random_pass(&pipeline, 15_000_000, "indvars", 40);
 }
 
 #[test]
 fn strength_on_random_programs() {
     let pipeline = passes(&["inline", "mem2reg", "sccp", "strength", "dce"]);
-    check_random_pass(&pipeline, 16_000_000, "strength", 1);
+    check_random_pass(&pipeline, 16_000_000, "strength", 25);
 }
 
 #[test]
 fn fold_bits_on_random_programs() {
     let pipeline = passes(&["inline", "mem2reg", "sccp", "fold_bits", "dce"]);
-    check_random_pass(&pipeline, 17_000_000, "fold_bits", 1);
+    check_random_pass(&pipeline, 17_000_000, "fold_bits", 8);
 }
 
 #[test]

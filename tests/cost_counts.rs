@@ -1,0 +1,201 @@
+//! Execution counts and predictions (`zkbc::cost`), which cost-driven block formation decides
+//! by: static counts are exact wherever they claim to know, a profiled prediction is the
+//! report's own number, estimates follow their stated rules, and formation follows the counts
+//! (an arm that never runs stays out of the loop body; one that always runs is merged into it).
+
+mod common;
+use common::{corpus, read_json};
+
+use std::rc::Rc;
+use zkbc::cost::executions::ESTIMATED_TRIPS;
+use zkbc::cost::{estimated_executions, predict, static_executions, Counts, Profile};
+use zkbc::driver::{self, measure};
+use zkbc::ir::interp;
+use zkbc::opt::merge::{Subject, Verdict};
+use zkbc::opt::OptLevel;
+
+fn options(level: OptLevel, merge: bool) -> driver::Options {
+    let mut options = driver::Options {
+        opt_level: level,
+        ..driver::Options::default()
+    };
+    if !merge {
+        options.opt.skip.push("merge".into());
+    }
+    options
+}
+
+/// Every corpus program with inputs, at -O1 and at -O3 without merging: each block whose
+/// static count is known ran exactly that often, and the entry of main is always known.
+#[test]
+fn static_counts_are_the_traced_counts_wherever_known() {
+    let mut known = 0;
+    let mut blocks = 0;
+    for path in corpus() {
+        let inputs_path = path.with_extension("json");
+        if !inputs_path.exists() {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).expect("readable");
+        let name = path.display().to_string();
+        for (level, merge) in [(OptLevel::O1, false), (OptLevel::O3, false)] {
+            let compiled = driver::compile(&name, &source, &options(level, merge))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let program = &compiled.program;
+            let inputs = compiled
+                .inputs_from_json(&read_json(&inputs_path))
+                .expect("inputs fit");
+            let Ok(traced) = interp::count_blocks(program, &inputs, interp::Limits::default())
+            else {
+                continue; // a program that fails on its inputs has no counts to compare
+            };
+            let main = program.main;
+            let entry = program.func(main).entry;
+            let statics = static_executions(program);
+            assert_eq!(statics[&(main, entry)], Some(1), "{name} {level:?}: entry");
+            for (key, n) in &statics {
+                blocks += 1;
+                if let Some(n) = n {
+                    known += 1;
+                    let ran = traced.get(key).copied().unwrap_or(0);
+                    assert_eq!(ran, *n, "{name} {level:?}: block {:?}", key.1);
+                }
+            }
+        }
+    }
+    println!("static counts known for {known} of {blocks} blocks");
+    // Branch arms and run-time loops are unknown by design; straight-line code and counted
+    // loops (a third of the corpus's blocks) must be known.
+    assert!(known * 3 > blocks, "only {known} of {blocks} blocks known");
+}
+
+/// With a profile, the prediction formation scores by is the report's own number: the cells
+/// of the program the report measured, recomputed from its blocks and a run.
+#[test]
+fn a_profiled_prediction_is_the_reports_cells() {
+    let settings = measure::Settings {
+        baselines: false,
+        ..measure::Settings::default()
+    };
+    for name in [
+        "bubble_sort",
+        "gcd",
+        "runtime_loop",
+        "while_collatz",
+        "cobbl_rle_codec",
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("circuits")
+            .join(format!("{name}.zok"));
+        let source = std::fs::read_to_string(&path).expect("readable");
+        let json = read_json(&path.with_extension("json"));
+        let file = path.display().to_string();
+        let m = measure::measure(&file, &source, Some(&json), &settings, &|_| {})
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let inputs = m.compilation.inputs_from_json(&json).expect("inputs fit");
+        let counts = Counts::Profile(Rc::new(Profile {
+            inputs,
+            limits: interp::Limits::default(),
+        }));
+        let predicted = predict(&m.compilation.program, &counts).expect("lowers");
+        assert_eq!(
+            Some(predicted.cells),
+            m.report.totals.sumcheck_cells,
+            "{name}"
+        );
+        assert_eq!(
+            Some(predicted.transitions),
+            m.report.totals.transitions,
+            "{name}"
+        );
+    }
+}
+
+/// A loop whose bound is a run-time value is estimated at `ESTIMATED_TRIPS` trips: its header
+/// runs one time more, its body that often, and the blocks around it once.
+#[test]
+fn an_unknown_trip_count_is_estimated() {
+    let source = "def main(u32 n, field x) -> field {
+    field mut acc = x;
+    for u32 i in 0..n {
+        acc = acc * x;
+    }
+    return acc;
+}
+";
+    let compiled =
+        driver::compile("loop.zok", source, &options(OptLevel::O1, false)).expect("compiles");
+    let program = &compiled.program;
+    let estimates = estimated_executions(program);
+    let statics = static_executions(program);
+    let mut counts: Vec<u64> = estimates.values().copied().collect();
+    counts.sort_unstable();
+    // entry and exit once, the body ESTIMATED_TRIPS times, the header once more.
+    assert_eq!(counts, vec![1, 1, ESTIMATED_TRIPS, ESTIMATED_TRIPS + 1]);
+    let unknown = statics.values().filter(|n| n.is_none()).count();
+    assert_eq!(unknown, 2, "header and body are not known statically");
+    // A run with n = 3 says 4 and 3 where the estimate said 17 and 16.
+    let inputs = compiled
+        .inputs_from_json(&serde_json::json!({"n": "3", "x": "2"}))
+        .expect("inputs fit");
+    let traced = interp::count_blocks(program, &inputs, interp::Limits::default()).expect("runs");
+    let mut ran: Vec<u64> = traced.values().copied().collect();
+    ran.sort_unstable();
+    assert_eq!(ran, vec![1, 1, 3, 4]);
+}
+
+/// A loop body with a heavy branch arm (a 20-iteration loop): profiled on inputs where the arm
+/// never runs, merging it into the body is priced at 100 executions of the arm and rejected;
+/// where it always runs, the whole body becomes one block.
+#[test]
+fn formation_follows_the_profile() {
+    let source = "def main(u32 n, bool heavy, field x) -> field {
+    field mut acc = x;
+    for u32 i in 0..n {
+        acc = acc * acc + x;
+        if heavy {
+            for u32 j in 0..20 {
+                acc = acc * acc + x;
+            }
+        }
+    }
+    return acc;
+}
+";
+    let form = |heavy: bool| {
+        let inputs = serde_json::json!({"n": "100", "heavy": heavy, "x": "3"});
+        let options = driver::Options {
+            profile: Some(inputs),
+            ..driver::Options::default()
+        };
+        let compiled = driver::compile("heavy.zok", source, &options).expect("compiles");
+        let decisions: Vec<_> = compiled
+            .opt_report
+            .runs
+            .iter()
+            .flat_map(|r| r.stats.decisions.iter().cloned())
+            .collect();
+        let blocks = compiled.program.main_func().layout.len();
+        (blocks, decisions)
+    };
+
+    let (cold_blocks, cold) = form(false);
+    let (hot_blocks, hot) = form(true);
+    // The cold arm's component (the branch around the inner loop) was priced and kept.
+    let kept_arm = cold.iter().find(|d| {
+        matches!(&d.subject, Subject::Component { has_loop: true, blocks, .. } if blocks.len() > 2)
+            && d.verdict == Verdict::Kept
+    });
+    let kept_arm = kept_arm.unwrap_or_else(|| panic!("no kept arm in {cold:#?}"));
+    assert!(kept_arm.cells_taken > kept_arm.cells_kept, "{kept_arm:#?}");
+    // With the arm hot, the loop was rotated into one block per iteration.
+    assert!(
+        hot.iter()
+            .any(|d| matches!(d.subject, Subject::Loop { .. }) && d.verdict == Verdict::Taken),
+        "{hot:#?}"
+    );
+    assert!(
+        hot_blocks < cold_blocks,
+        "hot {hot_blocks} blocks, cold {cold_blocks}"
+    );
+}
