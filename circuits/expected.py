@@ -437,6 +437,66 @@ def cobbl_poseidon(n, max_n=1):
 case("cobbl_poseidon", {"n": "1"}, [f(cobbl_poseidon(1))])
 
 
+# The programs of issue 15's table (block formation): counted loops, a bit loop, a runtime loop
+# with an early return, a long counted loop, a sudoku check.
+
+# matmul_4x4: C = A B over the field
+A = [[4 * i + j for j in range(4)] for i in range(4)]
+B = [[i + j for j in range(4)] for i in range(4)]
+case("matmul_4x4", {"a": [[f(x) for x in r] for r in A], "b": [[f(x) for x in r] for r in B]},
+     [[[f(sum(A[i][k] * B[k][j] for k in range(4))) for j in range(4)] for i in range(4)]])
+
+# popcount: the number of one bits of a u32
+case("popcount", {"x": "3735928559"}, [u(bin(3735928559).count("1"), 32)])
+
+# square_multiply: b^e over the field, e's 32 bits from the most significant
+case("square_multiply", {"b": "3", "e": "1234567"}, [f(pow(3, 1234567, P))])
+
+
+# collatz: the number of steps of the trajectory from n to 1, at most max
+def collatz(n, most):
+    x = n
+    for i in range(most):
+        if x == 1:
+            return i
+        x = x // 2 if x % 2 == 0 else (3 * x + 1) % (1 << 32)
+    return most
+
+
+case("collatz", {"n": "27", "max": "200"}, [u(collatz(27, 200), 32)])
+
+
+# counted_loop_10k: acc = acc^2 + x, 10,000 times, from acc = x
+def counted_loop(x):
+    acc = x
+    for _ in range(10000):
+        acc = (acc * acc + x) % P
+    return acc
+
+
+case("counted_loop_10k", {"x": "3"}, [f(counted_loop(3))])
+
+# sudoku_check: every row and column of a valid grid holds 1..9
+G = [[(3 * r + r // 3 + c) % 9 + 1 for c in range(9)] for r in range(9)]
+assert all(sorted(row) == list(range(1, 10)) for row in G)
+assert all(sorted(G[r][c] for r in range(9)) == list(range(1, 10)) for c in range(9))
+case("sudoku_check", {"g": [[u(x, 32) for x in row] for row in G]}, [True])
+
+
+# cold_branch: acc = acc^2 + x per iteration, 20 more times when heavy
+def cold_branch(n, heavy, x):
+    acc = x
+    for _ in range(n):
+        acc = (acc * acc + x) % P
+        if heavy:
+            for _ in range(20):
+                acc = (acc * acc + x) % P
+    return acc
+
+
+case("cold_branch", {"n": "100", "heavy": False, "x": "3"}, [f(cold_branch(100, False, 3))])
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     for name, (inputs, outputs) in sorted(CASES.items()):

@@ -28,6 +28,8 @@ const RUNTIME_BOUNDS: &[&str] = &[
     "cobbl_poseidon",
     "cobbl_rle_codec",
     "cobbl_sha256",
+    "cold_branch",
+    "collatz",
     "gcd",
     "isqrt",
     "range_sum",
@@ -201,15 +203,22 @@ fn merge_cost_table() {
         "cobbl_dna_align",
         "cobbl_kmp_search",
         "cobbl_mat_mult",
+        "cold_branch",
+        "collatz",
         "conditionals",
         "consts",
+        "counted_loop_10k",
         "early_return",
         "else_if",
         "find_min",
         "matmul",
+        "matmul_4x4",
         "merkle",
         "mimc",
         "nested_loops",
+        "popcount",
+        "square_multiply",
+        "sudoku_check",
         "u32_wrap",
         "while_collatz",
     ];
@@ -273,4 +282,50 @@ fn merge_cost_table() {
         "total {total_default} cells is more than half of {total_before_best}"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// README's merging table is the snapshot's: same programs, same numbers in every column.
+#[test]
+fn the_readme_table_is_the_snapshot() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md exists");
+    let snapshot = include_str!("snapshots/merge_costs.txt");
+    let cell = |s: &str| -> String {
+        match s.trim().trim_matches('*').replace(',', "") {
+            x if x.is_empty() => "-".into(),
+            x => x,
+        }
+    };
+    let start = readme
+        .find("| program | before | default |")
+        .expect("README has the merging table");
+    let from_readme: Vec<Vec<String>> = readme[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.trim_matches('|').split('|').map(cell).collect())
+        .collect();
+    let from_snapshot: Vec<Vec<String>> = snapshot
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().map(String::from).collect())
+        .collect();
+    assert_eq!(
+        from_readme, from_snapshot,
+        "README's table differs from tests/snapshots/merge_costs.txt"
+    );
+    let total = snapshot
+        .lines()
+        .find_map(|l| l.strip_prefix("total default "))
+        .and_then(|l| l.split(',').next())
+        .and_then(|n| n.parse::<u128>().ok())
+        .expect("the snapshot has a total");
+    assert!(
+        readme.contains(&format!(
+            "Over the corpus it costs {} cells",
+            zkbc::cost::group_digits(total)
+        )),
+        "README's corpus total is not the snapshot's {total}"
+    );
 }

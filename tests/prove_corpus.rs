@@ -1,8 +1,9 @@
 //! The prover and the exporter on the whole corpus, through the real pipeline (-O3):
 //! - every corpus program's honest proof verifies, and a proof is rejected after a single change
 //!   to a witness value, to a round polynomial, or to a claimed sum;
-//! - snarkjs reads every exported block instance (`r1cs.info`) and accepts every exported
-//!   witness (`wtns.check`), and rejects a witness with one value changed. Where node or
+//! - snarkjs reads every exported block instance (`r1cs.info`) and accepts the exported
+//!   witnesses of its first two and last two executions (`wtns.check`), and rejects a witness
+//!   with one value changed. Where node or
 //!   snarkjs is absent the snarkjs part prints why and passes, except under CI with node.
 
 mod common;
@@ -157,7 +158,14 @@ fn snarkjs_accepts_the_exported_corpus() {
     let (mut blocks, mut witnesses) = (0, 0);
     for file in corpus() {
         let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
-        for inst in instances(&file) {
+        for mut inst in instances(&file) {
+            // The format is what is under test (every witness is checked against its block in
+            // Rust by `check_corpus`): the first two and last two executions of each block, so
+            // that a loop run 1,000 times does not make snarkjs re-read its instance 1,000 times.
+            if inst.executions.len() > 4 {
+                let n = inst.executions.len();
+                inst.executions.drain(2..n - 2);
+            }
             let name = format!("{stem}_{}", inst.name);
             export::write_block(dir.path(), &name, &inst).unwrap();
             blocks += 1;
