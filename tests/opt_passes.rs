@@ -1454,7 +1454,8 @@ b3(v10: [u32; 2]):
         &[
             r#"["0", true]"#,
             r#"["4", true]"#,
-            r#"["5", true]"#,
+            // 6 is reached through the jump that passes the array built in b2.
+            r#"["6", true]"#,
             r#"["0", false]"#,
         ],
         expect![[r#"
