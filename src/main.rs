@@ -135,6 +135,10 @@ enum Command {
         /// Comma-separated MIN_BLOCK_SIZE values.
         #[arg(long, value_delimiter = ',', default_value = "1024")]
         min_block_sizes: Vec<u64>,
+        /// Comma-separated merge policies of the -O3 rows: `cost` (the default: decided by
+        /// predicted cells) and `threshold` (the seed's rule, at each MIN_BLOCK_SIZE).
+        #[arg(long, value_delimiter = ',', default_value = "cost", value_parser = parse_policy)]
+        merge_policies: Vec<opt::merge::MergePolicy>,
         /// Also a row per program and level without merging (`--no-merge`).
         #[arg(long)]
         with_no_merge: bool,
@@ -468,6 +472,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             inputs_dir,
             opt_levels,
             min_block_sizes,
+            merge_policies,
             with_no_merge,
             with_monolithic,
             format,
@@ -483,6 +488,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             &table_pipelines(
                 &opt_levels,
                 &min_block_sizes,
+                &merge_policies,
                 with_no_merge,
                 with_monolithic,
             ),

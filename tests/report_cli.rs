@@ -223,6 +223,39 @@ fn table_over_programs_and_pipelines() {
     // Every row was run on its inputs and satisfied.
     assert!(lines[1..].iter().all(|l| l.ends_with(",true")), "{text}");
 
+    // At -O3 a row per merge policy: the threshold rule's row is named by its policy, and on
+    // cold_branch (a heavy arm its inputs never take) it pays more cells than the cost rule.
+    let out = zkbc(&[
+        "table",
+        "circuits/cold_branch.zok",
+        "--inputs-dir",
+        "circuits",
+        "-O",
+        "3",
+        "--merge-policies",
+        "cost,threshold",
+        "--format",
+        "csv",
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let cells: Vec<(String, u64)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[1].to_string(), f[7].parse().expect("cells"))
+        })
+        .collect();
+    assert_eq!(cells.len(), 2, "{text}");
+    assert_eq!(cells[0].0, "O3");
+    assert_eq!(cells[1].0, "O3 --merge-policy threshold");
+    assert!(cells[0].1 < cells[1].1, "{text}");
+    let bad = zkbc(&["table", "circuits/mimc.zok", "--merge-policies", "greedy"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("greedy"), "{}", stderr(&bad));
+
     let md = stdout(&zkbc(&["table", "circuits/mimc.zok", "-O", "2"]));
     assert!(md.starts_with("| program | opt level |"), "{md}");
     assert!(md.contains("| mimc | O2 | 1,024 |"), "{md}");

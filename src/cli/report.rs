@@ -7,6 +7,7 @@ use anyhow::Context;
 use std::path::{Path, PathBuf};
 use zkbc::driver::measure::{self, Settings};
 use zkbc::opt;
+use zkbc::opt::merge::MergePolicy;
 use zkbc::report;
 
 /// Writes `text` to `output`, or to stdout.
@@ -196,39 +197,50 @@ pub(crate) fn zokrates_table_command(
     )
 }
 
-/// `zkbc table`.
-#[allow(clippy::too_many_arguments)]
-/// The pipelines of `zkbc table`: every level at every MIN_BLOCK_SIZE, optionally each level
-/// without merging, and optionally -O3 `--monolithic`.
+/// One row kind of `zkbc table`: level, MIN_BLOCK_SIZE, merging, policy.
+pub(crate) type TablePipeline = (opt::OptLevel, u64, measure::Merging, MergePolicy);
+
+/// The pipelines of `zkbc table`: every level at every MIN_BLOCK_SIZE (at -O3 once per merge
+/// policy), optionally each level without merging, and optionally -O3 `--monolithic`.
 pub(crate) fn table_pipelines(
     opt_levels: &[opt::OptLevel],
     min_block_sizes: &[u64],
+    policies: &[MergePolicy],
     with_no_merge: bool,
     with_monolithic: bool,
-) -> Vec<(opt::OptLevel, u64, measure::Merging)> {
+) -> Vec<TablePipeline> {
     let mut out = Vec::new();
+    let first = min_block_sizes[0];
     for &level in opt_levels {
         for &size in min_block_sizes {
-            out.push((level, size, measure::Merging::Default));
+            if level < opt::OptLevel::O3 {
+                out.push((level, size, measure::Merging::Default, MergePolicy::Cost));
+            } else {
+                for &policy in policies {
+                    out.push((level, size, measure::Merging::Default, policy));
+                }
+            }
         }
         if with_no_merge && level == opt::OptLevel::O3 {
-            out.push((level, min_block_sizes[0], measure::Merging::Off));
+            out.push((level, first, measure::Merging::Off, MergePolicy::Cost));
         }
     }
     if with_monolithic {
         out.push((
             opt::OptLevel::O3,
-            min_block_sizes[0],
+            first,
             measure::Merging::Monolithic,
+            MergePolicy::Cost,
         ));
     }
     out
 }
 
+/// `zkbc table`.
 pub(crate) fn table_command(
     files: &[PathBuf],
     inputs_dir: Option<&Path>,
-    pipelines: &[(opt::OptLevel, u64, measure::Merging)],
+    pipelines: &[TablePipeline],
     (format, metric): (TableFormat, &str),
     output: Option<&Path>,
     quiet: bool,
@@ -255,11 +267,12 @@ pub(crate) fn table_command(
                 .unwrap_or_default();
             let candidate = dir.join(stem).with_extension("json");
             let inputs = candidate.is_file().then_some(candidate);
-            for &(opt_level, min_block_size, merging) in pipelines {
+            for &(opt_level, min_block_size, merging, policy) in pipelines {
                 let settings = Settings {
                     opt_level,
                     min_block_size,
                     merging,
+                    policy,
                     max_steps,
                     field_cmp,
                     // The table has rows of its own for them (--with-no-merge, --with-monolithic).
