@@ -167,11 +167,15 @@ enum Command {
         field_cmp: measure::FieldCmp,
     },
     /// Write each executed block's instance as an iden3 `.r1cs` file and each of its executions
-    /// as a `.wtns` witness (the formats circom writes and snarkjs reads) into a directory.
+    /// as a `.wtns` witness (the formats circom writes and snarkjs reads) into a directory. A
+    /// one-block program (`--monolithic`) is written as one circuit, `main.r1cs` with
+    /// `main.sym` and `main.wtns`, whose public wires are exactly main's outputs and public
+    /// inputs (parameters are public unless declared `private`, as in ZoKrates); a block-based
+    /// export makes every block's state public and warns about each private input of main.
     Export {
         #[command(flatten)]
         compile: CompileArgs,
-        /// Inputs, as for `run`.
+        /// Inputs, as for `run`; without them only the constraint systems are written.
         #[arg(long)]
         inputs: Option<PathBuf>,
         /// Maximum number of IR instructions executed.

@@ -7,36 +7,14 @@
 //! machine with node must have snarkjs (`.ci/run` installs it with
 //! `npm install -g snarkjs@0.7.6`).
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::find_snarkjs;
+
+use std::path::Path;
 use std::process::Command;
 use zkbc::export::write_block;
 use zkbc::field::Fr;
 use zkbc::prove::{synthetic, BlockInstance, SparseR1cs};
-
-fn on_path(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| candidate.is_file())
-}
-
-/// The snarkjs executable, or the reason the test is skipped.
-fn find_snarkjs() -> Result<PathBuf, String> {
-    if let Some(explicit) = std::env::var_os("SNARKJS") {
-        return Ok(PathBuf::from(explicit));
-    }
-    if on_path("node").is_none() {
-        return Err("node is not installed".into());
-    }
-    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("node_modules/.bin/snarkjs");
-    match on_path("snarkjs").or_else(|| local.is_file().then_some(local)) {
-        Some(found) => Ok(found),
-        None if std::env::var_os("CI").is_some() => {
-            panic!("node is installed but snarkjs is not: run `npm install -g snarkjs@0.7.6`")
-        }
-        None => Err("snarkjs is not installed (npm install -g snarkjs@0.7.6)".into()),
-    }
-}
 
 /// Runs snarkjs; returns (success, stdout + stderr).
 fn snarkjs(exe: &Path, args: &[&Path]) -> (bool, String) {

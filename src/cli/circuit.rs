@@ -156,16 +156,79 @@ pub(crate) fn prove_command(
     }
 }
 
-/// `zkbc export`.
+/// `zkbc export`: a one-block program (`--monolithic`) as the circuit of main, with exactly its
+/// outputs and public inputs public; any other program block by block, every block's state
+/// public (a warning names the private inputs that makes public). Without inputs, the
+/// constraint systems alone.
 pub(crate) fn export_command(
     compile: CompileArgs,
     inputs: Option<PathBuf>,
     max_steps: u64,
     out: PathBuf,
 ) -> Result<(), Exit> {
-    let instances = block_instances(&compile, inputs.as_deref(), max_steps)?;
+    let json = inputs.as_deref().map(read_json).transpose()?;
+    let mut compiled = compile.compile_profiled(json.clone(), max_steps)?;
+    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
+    let outcome = match json {
+        Some(json) => {
+            let values = inputs_in_encoding(&compiled, Some(json), inputs.as_deref())?;
+            Some(execute(
+                &compile.file,
+                &compiled.program,
+                &values,
+                max_steps,
+            )?)
+        }
+        None => None,
+    };
     std::fs::create_dir_all(&out)
         .map_err(|e| user_error(format!("cannot create {}: {e}", out.display())))?;
+    let file = compile.file.display();
+    if driver::circuit::not_one_block(&compiled.program).is_none() {
+        let (instance, interface) = driver::circuit::main_circuit(&compiled, outcome.as_ref())
+            .map_err(|e| match e {
+                driver::circuit::CircuitError::Check(e) => check_failure(&compile.file, e),
+                driver::circuit::CircuitError::Shape(why) => bug(format!("{file}: {why}")),
+            })?;
+        zkbc::export::write_circuit(&out, "main", &instance, &interface)
+            .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
+        println!(
+            "{}: main.r1cs ({} constraints; public: {} output and {} input wires; private: {} \
+             input wires), main.sym{}",
+            out.display(),
+            instance.r1cs.num_constraints(),
+            interface.outputs.len(),
+            interface.public_inputs.len(),
+            interface.private_inputs.len(),
+            if instance.executions.is_empty() {
+                ""
+            } else {
+                " and main.wtns"
+            }
+        );
+        return Ok(());
+    }
+    let private: Vec<String> = compiled
+        .abi
+        .iter()
+        .flat_map(|abi| abi.params.iter())
+        .filter(|p| !p.public)
+        .map(|p| format!("`{}`", p.name))
+        .collect();
+    if !private.is_empty() {
+        eprintln!(
+            "warning: {file}: main's private input(s) {} are part of the entry block's \
+             transition state, which every block instance makes public: a proof of these blocks \
+             reveals them. Export with --monolithic to keep them private.",
+            private.join(", ")
+        );
+    }
+    let instances = match &outcome {
+        Some(outcome) => driver::block_instances(&compiled.program, outcome)
+            .map_err(|e| check_failure(&compile.file, e))?,
+        None => driver::block_systems(&compiled.program)
+            .map_err(|e| check_failure(&compile.file, r1cs::CheckError::Lower(e)))?,
+    };
     for inst in &instances {
         zkbc::export::write_block(&out, &inst.name, inst)
             .map_err(|e| user_error(format!("{}: {e}", out.display())))?;

@@ -12,6 +12,7 @@
 //! Architecture invariant: the driver sequences stages and converts errors into
 //! [`CompileError`]s; it implements no stage itself.
 
+pub mod circuit;
 pub mod measure;
 pub mod zokrates;
 
@@ -282,13 +283,8 @@ pub fn block_instances(
     r1cs::for_each_execution(program, outcome, |_, blk, asg| {
         let key = (blk.func_id(), blk.block());
         let i = *index.entry(key).or_insert_with(|| {
-            let name = if blk.func_id() == program.main {
-                blk.block().to_string()
-            } else {
-                format!("{}.{}", blk.func_name(), blk.block())
-            };
             instances.push(prove::BlockInstance {
-                name,
+                name: instance_name(program, blk),
                 r1cs: sparse_r1cs(blk),
                 executions: Vec::new(),
             });
@@ -300,8 +296,37 @@ pub fn block_instances(
     Ok(instances)
 }
 
+/// Every block of every function in the circuit as an instance with no executions: the
+/// constraint systems alone (`export` without inputs).
+pub fn block_systems(program: &Program) -> Result<Vec<prove::BlockInstance>, r1cs::LowerError> {
+    let circuit = program.circuit_funcs();
+    let mut out = Vec::new();
+    for fid in program.func_ids() {
+        if !circuit[fid.index()] {
+            continue;
+        }
+        for blk in r1cs::lower_function(program, fid)? {
+            out.push(prove::BlockInstance {
+                name: instance_name(program, &blk),
+                r1cs: sparse_r1cs(&blk),
+                executions: Vec::new(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A block instance's name: `b3` in main, `f.b3` elsewhere.
+fn instance_name(program: &Program, blk: &r1cs::BlockR1cs<'_>) -> String {
+    if blk.func_id() == program.main {
+        blk.block().to_string()
+    } else {
+        format!("{}.{}", blk.func_name(), blk.block())
+    }
+}
+
 /// A block's constraint system as the prover's sparse matrices.
-fn sparse_r1cs(blk: &r1cs::BlockR1cs<'_>) -> prove::SparseR1cs {
+pub(crate) fn sparse_r1cs(blk: &r1cs::BlockR1cs<'_>) -> prove::SparseR1cs {
     let row =
         |r: r1cs::Row<'_>| -> prove::SparseRow { r.iter().map(|(v, c)| (v as usize, c)).collect() };
     let n = blk.n_constraints();

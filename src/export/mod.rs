@@ -35,6 +35,16 @@
 //!
 //! `snarkjs r1cs info NAME.r1cs` reads the first, `snarkjs wtns check NAME.r1cs NAME_e0.wtns`
 //! checks an assignment against it; `tests/export_snarkjs.rs` runs both.
+//!
+//! # One circuit with a declared interface ([`write_circuit`])
+//!
+//! A program that is one block (`--monolithic`) is exported as the circuit of `main`, as circom
+//! orders a circuit's wires: the constant one, then the public outputs, the public inputs, the
+//! private inputs, and every other wire (the block's labels and its witness). The header says
+//! `nPubOut`, `nPubIn` and `nPrvIn` accordingly, so a Groth16 setup on it makes exactly the
+//! outputs and the public inputs public (`public.json`), and nothing else. `NAME.sym` names
+//! each wire (`labelIdx,varIdx,componentIdx,name` per line, as circom writes it: `main.a`,
+//! `main.d[1]`, `main.~out[0]`), so `snarkjs r1cs print NAME.r1cs NAME.sym` reads.
 
 use crate::field::Fr;
 use crate::prove::transcript::fr_to_bytes_le;
@@ -58,6 +68,8 @@ pub enum ExportError {
         /// Its value.
         count: usize,
     },
+    /// The interface given for a one-block circuit does not fit its instance.
+    BadInterface(String),
     /// The block name cannot be a file name (it must be non-empty ASCII letters, digits,
     /// `_`, `-` or `.`, not starting with `.`).
     BadName(String),
@@ -77,6 +89,7 @@ impl fmt::Display for ExportError {
             ExportError::TooLarge { what, count } => {
                 write!(f, "{count} {what} do not fit the format's 32-bit count")
             }
+            ExportError::BadInterface(why) => write!(f, "bug: circuit interface: {why}"),
             ExportError::BadName(name) => write!(
                 f,
                 "block name {name:?} cannot name a file (use letters, digits, _, - and .)"
@@ -110,6 +123,11 @@ pub fn write_block(
     for (k, z) in block.executions.iter().enumerate() {
         files.push((dir.join(format!("{name}_e{k}.wtns")), wtns_bytes(z)?));
     }
+    write_files(dir, files)
+}
+
+/// Creates `dir` if needed and writes each file.
+fn write_files(dir: &Path, files: Vec<(PathBuf, Vec<u8>)>) -> Result<Vec<PathBuf>, ExportError> {
     std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
         path: dir.to_path_buf(),
         source,
@@ -125,20 +143,43 @@ pub fn write_block(
     Ok(written)
 }
 
-/// The `.r1cs` file of a constraint system (see the module docs for the layout). The system
-/// should be validated (rows sorted, variables in range); this only checks the 32-bit counts.
+/// The `.r1cs` file of a constraint system (see the module docs for the layout): every instance
+/// variable a public input. The system should be validated (rows sorted, variables in range);
+/// this only checks the 32-bit counts.
 pub fn r1cs_bytes(r1cs: &SparseR1cs) -> Result<Vec<u8>, ExportError> {
+    r1cs_bytes_with(
+        r1cs,
+        Visibility {
+            pub_out: 0,
+            pub_in: r1cs.num_instance,
+            prv_in: 0,
+        },
+    )
+}
+
+/// How many wires after the constant one are public outputs, public inputs and private inputs
+/// (in that order); the rest are internal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Visibility {
+    pub_out: usize,
+    pub_in: usize,
+    prv_in: usize,
+}
+
+fn r1cs_bytes_with(r1cs: &SparseR1cs, vis: Visibility) -> Result<Vec<u8>, ExportError> {
     let n_wires = count_u32("wires", r1cs.num_vars())?;
-    let n_pub_in = count_u32("wires", r1cs.num_instance)?;
+    let n_pub_out = count_u32("wires", vis.pub_out)?;
+    let n_pub_in = count_u32("wires", vis.pub_in)?;
+    let n_prv_in = count_u32("wires", vis.prv_in)?;
     let n_constraints = count_u32("constraints", r1cs.num_constraints())?;
 
     let mut header = Vec::with_capacity(4 + 32 + 4 * 4 + 8 + 4);
     header.extend_from_slice(&N8.to_le_bytes());
     header.extend_from_slice(&prime_bytes());
     header.extend_from_slice(&n_wires.to_le_bytes());
-    header.extend_from_slice(&0u32.to_le_bytes()); // nPubOut
+    header.extend_from_slice(&n_pub_out.to_le_bytes());
     header.extend_from_slice(&n_pub_in.to_le_bytes());
-    header.extend_from_slice(&0u32.to_le_bytes()); // nPrvIn
+    header.extend_from_slice(&n_prv_in.to_le_bytes());
     header.extend_from_slice(&u64::from(n_wires).to_le_bytes()); // nLabels
     header.extend_from_slice(&n_constraints.to_le_bytes());
 
@@ -159,6 +200,101 @@ pub fn r1cs_bytes(r1cs: &SparseR1cs) -> Result<Vec<u8>, ExportError> {
         1,
         &[(1, &header), (2, &constraints), (3, &map)],
     ))
+}
+
+/// The interface of a one-block program: which variables of its `z` are main's outputs and
+/// inputs, public or private, and every variable's name (for `.sym`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Interface {
+    /// Variables holding main's outputs, in order (all public).
+    pub outputs: Vec<usize>,
+    /// Variables holding main's public inputs, in parameter order.
+    pub public_inputs: Vec<usize>,
+    /// Variables holding main's private inputs, in parameter order.
+    pub private_inputs: Vec<usize>,
+    /// A name per variable of `z` (index 0, the constant one, is not written).
+    pub names: Vec<String>,
+}
+
+/// Writes `DIR/NAME.r1cs`, `DIR/NAME.sym` and, when the block ran, `DIR/NAME.wtns` for a
+/// one-block program with the wires in circom's order (see the module docs); returns the paths
+/// written. At most one execution: main's one block runs once.
+pub fn write_circuit(
+    dir: &Path,
+    name: &str,
+    block: &BlockInstance,
+    interface: &Interface,
+) -> Result<Vec<PathBuf>, ExportError> {
+    check_file_name(name)?;
+    block.validate().map_err(ExportError::Instance)?;
+    let n = block.r1cs.num_vars();
+    // new_of[old]: the circuit's wire of each variable of z.
+    let mut order = vec![0];
+    order.extend(&interface.outputs);
+    order.extend(&interface.public_inputs);
+    order.extend(&interface.private_inputs);
+    let mut placed = vec![false; n];
+    for &v in &order {
+        if v >= n || std::mem::replace(&mut placed[v], true) {
+            return Err(ExportError::BadInterface(format!(
+                "variable {v} is out of range or listed twice"
+            )));
+        }
+    }
+    order.extend((0..n).filter(|&v| !placed[v]));
+    if interface.names.len() != n {
+        return Err(ExportError::BadInterface(format!(
+            "{} names for {n} variables",
+            interface.names.len()
+        )));
+    }
+    let mut new_of = vec![0; n];
+    for (new, &old) in order.iter().enumerate() {
+        new_of[old] = new;
+    }
+    let remap = |rows: &[SparseRow]| -> Vec<SparseRow> {
+        rows.iter()
+            .map(|row| {
+                let mut r: SparseRow = row.iter().map(|&(v, c)| (new_of[v], c)).collect();
+                r.sort_unstable_by_key(|&(v, _)| v);
+                r
+            })
+            .collect()
+    };
+    let r1cs = SparseR1cs {
+        num_instance: block.r1cs.num_instance,
+        num_witness: block.r1cs.num_witness,
+        a: remap(&block.r1cs.a),
+        b: remap(&block.r1cs.b),
+        c: remap(&block.r1cs.c),
+    };
+    let vis = Visibility {
+        pub_out: interface.outputs.len(),
+        pub_in: interface.public_inputs.len(),
+        prv_in: interface.private_inputs.len(),
+    };
+    let mut sym = String::new();
+    for (new, &old) in order.iter().enumerate().skip(1) {
+        sym.push_str(&format!("{new},{new},0,{}\n", interface.names[old]));
+    }
+    let mut files = vec![
+        (
+            dir.join(format!("{name}.r1cs")),
+            r1cs_bytes_with(&r1cs, vis)?,
+        ),
+        (dir.join(format!("{name}.sym")), sym.into_bytes()),
+    ];
+    if block.executions.len() > 1 {
+        return Err(ExportError::BadInterface(format!(
+            "a one-block program runs its block once, not {} times",
+            block.executions.len()
+        )));
+    }
+    if let Some(z) = block.executions.first() {
+        let permuted: Vec<Fr> = order.iter().map(|&old| z[old]).collect();
+        files.push((dir.join(format!("{name}.wtns")), wtns_bytes(&permuted)?));
+    }
+    write_files(dir, files)
 }
 
 /// The `.wtns` file of one assignment `z` (wire i = `z[i]`).

@@ -21,6 +21,9 @@ pub struct AbiParam {
     pub name: String,
     /// The source type.
     pub ty: Type,
+    /// Declared public (the default) rather than `private`: its wires are public inputs of
+    /// an exported circuit.
+    pub public: bool,
 }
 
 /// `main`'s source-level signature.
@@ -45,6 +48,7 @@ impl Abi {
                     AbiParam {
                         name: info.name.clone(),
                         ty: info.ty.clone(),
+                        public: true,
                     }
                 })
                 .collect(),

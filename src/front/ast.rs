@@ -110,7 +110,8 @@ pub struct FunctionDef {
 /// A function parameter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
-    /// `private` (the default) or `public`: recorded, no effect on the semantics.
+    /// `public` (the default, as in ZoKrates) or `private`: what an exported circuit of
+    /// `main` makes a public wire; no effect on the semantics.
     pub public: bool,
     /// Declared `mut`.
     pub mutable: bool,

@@ -94,7 +94,18 @@ pub fn compile_source_with(
     field_cmp: FieldCmp,
 ) -> Result<(ir::Program, Abi), Diagnostic> {
     let _ = file_name;
-    let program = check_source(source)?;
-    let abi = Abi::of(&program);
+    let module = parser::parse(source)?;
+    let program = typeck::check(&module)?;
+    let mut abi = Abi::of(&program);
+    // Visibility is a property of main's declaration, not of its type.
+    let main = module.items.iter().find_map(|item| match item {
+        ast::Item::Function(f) if f.name.name == "main" => Some(f),
+        _ => None,
+    });
+    if let Some(main) = main.filter(|m| m.params.len() == abi.params.len()) {
+        for (param, declared) in abi.params.iter_mut().zip(&main.params) {
+            param.public = declared.public;
+        }
+    }
     Ok((lower::lower_program(&program, source, field_cmp), abi))
 }

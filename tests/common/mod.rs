@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// The corpus programs, `circuits/*.zok`, sorted.
+#[allow(dead_code)] // not every test binary reads the corpus
 pub fn corpus() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -21,4 +22,32 @@ pub fn read_json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[allow(dead_code)] // only the snarkjs tests
+fn on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// The snarkjs executable (`$SNARKJS`, on `PATH`, or in the crate's `node_modules/.bin`), or
+/// the reason a test is skipped. Under CI (`CI` set) a machine with node must have snarkjs.
+#[allow(dead_code)] // only the snarkjs tests
+pub fn find_snarkjs() -> Result<PathBuf, String> {
+    if let Some(explicit) = std::env::var_os("SNARKJS") {
+        return Ok(PathBuf::from(explicit));
+    }
+    if on_path("node").is_none() {
+        return Err("node is not installed".into());
+    }
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("node_modules/.bin/snarkjs");
+    match on_path("snarkjs").or_else(|| local.is_file().then_some(local)) {
+        Some(found) => Ok(found),
+        None if std::env::var_os("CI").is_some() => {
+            panic!("node is installed but snarkjs is not: run `npm install -g snarkjs@0.7.6`")
+        }
+        None => Err("snarkjs is not installed (npm install -g snarkjs@0.7.6)".into()),
+    }
 }

@@ -316,12 +316,11 @@ impl Parser {
         self.expect_punct(Punct::LParen)?;
         let mut params = Vec::new();
         while !self.is_punct(Punct::RParen) {
-            let public = if self.eat_kw(Keyword::Public) {
-                true
-            } else {
-                self.eat_kw(Keyword::Private);
-                false
-            };
+            // Public unless declared `private`, as in ZoKrates.
+            let public = !self.eat_kw(Keyword::Private);
+            if public {
+                self.eat_kw(Keyword::Public);
+            }
             let ty = self.ty()?;
             let mutable = self.eat_kw(Keyword::Mut);
             let pname = self.ident()?;
