@@ -14,10 +14,10 @@ mod cli;
 use clap::{Parser, Subcommand};
 use cli::circuit::{check_command, export_command, prove_command};
 use cli::ir_text::{interp_command, opt_command, verify_command};
-use cli::program::{compile_command, query, run_command};
+use cli::program::{abi_command, compile_command, query, run_command};
 use cli::report::{report_command, table_command, table_pipelines, zokrates_table_command};
-use cli::{read, user_error, Exit};
-use std::path::PathBuf;
+use cli::{read, read_json, user_error, Exit};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use zkbc::driver::measure::{self, Settings};
 use zkbc::ir::interp;
@@ -185,6 +185,12 @@ enum Command {
         #[arg(short = 'o', long = "out")]
         out: PathBuf,
     },
+    /// Print main's interface in ZoKrates' `abi.json` shape: each input's name, visibility
+    /// (public unless declared `private`) and type, and the output type.
+    Abi {
+        /// The program (ZoKrates source, .zok).
+        file: PathBuf,
+    },
     /// Check a text-format IR program against every IR invariant and list each violation.
     Verify {
         /// The IR file.
@@ -195,8 +201,9 @@ enum Command {
     Run {
         #[command(flatten)]
         compile: CompileArgs,
-        /// Inputs: for .zok a JSON object keyed by main's parameter names (field and uN as
-        /// decimal strings or numbers, bools, arrays as arrays, structs as objects); for IR a
+        /// Inputs (`-` for stdin): for .zok a JSON object keyed by main's parameter names, or a
+        /// JSON array with one value per parameter (field and uN as decimal strings or numbers,
+        /// uN also as 0x hexadecimal, bools, arrays as arrays, structs as objects); for IR a
         /// JSON array, one entry per parameter. Default: no inputs.
         #[arg(long)]
         inputs: Option<PathBuf>,
@@ -306,6 +313,11 @@ enum TableFormat {
 struct CompileArgs {
     /// The program: ZoKrates source (.zok) or text-format IR (any other extension).
     file: PathBuf,
+    /// main's arguments as ZoKrates' `compute-witness -a` takes them, instead of --inputs: its
+    /// parameters flattened to scalars in order (arrays element by element, structs member by
+    /// member), each decimal or 0x hexadecimal, bools as 0 or 1. Put it last.
+    #[arg(short = 'a', long = "args", num_args = 1.., value_name = "ARG", conflicts_with = "inputs")]
+    args: Vec<String>,
     /// Optimization level: 0 (none), 1 (inline, mem2reg, dce, simplify_cfg), 2 (adds sccp,
     /// fold_bits, ranges, indvars, remat, gvn), 3 (the default; adds block merging).
     #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level)]
@@ -378,6 +390,18 @@ impl CompileArgs {
             field_cmp: self.field_cmp,
             baselines: true,
         }
+    }
+
+    /// The inputs in the program's JSON encoding: from `-a`, or read from the `--inputs` file
+    /// (`-` is stdin), or none.
+    fn input_json(&self, inputs: Option<&Path>) -> Result<Option<serde_json::Value>, Exit> {
+        if self.args.is_empty() {
+            return inputs.map(read_json).transpose();
+        }
+        let text = read(&self.file)?;
+        driver::inputs_from_args(&self.file.display().to_string(), &text, &self.args)
+            .map(Some)
+            .map_err(|e| user_error(e.to_string()))
     }
 
     fn compile(&self) -> Result<driver::Compilation, Exit> {
@@ -513,6 +537,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             out,
         } => export_command(compile, inputs, max_steps, out),
         Command::Verify { file } => verify_command(file),
+        Command::Abi { file } => abi_command(file),
     }
 }
 

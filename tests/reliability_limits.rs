@@ -80,7 +80,12 @@ fn inputs_missing_or_extra() {
         ),
         (
             r#"["1","1",true]"#,
-            "error: in.json: inputs must be a JSON object keyed by the parameter names of main\n",
+            "error: in.json: main takes 4 argument(s), the inputs array has 3\n",
+        ),
+        (
+            r#""1""#,
+            "error: in.json: inputs must be a JSON object keyed by the parameter names of main, \
+             or an array with one value per parameter\n",
         ),
     ] {
         let (code, err) = run_io(inputs);

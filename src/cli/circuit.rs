@@ -2,7 +2,7 @@
 //! `--soundness` not under-constrained), `prove` (the sumcheck prover) and `export` (iden3
 //! files).
 
-use super::{bug, execute, inputs_in_encoding, read_json, user_error, Exit};
+use super::{bug, execute, inputs_in_encoding, user_error, Exit};
 use crate::CompileArgs;
 use std::path::{Path, PathBuf};
 use zkbc::ir::interp;
@@ -17,7 +17,7 @@ fn compile_and_run(
 ) -> Result<(driver::Compilation, interp::Outcome), Exit> {
     // Block formation is profiled on the inputs the blocks will run on (read once: the file
     // may be a pipe).
-    let json = inputs.map(read_json).transpose()?;
+    let json = compile.input_json(inputs)?;
     let mut compiled = compile.compile_profiled(json.clone(), max_steps)?;
     driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
     let values = inputs_in_encoding(&compiled, json, inputs)?;
@@ -166,7 +166,7 @@ pub(crate) fn export_command(
     max_steps: u64,
     out: PathBuf,
 ) -> Result<(), Exit> {
-    let json = inputs.as_deref().map(read_json).transpose()?;
+    let json = compile.input_json(inputs.as_deref())?;
     let mut compiled = compile.compile_profiled(json.clone(), max_steps)?;
     driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
     let outcome = match json {

@@ -38,7 +38,14 @@ pub(crate) fn bug(message: String) -> Exit {
     }
 }
 
+/// A file's text; `-` is standard input.
 pub(crate) fn read(path: &Path) -> Result<String, Exit> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        return std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map(|_| text)
+            .map_err(|e| user_error(format!("cannot read standard input: {e}")));
+    }
     std::fs::read_to_string(path)
         .with_context(|| format!("cannot read {}", path.display()))
         .map_err(|e| user_error(format!("{e:#}")))
@@ -59,16 +66,6 @@ pub(crate) fn read_json(path: &Path) -> Result<serde_json::Value, Exit> {
             e.column()
         ))
     })
-}
-
-/// Reads the inputs file (or the empty default) in the program's encoding; bad inputs are exit
-/// status 2.
-pub(crate) fn load_inputs(
-    compiled: &driver::Compilation,
-    inputs: Option<&Path>,
-) -> Result<Vec<interp::Val>, Exit> {
-    let json = inputs.map(read_json).transpose()?;
-    inputs_in_encoding(compiled, json, inputs)
 }
 
 /// The inputs already read from `source` (`None`: the empty default) in the program's

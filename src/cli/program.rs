@@ -1,7 +1,7 @@
 //! The commands on a program (ZoKrates .zok, or IR text) that print what it is or does:
 //! `compile`, `run`, `query`.
 
-use super::{execute, inputs_in_encoding, load_inputs, read, read_json, user_error, Exit};
+use super::{execute, inputs_in_encoding, read, user_error, Exit};
 use crate::{CompileArgs, Emit, Show};
 use std::path::PathBuf;
 use zkbc::{driver, ir, opt};
@@ -13,8 +13,9 @@ pub(crate) fn run_command(
     max_steps: u64,
     log: bool,
 ) -> Result<(), Exit> {
+    let json = compile.input_json(inputs.as_deref())?;
     let compiled = compile.compile()?;
-    let values = load_inputs(&compiled, inputs.as_deref())?;
+    let values = inputs_in_encoding(&compiled, json, inputs.as_deref())?;
     let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
     if log {
         for line in &outcome.log {
@@ -35,7 +36,7 @@ pub(crate) fn compile_command(
 ) -> Result<(), Exit> {
     // Read once (the file may be a pipe): it profiles block formation and is checked against
     // main's parameters.
-    let json = inputs.as_deref().map(read_json).transpose()?;
+    let json = compile.input_json(inputs.as_deref())?;
     let compiled =
         compile.compile_profiled(json.clone(), zkbc::ir::interp::Limits::default().max_steps)?;
     if json.is_some() {
@@ -113,5 +114,22 @@ pub(crate) fn query(
         "{}",
         format_matches(&program, &label, &matches, is_zok.then_some(name.as_str()))
     );
+    Ok(())
+}
+
+/// `zkbc abi`.
+pub(crate) fn abi_command(file: PathBuf) -> Result<(), Exit> {
+    let text = read(&file)?;
+    if driver::SourceKind::of(&file.display().to_string()) != driver::SourceKind::Zok {
+        return Err(user_error(format!(
+            "{}: an ABI is main's source-level signature; give a ZoKrates program (.zok)",
+            file.display()
+        )));
+    }
+    let abi = zkbc::front::abi_of_source(&text)
+        .map_err(|d| user_error(d.render(&file.display().to_string(), &text)))?;
+    let json = serde_json::to_string_pretty(&abi.to_zokrates_json())
+        .map_err(|e| user_error(e.to_string()))?;
+    println!("{json}");
     Ok(())
 }

@@ -38,14 +38,13 @@ fn measure_error(e: measure::MeasureError, file: &Path) -> Exit {
 /// Reads and measures one program with a progress spinner naming the stage.
 fn measure_file(
     file: &Path,
-    inputs: Option<&Path>,
+    (json, inputs): (Option<&serde_json::Value>, Option<&Path>),
     settings: &Settings,
     progress: &report::progress::Progress,
 ) -> Result<measure::Measurement, Exit> {
     let source = read(file)?;
-    let json = inputs.map(read_json).transpose()?;
     let name = file.display().to_string();
-    measure::measure(&name, &source, json.as_ref(), settings, &|stage| {
+    measure::measure(&name, &source, json, settings, &|stage| {
         progress.set_message(format!("{name}: {}", stage.name()));
     })
     .map_err(|e| {
@@ -75,12 +74,14 @@ pub(crate) fn report_command(
             "--explain works with --format table, json or dot, not svg",
         ));
     }
+    // Read once (the file may be a pipe).
+    let json = compile.input_json(inputs)?;
     let progress = report::progress::Progress::new(None, "", quiet);
-    let measured = measure_file(&compile.file, inputs, settings, &progress);
+    let measured = measure_file(&compile.file, (json.as_ref(), inputs), settings, &progress);
     // The CFG the decisions name: the program before merging (drawn only with --explain).
     let before = match (&measured, format, explain) {
         (Ok(_), ReportFormat::Dot, true) if settings.without_decisions().is_none() => Some(
-            measure_before_merging(&compile.file, inputs, settings, &progress),
+            measure_before_merging(&compile.file, json.as_ref(), settings, &progress),
         ),
         _ => None,
     };
@@ -94,7 +95,7 @@ pub(crate) fn report_command(
         ReportFormat::Table if explain => format!(
             "{}\n{}",
             report::table::render(r),
-            report::explain::render(&decisions, inputs.is_some(), without.as_deref())
+            report::explain::render(&decisions, json.is_some(), without.as_deref())
         ),
         ReportFormat::Table => report::table::render(r),
         ReportFormat::Json if explain => report::explain::to_json(r, &decisions),
@@ -137,14 +138,13 @@ pub(crate) fn report_command(
 /// Measures the program before merging (`measure::before_merging`), as `measure_file` does.
 fn measure_before_merging(
     file: &Path,
-    inputs: Option<&Path>,
+    json: Option<&serde_json::Value>,
     settings: &Settings,
     progress: &report::progress::Progress,
 ) -> Result<measure::Measurement, Exit> {
     let source = read(file)?;
-    let json = inputs.map(read_json).transpose()?;
     let name = file.display().to_string();
-    measure::before_merging(&name, &source, json.as_ref(), settings, &|stage| {
+    measure::before_merging(&name, &source, json, settings, &|stage| {
         progress.set_message(format!("{name} before merging: {}", stage.name()));
     })
     .map_err(|e| measure_error(e, file))
@@ -267,6 +267,7 @@ pub(crate) fn table_command(
                 .unwrap_or_default();
             let candidate = dir.join(stem).with_extension("json");
             let inputs = candidate.is_file().then_some(candidate);
+            let json = inputs.as_deref().map(read_json).transpose()?;
             for &(opt_level, min_block_size, merging, policy) in pipelines {
                 let settings = Settings {
                     opt_level,
@@ -279,7 +280,12 @@ pub(crate) fn table_command(
                     baselines: false,
                     ..Settings::default()
                 };
-                match measure_file(file, inputs.as_deref(), &settings, &progress) {
+                match measure_file(
+                    file,
+                    (json.as_ref(), inputs.as_deref()),
+                    &settings,
+                    &progress,
+                ) {
                     Ok(m) => reports.push(m.report),
                     // No one-block circuit exists for this program: no monolithic row.
                     Err(_) if merging == measure::Merging::Monolithic => {}

@@ -100,6 +100,8 @@ pub enum CompileError {
     /// `--monolithic` cannot merge the program into one block (a loop bound that is a run-time
     /// value, a loop too large to unroll): the rendered message and the reason.
     Monolithic(String, opt::merge::MergeError),
+    /// Inputs given as arguments (`-a`) that do not fit main.
+    Inputs(String),
 }
 
 impl fmt::Display for CompileError {
@@ -109,6 +111,7 @@ impl fmt::Display for CompileError {
             | CompileError::IrSyntax(s)
             | CompileError::InvalidIr(s)
             | CompileError::Opt(s)
+            | CompileError::Inputs(s)
             | CompileError::Monolithic(s, _) => f.write_str(s),
         }
     }
@@ -124,6 +127,27 @@ fn render(d: &Diagnostic, file_name: &str, source: &str) -> String {
         .unwrap_or(&rendered)
         .trim_end()
         .to_string()
+}
+
+/// Inputs in the program's JSON encoding from ZoKrates' `-a` form: main's parameters
+/// flattened to scalars, in order ([`Abi::inputs_from_args`]). Only for `.zok` programs.
+pub fn inputs_from_args(
+    file_name: &str,
+    text: &str,
+    args: &[String],
+) -> Result<serde_json::Value, CompileError> {
+    match SourceKind::of(file_name) {
+        SourceKind::Zok => {
+            let abi = front::abi_of_source(text)
+                .map_err(|d| CompileError::Source(render(&d, file_name, text)))?;
+            abi.inputs_from_args(args)
+                .map_err(|e| CompileError::Inputs(format!("{file_name}: -a: {e}")))
+        }
+        SourceKind::Ir => Err(CompileError::Inputs(format!(
+            "{file_name}: -a takes the arguments of a ZoKrates program; give an IR program's \
+             inputs with --inputs"
+        ))),
+    }
 }
 
 /// Compiles `text` (named `file_name`, whose extension says what it is) and optimizes it.

@@ -59,16 +59,36 @@ impl Abi {
         }
     }
 
-    /// The IR input values (flattened leaves, in parameter order) for a JSON object of inputs.
+    /// The IR input values (flattened leaves, in parameter order) for a JSON object of inputs,
+    /// or for a JSON array with one value per parameter in order (ZoKrates' `--abi` form).
     /// `null` counts as `{}` (for programs without parameters).
     pub fn inputs_from_json(&self, json: &J) -> Result<Vec<Val>, String> {
         let empty = Map::new();
+        let positional: Map<String, J>;
         let obj = match json {
             J::Object(o) => o,
             J::Null => &empty,
+            J::Array(items) => {
+                if items.len() != self.params.len() {
+                    return Err(format!(
+                        "main takes {} argument(s), the inputs array has {}",
+                        self.params.len(),
+                        items.len()
+                    ));
+                }
+                positional = self
+                    .params
+                    .iter()
+                    .map(|p| p.name.clone())
+                    .zip(items.iter().cloned())
+                    .collect();
+                &positional
+            }
             _ => {
                 return Err(
-                    "inputs must be a JSON object keyed by the parameter names of main".into(),
+                    "inputs must be a JSON object keyed by the parameter names of main, \
+                     or an array with one value per parameter"
+                        .into(),
                 )
             }
         };
@@ -99,6 +119,126 @@ impl Abi {
         }
         serde_json::json!({ "outputs": entries })
     }
+}
+
+impl Abi {
+    /// The inputs of ZoKrates' `compute-witness -a`: main's parameters flattened to scalars in
+    /// order (an array element by element, a struct member by member), each a decimal or `0x`
+    /// hexadecimal integer (a bool `0`/`1` or `true`/`false`), as the JSON object of
+    /// [`Abi::inputs_from_json`].
+    pub fn inputs_from_args(&self, args: &[String]) -> Result<J, String> {
+        let mut rest = args;
+        let mut obj = Map::new();
+        for p in &self.params {
+            let v = take_scalars(&p.ty, &mut rest)
+                .map_err(|e| format!("argument for `{}`: {e}", p.name))?;
+            obj.insert(p.name.clone(), v);
+        }
+        if !rest.is_empty() {
+            let wanted = args.len() - rest.len();
+            return Err(format!(
+                "main takes {wanted} scalar argument(s), {} were given",
+                args.len()
+            ));
+        }
+        Ok(J::Object(obj))
+    }
+
+    /// The ABI in ZoKrates' `abi.json` shape: `inputs` (name, public, type, components) and
+    /// `output`.
+    pub fn to_zokrates_json(&self) -> J {
+        let inputs: Vec<J> = self
+            .params
+            .iter()
+            .map(|p| {
+                let mut entry = Map::new();
+                entry.insert("name".into(), J::String(p.name.clone()));
+                entry.insert("public".into(), J::Bool(p.public));
+                if let J::Object(ty) = type_json(&p.ty) {
+                    entry.extend(ty);
+                }
+                J::Object(entry)
+            })
+            .collect();
+        let output = match &self.outputs[..] {
+            [single] => type_json(single),
+            many => type_json(&Type::Tuple(many.to_vec())),
+        };
+        serde_json::json!({ "inputs": inputs, "output": output })
+    }
+}
+
+/// A source type in ZoKrates' ABI form: `{"type": "field"}`, `{"type": "array", "components":
+/// {"size": N, "type": ..}}`, structs with `members`, tuples with `elements`.
+fn type_json(ty: &Type) -> J {
+    use serde_json::json;
+    match ty {
+        Type::Field => json!({ "type": "field" }),
+        Type::Bool => json!({ "type": "bool" }),
+        Type::Uint(w) => json!({ "type": format!("u{w}") }),
+        Type::Array(elem, n) => {
+            let mut components = Map::new();
+            components.insert("size".into(), json!(n));
+            if let J::Object(e) = type_json(elem) {
+                components.extend(e);
+            }
+            json!({ "type": "array", "components": components })
+        }
+        Type::Struct(s) => {
+            let members: Vec<J> = s
+                .fields
+                .iter()
+                .map(|(name, t)| {
+                    let mut m = Map::new();
+                    m.insert("name".into(), J::String(name.clone()));
+                    if let J::Object(e) = type_json(t) {
+                        m.extend(e);
+                    }
+                    J::Object(m)
+                })
+                .collect();
+            json!({ "type": "struct", "components": { "name": s.name, "members": members } })
+        }
+        Type::Tuple(ts) => {
+            let elements: Vec<J> = ts.iter().map(type_json).collect();
+            json!({ "type": "tuple", "components": { "elements": elements } })
+        }
+    }
+}
+
+/// The JSON value of type `ty` from the front of `rest` (one scalar per leaf, in order).
+fn take_scalars(ty: &Type, rest: &mut &[String]) -> Result<J, String> {
+    Ok(match ty {
+        Type::Field | Type::Bool | Type::Uint(_) => {
+            let Some((first, tail)) = rest.split_first() else {
+                return Err(format!("missing a `{ty}`"));
+            };
+            *rest = tail;
+            match (ty, first.as_str()) {
+                (Type::Bool, "0" | "false") => J::Bool(false),
+                (Type::Bool, "1" | "true") => J::Bool(true),
+                (Type::Bool, other) => return Err(format!("`{other}` is not a bool (0 or 1)")),
+                (_, text) => J::String(text.to_string()),
+            }
+        }
+        Type::Array(elem, n) => J::Array(
+            (0..*n)
+                .map(|_| take_scalars(elem, rest))
+                .collect::<Result<_, _>>()?,
+        ),
+        Type::Struct(s) => {
+            let mut obj = Map::new();
+            for (name, t) in &s.fields {
+                obj.insert(name.clone(), take_scalars(t, rest)?);
+            }
+            J::Object(obj)
+        }
+        Type::Tuple(ts) => J::Array(
+            ts.iter()
+                .map(|t| take_scalars(t, rest))
+                .collect::<Result<_, _>>()?,
+        ),
+    })
 }
 
 /// The leaves of a JSON value of source type `ty`.

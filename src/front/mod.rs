@@ -94,6 +94,17 @@ pub fn compile_source_with(
     field_cmp: FieldCmp,
 ) -> Result<(ir::Program, Abi), Diagnostic> {
     let _ = file_name;
+    let (program, abi) = check_with_abi(source)?;
+    Ok((lower::lower_program(&program, source, field_cmp), abi))
+}
+
+/// `main`'s signature, with each parameter's declared visibility, without lowering.
+pub fn abi_of_source(source: &str) -> Result<Abi, Diagnostic> {
+    check_with_abi(source).map(|(_, abi)| abi)
+}
+
+/// Parses and checks `source`; returns the checked program and main's ABI.
+fn check_with_abi(source: &str) -> Result<(typed::Program, Abi), Diagnostic> {
     let module = parser::parse(source)?;
     let program = typeck::check(&module)?;
     let mut abi = Abi::of(&program);
@@ -107,5 +118,5 @@ pub fn compile_source_with(
             param.public = declared.public;
         }
     }
-    Ok((lower::lower_program(&program, source, field_cmp), abi))
+    Ok((program, abi))
 }

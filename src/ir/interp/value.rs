@@ -83,11 +83,14 @@ impl Val {
                 },
             },
             Type::UInt(w) => {
-                let t =
-                    text.ok_or_else(|| format!("expected a u{w} (decimal string), found {json}"))?;
-                let n: u64 = t
-                    .parse()
-                    .map_err(|_| format!("`{t}` is not a u{w} value"))?;
+                let t = text.ok_or_else(|| {
+                    format!("expected a u{w} (decimal or 0x hexadecimal string), found {json}")
+                })?;
+                let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                    Some(hex) => u64::from_str_radix(hex, 16),
+                    None => t.parse(),
+                };
+                let n: u64 = parsed.map_err(|_| format!("`{t}` is not a u{w} value"))?;
                 if *w < 64 && n >> w != 0 {
                     return Err(format!("{n} does not fit in u{w}"));
                 }
