@@ -121,9 +121,9 @@ enum Command {
         files: Vec<PathBuf>,
         /// Instead of the programs: the constraint parity table of a ZoKrates suite folder
         /// (NAME.zok beside NAME.cases.json with `zokrates_constraints`): per program,
-        /// ZoKrates' count, zkbc's `--monolithic -O3` count, that count without the two label
-        /// checks (the one compared), the block-based sumcheck cells, and whether zkbc is at or
-        /// below ZoKrates. Markdown only.
+        /// ZoKrates' count, zkbc's `--monolithic -O3` block, the circuit `export --monolithic`
+        /// writes (no block interface: the count compared), the block-based sumcheck cells, and
+        /// whether zkbc is at or below ZoKrates. Markdown only.
         #[arg(long, value_name = "DIR", conflicts_with = "files")]
         zokrates: Option<PathBuf>,
         /// Where NAME.json inputs are looked up (default: each program's own directory).

@@ -7,7 +7,9 @@
 //! The block's instance is `z = [1, in_label, in.., out_label, out..]` (`r1cs::StateLayout`):
 //! main's entry block has no live-in values, so `in` is main's parameters flattened to scalar
 //! leaves in order (a struct member by member, an array element by element), and a block that
-//! returns has the returned leaves first in `out`.
+//! returns has the returned leaves first in `out`. The circuit has no block interface: the two
+//! constraints pinning the labels (`in_label = L`, `out_label = 0`) and the labels themselves
+//! are left out, so it counts what a one-circuit compiler such as ZoKrates counts.
 
 use super::Compilation;
 use crate::export::Interface;
@@ -135,7 +137,90 @@ pub fn main_circuit(
         r1cs: super::sparse_r1cs(block),
         executions,
     };
-    Ok((instance, interface))
+    Ok(without_labels(instance, interface, &[1, out_label]))
+}
+
+/// The circuit without the block interface: the constraints that only pin a label to a
+/// constant (`in_label = L`, `out_label = 0`) are dropped, and so is each label that nothing
+/// else reads. A one-block circuit has no transition for the labels to check; a label that
+/// another constraint reads (none does today) keeps its constraint.
+fn without_labels(
+    mut instance: prove::BlockInstance,
+    interface: Interface,
+    labels: &[usize],
+) -> (prove::BlockInstance, Interface) {
+    let r1cs = &mut instance.r1cs;
+    let only =
+        |row: &prove::SparseRow, label: usize| row.iter().all(|&(v, _)| v == 0 || v == label);
+    let pins = |k: usize, label: usize| {
+        only(&r1cs.a[k], label) && only(&r1cs.b[k], label) && only(&r1cs.c[k], label)
+    };
+    let keep_row: Vec<bool> = (0..r1cs.num_constraints())
+        .map(|k| !labels.iter().any(|&l| pins(k, l)))
+        .collect();
+    let mut used = vec![false; r1cs.num_vars()];
+    for (k, _) in keep_row.iter().enumerate().filter(|(_, &keep)| keep) {
+        for row in [&r1cs.a[k], &r1cs.b[k], &r1cs.c[k]] {
+            for &(v, _) in row {
+                used[v] = true;
+            }
+        }
+    }
+    let dropped: Vec<usize> = labels.iter().copied().filter(|&l| !used[l]).collect();
+    // A label still read elsewhere keeps the constraint that pins it.
+    let keep_row: Vec<bool> = (0..r1cs.num_constraints())
+        .map(|k| keep_row[k] || labels.iter().any(|&l| used[l] && pins(k, l)))
+        .collect();
+    let new_of: Vec<Option<usize>> = {
+        let mut next = 0;
+        (0..r1cs.num_vars())
+            .map(|v| {
+                (!dropped.contains(&v)).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    };
+    let remap = |rows: &[prove::SparseRow]| -> Vec<prove::SparseRow> {
+        rows.iter()
+            .zip(&keep_row)
+            .filter(|(_, &keep)| keep)
+            .map(|(row, _)| {
+                row.iter()
+                    .map(|&(v, c)| (new_of[v].expect("a kept row reads kept variables"), c))
+                    .collect()
+            })
+            .collect()
+    };
+    let (a, b, c) = (remap(&r1cs.a), remap(&r1cs.b), remap(&r1cs.c));
+    (r1cs.a, r1cs.b, r1cs.c) = (a, b, c);
+    r1cs.num_instance -= dropped.len();
+    for z in &mut instance.executions {
+        let mut v = 0;
+        z.retain(|_| {
+            v += 1;
+            new_of[v - 1].is_some()
+        });
+    }
+    let map = |vars: Vec<usize>| -> Vec<usize> {
+        vars.into_iter()
+            .map(|v| new_of[v].expect("inputs and outputs are kept"))
+            .collect()
+    };
+    let interface = Interface {
+        outputs: map(interface.outputs),
+        public_inputs: map(interface.public_inputs),
+        private_inputs: map(interface.private_inputs),
+        names: interface
+            .names
+            .into_iter()
+            .enumerate()
+            .filter(|(v, _)| new_of[*v].is_some())
+            .map(|(_, n)| n)
+            .collect(),
+    };
+    (instance, interface)
 }
 
 /// Main's inputs (name, declared public) and outputs, one per scalar leaf in the order of the

@@ -5,17 +5,13 @@
 //!
 //! Both sides count the same things: ZoKrates counts the range checks of main's `uN`/`bool`
 //! inputs and the constraints binding its outputs; zkbc's entry block range-checks main's `uN`
-//! and `bool` inputs and binds its output state, so the one-block circuit includes both. The one
-//! block also checks its input label and its output label (`return`: 0) against constants —
-//! the block-transition interface, which a one-block circuit does not need and ZoKrates has no
-//! counterpart for ([`LABEL_CHECKS`]).
+//! and `bool` inputs and binds its output state, so the one-block circuit includes both. The
+//! count held to ZoKrates' is the circuit `zkbc export --monolithic` writes
+//! ([`super::circuit::main_circuit`]): the one block without the block-transition interface (its
+//! two label checks), every other constraint counted.
 
-use super::measure::{self, FieldCmp, Settings};
+use super::measure::{self, FieldCmp, Merging, Settings};
 use std::path::{Path, PathBuf};
-
-/// The constraints of a one-block circuit that only the block interface needs: `in_label = L`
-/// and `out_label = 0`. Instance variables are never eliminated, so both stay.
-pub const LABEL_CHECKS: u64 = 2;
 
 /// One program of the suite.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,23 +20,34 @@ pub struct ParityRow {
     pub program: String,
     /// ZoKrates' `zokrates_constraints`.
     pub zokrates: u64,
-    /// zkbc's constraints of main's one block (`--monolithic -O3`); `None` when the program
-    /// has no one-block circuit.
+    /// zkbc's constraints of main's one block (`--monolithic -O3`), block interface included;
+    /// `None` when the program has no one-block circuit.
     pub monolithic: Option<u64>,
+    /// The constraints of the circuit `zkbc export --monolithic` writes: the one block without
+    /// its interface. The count held to ZoKrates'.
+    pub circuit: Option<u64>,
     /// Σ Q_b · X_b at `-O3` on the first case that runs; `None` when no case runs.
     pub cells: Option<u128>,
 }
 
 impl ParityRow {
-    /// The count held to ZoKrates': the one block without its two label checks.
-    pub fn compared(&self) -> Option<u64> {
-        self.monolithic.map(|m| m.saturating_sub(LABEL_CHECKS))
-    }
-
-    /// Whether zkbc's compared count is at or below ZoKrates' (`None`: no one-block circuit).
+    /// Whether zkbc's circuit is at or below ZoKrates' count (`None`: no one-block circuit).
     pub fn at_or_below(&self) -> Option<bool> {
-        self.compared().map(|c| c <= self.zokrates)
+        self.circuit.map(|c| c <= self.zokrates)
     }
+}
+
+/// The constraints of the one-circuit export of `source` compiled `--monolithic` at `-O3`.
+fn circuit_constraints(file_name: &str, source: &str, field_cmp: FieldCmp) -> Option<u64> {
+    let settings = Settings {
+        merging: Merging::Monolithic,
+        field_cmp,
+        ..Settings::default()
+    };
+    let mut compilation = super::compile(file_name, source, &settings.driver_options()).ok()?;
+    super::legalize_for_r1cs(&mut compilation.program).ok()?;
+    let (instance, _) = super::circuit::main_circuit(&compilation, None).ok()?;
+    Some(instance.r1cs.num_constraints() as u64)
 }
 
 /// Every `.zok` file below `root`, sorted by path.
@@ -96,6 +103,7 @@ pub fn rows(root: &Path, field_cmp: FieldCmp) -> Result<Vec<ParityRow>, String> 
                 .as_u64()
                 .ok_or_else(|| format!("{}: no `zokrates_constraints`", cases_path.display()))?;
             let monolithic = measure::monolithic_constraints(&program, &source, field_cmp);
+            let circuit = circuit_constraints(&program, &source, field_cmp);
             // A `fails` case has no trace to measure.
             let cells = cases["cases"]
                 .as_array()
@@ -110,6 +118,7 @@ pub fn rows(root: &Path, field_cmp: FieldCmp) -> Result<Vec<ParityRow>, String> 
                 program,
                 zokrates,
                 monolithic,
+                circuit,
                 cells,
             })
         })

@@ -1,17 +1,10 @@
 //! Constraint parity with ZoKrates: for every program of a ZoKrates suite folder (`NAME.zok`
 //! beside `NAME.cases.json`, as `../shared/peers/zokrates` holds them), ZoKrates' own
-//! constraint count (`zokrates_constraints`), zkbc's count of the program compiled
-//! `--monolithic` at `-O3`, that count without the block interface's two label checks (the
-//! count held to ZoKrates'), and the block-based sumcheck cells at `-O3` on the first case that
-//! runs. `zkbc table --zokrates DIR` prints [`markdown`] of [`crate::driver::zokrates::rows`]; `docs/zokrates_parity.md`
-//! is that output, checked by `tests/zokrates_parity.rs`.
-//!
-//! Both sides count the same things: ZoKrates counts the range checks of main's `uN`/`bool`
-//! inputs and the constraints binding its outputs; zkbc's entry block range-checks main's `uN`
-//! and `bool` inputs and binds its output state, so the one-block circuit includes both. The one
-//! block also checks its input label and its output label (`return`: 0) against constants —
-//! the block-transition interface, which a one-block circuit does not need and ZoKrates has no
-//! counterpart for ([`LABEL_CHECKS`]).
+//! constraint count (`zokrates_constraints`), zkbc's one block compiled `--monolithic` at `-O3`
+//! (block interface included), the circuit `zkbc export --monolithic` writes (the count held to
+//! ZoKrates'), and the block-based sumcheck cells at `-O3` on the first case that runs. `zkbc
+//! table --zokrates DIR` prints [`markdown`] of [`crate::driver::zokrates::rows`];
+//! `docs/zokrates_parity.md` is that output, checked by `tests/zokrates_parity.rs`.
 
 use crate::driver::measure::FieldCmp;
 use crate::driver::zokrates::ParityRow;
@@ -42,16 +35,17 @@ pub fn markdown(rows: &[ParityRow], field_cmp: FieldCmp) -> String {
     s.push_str(
         "- **ZoKrates**: `zokrates_constraints`, ZoKrates' own count (main's input range checks \
          and outputs included).\n\
-         - **zkbc monolithic**: constraints of main's single block compiled `--monolithic` at \
-         `-O3` (main's `uN`/`bool` inputs range-checked, outputs bound); `—` when the program \
-         has no one-block circuit.\n\
-         - **zkbc compared**: zkbc monolithic without the block interface's two label checks \
-         (`in_label = L`, `out_label = 0`), which a one-block circuit does not need and ZoKrates \
-         has no counterpart for; this is the count held to ZoKrates'.\n\
+         - **zkbc monolithic block**: constraints of main's single block compiled \
+         `--monolithic` at `-O3` as a block-based prover sees it, with the block interface's \
+         two label checks (`in_label = L`, `out_label = 0`); `—` when the program has no \
+         one-block circuit.\n\
+         - **zkbc circuit**: every constraint of the circuit `zkbc export --monolithic` writes \
+         (main's `uN`/`bool` inputs range-checked, outputs bound, no block interface); this is \
+         the count held to ZoKrates'.\n\
          - **zkbc block cells**: the block-based prover's sumcheck cells Σ Q_b · X_b at `-O3` on \
          the first case of the program that runs.\n\
-         - **≤**: whether zkbc compared is at or below ZoKrates.\n\n\
-         | program | ZoKrates | zkbc monolithic | zkbc compared | zkbc block cells | ≤ |\n\
+         - **≤**: whether zkbc circuit is at or below ZoKrates.\n\n\
+         | program | ZoKrates | zkbc monolithic block | zkbc circuit | zkbc block cells | ≤ |\n\
          |---|---:|---:|---:|---:|:-:|\n",
     );
     let dash = || "—".to_string();
@@ -66,12 +60,12 @@ pub fn markdown(rows: &[ParityRow], field_cmp: FieldCmp) -> String {
             r.program,
             r.zokrates,
             r.monolithic.map_or_else(dash, |m| m.to_string()),
-            r.compared().map_or_else(dash, |m| m.to_string()),
+            r.circuit.map_or_else(dash, |m| m.to_string()),
             r.cells.map_or_else(dash, |c| c.to_string()),
             ok
         ));
     }
-    let n = rows.iter().filter(|r| r.monolithic.is_some()).count();
+    let n = rows.iter().filter(|r| r.circuit.is_some()).count();
     let below = rows
         .iter()
         .filter(|r| r.at_or_below() == Some(true))
