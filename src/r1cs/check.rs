@@ -1,11 +1,13 @@
-//! Witness generation from the interpreter's block trace, checked with ark-relations.
+//! Witness generation from the interpreter's block trace, and the check that it satisfies the
+//! block's instance.
 //!
 //! For every block execution of the trace the block's instance is assigned by re-running its
 //! lowering on the input state, the output state is then overwritten with what the *interpreter*
-//! says the block produced (next label and arguments, or returned values), and the instance is
-//! emitted into an ark-relations `gr1cs` system whose `is_satisfied` must hold. So a gadget that
-//! computes a different result than the interpreter shows up as an unsatisfied block, named
-//! with `which_is_unsatisfied`. Live-in leaves (values not passed as parameters) are carried from
+//! says the block produced (next label and arguments, or returned values), and every row must
+//! hold: evaluated directly over the block's rows ([`Checker::Direct`], the default), or by
+//! emitting the instance into an ark-relations `gr1cs` system whose `which_is_unsatisfied` must
+//! be `None` ([`Checker::Ark`], an independent cross-check). So a gadget that computes a
+//! different result than the interpreter shows up as an unsatisfied block, with the row. Live-in leaves (values not passed as parameters) are carried from
 //! the previous execution's output state.
 
 use super::{block_label, lower_with, return_label, Assignment, BlockR1cs, LowerError};
@@ -66,7 +68,8 @@ pub enum CheckError {
         block: BlockId,
         /// Index of the execution in the trace.
         step: usize,
-        /// What ark-relations' `which_is_unsatisfied` reports.
+        /// The constraint: `#k` (the block's k-th row) from the direct checker, what
+        /// ark-relations' `which_is_unsatisfied` reports from the other.
         constraint: String,
     },
 }
@@ -96,16 +99,40 @@ impl From<LowerError> for CheckError {
     }
 }
 
-/// Assigns and checks (with ark-relations) every block execution of a successful run.
+/// How an execution's satisfaction is decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Checker {
+    /// Every row `⟨a, z⟩ · ⟨b, z⟩ = ⟨c, z⟩` evaluated directly over the block's packed rows.
+    #[default]
+    Direct,
+    /// The instance built as an ark-relations constraint system and asked
+    /// `which_is_unsatisfied`: an independent implementation, slower (`check --cross-check`).
+    Ark,
+}
+
+/// Assigns and checks every block execution of a successful run, evaluating the rows directly.
 pub fn check_trace(program: &Program, outcome: &Outcome) -> Result<CheckReport, CheckError> {
+    check_trace_with(program, outcome, Checker::Direct)
+}
+
+/// [`check_trace`] with the given checker.
+pub fn check_trace_with(
+    program: &Program,
+    outcome: &Outcome,
+    checker: Checker,
+) -> Result<CheckReport, CheckError> {
     for_each_execution(program, outcome, |step, blk, asg| {
-        let cs = blk.to_ark(asg);
-        let unsat = cs
-            .which_is_unsatisfied()
-            .map_err(|e| LowerError::BadState {
-                block: blk.block(),
-                message: format!("ark-relations: {e}"),
-            })?;
+        let unsat = match checker {
+            Checker::Direct => blk.first_unsatisfied(asg).map(|k| format!("#{k}")),
+            Checker::Ark => {
+                blk.to_ark(asg)
+                    .which_is_unsatisfied()
+                    .map_err(|e| LowerError::BadState {
+                        block: blk.block(),
+                        message: format!("ark-relations: {e}"),
+                    })?
+            }
+        };
         match unsat {
             Some(constraint) => Err(CheckError::Unsatisfied {
                 func: blk.func_name().to_string(),

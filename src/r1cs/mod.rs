@@ -140,7 +140,8 @@ pub mod soundness;
 
 pub use cache::StatsCache;
 pub use check::{
-    check_trace, flatten_val, for_each_execution, BlockCheck, CheckError, CheckReport,
+    check_trace, check_trace_with, flatten_val, for_each_execution, BlockCheck, CheckError,
+    CheckReport, Checker,
 };
 pub use lc::{Lc, Var, ONE};
 pub use lower::{block_label, return_label, ExitLayout, StateLayout};
