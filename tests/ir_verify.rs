@@ -283,6 +283,29 @@ b0(v0: field):
 }
 
 #[test]
+fn guard_of_a_hint_or_log_is_not_u1() {
+    check(
+        r#"fn main f0 {
+b0(v0: field, v1: u8):
+    v2 = hint f1(v0) if v1
+    log "{}", v0 if v0
+    return
+}
+
+fn square f1 -> field {
+b0(v0: field):
+    v1 = mul v0, v0
+    return v1
+}
+"#,
+        &[
+            "fn main, b0, inst 0: `hint` guard has type u8, not u1",
+            "fn main, b0, inst 1: `log` guard has type field, not u1",
+        ],
+    );
+}
+
+#[test]
 fn bound_of_a_non_field() {
     check(
         "fn main f0 {

@@ -16,7 +16,8 @@
 //!    parameter's type.
 //! 6. **Types**: each instruction's operands have the types its semantics require (see the
 //!    [`crate::ir`] module doc), its results have the types it defines, `br` and `assert`
-//!    conditions are `u1`, `return` matches the function's return types, calls match the callee.
+//!    conditions are `u1`, `return` matches the function's return types, calls match the callee,
+//!    and the guard `if g` of a `hint` or `log` is `u1`.
 //! 7. **Flags**: `nuw` only on `uN` `add`, `sub`, `mul` and `shl`, and on casts to `uN`.
 
 use super::entities::{BlockId, InstId, ValueId};
@@ -542,7 +543,17 @@ impl Verifier<'_> {
                     format!("`assert` condition has type {}, not u1", ty(cond)),
                 );
             }
-            InstKind::Log { template, args } => {
+            InstKind::Log {
+                template,
+                args,
+                guard,
+            } => {
+                if let Some(g) = guard {
+                    need(
+                        ty(g).is_bool(),
+                        format!("`log` guard has type {}, not u1", ty(g)),
+                    );
+                }
                 for &a in args {
                     need(
                         ty(&a).pointee().is_none(),
@@ -645,8 +656,15 @@ impl Verifier<'_> {
             func: callee,
             args,
             ret,
+            guard,
         } = &data.kind
         {
+            if let Some(g) = guard {
+                need(
+                    ty(g).is_bool(),
+                    format!("`hint` guard has type {}, not u1", ty(g)),
+                );
+            }
             for e in self.callee_errors("hint", *callee, args, ret, "the hint gives", &ty) {
                 need(false, e);
             }
