@@ -96,6 +96,7 @@
 //! [`verify`] checks the invariants the passes rely on; [`interp`] is the reference semantics.
 
 mod builder;
+mod dom;
 mod entities;
 mod function;
 mod instructions;
