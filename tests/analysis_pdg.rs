@@ -124,3 +124,70 @@ b1(v2: field):
     assert!(pdg.edges(DepKind::Phi).is_empty());
     assert_eq!(pdg.edges(DepKind::Data).len(), 5);
 }
+
+#[test]
+fn a_parameter_chosen_by_the_branch_itself_depends_on_it() {
+    // Both edges of b0's branch go to b1: no block is control dependent on it (b1 post-dominates
+    // b0), but the branch alone decides whether v3 is 1 or 2.
+    let program = parse_program(
+        "
+fn main f0 -> field {
+b0(v0: u1):
+    br v0, b1(field 1), b1(field 2)
+b1(v3: field):
+    return v3
+}
+",
+    )
+    .unwrap();
+    let func = program.main_func();
+    let pdg = Pdg::new(func);
+    expect![[r#"
+        data v0 -> b0.term
+        data v3 -> b1.term
+        phi b0.term -> v3
+    "#]]
+    .assert_eq(&pdg.display(func));
+    let param = func.block(BlockId(1)).params[0];
+    assert!(pdg.has_edge(
+        PdgNode::Term(BlockId(0)),
+        PdgNode::Param(param),
+        DepKind::Phi
+    ));
+    // The same with the seed's control dependence.
+    let cfg = Cfg::new(func);
+    let seed = phi_dependence(func, &cfg, &ControlDependence::seed(func));
+    assert_eq!(seed.into_iter().collect::<Vec<_>>(), [(BlockId(0), param)]);
+}
+
+#[test]
+fn a_branch_two_levels_above_a_join_decides_its_parameter() {
+    // b0 jumps to the join b4 directly or through b1, whose own branch picks b2 or b3: the join's
+    // parameter depends on b1's branch (b2 and b3 are control dependent on it) and on b0's
+    // (its edge to b4), though no predecessor of b4 is control dependent on b0.
+    let program = parse_program(
+        "
+fn main f0 -> field {
+b0(v0: u1, v1: u1):
+    br v0, b1(), b4(field 0)
+b1():
+    br v1, b2(), b3()
+b2():
+    jmp b4(field 2)
+b3():
+    jmp b4(field 3)
+b4(v2: field):
+    return v2
+}
+",
+    )
+    .unwrap();
+    let func = program.main_func();
+    let cfg = Cfg::new(func);
+    let param = func.block(BlockId(4)).params[0];
+    let fow = phi_dependence(func, &cfg, &ControlDependence::new(func));
+    assert_eq!(
+        fow.into_iter().collect::<Vec<_>>(),
+        [(BlockId(0), param), (BlockId(1), param)]
+    );
+}

@@ -141,6 +141,21 @@ b0(v0: field):
     return v1
 }
 ";
+    guarded_hint_and_log: r#"fn main f0 -> field {
+b0(v0: field, v1: u1):
+    v2 = hint f1(v0) if v1
+    log "square {} of {}", v2, v0 if v1
+    log "always"
+    log "never" if u1 0
+    return v2
+}
+
+fn asm_hint f1 -> field {
+b0(v0: field):
+    v1 = mul v0, v0
+    return v1
+}
+"#;
     jmp_br_return: "fn main f0 -> field {
 b0(v0: field, v1: u32):
     jmp b1(field 0, u32 0)

@@ -283,6 +283,29 @@ b0(v0: field):
 }
 
 #[test]
+fn guard_of_a_hint_or_log_is_not_u1() {
+    check(
+        r#"fn main f0 {
+b0(v0: field, v1: u8):
+    v2 = hint f1(v0) if v1
+    log "{}", v0 if v0
+    return
+}
+
+fn square f1 -> field {
+b0(v0: field):
+    v1 = mul v0, v0
+    return v1
+}
+"#,
+        &[
+            "fn main, b0, inst 0: `hint` guard has type u8, not u1",
+            "fn main, b0, inst 1: `log` guard has type field, not u1",
+        ],
+    );
+}
+
+#[test]
 fn bound_of_a_non_field() {
     check(
         "fn main f0 {
@@ -293,4 +316,47 @@ b0(v0: u8):
 ",
         &["fn main, b0, inst 0: `bound` of u8, not a field element"],
     );
+}
+
+/// The verifier's own dominance (`ir::dom`) against the definition: on random CFGs, a use in
+/// block `b` of the parameter of block `a` is reported as not dominated exactly when some path
+/// from the entry reaches `b` avoiding `a`.
+#[test]
+fn dominance_violations_match_the_definition_on_random_cfgs() {
+    use zkbc::analysis::random::{random_cfg, remove_unreachable, CfgConfig};
+    use zkbc::analysis::reference::RefCfg;
+    use zkbc::ir::InstKind;
+    let (mut n_dominated, mut n_not) = (0, 0);
+    for seed in 0..300 {
+        let mut func = random_cfg(seed, &CfgConfig::default());
+        remove_unreachable(&mut func);
+        verify::verify_function(&func, None)
+            .unwrap_or_else(|e| panic!("seed {seed}: the random CFG is invalid:\n{e}"));
+        let reference = RefCfg::new(&func);
+        for &a in &func.layout {
+            let param = func.block(a).params[0];
+            for &b in &func.layout {
+                let mut with_use = func.clone();
+                let inst = with_use.create_inst(InstKind::Not { arg: param }, &[], None);
+                with_use.append_inst(b, inst);
+                let violations = match verify::verify_function(&with_use, None) {
+                    Ok(()) => Vec::new(),
+                    Err(e) => e.0,
+                };
+                let reported = violations
+                    .iter()
+                    .any(|v| v.message.contains("is not dominated by its definition"));
+                let dominates = reference.dominates(a, b);
+                assert_eq!(reported, !dominates, "seed {seed}: {a} dom {b}");
+                assert_eq!(violations.len(), usize::from(!dominates), "{violations:?}");
+                if dominates {
+                    n_dominated += 1;
+                } else {
+                    n_not += 1;
+                }
+            }
+        }
+    }
+    // Both outcomes occur often.
+    assert!(n_dominated > 1000 && n_not > 1000, "{n_dominated} {n_not}");
 }

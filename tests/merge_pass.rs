@@ -35,7 +35,7 @@ fn run_merge(before: &str, monolithic: bool) -> Result<(Program, Program), OptEr
 }
 
 /// Merges `before` (with a threshold, or monolithic), compares with `after`, and checks that
-/// every input gives the same outputs or the same failure before and after.
+/// every input gives the same outputs and log lines, or the same failure, before and after.
 fn check_merge(monolithic: bool, before: &str, inputs: &[&str], after: Expect) {
     let (original, merged) = run_merge(before, monolithic).unwrap();
     after.assert_eq(&merged.normalized_text());
@@ -43,8 +43,8 @@ fn check_merge(monolithic: bool, before: &str, inputs: &[&str], after: Expect) {
     for input in inputs {
         let json: serde_json::Value = serde_json::from_str(input).unwrap();
         let values = interp::inputs_from_json(&original, &json).unwrap();
-        let a = interp::run(&original, &values, Limits::default()).map(|o| o.outputs);
-        let b = interp::run(&merged, &values, Limits::default()).map(|o| o.outputs);
+        let a = interp::run(&original, &values, Limits::default()).map(|o| (o.outputs, o.log));
+        let b = interp::run(&merged, &values, Limits::default()).map(|o| (o.outputs, o.log));
         assert_eq!(
             a.map_err(|f| f.kind),
             b.map_err(|f| f.kind),
@@ -134,6 +134,63 @@ b3(v9: u8):
                 assert v11, "small"
                 v12 = select v0, v9, u8 3
                 return v12
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn logs_and_hints_are_guarded_by_their_path() {
+    // Each arm logs and runs a hint; merged, each keeps its arm's guard, and a log that already
+    // had a guard gets the conjunction. A hint whose guard is 0 gives 0 without running.
+    check_merge(
+        false,
+        r#"
+fn main f0 -> field {
+b0(v0: u1, v1: field, v2: u1):
+    br v0, b1(), b2()
+b1():
+    log "then {}", v1
+    log "then, if v2" if v2
+    v3 = hint f1(v1)
+    jmp b3(v3)
+b2():
+    log "else"
+    v4 = hint f1(field 2)
+    jmp b3(v4)
+b3(v5: field):
+    return v5
+}
+
+fn square f1 -> field {
+b0(v0: field):
+    v1 = mul v0, v0
+    return v1
+}"#,
+        &[
+            r#"["1", "3", "1"]"#,
+            r#"["1", "3", "0"]"#,
+            r#"["0", "3", "1"]"#,
+            r#"["0", "3", "0"]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: u1, v1: field, v2: u1):
+                v3 = not v0
+                log "else" if v3
+                v4 = hint f1(field 2) if v3
+                log "then {}", v1 if v0
+                v5 = and v0, v2
+                log "then, if v2" if v5
+                v6 = hint f1(v1) if v0
+                v7 = select v0, v6, v4
+                return v7
+            }
+
+            fn square f1 -> field {
+            b0(v0: field):
+                v1 = mul v0, v0
+                return v1
             }
         "#]],
     );

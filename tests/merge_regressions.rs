@@ -45,3 +45,93 @@ fn early_return_in_an_unrolled_loop_returns_its_own_iteration() {
         }
     }
 }
+
+/// The compiles an effect on a predicated path must survive: no merging, the cost-driven
+/// default, the threshold rule and (where the program has one block's worth of loops)
+/// `--monolithic`.
+fn settings(monolithic: bool) -> Vec<(&'static str, driver::Options)> {
+    let mut list = vec![
+        (
+            "-O0",
+            driver::Options {
+                opt_level: zkbc::opt::OptLevel::O0,
+                ..driver::Options::default()
+            },
+        ),
+        ("-O3", driver::Options::default()),
+    ];
+    let mut threshold = driver::Options::default();
+    threshold.opt.merge.policy = zkbc::opt::merge::MergePolicy::Threshold;
+    list.push(("-O3 --merge-policy threshold", threshold));
+    if monolithic {
+        let mut one = driver::Options::default();
+        one.opt.merge.monolithic = true;
+        list.push(("-O3 --monolithic", one));
+    }
+    list
+}
+
+/// What `source` returns and logs on `inputs` when compiled with `options`.
+fn outputs_and_log(
+    source: &str,
+    options: &driver::Options,
+    inputs: serde_json::Value,
+    limits: zkbc::ir::interp::Limits,
+) -> Result<(serde_json::Value, Vec<String>), String> {
+    let compiled = driver::compile("regression.zok", source, options).map_err(|e| e.to_string())?;
+    let values = compiled.inputs_from_json(&inputs)?;
+    let outcome =
+        zkbc::ir::interp::run(&compiled.program, &values, limits).map_err(|f| f.to_string())?;
+    Ok((compiled.outputs_to_json(&outcome.outputs), outcome.log))
+}
+
+/// A `log` in a branch prints exactly when the branch runs. Merging copied it unguarded (x = 2
+/// printed `x is one: "2"`), and folded a `log` without arguments away as if it computed
+/// nothing (x = 1 lost `in the branch`).
+#[test]
+fn a_log_on_a_predicated_path_prints_only_when_the_path_runs() {
+    let source = "def main(field x) -> field {\n    field mut y = 0;\n    if x == 1 {\n        log(\"x is one: {}\", x);\n        log(\"in the branch\");\n        y = 5;\n    }\n    return y;\n}\n";
+    for (name, options) in settings(true) {
+        for (x, output, log) in [
+            ("1", "5", vec!["x is one: \"1\"", "in the branch"]),
+            ("2", "0", vec![]),
+        ] {
+            let got = outputs_and_log(
+                source,
+                &options,
+                serde_json::json!({ "x": x }),
+                Default::default(),
+            );
+            assert_eq!(
+                got,
+                Ok((
+                    serde_json::json!({ "outputs": [output] }),
+                    log.iter().map(|s| s.to_string()).collect()
+                )),
+                "{name} x={x}"
+            );
+        }
+    }
+}
+
+/// A hint on an untaken path does not run: merged, the countdown ran for every `x` (x = 4e9
+/// exhausted the step limit where the unmerged program returns at once).
+#[test]
+fn a_hint_on_an_untaken_path_does_not_run() {
+    let source = "def countdown(u32 n) -> u32 {\n    u32 mut i = n;\n    while i > 0 {\n        i = i - 1;\n    }\n    return i;\n}\n\ndef main(u32 x) -> u32 {\n    u32 mut y = 7;\n    if x < 10 {\n        asm {\n            y <-- countdown(x) + 1;\n        }\n    }\n    return y;\n}\n";
+    let limits = zkbc::ir::interp::Limits {
+        max_steps: 100_000,
+        ..Default::default()
+    };
+    // The countdown's loop bound is a run-time value, so there is no `--monolithic` compile.
+    for (name, options) in settings(false) {
+        for (x, output) in [(3u64, "1"), (4_000_000_000, "7")] {
+            let got = outputs_and_log(source, &options, serde_json::json!({ "x": x }), limits);
+            assert_eq!(
+                got,
+                Ok((serde_json::json!({ "outputs": [output] }), vec![])),
+                "{name} x={x}"
+            );
+        }
+    }
+}

@@ -620,6 +620,56 @@ b5():
     );
 }
 
+#[test]
+fn mem2reg_callee_stores_an_escaped_reference_into_an_escaped_cell() {
+    // `v3` holds `v2` before the call; the callee stores `v1` into `v3`'s cell, so `v4` is `v1`
+    // and the result is 1. The store of 0 at `v2` must not be forwarded to `load v4`.
+    check_pass(
+        "mem2reg",
+        "
+fn main f0 -> field {
+b0():
+    v1 = allocate field
+    store field 1 at v1
+    v2 = allocate field
+    v3 = allocate &field
+    store v2 at v3
+    call f1(v3, v1)
+    v4 = load v3
+    store field 0 at v2
+    v5 = load v4
+    return v5
+}
+fn redirect f1 {
+b0(v0: &&field, v1: &field):
+    store v1 at v0
+    return
+}",
+        &["[]"],
+        expect![[r#"
+            fn main f0 -> field {
+            b0():
+                v0 = allocate field
+                store field 1 at v0
+                v1 = allocate field
+                v2 = allocate &field
+                store v1 at v2
+                call f1(v2, v0)
+                v3 = load v2
+                store field 0 at v1
+                v4 = load v3
+                return v4
+            }
+
+            fn redirect f1 {
+            b0(v0: &&field, v1: &field):
+                store v1 at v0
+                return
+            }
+        "#]],
+    );
+}
+
 // ---- inline ----
 
 #[test]

@@ -15,8 +15,11 @@
 //!   conditional branch `c` if a branch instruction that reaches `p` is control dependent on
 //!   `c`): block parameters are the phis, and the branch instructions that reach a parameter of
 //!   block `B` are the terminators of `B`'s predecessors. So there is an edge from the
-//!   terminator of `c` to each parameter of `B` whenever a predecessor of `B` is control
-//!   dependent on `c` (and `c` ends in a `br`).
+//!   terminator of `c` to each parameter of `B` whenever `c` ends in a `br` and a predecessor of
+//!   `B` is control dependent on `c` — or is `c` itself: a `br` that jumps to `B` chooses the
+//!   edge, and so the value, `p` gets. In `br v0, b1(field 1), b1(field 2)` no block is control
+//!   dependent on the branch (`b1` post-dominates it), yet it alone picks `b1`'s parameter; the
+//!   seed's definition, read literally, would leave that parameter with no dependence on `v0`.
 //!
 //! The PDG is their union (Definition "Program Dependence Graph"), a petgraph `DiGraph` whose
 //! parallel edges keep the kinds apart.
@@ -210,7 +213,8 @@ pub fn phi_dependence(
             continue;
         }
         for &pred in cfg.predecessors(b) {
-            for c in cdg.controllers(pred) {
+            // The predecessor's own branch, then the branches it is control dependent on.
+            for c in std::iter::once(pred).chain(cdg.controllers(pred)) {
                 if matches!(func.block(c).term, Some(Terminator::Br { .. })) {
                     out.extend(params.iter().map(|p| (c, *p)));
                 }

@@ -520,6 +520,7 @@ impl<'a, 'f> FnLower<'a, 'f> {
                         func: ir::FuncId(f.0),
                         args: vals,
                         ret,
+                        guard: None,
                     },
                     &[],
                 );

@@ -137,7 +137,14 @@ impl<'f> FunctionBuilder<'f> {
 
     /// `log "template", args` (see [`InstKind::Log`]).
     pub fn log(&mut self, template: String, args: Vec<ValueId>) -> InstId {
-        self.inst(InstKind::Log { template, args }, &[])
+        self.inst(
+            InstKind::Log {
+                template,
+                args,
+                guard: None,
+            },
+            &[],
+        )
     }
 
     /// `allocate T`

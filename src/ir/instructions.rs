@@ -215,15 +215,18 @@ pub enum InstKind {
         /// The result type.
         to: Type,
     },
-    /// `log "template", args`: prints a line when the interpreter is asked to (`zkbc run
+    /// `log "template", args [if g]`: prints a line when the interpreter is asked to (`zkbc run
     /// --log`); otherwise a no-op that costs no constraints. Each `{}` of the template takes the
-    /// next argument, a scalar or an array (`{{` and `}}` are literal braces). Kept by DCE like
-    /// a store.
+    /// next argument, a scalar or an array (`{{` and `}}` are literal braces). With a guard
+    /// `if g` (a `u1`, added when block merging predicates the log) nothing is printed unless
+    /// `g` is 1. Kept by DCE like a store.
     Log {
         /// The line with `{}` for each argument.
         template: String,
         /// The printed scalars.
         args: Vec<ValueId>,
+        /// The `u1` that must be 1 for the line to be printed; none prints always.
+        guard: Option<ValueId>,
     },
     /// `v = bound a, k`: the field element `a`, failing unless its canonical value is below
     /// `2^k` (`k ≤ 253`). ZoKrates' incomplete field comparison (`--field-cmp zokrates`) bounds
@@ -234,11 +237,13 @@ pub enum InstKind {
         /// The bound's exponent.
         bits: u32,
     },
-    /// `vR, ... = hint fN(args)`: an unconstrained witness (an `asm` block's `x <-- e`): the
-    /// interpreter runs `fN` on `args` (without recording its blocks) and the results are
+    /// `vR, ... = hint fN(args) [if g]`: an unconstrained witness (an `asm` block's `x <-- e`):
+    /// the interpreter runs `fN` on `args` (without recording its blocks) and the results are
     /// whatever it returns — all zeros when it fails; R1CS lowering allocates free witness
     /// variables for them and constrains nothing. Only later code (the `asm` block's own `===`)
-    /// binds them. `ret` are the result types (`fN`'s return types).
+    /// binds them. `ret` are the result types (`fN`'s return types). With a guard `if g` (a
+    /// `u1`, added when block merging predicates the hint) `fN` runs only when `g` is 1; when
+    /// `g` is 0 the results are zeros.
     Hint {
         /// The function computing the hint.
         func: FuncId,
@@ -246,6 +251,8 @@ pub enum InstKind {
         args: Vec<ValueId>,
         /// The result types.
         ret: Vec<Type>,
+        /// The `u1` that must be 1 for `func` to run; none runs always.
+        guard: Option<ValueId>,
     },
     /// `vR, ... = call fN(args)`: calls another function of the program.
     Call {
@@ -331,9 +338,11 @@ impl InstKind {
                 f(*index);
                 f(*value);
             }
-            InstKind::Call { args, .. }
-            | InstKind::Hint { args, .. }
-            | InstKind::Log { args, .. } => args.iter().copied().for_each(f),
+            InstKind::Call { args, .. } => args.iter().copied().for_each(f),
+            InstKind::Hint { args, guard, .. } | InstKind::Log { args, guard, .. } => {
+                args.iter().copied().for_each(&mut f);
+                guard.iter().copied().for_each(f);
+            }
         }
     }
 
@@ -380,9 +389,11 @@ impl InstKind {
                 *index = f(*index);
                 *value = f(*value);
             }
-            InstKind::Call { args, .. }
-            | InstKind::Hint { args, .. }
-            | InstKind::Log { args, .. } => args.iter_mut().for_each(|v| *v = f(*v)),
+            InstKind::Call { args, .. } => args.iter_mut().for_each(|v| *v = f(*v)),
+            InstKind::Hint { args, guard, .. } | InstKind::Log { args, guard, .. } => {
+                args.iter_mut().for_each(|v| *v = f(*v));
+                guard.iter_mut().for_each(|v| *v = f(*v));
+            }
         }
     }
 

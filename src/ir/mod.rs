@@ -29,7 +29,8 @@
 //!            | "array_get" operand "," operand  | "array_set" operand "," operand "," operand
 //!            | "to_bits" operand  | "from_bits" operand "to" type
 //!            | "call" FUNC_ID "(" operands? ")"
-//!            | "hint" FUNC_ID "(" operands? ")"
+//!            | "hint" FUNC_ID "(" operands? ")" ("if" operand)?
+//!            | "log" STRING ("," operand)* ("if" operand)?
 //!            | "bound" operand "," INT"
 //! terminator:= "jmp" target  | "br" operand "," target "," target  | "return" operands?
 //! target    := BLOCK_ID "(" operands? ")"
@@ -85,6 +86,8 @@
 //! | `from_bits a to T` | the `uN` or `field` whose bits (most significant first) are `a` |
 //! | `call fN(args)` | runs `fN` with the arguments as its entry parameters; its returns are the results |
 //! | `hint fN(args)` | an unconstrained witness (an `asm` block's `x <-- e`): `fN`'s results on `args`, zeros when `fN` fails; `fN`'s blocks are not traced; the results are recorded in the block's trace entry, and R1CS lowering allocates them as free witnesses (nothing else binds them) |
+//! | `hint fN(args) if g` | as `hint fN(args)` when the `u1` `g` is 1; when `g` is 0, `fN` does not run and the results are zeros (block merging guards a hint this way) |
+//! | `log "t", args [if g]` | prints the template `t` with one argument per `{}` when the interpreter collects logs; with a guard, only when the `u1` `g` is 1; no results, no constraints |
 //! | `jmp b(args)` | continue at `b` with its parameters bound to `args` |
 //! | `br c, t(..), e(..)` | to `t` when `c` is 1, else to `e` |
 //! | `return vals` | leave the function with these values |
@@ -93,6 +96,7 @@
 //! [`verify`] checks the invariants the passes rely on; [`interp`] is the reference semantics.
 
 mod builder;
+mod dom;
 mod entities;
 mod function;
 mod instructions;

@@ -129,13 +129,17 @@ pub fn print_inst_kind(func: &Function, kind: &InstKind) -> String {
             cond,
             msg: Some(msg),
         } => format!("assert {}, {}", op(cond), quote(msg)),
-        InstKind::Log { template, args } => {
+        InstKind::Log {
+            template,
+            args,
+            guard,
+        } => {
             let mut s = format!("log {}", quote(template));
             for a in args {
                 s.push_str(", ");
                 s.push_str(&op(a));
             }
-            s
+            s + &guard_suffix(func, guard)
         }
         InstKind::Allocate { ty } => format!("allocate {ty}"),
         InstKind::Load { ptr } => format!("load {}", op(ptr)),
@@ -153,9 +157,21 @@ pub fn print_inst_kind(func: &Function, kind: &InstKind) -> String {
         InstKind::FromBits { arg, to } => format!("from_bits {} to {to}", op(arg)),
         InstKind::Call { func: callee, args } => format!("call {callee}({})", list(func, args)),
         InstKind::Hint {
-            func: callee, args, ..
-        } => format!("hint {callee}({})", list(func, args)),
+            func: callee,
+            args,
+            guard,
+            ..
+        } => format!(
+            "hint {callee}({}){}",
+            list(func, args),
+            guard_suffix(func, guard)
+        ),
     }
+}
+
+/// ` if g` for a guarded `log` or `hint`, nothing for an unguarded one.
+fn guard_suffix(func: &Function, guard: &Option<ValueId>) -> String {
+    guard.map_or(String::new(), |g| format!(" if {}", operand(func, g)))
 }
 
 /// The text of a terminator.

@@ -12,19 +12,22 @@
 //! 4. **Dominance**: the definition of every used value dominates the use: a parameter of a
 //!    dominating block (or the same block), or a result of an earlier instruction of the same
 //!    block or of an instruction in a strictly dominating block. Constants are everywhere.
+//!    Dominance is computed here (`ir::dom`), not by `analysis`: the IR imports nothing above
+//!    it.
 //! 5. **Block arguments**: every jump passes one argument per parameter of its target, of the
 //!    parameter's type.
 //! 6. **Types**: each instruction's operands have the types its semantics require (see the
 //!    [`crate::ir`] module doc), its results have the types it defines, `br` and `assert`
-//!    conditions are `u1`, `return` matches the function's return types, calls match the callee.
+//!    conditions are `u1`, `return` matches the function's return types, calls match the callee,
+//!    and the guard `if g` of a `hint` or `log` is `u1`.
 //! 7. **Flags**: `nuw` only on `uN` `add`, `sub`, `mul` and `shl`, and on casts to `uN`.
 
+use super::dom::Dominance;
 use super::entities::{BlockId, InstId, ValueId};
 use super::function::{Function, Program, ValueDef};
 use super::instructions::{BinOp, InstKind, Terminator};
 use super::interp::template_slots;
 use super::types::Type;
-use crate::analysis::DomTree;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -295,7 +298,7 @@ impl Verifier<'_> {
         }
 
         // Uses: dominance and types.
-        let dom = DomTree::dominators(func);
+        let dom = Dominance::new(func);
         for &b in &func.layout {
             let block = func.block(b);
             for (pos, &i) in block.insts.iter().enumerate() {
@@ -346,7 +349,7 @@ impl Verifier<'_> {
     fn check_use(
         &mut self,
         defs: &HashMap<ValueId, Def>,
-        dom: &DomTree,
+        dom: &Dominance,
         v: ValueId,
         block: BlockId,
         pos: Option<usize>,
@@ -542,7 +545,17 @@ impl Verifier<'_> {
                     format!("`assert` condition has type {}, not u1", ty(cond)),
                 );
             }
-            InstKind::Log { template, args } => {
+            InstKind::Log {
+                template,
+                args,
+                guard,
+            } => {
+                if let Some(g) = guard {
+                    need(
+                        ty(g).is_bool(),
+                        format!("`log` guard has type {}, not u1", ty(g)),
+                    );
+                }
                 for &a in args {
                     need(
                         ty(&a).pointee().is_none(),
@@ -645,8 +658,15 @@ impl Verifier<'_> {
             func: callee,
             args,
             ret,
+            guard,
         } = &data.kind
         {
+            if let Some(g) = guard {
+                need(
+                    ty(g).is_bool(),
+                    format!("`hint` guard has type {}, not u1", ty(g)),
+                );
+            }
             for e in self.callee_errors("hint", *callee, args, ret, "the hint gives", &ty) {
                 need(false, e);
             }

@@ -17,7 +17,11 @@
 //!   bound to one reference alias each other;
 //! - arguments of a `call` and returned values *escape*: their sites, and everything reachable
 //!   from them through contents, join the contents of `EXTERNAL`; the function's reference
-//!   parameters and call results point to `EXTERNAL` and to every escaped site.
+//!   parameters and call results point to `EXTERNAL` and to every escaped site;
+//! - when the function calls at all, every escaped site's contents include `EXTERNAL` (and so
+//!   every escaped site): a callee may store any reference it can reach into any cell it can
+//!   reach. In `call f1(v3, v1)` where `v3` holds a reference to `v2`, a later `load v3` may
+//!   give `v1`, not only `v2`.
 //!
 //! A site is *single-instance* when its `allocate` is outside every CFG cycle, so that at most one
 //! cell of it exists per call of the function.
@@ -296,6 +300,13 @@ impl<'f> Ctx<'f> {
     fn points_to(&mut self) {
         let external: BTreeSet<Site> = [EXTERNAL].into();
         let incoming = incoming_edges(self.func);
+        let has_call = self.func.layout.iter().any(|b| {
+            self.func
+                .block(*b)
+                .insts
+                .iter()
+                .any(|i| matches!(self.func.inst(*i).kind, InstKind::Call { .. }))
+        });
         loop {
             let mut changed = false;
             for p in self.func.params().to_vec() {
@@ -335,9 +346,17 @@ impl<'f> Ctx<'f> {
             }
             // Whatever an escaped cell points to escapes too.
             let escaped: Vec<Site> = self.contents[EXTERNAL].iter().copied().collect();
-            for s in escaped {
+            for &s in &escaped {
                 let inner = self.contents[s].clone();
                 changed |= self.add_contents(EXTERNAL, &inner);
+            }
+            // A callee may store any reference it can reach (an escaped one, or one to a cell
+            // of its own) into any cell it can reach: after a call, an escaped cell may hold
+            // `EXTERNAL`, which `add_pts` widens to every escaped site.
+            if has_call {
+                for &s in &escaped {
+                    changed |= self.add_contents(s, &external);
+                }
             }
             if !changed {
                 return;

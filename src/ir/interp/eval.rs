@@ -10,8 +10,10 @@ use crate::ir::types::Type;
 use ark_ff::Zero;
 use std::rc::Rc;
 
-/// Evaluates an instruction that neither touches memory nor calls (everything except
-/// `allocate`, `load`, `store` and `call`, for which it gives `None`) on operand values given by
+/// Evaluates an instruction that neither touches memory, calls nor has an effect of its own
+/// (everything except `allocate`, `load`, `store`, `call`, `hint` and `log`, for which it gives
+/// `None`: a `log` with constant operands still prints, so folding must keep it) on operand
+/// values given by
 /// `get`: the interpreter's own semantics, shared with constant folding so that the two can never
 /// disagree. An `Err` is the failure the instruction has at run time on these operands.
 pub fn eval_pure(
@@ -26,6 +28,7 @@ pub fn eval_pure(
             | InstKind::Store { .. }
             | InstKind::Call { .. }
             | InstKind::Hint { .. }
+            | InstKind::Log { .. }
     ) {
         return None;
     }
@@ -171,9 +174,10 @@ fn eval_pure_inner(
         | InstKind::Load { .. }
         | InstKind::Store { .. }
         | InstKind::Call { .. }
-        | InstKind::Hint { .. } => Err(invalid("bug: memory or call instruction in eval_pure")),
-        // Printing is the interpreter's business; as a value computation it is nothing.
-        InstKind::Log { .. } => Ok(vec![]),
+        | InstKind::Hint { .. }
+        | InstKind::Log { .. } => Err(invalid(
+            "bug: memory, call, hint or log instruction in eval_pure",
+        )),
     }
 }
 

@@ -322,6 +322,7 @@ impl<'p> Machine<'p> {
                     func: callee,
                     args,
                     ret,
+                    guard,
                 } = &inst.kind
                 {
                     let args = args
@@ -329,7 +330,17 @@ impl<'p> Machine<'p> {
                         .map(|a| value_of(func, &env, *a))
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(|k| fail(k, Some(pos), inst.loc))?;
-                    let results = self.hint(*callee, args, ret, depth)?;
+                    let enabled = match guard {
+                        Some(g) => {
+                            guard_holds(func, &env, *g).map_err(|k| fail(k, Some(pos), inst.loc))?
+                        }
+                        None => true,
+                    };
+                    let results = if enabled {
+                        self.hint(*callee, args, ret, depth)?
+                    } else {
+                        ret.iter().map(Val::zero).collect()
+                    };
                     if self.record {
                         self.trace[trace_index]
                             .hints
@@ -495,7 +506,16 @@ impl<'p> Machine<'p> {
                 }
                 _ => Err(invalid("`store` through an invalid reference")),
             },
-            InstKind::Log { template, args } => {
+            InstKind::Log {
+                template,
+                args,
+                guard,
+            } => {
+                if let Some(g) = guard {
+                    if !guard_holds(func, env, *g).map_err(Exec::Fail)? {
+                        return Ok(vec![]);
+                    }
+                }
                 let vals = args
                     .iter()
                     .map(|a| Ok((get(a)?, func.value_type(*a).clone())))
@@ -520,6 +540,16 @@ impl<'p> Machine<'p> {
                 .expect("bug: eval_pure rejects a pure instruction")
                 .map_err(Exec::Fail),
         }
+    }
+}
+
+/// Whether the `u1` guard `g` of a `log` or `hint` is 1.
+fn guard_holds(func: &Function, env: &[Option<Val>], g: ValueId) -> Result<bool, Fail> {
+    match value_of(func, env, g)? {
+        Val::UInt(x) => Ok(x != 0),
+        _ => Err(Fail::InvalidProgram(
+            "the guard of a `log` or `hint` is not a u1".into(),
+        )),
     }
 }
 

@@ -433,6 +433,15 @@ struct Scope<'a> {
 }
 
 impl Scope<'_> {
+    /// The optional guard `if g` that ends a `log` or a `hint`.
+    fn guard(&self, func: &mut Function, c: &mut Cursor) -> Result<Option<ValueId>> {
+        if c.eat(&Tok::Ident("if".to_string())) {
+            Ok(Some(self.operand(func, c)?))
+        } else {
+            Ok(None)
+        }
+    }
+
     fn operand(&self, func: &mut Function, c: &mut Cursor) -> Result<ValueId> {
         let (tok, col) = c.next("an operand")?;
         match tok {
@@ -619,7 +628,12 @@ impl Scope<'_> {
                 while c.eat(&Tok::Punct(',')) {
                     args.push(self.operand(func, c)?);
                 }
-                InstKind::Log { template, args }
+                let guard = self.guard(func, c)?;
+                InstKind::Log {
+                    template,
+                    args,
+                    guard,
+                }
             }
             "allocate" => InstKind::Allocate { ty: c.ty()? },
             "load" => InstKind::Load {
@@ -682,10 +696,12 @@ impl Scope<'_> {
                     .get(callee.index())
                     .cloned()
                     .unwrap_or_default();
+                let guard = self.guard(func, c)?;
                 InstKind::Hint {
                     func: callee,
                     args,
                     ret,
+                    guard,
                 }
             }
             other => return Err(c.line.err_at(col, format!("unknown opcode `{other}`"))),

@@ -1,7 +1,9 @@
 //! The [`Emitter`] of one merge: predicated copies of a region's blocks into the head, in
 //! reverse post-order, with their guards, the combining of the edges into each block (`select`
 //! joins), loops unrolled iteration by iteration, and the guarding of everything that can fail
-//! (step 4 of the algorithm in [`super`]).
+//! (step 4 of the algorithm in [`super`]) or has an effect: a copied `log` or `hint` gets its
+//! path's guard (`log "..", v1 if g`, `hint f1(v1) if g`), so it prints or runs only when the
+//! original would have.
 
 use super::MergeError;
 use crate::analysis::{LoopForest, LoopId};
@@ -657,6 +659,14 @@ impl<'a> Emitter<'a> {
                 // A reference on an untaken path may be one no allocation made, which the
                 // interpreter rejects; R1CS has no memory either, so such code stays in blocks.
                 return Err(self.err_unsupported("memory access on a predicated path"));
+            }
+            // A log prints and a hint runs its function only on the paths that reach them: the
+            // copy is guarded (and with the guard it already had, if any).
+            InstKind::Log { guard, .. } | InstKind::Hint { guard, .. } if guarded => {
+                *guard = Some(match *guard {
+                    Some(h) => self.and(g, h),
+                    None => g,
+                });
             }
             InstKind::Call { .. } => return Err(self.err_unsupported("a call")),
             _ => {}
