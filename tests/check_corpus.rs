@@ -128,3 +128,51 @@ fn the_direct_checker_and_ark_relations_agree_on_the_corpus() {
     }
     assert!(agreed > 100 && rejected == agreed, "{agreed} {rejected}");
 }
+
+/// The same agreement on 1,000 random source programs (`zkbc::testgen`) at -O3: on every
+/// execution of every program that compiles and returns, the direct checker and ark-relations
+/// both accept the trace's witness and both reject it with its last instance value changed.
+#[test]
+fn the_direct_checker_and_ark_relations_agree_on_random_programs() {
+    let (mut programs, mut executions) = (0, 0);
+    for seed in 0..1000 {
+        let case = zkbc::testgen::generate(50_000 + seed);
+        let Ok(mut compiled) =
+            driver::compile("random.zok", &case.program.to_string(), &Default::default())
+        else {
+            continue;
+        };
+        if driver::legalize_for_r1cs(&mut compiled.program).is_err() {
+            continue;
+        }
+        let Ok(values) = compiled.inputs_from_json(&case.inputs_json()) else {
+            continue;
+        };
+        let limits = interp::Limits {
+            max_steps: 100_000,
+            ..interp::Limits::default()
+        };
+        let Ok(outcome) = interp::run(&compiled.program, &values, limits) else {
+            continue;
+        };
+        programs += 1;
+        r1cs::for_each_execution(&compiled.program, &outcome, |step, blk, asg| {
+            assert!(
+                blk.first_unsatisfied(asg).is_none() && blk.to_ark(asg).is_satisfied().unwrap(),
+                "seed {seed} step {step}: the trace's witness rejected"
+            );
+            let mut bad = asg.clone();
+            let last = bad.instance.len() - 1;
+            bad.instance[last] += zkbc::field::Fr::from(1u64);
+            assert!(
+                blk.first_unsatisfied(&bad).is_some() && !blk.to_ark(&bad).is_satisfied().unwrap(),
+                "seed {seed} step {step}: a changed output accepted by one of the checkers"
+            );
+            executions += 1;
+            Ok(())
+        })
+        .unwrap();
+    }
+    println!("{programs} random programs, {executions} executions");
+    assert!(programs > 500, "only {programs} random programs ran");
+}
