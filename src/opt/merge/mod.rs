@@ -229,7 +229,13 @@ pub fn run(program: &mut Program) -> PassStats {
 pub fn run_with(program: &mut Program, options: &MergeOptions) -> Result<PassStats, MergeError> {
     if options.monolithic {
         let mut stats = PassStats::default();
+        // Only the circuit is one block: a function that runs only as a `hint` is computed by
+        // the interpreter, and may loop as long as it likes.
+        let circuit = program.circuit_funcs();
         for f in program.func_ids().collect::<Vec<_>>() {
+            if !circuit[f.index()] {
+                continue;
+            }
             let func = program.func_mut(f);
             let before = func.layout.len();
             if merge_function(func, options.max_unrolled)? {
