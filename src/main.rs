@@ -69,7 +69,7 @@ enum Command {
     /// Compile a program (ZoKrates .zok, or IR text), run it in the reference interpreter and
     /// print `{"outputs": [...]}` (one entry per returned value).
     #[command(
-        after_help = "Examples:\n  zkbc run circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc run circuits/gcd.zok -a 1071 462 --log"
+        after_help = "Examples:\n  zkbc run circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc run circuits/gcd.zok --log -a 1071 462"
     )]
     Run {
         #[command(flatten)]
@@ -147,7 +147,7 @@ enum Command {
     /// export makes every block's state public and warns about each private input of main.
     /// Without inputs only the constraint systems are written.
     #[command(
-        after_help = "Examples:\n  zkbc export circuits/gcd.zok --inputs circuits/gcd.json -o out\n  zkbc export circuits/mimc.zok --monolithic -a 3 5 -o out"
+        after_help = "Examples:\n  zkbc export circuits/gcd.zok --inputs circuits/gcd.json -o out\n  zkbc export circuits/mimc.zok --monolithic -o out -a 3 5"
     )]
     Export {
         #[command(flatten)]
@@ -180,7 +180,7 @@ enum Command {
     /// runs on INPUTS_DIR/NAME.json when that file exists and is reported statically otherwise.
     /// A program that fails has a row that says so; the exit status is then 1.
     #[command(
-        after_help = "Examples:\n  zkbc table circuits/*.zok --inputs-dir circuits -O 1,2,3\n  zkbc table circuits/gcd.zok circuits/mimc.zok --merge-policy cost,threshold --format json -o table.json"
+        after_help = "Examples:\n  zkbc table circuits/gcd.zok circuits/mimc.zok circuits/cold_branch.zok -O 1,2,3\n  zkbc table circuits/gcd.zok circuits/mimc.zok --merge-policy cost,threshold --format json -o table.json"
     )]
     Table {
         /// The programs.

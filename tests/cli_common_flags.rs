@@ -310,3 +310,49 @@ fn every_help_has_an_example() {
         "{help}"
     );
 }
+
+/// Every example in every `--help` runs and succeeds (in a scratch directory that sees the
+/// shipped programs; a pipe or redirection is left off).
+#[test]
+fn every_example_runs() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for shipped in ["circuits", "examples"] {
+        std::os::unix::fs::symlink(root.join(shipped), dir.path().join(shipped)).expect("links");
+    }
+    let mut helps = vec![stdout(&zkbc(&["--help"]))];
+    for cmd in [
+        "run", "check", "report", "prove", "export", "compile", "table", "abi", "query", "opt",
+        "interp", "verify",
+    ] {
+        helps.push(stdout(&zkbc(&[cmd, "--help"])));
+    }
+    let mut ran = 0;
+    for help in &helps {
+        let examples = help
+            .lines()
+            .skip_while(|l| !l.starts_with("Example"))
+            .filter_map(|l| l.strip_prefix("  zkbc "));
+        for example in examples {
+            let args: Vec<&str> = example
+                .split(['|', '>'])
+                .next()
+                .expect("a command")
+                .split_whitespace()
+                .collect();
+            let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
+                .args(&args)
+                .current_dir(dir.path())
+                .output()
+                .expect("zkbc runs");
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "zkbc {example}: {}",
+                stderr(&out)
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 2 * 10, "only {ran} examples");
+}
