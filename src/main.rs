@@ -17,7 +17,7 @@ use cli::ir_text::{interp_command, opt_command, verify_command};
 use cli::program::{abi_command, compile_command, query, run_command};
 use cli::report::{report_command, table_command, table_pipelines, zokrates_table_command};
 use cli::{read, read_json, user_error, Exit};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use zkbc::driver::measure::{self, Settings};
 use zkbc::ir::interp;
@@ -28,69 +28,93 @@ use zkbc::{driver, opt, r1cs};
     name = "zkbc",
     version,
     about = "Compile ZoKrates programs to block IR and per-block R1CS over BN254, and report what a block-based sumcheck prover would pay",
-    long_about = None
+    long_about = None,
+    after_help = "Examples:\n  zkbc run circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc report circuits/bubble_sort.zok --inputs circuits/bubble_sort.json"
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+// The help of a flag that several commands take, written once so that it means one thing.
+const INPUTS_HELP: &str = "Inputs (`-` for stdin): for .zok a JSON object keyed by main's \
+    parameter names, or a JSON array with one value per parameter (field and uN as decimal \
+    strings or numbers, uN also as 0x hexadecimal, bools, arrays as arrays, structs as \
+    objects); for IR a JSON array, one entry per parameter. Default: no inputs";
+const MAX_STEPS_HELP: &str = "The most IR instructions one run may execute; a run that needs \
+    more fails with a step-limit error";
+const QUIET_HELP: &str = "No progress bar and no status lines (such as the files `export` \
+    wrote); the result, warnings and errors still print";
+const LOG_HELP: &str = "Print the lines of the program's `log(...)` statements on stderr, in \
+    ZoKrates' format (`x is {\"a\":[\"1\"],\"b\":true}`), after a run that succeeds";
+const OPT_LEVEL_HELP: &str = "Optimization level: 0 (none), 1 (inline, mem2reg, dce, \
+    simplify_cfg), 2 (adds sccp, fold_bits, ranges, indvars, remat, gvn), 3 (the default; adds \
+    block merging). `zkbc table` takes a comma-separated list (a row per level)";
+const MIN_BLOCK_SIZE_HELP: &str = "MIN_BLOCK_SIZE of the merge threshold max(MIN_BLOCK_SIZE, \
+    next_pow2(largest block)) (`--merge-policy threshold`), and of the report's uniform model. \
+    `zkbc table` takes a comma-separated list (a row per size)";
+const MERGE_POLICY_HELP: &str = "How -O3 decides what to merge: `cost` (the default) merges \
+    what lowers the predicted sumcheck cells and keeps the cheapest of that, no merging, one \
+    block and the threshold rule; `threshold` is CoBBl's rule: every merge component below \
+    THRESHOLD. `zkbc table` takes a comma-separated list (a row per policy at -O3)";
+const FIELD_CMP_HELP: &str = "Comparison of two non-constant field elements: `complete` (over \
+    the whole field) or `zokrates` (ZoKrates' semantics: both operands must be below 2^252, \
+    else the comparison fails at run time and the instance is unsatisfiable; cheaper)";
+const FORMAT_HELP: &str = "Output form (the values below; text for people is the default)";
+
+/// The commands, in the order a user needs them: run a program, check and measure it, prove
+/// and export it, look at what it compiles to, then the tools on IR text.
 #[derive(Subcommand)]
 enum Command {
-    /// Run a text-format IR program in the reference interpreter and print its outputs as JSON.
-    Interp {
-        /// The IR file (text format, see docs/ir.md).
-        file: PathBuf,
-        /// JSON array with one entry per parameter of main (field and uN as decimal strings,
-        /// bools as true/false, arrays as arrays). Default: no inputs.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        /// Also print the block trace (each executed block with its parameters) on stderr.
-        #[arg(long)]
-        trace: bool,
-        /// Maximum number of instructions executed.
-        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
-        max_steps: u64,
+    /// Compile a program (ZoKrates .zok, or IR text), run it in the reference interpreter and
+    /// print `{"outputs": [...]}` (one entry per returned value).
+    #[command(
+        after_help = "Examples:\n  zkbc run circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc run circuits/gcd.zok --log -a 1071 462"
+    )]
+    Run {
+        #[command(flatten)]
+        compile: CompileArgs,
+        #[command(flatten)]
+        run: RunArgs,
     },
     /// Compile and run a program, lower every executed block to its R1CS instance, assign it
     /// from the run's trace and check it is satisfied (exit 0 only if every executed block is).
+    #[command(
+        after_help = "Examples:\n  zkbc check circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc check circuits/gcd.zok --inputs circuits/gcd.json --soundness --format json"
+    )]
     Check {
         #[command(flatten)]
         compile: CompileArgs,
-        /// Inputs, as for `run`.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        /// Maximum number of IR instructions executed.
-        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
-        max_steps: u64,
+        #[command(flatten)]
+        run: RunArgs,
         /// Also look for under-constrained blocks: for every executed block, change each output
         /// leaf and each witness in an assertion-shaped constraint, repair the other witnesses,
         /// and report every instance that still accepts (exit status 1 if any).
         #[arg(long)]
         soundness: bool,
+        #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
+        format: ResultFormat,
+        #[command(flatten)]
+        quiet: QuietArg,
     },
     /// Compile a program, lower every block to R1CS, run it on the inputs (checking every
     /// executed block's instance), and report what a block-based sumcheck prover pays: padded
-    /// sizes, padding waste, sumcheck cells (see docs/report.md). Without --inputs the
+    /// sizes, padding waste, sumcheck cells (see docs/report.md). Without inputs the
     /// executions are counted statically where they are known.
+    #[command(
+        after_help = "Examples:\n  zkbc report circuits/bubble_sort.zok --inputs circuits/bubble_sort.json\n  zkbc report circuits/cold_branch.zok --inputs circuits/cold_branch.json --explain --format json -o report.json"
+    )]
     Report {
         #[command(flatten)]
         compile: CompileArgs,
-        /// Inputs, as for `run`. Without it, a static report.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        /// Output form.
-        #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+        #[command(flatten)]
+        run: RunArgs,
+        #[arg(long, value_enum, default_value_t = ReportFormat::Table, help = FORMAT_HELP)]
         format: ReportFormat,
-        /// Write the report to this file instead of stdout.
-        #[arg(short = 'o', long = "output")]
-        output: Option<PathBuf>,
-        /// No progress bar.
-        #[arg(long, short = 'q')]
-        quiet: bool,
-        /// Maximum number of IR instructions executed.
-        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
-        max_steps: u64,
+        #[command(flatten)]
+        output: OutputArg,
+        #[command(flatten)]
+        quiet: QuietArg,
         /// Also say what cost-driven block formation decided and why: every merge component
         /// it considered, per round, with its predicted cells kept and merged, and the
         /// whole-program formations it compared (text after the table, an `explain` array in
@@ -102,19 +126,62 @@ enum Command {
     /// spartan_parallel runs it), verify the proof, and print the measured prover and verifier
     /// time per block beside its sumcheck cells. There is no polynomial commitment: this
     /// measures the prover's sumcheck work; it is not a succinct or zero-knowledge proof.
+    #[command(
+        after_help = "Examples:\n  zkbc prove circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc prove circuits/mimc.zok --inputs circuits/mimc.json --format json"
+    )]
     Prove {
         #[command(flatten)]
         compile: CompileArgs,
-        /// Inputs, as for `run`.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        /// Maximum number of IR instructions executed.
-        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
-        max_steps: u64,
+        #[command(flatten)]
+        run: RunArgs,
+        #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
+        format: ResultFormat,
+        #[command(flatten)]
+        quiet: QuietArg,
+    },
+    /// Write each executed block's instance as an iden3 `.r1cs` file and each of its executions
+    /// as a `.wtns` witness (the formats circom writes and snarkjs reads) into the directory
+    /// `-o`. A one-block program (`--monolithic`) is written as one circuit, `main.r1cs` with
+    /// `main.sym` and `main.wtns`, whose public wires are exactly main's outputs and public
+    /// inputs (parameters are public unless declared `private`, as in ZoKrates); a block-based
+    /// export makes every block's state public and warns about each private input of main.
+    /// Without inputs only the constraint systems are written.
+    #[command(
+        after_help = "Examples:\n  zkbc export circuits/gcd.zok --inputs circuits/gcd.json -o out\n  zkbc export circuits/mimc.zok --monolithic -o out -a 3 5"
+    )]
+    Export {
+        #[command(flatten)]
+        compile: CompileArgs,
+        #[command(flatten)]
+        run: RunArgs,
+        #[command(flatten)]
+        output: OutputDirArg,
+        #[command(flatten)]
+        quiet: QuietArg,
+    },
+    /// Compile a program (ZoKrates .zok, or IR text) and print it in the requested form. With
+    /// inputs, block formation is profiled on them (their execution counts decide what is
+    /// merged), so this prints the program `report --inputs` measures.
+    #[command(
+        after_help = "Examples:\n  zkbc compile circuits/gcd.zok -O2\n  zkbc compile circuits/gcd.zok --show cfg | dot -Tsvg > gcd.svg"
+    )]
+    Compile {
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// What to print (default: ir, or dot when --show is given).
+        #[arg(long, value_enum)]
+        emit: Option<Emit>,
+        /// Which graph to draw; implies `--emit dot` (default with `--emit dot`: cfg).
+        #[arg(long, value_enum)]
+        show: Option<Show>,
     },
     /// One table over many programs and pipelines (like Bril's brench): a row per program,
-    /// -O level and min block size, with the report's totals. Program NAME.zok runs on
-    /// INPUTS_DIR/NAME.json when that file exists and is reported statically otherwise.
+    /// -O level, min block size and merge policy, with the report's totals. Program NAME.zok
+    /// runs on INPUTS_DIR/NAME.json when that file exists and is reported statically otherwise.
+    /// A program that fails has a row that says so; the exit status is then 1.
+    #[command(
+        after_help = "Examples:\n  zkbc table circuits/gcd.zok circuits/mimc.zok circuits/cold_branch.zok -O 1,2,3\n  zkbc table circuits/gcd.zok circuits/mimc.zok --merge-policy cost,threshold --format json -o table.json"
+    )]
     Table {
         /// The programs.
         #[arg(required_unless_present = "zokrates")]
@@ -129,15 +196,11 @@ enum Command {
         /// Where NAME.json inputs are looked up (default: each program's own directory).
         #[arg(long)]
         inputs_dir: Option<PathBuf>,
-        /// Comma-separated -O levels.
-        #[arg(short = 'O', long = "opt-levels", value_delimiter = ',', default_value = "1,2,3", value_parser = parse_level)]
+        #[arg(short = 'O', long = "opt-level", alias = "opt-levels", value_name = "OPT_LEVEL", value_delimiter = ',', default_value = "1,2,3", value_parser = parse_level, help = OPT_LEVEL_HELP)]
         opt_levels: Vec<opt::OptLevel>,
-        /// Comma-separated MIN_BLOCK_SIZE values.
-        #[arg(long, value_delimiter = ',', default_value = "1024")]
+        #[arg(long = "min-block-size", alias = "min-block-sizes", value_name = "MIN_BLOCK_SIZE", value_delimiter = ',', default_value = "1024", help = MIN_BLOCK_SIZE_HELP)]
         min_block_sizes: Vec<u64>,
-        /// Comma-separated merge policies of the -O3 rows: `cost` (the default: decided by
-        /// predicted cells) and `threshold` (the seed's rule, at each MIN_BLOCK_SIZE).
-        #[arg(long, value_delimiter = ',', default_value = "cost", value_parser = parse_policy)]
+        #[arg(long = "merge-policy", alias = "merge-policies", value_name = "MERGE_POLICY", value_delimiter = ',', default_value = "cost", value_parser = parse_policy, help = MERGE_POLICY_HELP)]
         merge_policies: Vec<opt::merge::MergePolicy>,
         /// Also a row per program and level without merging (`--no-merge`).
         #[arg(long)]
@@ -146,114 +209,33 @@ enum Command {
         /// which have no one-block circuit, are left out of those rows).
         #[arg(long)]
         with_monolithic: bool,
-        /// Output form.
-        #[arg(long, value_enum, default_value_t = TableFormat::Markdown)]
+        #[arg(long, value_enum, default_value_t = TableFormat::Markdown, help = FORMAT_HELP)]
         format: TableFormat,
         /// With --format pivot: the total to tabulate (constraints, executed_constraints,
         /// transitions, sumcheck_cells, uniform_cells, padding_waste, rounds, monolithic_cells).
         #[arg(long, default_value = "sumcheck_cells")]
         metric: String,
-        /// Write the table to this file instead of stdout.
-        #[arg(short = 'o', long = "output")]
-        output: Option<PathBuf>,
-        /// No progress bar.
-        #[arg(long, short = 'q')]
-        quiet: bool,
-        /// Maximum number of IR instructions executed per run.
-        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
-        max_steps: u64,
-        /// Comparison of two non-constant field elements, as for the compiling commands.
-        #[arg(long, default_value = "complete", value_parser = parse_field_cmp)]
-        field_cmp: measure::FieldCmp,
-    },
-    /// Write each executed block's instance as an iden3 `.r1cs` file and each of its executions
-    /// as a `.wtns` witness (the formats circom writes and snarkjs reads) into a directory. A
-    /// one-block program (`--monolithic`) is written as one circuit, `main.r1cs` with
-    /// `main.sym` and `main.wtns`, whose public wires are exactly main's outputs and public
-    /// inputs (parameters are public unless declared `private`, as in ZoKrates); a block-based
-    /// export makes every block's state public and warns about each private input of main.
-    Export {
         #[command(flatten)]
-        compile: CompileArgs,
-        /// Inputs, as for `run`; without them only the constraint systems are written.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        /// Maximum number of IR instructions executed.
-        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
+        output: OutputArg,
+        #[command(flatten)]
+        quiet: QuietArg,
+        #[arg(long, default_value_t = interp::Limits::default().max_steps, help = MAX_STEPS_HELP)]
         max_steps: u64,
-        /// The directory to write (created if missing).
-        #[arg(short = 'o', long = "out")]
-        out: PathBuf,
+        #[arg(long, default_value = "complete", value_parser = parse_field_cmp, help = FIELD_CMP_HELP)]
+        field_cmp: measure::FieldCmp,
     },
     /// Print main's interface in ZoKrates' `abi.json` shape: each input's name, visibility
     /// (public unless declared `private`) and type, and the output type.
+    #[command(after_help = "Example:\n  zkbc abi circuits/gcd.zok > abi.json")]
     Abi {
         /// The program (ZoKrates source, .zok).
         file: PathBuf,
     },
-    /// Check a text-format IR program against every IR invariant and list each violation.
-    Verify {
-        /// The IR file.
-        file: PathBuf,
-    },
-    /// Compile a program (ZoKrates .zok, or IR text), run it in the reference interpreter and
-    /// print `{"outputs": [...]}` (one entry per returned value).
-    Run {
-        #[command(flatten)]
-        compile: CompileArgs,
-        /// Inputs (`-` for stdin): for .zok a JSON object keyed by main's parameter names, or a
-        /// JSON array with one value per parameter (field and uN as decimal strings or numbers,
-        /// uN also as 0x hexadecimal, bools, arrays as arrays, structs as objects); for IR a
-        /// JSON array, one entry per parameter. Default: no inputs.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        /// Maximum number of IR instructions executed.
-        #[arg(long, default_value_t = interp::Limits::default().max_steps)]
-        max_steps: u64,
-        /// Print the lines of the program's `log(...)` statements on stderr, in ZoKrates'
-        /// format (`x is {"a":["1"],"b":true}`), after a run that succeeds.
-        #[arg(long)]
-        log: bool,
-    },
-    /// Compile a program (ZoKrates .zok, or IR text) and print it in the requested form.
-    Compile {
-        #[command(flatten)]
-        compile: CompileArgs,
-        /// Inputs, as for `run`: block formation is profiled on them (their execution counts
-        /// decide what is merged), so this prints the program `report --inputs` measures.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        /// What to print.
-        #[arg(long, value_enum, default_value_t = Emit::Ir)]
-        emit: Emit,
-        /// With `--emit dot`: which graph to draw.
-        #[arg(long, value_enum, default_value_t = Show::Cfg)]
-        show: Show,
-    },
-    /// Optimize a text-format IR program and print the result.
-    Opt {
-        /// The IR file.
-        file: PathBuf,
-        /// Comma-separated passes to run once each, in order (inline, mem2reg, sccp, fold_bits,
-        /// ranges, indvars, remat, gvn, dce, simplify_cfg, merge). Without it, the pipeline of
-        /// `-O`.
-        #[arg(long, value_delimiter = ',')]
-        passes: Option<Vec<String>>,
-        /// Optimization level 0 to 3, used when `--passes` is not given.
-        #[arg(short = 'O', long = "opt-level", default_value = "3")]
-        level: String,
-        /// Print the program (on stderr) after every run of this pass; may be repeated.
-        #[arg(long)]
-        print_after: Vec<String>,
-        /// Do not run this pass; may be repeated.
-        #[arg(long)]
-        skip: Vec<String>,
-        /// Print the time and changes of every pass run (on stderr).
-        #[arg(long)]
-        time_passes: bool,
-    },
     /// Find every match of a structure query (SESE regions, counted loops, idioms) in a
     /// ZoKrates program (.zok) or a text-format IR program, with its location.
+    #[command(
+        after_help = "Examples:\n  zkbc query --list\n  zkbc query circuits/matmul.zok --pattern counted-loop"
+    )]
     Query {
         /// The program (.zok, or IR text in any other file).
         #[arg(required_unless_present = "list")]
@@ -269,9 +251,86 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Optimize a text-format IR program and print the result.
+    #[command(
+        after_help = "Examples:\n  zkbc opt examples/ir/sum_loop.ir --passes mem2reg,sccp\n  zkbc opt examples/ir/sum_loop.ir -O2 --time-passes"
+    )]
+    Opt {
+        /// The IR file.
+        file: PathBuf,
+        /// Comma-separated passes to run once each, in order (inline, mem2reg, sccp, fold_bits,
+        /// ranges, indvars, remat, gvn, dce, simplify_cfg, merge). Without it, the pipeline of
+        /// `-O`.
+        #[arg(long, value_delimiter = ',')]
+        passes: Option<Vec<String>>,
+        #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level, help = OPT_LEVEL_HELP)]
+        opt_level: opt::OptLevel,
+        /// Print the program (on stderr) after every run of this pass; may be repeated.
+        #[arg(long)]
+        print_after: Vec<String>,
+        /// Do not run this pass; may be repeated.
+        #[arg(long)]
+        skip: Vec<String>,
+        /// Print the time and changes of every pass run (on stderr).
+        #[arg(long)]
+        time_passes: bool,
+    },
+    /// Run a text-format IR program in the reference interpreter and print its outputs as JSON.
+    #[command(
+        after_help = "Example:\n  zkbc interp examples/ir/sum_loop.ir --inputs examples/ir/sum_loop.json --trace"
+    )]
+    Interp {
+        /// The IR file (text format, see docs/ir.md).
+        file: PathBuf,
+        #[arg(long, help = INPUTS_HELP)]
+        inputs: Option<PathBuf>,
+        /// Also print the block trace (each executed block with its parameters) on stderr.
+        #[arg(long)]
+        trace: bool,
+        #[arg(long, default_value_t = interp::Limits::default().max_steps, help = MAX_STEPS_HELP)]
+        max_steps: u64,
+    },
+    /// Check a text-format IR program against every IR invariant and list each violation.
+    #[command(after_help = "Example:\n  zkbc verify examples/ir/sum_loop.ir")]
+    Verify {
+        /// The IR file.
+        file: PathBuf,
+    },
 }
 
-/// Graphs `zkbc compile --emit dot` draws.
+/// What every command that runs the program takes.
+#[derive(clap::Args)]
+struct RunArgs {
+    #[arg(long, default_value_t = interp::Limits::default().max_steps, help = MAX_STEPS_HELP)]
+    max_steps: u64,
+    #[arg(long, help = LOG_HELP)]
+    log: bool,
+}
+
+/// `-q/--quiet`, on every command that prints progress or status lines.
+#[derive(clap::Args)]
+struct QuietArg {
+    #[arg(short = 'q', long, help = QUIET_HELP)]
+    quiet: bool,
+}
+
+/// `-o/--output` of the commands that write one file (stdout without it).
+#[derive(clap::Args)]
+struct OutputArg {
+    /// Write the output to this file instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+}
+
+/// `-o/--output` of `export`, which writes a directory (`--out` is its former spelling).
+#[derive(clap::Args)]
+struct OutputDirArg {
+    /// The directory to write the files into (created if missing).
+    #[arg(short = 'o', long = "output", alias = "out", value_name = "OUT")]
+    output: PathBuf,
+}
+
+/// Graphs `zkbc compile --show` draws.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Show {
     /// The control-flow graph.
@@ -306,6 +365,18 @@ enum TableFormat {
     Csv,
     /// One metric (--metric): programs down, pipelines across.
     Pivot,
+    /// A JSON array of the reports (docs/report.md's schema); a failed row is an object with
+    /// `error`.
+    Json,
+}
+
+/// Output forms of `zkbc check` and `zkbc prove`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ResultFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON object (fields in docs/report.md, "check and prove as JSON").
+    Json,
 }
 
 /// What every command that compiles takes.
@@ -313,26 +384,21 @@ enum TableFormat {
 struct CompileArgs {
     /// The program: ZoKrates source (.zok) or text-format IR (any other extension).
     file: PathBuf,
+    #[arg(long, help = INPUTS_HELP)]
+    inputs: Option<PathBuf>,
     /// main's arguments as ZoKrates' `compute-witness -a` takes them, instead of --inputs: its
     /// parameters flattened to scalars in order (arrays element by element, structs member by
     /// member), each decimal or 0x hexadecimal, bools as 0 or 1. Put it last.
     #[arg(short = 'a', long = "args", num_args = 1.., value_name = "ARG", conflicts_with = "inputs")]
     args: Vec<String>,
-    /// Optimization level: 0 (none), 1 (inline, mem2reg, dce, simplify_cfg), 2 (adds sccp,
-    /// fold_bits, ranges, indvars, remat, gvn), 3 (the default; adds block merging).
-    #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level)]
+    #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level, help = OPT_LEVEL_HELP)]
     opt_level: opt::OptLevel,
     /// Do not merge blocks (-O3 without the merge pass).
     #[arg(long, conflicts_with = "monolithic")]
     no_merge: bool,
-    /// How -O3 decides what to merge: `cost` (the default) merges what lowers the predicted
-    /// sumcheck cells and keeps the cheapest of that, no merging, one block and the threshold
-    /// rule; `threshold` is the seed's (CoBBl's) rule: every merge component below THRESHOLD.
-    #[arg(long, default_value = "cost", value_parser = parse_policy)]
+    #[arg(long, default_value = "cost", value_parser = parse_policy, help = MERGE_POLICY_HELP)]
     merge_policy: opt::merge::MergePolicy,
-    /// MIN_BLOCK_SIZE of the merge threshold max(MIN_BLOCK_SIZE, next_pow2(largest block))
-    /// (`--merge-policy threshold`).
-    #[arg(long, default_value_t = opt::merge::DEFAULT_MIN_BLOCK_SIZE)]
+    #[arg(long, default_value_t = opt::merge::DEFAULT_MIN_BLOCK_SIZE, help = MIN_BLOCK_SIZE_HELP)]
     min_block_size: u64,
     /// Merge the whole program into one block (every branch predicated, every loop unrolled):
     /// the single circuit a ZoKrates-style compiler emits. Needs -O2 or -O3.
@@ -346,10 +412,7 @@ struct CompileArgs {
     /// block fails with an error instead of exhausting memory.
     #[arg(long, default_value_t = r1cs::DEFAULT_MAX_CONSTRAINTS)]
     max_constraints: usize,
-    /// Comparison of two non-constant field elements: `complete` (over the whole field) or
-    /// `zokrates` (ZoKrates' semantics: both operands must be below 2^252, else the comparison
-    /// fails at run time and the instance is unsatisfiable; cheaper).
-    #[arg(long, default_value = "complete", value_parser = parse_field_cmp)]
+    #[arg(long, default_value = "complete", value_parser = parse_field_cmp, help = FIELD_CMP_HELP)]
     field_cmp: measure::FieldCmp,
 }
 
@@ -394,9 +457,9 @@ impl CompileArgs {
 
     /// The inputs in the program's JSON encoding: from `-a`, or read from the `--inputs` file
     /// (`-` is stdin), or none.
-    fn input_json(&self, inputs: Option<&Path>) -> Result<Option<serde_json::Value>, Exit> {
+    fn input_json(&self) -> Result<Option<serde_json::Value>, Exit> {
         if self.args.is_empty() {
-            return inputs.map(read_json).transpose();
+            return self.inputs.as_deref().map(read_json).transpose();
         }
         let text = read(&self.file)?;
         driver::inputs_from_args(&self.file.display().to_string(), &text, &self.args)
@@ -424,77 +487,62 @@ impl CompileArgs {
 }
 
 /// Output forms of `zkbc compile`.
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Emit {
     /// The IR in the text format.
     Ir,
-    /// Graphviz DOT of the graph chosen by --show.
+    /// Graphviz DOT of the graph chosen by --show (cfg unless given).
     Dot,
 }
 
 fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
-        Command::Interp {
-            file,
-            inputs,
-            trace,
-            max_steps,
-        } => interp_command(file, inputs, trace, max_steps),
-        Command::Run {
-            compile,
-            inputs,
-            max_steps,
-            log,
-        } => run_command(compile, inputs, max_steps, log),
-        Command::Compile {
-            compile,
-            inputs,
-            emit,
-            show,
-        } => compile_command(compile, inputs, emit, show),
-        Command::Opt {
-            file,
-            passes,
-            level,
-            print_after,
-            skip,
-            time_passes,
-        } => opt_command(file, passes, level, print_after, skip, time_passes),
-        Command::Query {
-            file,
-            pattern,
-            query: text,
-            list,
-        } => query(file, pattern, text, list),
+        Command::Run { compile, run } => run_command(compile, run),
         Command::Check {
             compile,
-            inputs,
-            max_steps,
+            run,
             soundness,
-        } => check_command(compile, inputs, max_steps, soundness),
+            format,
+            quiet,
+        } => check_command(compile, run, soundness, format, quiet.quiet),
         Command::Report {
             compile,
-            inputs,
+            run,
             format,
             output,
             quiet,
-            max_steps,
             explain,
         } => report_command(
             &compile,
-            inputs.as_deref(),
-            &compile.settings(max_steps),
-            (format, explain),
-            output.as_deref(),
-            quiet,
+            &compile.settings(run.max_steps),
+            (format, explain, run.log),
+            output.output.as_deref(),
+            quiet.quiet,
         ),
+        Command::Prove {
+            compile,
+            run,
+            format,
+            quiet,
+        } => prove_command(compile, run, format, quiet.quiet),
+        Command::Export {
+            compile,
+            run,
+            output,
+            quiet,
+        } => export_command(compile, run, output.output, quiet.quiet),
+        Command::Compile {
+            compile,
+            emit,
+            show,
+        } => compile_command(compile, emit, show),
         Command::Table {
             zokrates: Some(dir),
             format,
             output,
             field_cmp,
             ..
-        } => zokrates_table_command(dir, format, output, field_cmp),
+        } => zokrates_table_command(dir, format, output.output, field_cmp),
         Command::Table {
             files,
             inputs_dir,
@@ -521,23 +569,32 @@ fn run(cli: Cli) -> Result<(), Exit> {
                 with_monolithic,
             ),
             (format, &metric),
-            output.as_deref(),
-            quiet,
+            output.output.as_deref(),
+            quiet.quiet,
             (max_steps, field_cmp),
         ),
-        Command::Prove {
-            compile,
-            inputs,
-            max_steps,
-        } => prove_command(compile, inputs, max_steps),
-        Command::Export {
-            compile,
-            inputs,
-            max_steps,
-            out,
-        } => export_command(compile, inputs, max_steps, out),
-        Command::Verify { file } => verify_command(file),
         Command::Abi { file } => abi_command(file),
+        Command::Query {
+            file,
+            pattern,
+            query: text,
+            list,
+        } => query(file, pattern, text, list),
+        Command::Opt {
+            file,
+            passes,
+            opt_level,
+            print_after,
+            skip,
+            time_passes,
+        } => opt_command(file, passes, opt_level, print_after, skip, time_passes),
+        Command::Interp {
+            file,
+            inputs,
+            trace,
+            max_steps,
+        } => interp_command(file, inputs, trace, max_steps),
+        Command::Verify { file } => verify_command(file),
     }
 }
 
@@ -554,6 +611,145 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {}", e.message);
             ExitCode::from(e.code)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+    use std::collections::BTreeMap;
+
+    /// A long flag as one command defines it.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    struct Flag {
+        short: Option<char>,
+        value_names: Vec<String>,
+        takes_value: bool,
+        help: String,
+    }
+
+    /// Flags whose help names what the command writes, so it differs by command: the output
+    /// forms of `--format` (each command lists its own values) and `-o`'s file or directory.
+    /// Their short and value names must still agree.
+    const HELP_PER_COMMAND: [&str; 1] = ["output"];
+
+    /// Every long flag of every command (and of the top level), with the commands using it.
+    fn flags() -> BTreeMap<String, Vec<(String, Flag)>> {
+        let cli = Cli::command();
+        let mut out: BTreeMap<String, Vec<(String, Flag)>> = BTreeMap::new();
+        let commands = std::iter::once(&cli).chain(cli.get_subcommands());
+        for cmd in commands {
+            for arg in cmd.get_arguments() {
+                let Some(long) = arg.get_long() else { continue };
+                let flag = Flag {
+                    short: arg.get_short(),
+                    value_names: arg
+                        .get_value_names()
+                        .map(|v| v.iter().map(|s| s.to_string()).collect())
+                        .unwrap_or_default(),
+                    takes_value: arg.get_action().takes_values(),
+                    help: arg.get_help().map(|h| h.to_string()).unwrap_or_default(),
+                };
+                out.entry(long.to_string())
+                    .or_default()
+                    .push((cmd.get_name().to_string(), flag));
+            }
+        }
+        out
+    }
+
+    /// The same long flag means one thing on every command: the same short name, the same
+    /// value name, and (but for `-o`, whose help says file or directory) the same help text.
+    #[test]
+    fn a_long_flag_is_spelled_once() {
+        let flags = flags();
+        // The walk sees the flags of every command, flattened ones included.
+        let users = |long: &str| -> Vec<String> {
+            flags[long].iter().map(|(cmd, _)| cmd.clone()).collect()
+        };
+        assert_eq!(users("output"), ["report", "export", "table"]);
+        assert_eq!(
+            users("quiet"),
+            ["check", "report", "prove", "export", "table"]
+        );
+        assert_eq!(users("log"), ["run", "check", "report", "prove", "export"]);
+        assert_eq!(users("format"), ["check", "report", "prove", "table"]);
+        let mut problems = Vec::new();
+        for (long, uses) in flags {
+            let (first_cmd, first) = &uses[0];
+            for (cmd, flag) in &uses[1..] {
+                let same = flag.short == first.short
+                    && flag.value_names == first.value_names
+                    && flag.takes_value == first.takes_value
+                    && (HELP_PER_COMMAND.contains(&long.as_str()) || flag.help == first.help);
+                if !same {
+                    problems.push(format!(
+                        "--{long}: `{first_cmd}` has {first:?}, `{cmd}` has {flag:?}"
+                    ));
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    /// No two different long flags share a short name, on any two commands.
+    #[test]
+    fn a_short_flag_names_one_long_flag() {
+        let mut longs_of: BTreeMap<char, Vec<String>> = BTreeMap::new();
+        for (long, uses) in flags() {
+            for (_, flag) in uses {
+                if let Some(short) = flag.short {
+                    let longs = longs_of.entry(short).or_default();
+                    if !longs.contains(&long) {
+                        longs.push(long.clone());
+                    }
+                }
+            }
+        }
+        let shared: Vec<String> = longs_of
+            .iter()
+            .filter(|(_, longs)| longs.len() > 1)
+            .map(|(short, longs)| format!("-{short}: --{}", longs.join(", --")))
+            .collect();
+        assert!(shared.is_empty(), "{}", shared.join("\n"));
+        // The flags every command spells the same way are where they should be.
+        for (short, long) in [
+            ('o', "output"),
+            ('q', "quiet"),
+            ('O', "opt-level"),
+            ('a', "args"),
+        ] {
+            assert_eq!(longs_of.get(&short), Some(&vec![long.to_string()]));
+        }
+    }
+
+    /// Every command has an example in its help, and the commands are listed in the order a
+    /// user needs them.
+    #[test]
+    fn every_command_has_an_example_and_the_order_is_the_users() {
+        let cli = Cli::command();
+        cli.clone().debug_assert();
+        let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+        assert_eq!(
+            names,
+            [
+                "run", "check", "report", "prove", "export", "compile", "table", "abi", "query",
+                "opt", "interp", "verify"
+            ]
+        );
+        for cmd in cli.get_subcommands() {
+            let after = cmd
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            assert!(
+                after.starts_with("Example")
+                    && after.contains(&format!("zkbc {} ", cmd.get_name())),
+                "`zkbc {} --help` has no example: {after:?}",
+                cmd.get_name()
+            );
         }
     }
 }

@@ -542,11 +542,11 @@ fn corpus() -> Vec<Report> {
 #[test]
 fn aggregate_csv() {
     expect![[r#"
-        program,opt_level,min_block_size,blocks,constraints,executed_constraints,transitions,sumcheck_cells,uniform_cells,padding_waste,rounds,monolithic_cells,monolithic_exact,satisfied
-        sum_loop,O1,1024,4,10,43,13,86,18432,0.500000,8,,false,true
-        sum_loop,O1,1024,4,10,,,,,,,,false,
-        spread,O2,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true
-        spread,O2 --no-merge,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true
+        program,opt_level,min_block_size,blocks,constraints,executed_constraints,transitions,sumcheck_cells,uniform_cells,padding_waste,rounds,monolithic_cells,monolithic_exact,satisfied,error
+        sum_loop,O1,1024,4,10,43,13,86,18432,0.500000,8,,false,true,
+        sum_loop,O1,1024,4,10,,,,,,,,false,,
+        spread,O2,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true,
+        spread,O2 --no-merge,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true,
     "#]]
     .assert_eq(&aggregate::csv(&corpus()));
 }
@@ -554,12 +554,12 @@ fn aggregate_csv() {
 #[test]
 fn aggregate_markdown() {
     expect![[r#"
-        | program | opt level | min block size | blocks | constraints | executed constraints | transitions | sumcheck cells | uniform cells | padding waste | rounds | monolithic cells | monolithic exact | satisfied |
-        |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        | sum_loop | O1 | 1,024 | 4 | 10 | 43 | 13 | 86 | 18,432 | 50.0% | 8 | ? | no | yes |
-        | sum_loop | O1 | 1,024 | 4 | 10 | ? | ? | ? | ? | ? | ? | ? | no | ? |
-        | spread | O2 | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |
-        | spread | O2 --no-merge | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |
+        | program | opt level | min block size | blocks | constraints | executed constraints | transitions | sumcheck cells | uniform cells | padding waste | rounds | monolithic cells | monolithic exact | satisfied | error |
+        |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+        | sum_loop | O1 | 1,024 | 4 | 10 | 43 | 13 | 86 | 18,432 | 50.0% | 8 | ? | no | yes |  |
+        | sum_loop | O1 | 1,024 | 4 | 10 | ? | ? | ? | ? | ? | ? | ? | no | ? |  |
+        | spread | O2 | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |  |
+        | spread | O2 --no-merge | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |  |
     "#]]
     .assert_eq(&aggregate::markdown(&corpus()));
 }
@@ -578,6 +578,56 @@ fn aggregate_pivot() {
     let mono = aggregate::pivot_markdown(&corpus()[..1], aggregate::Metric::MonolithicCells);
     assert!(mono.contains("| sum_loop | ? |"), "{mono}");
     assert_eq!(aggregate::Metric::from_name("cells"), None);
+}
+
+/// A program that failed under a pipeline is a row of every form, marked and with its error.
+#[test]
+fn aggregate_failed_rows() {
+    use aggregate::{Failure, Row};
+    let failure = Failure {
+        program: "fails".into(),
+        opt_level: "O2".into(),
+        min_block_size: 1024,
+        error: "fails.zok:2:3: assertion failed: a is one".into(),
+    };
+    let report = spread();
+    let rows = [Row::Failed(&failure), Row::Report(&report)];
+    expect![[r#"
+        program,opt_level,min_block_size,blocks,constraints,executed_constraints,transitions,sumcheck_cells,uniform_cells,padding_waste,rounds,monolithic_cells,monolithic_exact,satisfied,error
+        fails,O2,1024,,,,,,,,,,,,fails.zok:2:3: assertion failed: a is one
+        spread,O2,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true,
+    "#]]
+    .assert_eq(&aggregate::csv_rows(&rows));
+    expect![[r#"
+        | program | opt level | min block size | blocks | constraints | executed constraints | transitions | sumcheck cells | uniform cells | padding waste | rounds | monolithic cells | monolithic exact | satisfied | error |
+        |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+        | fails | O2 | 1,024 | - | - | - | - | - | - | - | - | - | - | failed | fails.zok:2:3: assertion failed: a is one |
+        | spread | O2 | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |  |
+    "#]]
+    .assert_eq(&aggregate::markdown_rows(&rows));
+    let metric = aggregate::Metric::from_name("sumcheck_cells").expect("a metric");
+    expect![[r#"
+        | program (sumcheck_cells) | O2/1024 |
+        |---|---:|
+        | fails | failed |
+        | spread | 135,746 |
+    "#]]
+    .assert_eq(&aggregate::pivot_markdown_rows(&rows, metric));
+    let json: serde_json::Value = serde_json::from_str(&aggregate::json_rows(&rows)).expect("JSON");
+    assert_eq!(
+        json[0],
+        serde_json::json!({
+            "schema_version": 1,
+            "program": "fails",
+            "opt_level": "O2",
+            "min_block_size": 1024,
+            "error": "fails.zok:2:3: assertion failed: a is one",
+        })
+    );
+    // The report's own JSON, read back the same way.
+    let own: serde_json::Value =
+        serde_json::from_str(&zkbc::report::to_json(&report)).expect("JSON");
+    assert_eq!(json[1], own);
 }
 
 #[test]

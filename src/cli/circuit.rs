@@ -2,26 +2,33 @@
 //! `--soundness` not under-constrained), `prove` (the sumcheck prover) and `export` (iden3
 //! files).
 
-use super::{bug, execute, inputs_in_encoding, user_error, Exit};
-use crate::CompileArgs;
+use super::{bug, execute, inputs_in_encoding, print_log, user_error, Exit};
+use crate::{CompileArgs, ResultFormat, RunArgs};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use zkbc::ir::interp;
+use zkbc::report::progress::Progress;
 use zkbc::{driver, r1cs};
 
-/// Compiles, legalizes for R1CS (lowering needs no calls and no memory) and runs: what every
-/// command that lowers the executed blocks starts with.
+/// Compiles, legalizes for R1CS (lowering needs no calls and no memory) and runs, naming each
+/// stage on the progress spinner, and prints the run's log with `--log`: what every command
+/// that lowers the executed blocks starts with.
 fn compile_and_run(
     compile: &CompileArgs,
-    inputs: Option<&Path>,
-    max_steps: u64,
+    run: &RunArgs,
+    progress: &Progress,
 ) -> Result<(driver::Compilation, interp::Outcome), Exit> {
+    let name = compile.file.display();
     // Block formation is profiled on the inputs the blocks will run on (read once: the file
     // may be a pipe).
-    let json = compile.input_json(inputs)?;
-    let mut compiled = compile.compile_profiled(json.clone(), max_steps)?;
+    let json = compile.input_json()?;
+    progress.set_message(format!("{name}: compiling"));
+    let mut compiled = compile.compile_profiled(json.clone(), run.max_steps)?;
     driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
-    let values = inputs_in_encoding(&compiled, json, inputs)?;
-    let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
+    let values = inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
+    progress.set_message(format!("{name}: running"));
+    let outcome = execute(&compile.file, &compiled.program, &values, run.max_steps)?;
+    print_log(&outcome, run.log);
     Ok((compiled, outcome))
 }
 
@@ -42,38 +49,90 @@ fn check_failure(file: &Path, e: r1cs::CheckError) -> Exit {
 /// the exporter take.
 fn block_instances(
     compile: &CompileArgs,
-    inputs: Option<&Path>,
-    max_steps: u64,
+    run: &RunArgs,
+    progress: &Progress,
 ) -> Result<Vec<zkbc::prove::BlockInstance>, Exit> {
-    let (compiled, outcome) = compile_and_run(compile, inputs, max_steps)?;
+    let (compiled, outcome) = compile_and_run(compile, run, progress)?;
+    progress.set_message(format!("{}: assigning the blocks", compile.file.display()));
     driver::block_instances(&compiled.program, &outcome)
         .map_err(|e| check_failure(&compile.file, e))
+}
+
+/// A duration in milliseconds.
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
 }
 
 /// `zkbc check`.
 pub(crate) fn check_command(
     compile: CompileArgs,
-    inputs: Option<PathBuf>,
-    max_steps: u64,
+    run: RunArgs,
     soundness: bool,
+    format: ResultFormat,
+    quiet: bool,
 ) -> Result<(), Exit> {
-    let (compiled, outcome) = compile_and_run(&compile, inputs.as_deref(), max_steps)?;
+    let progress = Progress::new(None, "", quiet);
+    let result = check_and_print(&compile, &run, soundness, format, &progress);
+    progress.finish();
+    result
+}
+
+fn check_and_print(
+    compile: &CompileArgs,
+    run: &RunArgs,
+    soundness: bool,
+    format: ResultFormat,
+    progress: &Progress,
+) -> Result<(), Exit> {
+    let (compiled, outcome) = compile_and_run(compile, run, progress)?;
     let file = &compile.file;
+    progress.set_message(format!("{}: checking", file.display()));
     let report =
         r1cs::check_trace(&compiled.program, &outcome).map_err(|e| check_failure(file, e))?;
-    for b in &report.blocks {
-        let func = compiled.program.func(b.func);
+    let blocks: Vec<serde_json::Value> = report
+        .blocks
+        .iter()
+        .map(|b| {
+            json!({
+                "function": compiled.program.func(b.func).name,
+                "block": b.block.to_string(),
+                "constraints": b.constraints,
+                "executions": b.executions,
+                "satisfied": true,
+            })
+        })
+        .collect();
+    if format == ResultFormat::Text {
+        for b in &report.blocks {
+            let func = compiled.program.func(b.func);
+            println!(
+                "fn {} {}: {} constraints, satisfied in {} execution(s)",
+                func.name, b.block, b.constraints, b.executions
+            );
+        }
         println!(
-            "fn {} {}: {} constraints, satisfied in {} execution(s)",
-            func.name, b.block, b.constraints, b.executions
+            "{}: all {} block executions satisfied",
+            file.display(),
+            report.executions
         );
     }
-    println!(
-        "{}: all {} block executions satisfied",
-        file.display(),
-        report.executions
-    );
+    let mut result = json!({
+        "program": file.display().to_string(),
+        "blocks": blocks,
+        "totals": {
+            "blocks": report.blocks.len(),
+            "constraints": report.blocks.iter().map(|b| b.constraints).sum::<usize>(),
+            "executions": report.executions,
+            "satisfied": true,
+        },
+        "soundness": null,
+    });
+    let mut findings = 0;
     if soundness {
+        progress.set_message(format!(
+            "{}: looking for under-constrained blocks",
+            file.display()
+        ));
         let sound = r1cs::check_soundness(
             &compiled.program,
             &outcome,
@@ -83,77 +142,132 @@ pub(crate) fn check_command(
             code: 1,
             message: format!("{}: {e}", file.display()),
         })?;
-        for finding in &sound.findings {
-            println!("under-constrained: {finding}");
+        findings = sound.findings.len();
+        if format == ResultFormat::Text {
+            for finding in &sound.findings {
+                println!("under-constrained: {finding}");
+            }
+            println!(
+                "{}: soundness: {} block executions, {} output changes and {} witness changes tried, {} accepted",
+                file.display(),
+                sound.executions,
+                sound.outputs_tried,
+                sound.witnesses_tried,
+                sound.findings.len()
+            );
         }
-        println!(
-            "{}: soundness: {} block executions, {} output changes and {} witness changes tried, {} accepted",
-            file.display(),
-            sound.executions,
-            sound.outputs_tried,
-            sound.witnesses_tried,
-            sound.findings.len()
-        );
-        if !sound.findings.is_empty() {
-            return Err(Exit {
-                code: 1,
-                message: format!(
-                    "{}: {} under-constrained instance(s) found",
-                    file.display(),
-                    sound.findings.len()
-                ),
-            });
-        }
+        result["soundness"] = json!({
+            "executions": sound.executions,
+            "outputs_tried": sound.outputs_tried,
+            "witnesses_tried": sound.witnesses_tried,
+            "findings": sound.findings.iter().map(|f| f.to_string()).collect::<Vec<_>>(),
+        });
+    }
+    if format == ResultFormat::Json {
+        println!("{}", pretty(&result));
+    }
+    if findings > 0 {
+        return Err(Exit {
+            code: 1,
+            message: format!(
+                "{}: {findings} under-constrained instance(s) found",
+                file.display(),
+            ),
+        });
     }
     Ok(())
+}
+
+/// Pretty-printed JSON; serializing a `Value` cannot fail.
+fn pretty(value: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(value).expect("bug: a JSON value always serializes")
 }
 
 /// `zkbc prove`.
 pub(crate) fn prove_command(
     compile: CompileArgs,
-    inputs: Option<PathBuf>,
-    max_steps: u64,
+    run: RunArgs,
+    format: ResultFormat,
+    quiet: bool,
 ) -> Result<(), Exit> {
-    let instances = block_instances(&compile, inputs.as_deref(), max_steps)?;
+    let progress = Progress::new(None, "", quiet);
+    let instances = block_instances(&compile, &run, &progress);
     let file = compile.file.display();
-    let (proof, timing) =
-        zkbc::prove::prove_timed(&instances).map_err(|e| bug(format!("{file}: {e}")))?;
-    let (verdict, vtiming) = zkbc::prove::verify_timed(&instances, &proof);
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    println!(
-        "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11} {:>11}",
-        "block", "constraints", "executions", "Q", "X", "cells", "prove ms", "verify ms"
-    );
-    for ((inst, pt), vt) in instances.iter().zip(&timing.blocks).zip(&vtiming.blocks) {
-        let shape = inst.shape();
-        println!(
-            "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11.3} {:>11.3}",
-            inst.name,
-            inst.r1cs.num_constraints(),
-            inst.executions.len(),
-            shape.padded_executions,
-            shape.padded_constraints,
-            shape.cells(),
-            ms(pt.digest + pt.tables + pt.rounds),
-            ms(*vt)
-        );
-    }
-    println!(
-        "total: {} sumcheck cells, prover {:.3} ms, verifier {:.3} ms",
-        zkbc::prove::total_cells(&instances),
-        ms(timing.total),
-        ms(vtiming.total)
-    );
-    match verdict {
-        Ok(()) => {
-            println!("{file}: proof verified");
-            Ok(())
+    let proved = instances.and_then(|instances| {
+        progress.set_message(format!("{file}: proving"));
+        let (proof, timing) =
+            zkbc::prove::prove_timed(&instances).map_err(|e| bug(format!("{file}: {e}")))?;
+        progress.set_message(format!("{file}: verifying"));
+        let (verdict, vtiming) = zkbc::prove::verify_timed(&instances, &proof);
+        Ok((instances, timing, verdict, vtiming))
+    });
+    progress.finish();
+    let (instances, timing, verdict, vtiming) = proved?;
+    let rows = instances.iter().zip(&timing.blocks).zip(&vtiming.blocks);
+    match format {
+        ResultFormat::Text => {
+            println!(
+                "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11} {:>11}",
+                "block", "constraints", "executions", "Q", "X", "cells", "prove ms", "verify ms"
+            );
+            for ((inst, pt), vt) in rows {
+                let shape = inst.shape();
+                println!(
+                    "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11.3} {:>11.3}",
+                    inst.name,
+                    inst.r1cs.num_constraints(),
+                    inst.executions.len(),
+                    shape.padded_executions,
+                    shape.padded_constraints,
+                    shape.cells(),
+                    ms(pt.digest + pt.tables + pt.rounds),
+                    ms(*vt)
+                );
+            }
+            println!(
+                "total: {} sumcheck cells, prover {:.3} ms, verifier {:.3} ms",
+                zkbc::prove::total_cells(&instances),
+                ms(timing.total),
+                ms(vtiming.total)
+            );
+            if verdict.is_ok() {
+                println!("{file}: proof verified");
+            }
         }
-        Err(e) => Err(Exit {
-            code: 1,
-            message: format!("{file}: proof rejected: {e}"),
-        }),
+        ResultFormat::Json => {
+            let blocks: Vec<serde_json::Value> = rows
+                .map(|((inst, pt), vt)| {
+                    let shape = inst.shape();
+                    json!({
+                        "block": inst.name,
+                        "constraints": inst.r1cs.num_constraints(),
+                        "executions": inst.executions.len(),
+                        "padded_executions": shape.padded_executions,
+                        "padded_constraints": shape.padded_constraints,
+                        "cells": shape.cells(),
+                        "prove_ms": ms(pt.digest + pt.tables + pt.rounds),
+                        "verify_ms": ms(*vt),
+                    })
+                })
+                .collect();
+            let result = json!({
+                "program": file.to_string(),
+                "blocks": blocks,
+                "totals": {
+                    "cells": zkbc::prove::total_cells(&instances),
+                    "prove_ms": ms(timing.total),
+                    "verify_ms": ms(vtiming.total),
+                },
+                "verified": verdict.is_ok(),
+                "rejected": verdict.as_ref().err().map(|e| e.to_string()),
+            });
+            println!("{}", pretty(&result));
+        }
     }
+    verdict.map_err(|e| Exit {
+        code: 1,
+        message: format!("{file}: proof rejected: {e}"),
+    })
 }
 
 /// `zkbc export`: a one-block program (`--monolithic`) as the circuit of main, with exactly its
@@ -162,22 +276,19 @@ pub(crate) fn prove_command(
 /// constraint systems alone.
 pub(crate) fn export_command(
     compile: CompileArgs,
-    inputs: Option<PathBuf>,
-    max_steps: u64,
+    run: RunArgs,
     out: PathBuf,
+    quiet: bool,
 ) -> Result<(), Exit> {
-    let json = compile.input_json(inputs.as_deref())?;
-    let mut compiled = compile.compile_profiled(json.clone(), max_steps)?;
+    let json = compile.input_json()?;
+    let mut compiled = compile.compile_profiled(json.clone(), run.max_steps)?;
     driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
     let outcome = match json {
         Some(json) => {
-            let values = inputs_in_encoding(&compiled, Some(json), inputs.as_deref())?;
-            Some(execute(
-                &compile.file,
-                &compiled.program,
-                &values,
-                max_steps,
-            )?)
+            let values = inputs_in_encoding(&compiled, Some(json), compile.inputs.as_deref())?;
+            let outcome = execute(&compile.file, &compiled.program, &values, run.max_steps)?;
+            print_log(&outcome, run.log);
+            Some(outcome)
         }
         None => None,
     };
@@ -192,6 +303,9 @@ pub(crate) fn export_command(
             })?;
         zkbc::export::write_circuit(&out, "main", &instance, &interface)
             .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
+        if quiet {
+            return Ok(());
+        }
         println!(
             "{}: main.r1cs ({} constraints; public: {} output and {} input wires; private: {} \
              input wires), main.sym{}",
@@ -232,6 +346,9 @@ pub(crate) fn export_command(
     for inst in &instances {
         zkbc::export::write_block(&out, &inst.name, inst)
             .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
+        if quiet {
+            continue;
+        }
         println!(
             "{}: {}.r1cs ({} constraints) and {} witness file(s)",
             out.display(),

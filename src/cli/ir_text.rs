@@ -53,7 +53,7 @@ pub(crate) fn interp_command(
 pub(crate) fn opt_command(
     file: PathBuf,
     passes: Option<Vec<String>>,
-    level: String,
+    level: opt::OptLevel,
     print_after: Vec<String>,
     skip: Vec<String>,
     time_passes: bool,
@@ -66,10 +66,7 @@ pub(crate) fn opt_command(
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             opt::Pipeline::from_names(&names).map_err(|e| user_error(e.to_string()))?
         }
-        None => level
-            .parse::<opt::OptLevel>()
-            .map_err(user_error)?
-            .pipeline(),
+        None => level.pipeline(),
     };
     for name in print_after.iter().chain(&skip) {
         if opt::pass(name).is_none() {

@@ -102,3 +102,12 @@ pub(crate) fn execute(
         },
     })
 }
+
+/// With `--log`, the lines of the run's `log(...)` statements on stderr.
+pub(crate) fn print_log(outcome: &interp::Outcome, log: bool) {
+    if log {
+        for line in &outcome.log {
+            eprintln!("{line}");
+        }
+    }
+}

@@ -1,53 +1,54 @@
 //! The commands on a program (ZoKrates .zok, or IR text) that print what it is or does:
 //! `compile`, `run`, `query`.
 
-use super::{execute, inputs_in_encoding, read, user_error, Exit};
-use crate::{CompileArgs, Emit, Show};
+use super::{execute, inputs_in_encoding, print_log, read, user_error, Exit};
+use crate::{CompileArgs, Emit, RunArgs, Show};
 use std::path::PathBuf;
 use zkbc::{driver, ir, opt};
 
 /// `zkbc run`.
-pub(crate) fn run_command(
-    compile: CompileArgs,
-    inputs: Option<PathBuf>,
-    max_steps: u64,
-    log: bool,
-) -> Result<(), Exit> {
-    let json = compile.input_json(inputs.as_deref())?;
+pub(crate) fn run_command(compile: CompileArgs, run: RunArgs) -> Result<(), Exit> {
+    let json = compile.input_json()?;
     let compiled = compile.compile()?;
-    let values = inputs_in_encoding(&compiled, json, inputs.as_deref())?;
-    let outcome = execute(&compile.file, &compiled.program, &values, max_steps)?;
-    if log {
-        for line in &outcome.log {
-            eprintln!("{line}");
-        }
-    }
+    let values = inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
+    let outcome = execute(&compile.file, &compiled.program, &values, run.max_steps)?;
+    print_log(&outcome, run.log);
     println!("{}", compiled.outputs_to_json(&outcome.outputs));
     Ok(())
 }
 
 /// `zkbc compile`; with inputs, block formation is profiled on them (as `report --inputs`
-/// does), and inputs that do not fit `main` are an error.
+/// does), and inputs that do not fit `main` are an error. `--show` implies `--emit dot`.
 pub(crate) fn compile_command(
     compile: CompileArgs,
-    inputs: Option<PathBuf>,
-    emit: Emit,
-    show: Show,
+    emit: Option<Emit>,
+    show: Option<Show>,
 ) -> Result<(), Exit> {
+    let emit = match (emit, show) {
+        (Some(Emit::Ir), Some(_)) => {
+            return Err(user_error(
+                "--show draws a graph, which --emit ir does not print: use --emit dot, or \
+                 --show alone (it implies --emit dot)",
+            ))
+        }
+        (Some(emit), _) => emit,
+        (None, Some(_)) => Emit::Dot,
+        (None, None) => Emit::Ir,
+    };
     // Read once (the file may be a pipe): it profiles block formation and is checked against
     // main's parameters.
-    let json = compile.input_json(inputs.as_deref())?;
+    let json = compile.input_json()?;
     let compiled =
         compile.compile_profiled(json.clone(), zkbc::ir::interp::Limits::default().max_steps)?;
     if json.is_some() {
-        inputs_in_encoding(&compiled, json, inputs.as_deref())?;
+        inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
     }
     let program = compiled.program;
     match emit {
         Emit::Ir => print!("{program}"),
         Emit::Dot => {
             use zkbc::query::dot;
-            let show = match show {
+            let show = match show.unwrap_or(Show::Cfg) {
                 Show::Cfg => dot::Show::Cfg,
                 Show::Cdg => dot::Show::Cdg,
                 Show::Pdg => dot::Show::Pdg,

@@ -60,12 +60,12 @@ fn measure_file(
     })
 }
 
-/// `zkbc report`; with `explain`, also what cost-driven block formation decided.
+/// `zkbc report`; with `explain`, also what cost-driven block formation decided; with `log`,
+/// the run's `log(...)` lines on stderr.
 pub(crate) fn report_command(
     compile: &CompileArgs,
-    inputs: Option<&Path>,
     settings: &Settings,
-    (format, explain): (ReportFormat, bool),
+    (format, explain, log): (ReportFormat, bool, bool),
     output: Option<&Path>,
     quiet: bool,
 ) -> Result<(), Exit> {
@@ -74,8 +74,9 @@ pub(crate) fn report_command(
             "--explain works with --format table, json or dot, not svg",
         ));
     }
+    let inputs = compile.inputs.as_deref();
     // Read once (the file may be a pipe).
-    let json = compile.input_json(inputs)?;
+    let json = compile.input_json()?;
     let progress = report::progress::Progress::new(None, "", quiet);
     let measured = measure_file(&compile.file, (json.as_ref(), inputs), settings, &progress);
     // The CFG the decisions name: the program before merging (drawn only with --explain).
@@ -87,6 +88,11 @@ pub(crate) fn report_command(
     };
     progress.finish();
     let measured = measured?;
+    if log {
+        for line in &measured.log {
+            eprintln!("{line}");
+        }
+    }
     let before = before.transpose()?;
     let r = &measured.report;
     let decisions = report::explain::decisions(&measured.compilation.opt_report);
@@ -236,7 +242,8 @@ pub(crate) fn table_pipelines(
     out
 }
 
-/// `zkbc table`.
+/// `zkbc table`: every program under every pipeline; a program that fails gets a row saying
+/// so (and its error on stderr), and the exit status is then 1, after the whole table.
 pub(crate) fn table_command(
     files: &[PathBuf],
     inputs_dir: Option<&Path>,
@@ -246,7 +253,7 @@ pub(crate) fn table_command(
     quiet: bool,
     (max_steps, field_cmp): (u64, measure::FieldCmp),
 ) -> Result<(), Exit> {
-    use report::aggregate;
+    use report::aggregate::{self, Failure, Row};
     let metric = aggregate::Metric::from_name(metric).ok_or_else(|| {
         user_error(format!(
             "unknown metric `{metric}`; the metrics are: constraints, executed_constraints, \
@@ -255,53 +262,84 @@ pub(crate) fn table_command(
     })?;
     let jobs = files.len() * pipelines.len();
     let progress = report::progress::Progress::new(Some(jobs as u64), "", quiet);
-    let mut reports = Vec::with_capacity(jobs);
-    let result = (|| {
-        for file in files {
-            let stem = file
-                .file_stem()
-                .ok_or_else(|| user_error(format!("{}: not a file name", file.display())))?;
-            let dir = inputs_dir
-                .map(Path::to_path_buf)
-                .or_else(|| file.parent().map(Path::to_path_buf))
-                .unwrap_or_default();
-            let candidate = dir.join(stem).with_extension("json");
-            let inputs = candidate.is_file().then_some(candidate);
-            let json = inputs.as_deref().map(read_json).transpose()?;
-            for &(opt_level, min_block_size, merging, policy) in pipelines {
-                let settings = Settings {
-                    opt_level,
-                    min_block_size,
-                    merging,
-                    policy,
-                    max_steps,
-                    field_cmp,
-                    // The table has rows of its own for them (--with-no-merge, --with-monolithic).
-                    baselines: false,
-                    ..Settings::default()
-                };
-                match measure_file(
+    let mut rows: Vec<Result<report::Report, Failure>> = Vec::with_capacity(jobs);
+    let mut errors = Vec::new();
+    for file in files {
+        let Some(stem) = file.file_stem() else {
+            progress.finish();
+            return Err(user_error(format!("{}: not a file name", file.display())));
+        };
+        let dir = inputs_dir
+            .map(Path::to_path_buf)
+            .or_else(|| file.parent().map(Path::to_path_buf))
+            .unwrap_or_default();
+        let candidate = dir.join(stem).with_extension("json");
+        let inputs = candidate.is_file().then_some(candidate);
+        let json = inputs.as_deref().map(read_json).transpose();
+        for &(opt_level, min_block_size, merging, policy) in pipelines {
+            let settings = Settings {
+                opt_level,
+                min_block_size,
+                merging,
+                policy,
+                max_steps,
+                field_cmp,
+                // The table has rows of its own for them (--with-no-merge, --with-monolithic).
+                baselines: false,
+                ..Settings::default()
+            };
+            let measured = json.as_ref().map_err(|e| Exit {
+                code: e.code,
+                message: e.message.clone(),
+            });
+            let measured = measured.and_then(|json| {
+                measure_file(
                     file,
                     (json.as_ref(), inputs.as_deref()),
                     &settings,
                     &progress,
-                ) {
-                    Ok(m) => reports.push(m.report),
-                    // No one-block circuit exists for this program: no monolithic row.
-                    Err(_) if merging == measure::Merging::Monolithic => {}
-                    Err(e) => return Err(e),
+                )
+            });
+            match measured {
+                Ok(m) => rows.push(Ok(m.report)),
+                // No one-block circuit exists for this program: no monolithic row.
+                Err(_) if merging == measure::Merging::Monolithic => {}
+                Err(e) => {
+                    rows.push(Err(Failure {
+                        program: measure::program_name(&file.display().to_string()),
+                        opt_level: settings.pipeline_name(),
+                        min_block_size,
+                        error: e.message.clone(),
+                    }));
+                    errors.push(e.message);
                 }
-                progress.inc(1);
             }
+            progress.inc(1);
         }
-        Ok(())
-    })();
+    }
     progress.finish();
-    result?;
+    let rows: Vec<Row> = rows
+        .iter()
+        .map(|r| match r {
+            Ok(report) => Row::Report(report),
+            Err(failure) => Row::Failed(failure),
+        })
+        .collect();
     let text = match format {
-        TableFormat::Markdown => aggregate::markdown(&reports),
-        TableFormat::Csv => aggregate::csv(&reports),
-        TableFormat::Pivot => aggregate::pivot_markdown(&reports, metric),
+        TableFormat::Markdown => aggregate::markdown_rows(&rows),
+        TableFormat::Csv => aggregate::csv_rows(&rows),
+        TableFormat::Pivot => aggregate::pivot_markdown_rows(&rows, metric),
+        TableFormat::Json => aggregate::json_rows(&rows),
     };
-    emit(&text, output)
+    emit(&text, output)?;
+    if errors.is_empty() {
+        return Ok(());
+    }
+    for message in &errors {
+        eprintln!("error: {message}");
+    }
+    Err(Exit {
+        code: 1,
+        message: format!("{} of {} table rows failed", errors.len(), rows.len()),
+    })
 }

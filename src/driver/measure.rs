@@ -283,6 +283,8 @@ pub struct Measurement {
     pub cost: ProgramCost,
     /// The report.
     pub report: Report,
+    /// The lines the run's `log(...)` statements printed (none without inputs).
+    pub log: Vec<String>,
 }
 
 /// The program's name in a report: the file name without directories and extension.
@@ -416,10 +418,12 @@ pub fn measure(
         });
     }
     let report = cost.report().map_err(MeasureError::Cost)?;
+    let log = run.map(|outcome| outcome.log).unwrap_or_default();
     Ok(Measurement {
         compilation,
         cost,
         report,
+        log,
     })
 }
 
