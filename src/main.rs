@@ -92,6 +92,10 @@ enum Command {
         /// and report every instance that still accepts (exit status 1 if any).
         #[arg(long)]
         soundness: bool,
+        /// Check every execution with ark-relations' constraint system as well (an independent
+        /// implementation of satisfaction; slower) instead of evaluating the rows directly.
+        #[arg(long)]
+        cross_check: bool,
         #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
         format: ResultFormat,
         #[command(flatten)]
@@ -502,9 +506,17 @@ fn run(cli: Cli) -> Result<(), Exit> {
             compile,
             run,
             soundness,
+            cross_check,
             format,
             quiet,
-        } => check_command(compile, run, soundness, format, quiet.quiet),
+        } => {
+            let checker = if cross_check {
+                zkbc::r1cs::Checker::Ark
+            } else {
+                zkbc::r1cs::Checker::Direct
+            };
+            check_command(compile, run, (soundness, checker), format, quiet.quiet)
+        }
         Command::Report {
             compile,
             run,

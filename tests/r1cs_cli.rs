@@ -64,3 +64,18 @@ fn check_accepts_the_example_and_names_each_block() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `check --cross-check` decides with ark-relations instead of the direct row evaluation: the
+/// same verdict and the same per-block lines on the corpus programs it is run on.
+#[test]
+fn cross_check_agrees_with_the_direct_check() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for name in ["gcd", "bubble_sort", "cold_branch", "field_cmp"] {
+        let zok = format!("{root}/circuits/{name}.zok");
+        let json = format!("{root}/circuits/{name}.json");
+        let direct = zkbc(&["check", &zok, "--inputs", &json]);
+        let ark = zkbc(&["check", &zok, "--inputs", &json, "--cross-check"]);
+        assert_eq!(direct.0, 0, "{name}: {}", direct.2);
+        assert_eq!(direct, ark, "{name}");
+    }
+}

@@ -67,12 +67,12 @@ fn ms(d: std::time::Duration) -> f64 {
 pub(crate) fn check_command(
     compile: CompileArgs,
     run: RunArgs,
-    soundness: bool,
+    (soundness, checker): (bool, r1cs::Checker),
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
     let progress = Progress::new(None, "", quiet);
-    let result = check_and_print(&compile, &run, soundness, format, &progress);
+    let result = check_and_print(&compile, &run, (soundness, checker), format, &progress);
     progress.finish();
     result
 }
@@ -80,15 +80,15 @@ pub(crate) fn check_command(
 fn check_and_print(
     compile: &CompileArgs,
     run: &RunArgs,
-    soundness: bool,
+    (soundness, checker): (bool, r1cs::Checker),
     format: ResultFormat,
     progress: &Progress,
 ) -> Result<(), Exit> {
     let (compiled, outcome) = compile_and_run(compile, run, progress)?;
     let file = &compile.file;
     progress.set_message(format!("{}: checking", file.display()));
-    let report =
-        r1cs::check_trace(&compiled.program, &outcome).map_err(|e| check_failure(file, e))?;
+    let report = r1cs::check_trace_with(&compiled.program, &outcome, checker)
+        .map_err(|e| check_failure(file, e))?;
     let blocks: Vec<serde_json::Value> = report
         .blocks
         .iter()
