@@ -102,6 +102,7 @@ fn check(file: &Path, config: Config) -> Result<Checked, String> {
     let cost = ProgramCost {
         program: stem(file),
         opt_level: format!("{config:?}"),
+        field_cmp: "complete".into(),
         min_block_size: match config {
             Config::Threshold(min) => min,
             _ => 1024,

@@ -797,3 +797,27 @@ fn the_readme_example_is_the_real_output() {
         "regenerate README's example with the release binary"
     );
 }
+
+/// The JSON report records what changes its numbers beyond the pipeline: `--field-cmp`, and the
+/// zkbc version that made it.
+#[test]
+fn json_records_the_field_comparison_and_the_version() {
+    for (flag, want) in [(None, "complete"), (Some("zokrates"), "zokrates")] {
+        let mut args = vec![
+            "report",
+            "circuits/gcd.zok",
+            "--inputs",
+            "circuits/gcd.json",
+            "--format",
+            "json",
+        ];
+        if let Some(f) = flag {
+            args.extend(["--field-cmp", f]);
+        }
+        let out = zkbc(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        assert_eq!(report["field_cmp"], want);
+        assert_eq!(report["zkbc_version"], env!("CARGO_PKG_VERSION"));
+    }
+}

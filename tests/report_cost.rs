@@ -20,6 +20,7 @@ fn program(blocks: Vec<BlockCost>, min_block_size: u64, monolithic: Option<u64>)
     ProgramCost {
         program: "example".into(),
         opt_level: "O1".into(),
+        field_cmp: "complete".into(),
         min_block_size,
         blocks,
         outputs: None,

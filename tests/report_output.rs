@@ -33,6 +33,7 @@ fn sum_loop() -> Report {
     ProgramCost {
         program: "sum_loop".into(),
         opt_level: "O1".into(),
+        field_cmp: "complete".into(),
         min_block_size: 1024,
         blocks: vec![
             block("b0", 3, 5, 4, Some(1)),
@@ -60,6 +61,7 @@ fn spread() -> Report {
     ProgramCost {
         program: "spread".into(),
         opt_level: "O2".into(),
+        field_cmp: "complete".into(),
         min_block_size: 1024,
         blocks: vec![
             block("b0", 40, 60, 8, Some(1)),
@@ -90,6 +92,7 @@ fn static_report() -> Report {
     ProgramCost {
         program: "sum_loop".into(),
         opt_level: "O1".into(),
+        field_cmp: "complete".into(),
         min_block_size: 1024,
         blocks: vec![
             block("b0", 3, 5, 4, Some(1)),
@@ -117,8 +120,10 @@ fn json_schema_fields_in_order() {
     expect![[r#"
         {
           "schema_version": 1,
+          "zkbc_version": "0.1.0",
           "program": "sum_loop",
           "opt_level": "O1",
+          "field_cmp": "complete",
           "min_block_size": 1024,
           "threshold": 1024,
           "outputs": [
@@ -360,6 +365,7 @@ fn svg_of_no_blocks_still_draws() {
     let report = ProgramCost {
         program: "empty".into(),
         opt_level: "O0".into(),
+        field_cmp: "complete".into(),
         min_block_size: 1024,
         blocks: Vec::new(),
         outputs: None,
@@ -410,6 +416,7 @@ fn nested_dot(components: &[BTreeSet<BlockId>]) -> Result<String, dot::DotError>
     let report = ProgramCost {
         program: "nested".into(),
         opt_level: "O1".into(),
+        field_cmp: "complete".into(),
         min_block_size: 1024,
         blocks: vec![
             block("b0", 2, 2, 4, Some(1)),
@@ -661,6 +668,7 @@ fn svg_of_many_blocks_keeps_every_label() {
     let report = ProgramCost {
         program: "many".into(),
         opt_level: "O0".into(),
+        field_cmp: "complete".into(),
         min_block_size: 32_768,
         blocks,
         outputs: None,

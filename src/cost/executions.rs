@@ -60,7 +60,7 @@ pub fn block_label(program: &Program, func: FuncId, block: BlockId) -> String {
 
 /// The [`ProgramCost`] of lowered blocks (`stats`, in their order) and their executions (a
 /// block absent from `executions` ran 0 times). Outputs, satisfaction and the monolithic count
-/// are left empty for the caller.
+/// are left empty for the caller; the field comparison is `complete` unless the caller says.
 pub fn program_cost(
     program_name: &str,
     opt_level: &str,
@@ -85,6 +85,7 @@ pub fn program_cost(
     ProgramCost {
         program: program_name.to_string(),
         opt_level: opt_level.to_string(),
+        field_cmp: "complete".into(),
         min_block_size,
         blocks,
         outputs: None,

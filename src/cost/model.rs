@@ -67,6 +67,9 @@ pub struct ProgramCost {
     pub program: String,
     /// The pipeline that compiled it, e.g. `O2` or `O2 --no-merge`.
     pub opt_level: String,
+    /// How two non-constant field elements are compared (`complete` or `zokrates`,
+    /// `--field-cmp`): it changes the constraint counts.
+    pub field_cmp: String,
     /// MIN_BLOCK_SIZE of the merge threshold.
     pub min_block_size: u64,
     /// Every block of the lowered program, in report order.
@@ -125,10 +128,14 @@ pub struct BlockCost {
 pub struct Report {
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The version of zkbc that made the report.
+    pub zkbc_version: String,
     /// The program's name.
     pub program: String,
     /// The pipeline that compiled it.
     pub opt_level: String,
+    /// `--field-cmp`: `complete` or `zokrates`.
+    pub field_cmp: String,
     /// MIN_BLOCK_SIZE.
     pub min_block_size: u64,
     /// THRESHOLD = max(MIN_BLOCK_SIZE, next_pow2(max cons_b)).
@@ -312,8 +319,10 @@ impl ProgramCost {
         }
         Ok(Report {
             schema_version: SCHEMA_VERSION,
+            zkbc_version: env!("CARGO_PKG_VERSION").to_string(),
             program: self.program.clone(),
             opt_level: self.opt_level.clone(),
+            field_cmp: self.field_cmp.clone(),
             min_block_size: self.min_block_size,
             threshold,
             outputs: self.outputs.clone(),

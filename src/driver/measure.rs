@@ -374,6 +374,7 @@ pub fn measure(
         },
     };
     let mut cost = ProgramCost {
+        field_cmp: settings.field_cmp.name().into(),
         outputs,
         satisfied,
         monolithic_constraints: monolithic,

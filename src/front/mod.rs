@@ -66,6 +66,16 @@ pub enum FieldCmp {
     Zokrates,
 }
 
+impl FieldCmp {
+    /// The name `--field-cmp` takes: `complete` or `zokrates`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FieldCmp::Complete => "complete",
+            FieldCmp::Zokrates => "zokrates",
+        }
+    }
+}
+
 impl std::str::FromStr for FieldCmp {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
