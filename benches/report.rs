@@ -14,6 +14,7 @@ fn synthetic(n: u64) -> ProgramCost {
     ProgramCost {
         program: format!("synthetic{n}"),
         opt_level: "O2".into(),
+        field_cmp: "complete".into(),
         min_block_size: 1024,
         blocks: (0..n)
             .map(|i| BlockCost {
