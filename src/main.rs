@@ -339,8 +339,14 @@ struct OutputDirArg {
 enum Show {
     /// The control-flow graph.
     Cfg,
-    /// The control dependence graph.
+    /// The control dependence graph (post-dominance definition, what the PDG and the
+    /// structure queries use).
     Cdg,
+    /// The seed's cut-based control dependence.
+    CdgSeed,
+    /// Both control dependence relations: solid where they agree, dashed only post-dominance,
+    /// dotted only the seed's.
+    CdgBoth,
     /// The program dependence graph (data, control and phi edges).
     Pdg,
     /// The CFG with canonical SESE regions as nested clusters.

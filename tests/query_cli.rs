@@ -247,3 +247,52 @@ fn ad_hoc_text_query() {
         "error: --query: column 10: unknown predicate `frob`\n"
     );
 }
+
+/// `--show cdg-seed` and `--show cdg-both`: the seed's relation makes the block after a while
+/// loop depend on the loop's branch, the post-dominance one (`--show cdg`, what queries use)
+/// does not; the combined drawing styles each edge by the relation that has it.
+#[test]
+fn both_control_dependence_relations_are_drawn() {
+    let file = temp_file(
+        "while_then.zok",
+        "def main(u32 n) -> u32 {\n    u32 mut i = 0;\n    while i < n {\n        i = i + 1;\n    }\n    return i * 2;\n}\n",
+    );
+    let edges = |show: &str| -> Vec<String> {
+        let (code, out, err) = zkbc(&["compile", &file, "-O", "1", "--show", show]);
+        assert_eq!(code, 0, "{err}");
+        out.lines()
+            .filter(|l| l.contains("->"))
+            .map(|l| l.trim().to_string())
+            .collect()
+    };
+    let post = edges("cdg");
+    let seed = edges("cdg-seed");
+    let both = edges("cdg-both");
+    assert_ne!(post, seed);
+    // The loop header branches to the body and to the rest: only the seed's relation makes the
+    // rest depend on it, and only the post-dominance one makes the header depend on itself.
+    assert!(
+        both.iter()
+            .any(|e| e.contains("style=dotted") && e.contains("seed")),
+        "{both:?}"
+    );
+    assert!(
+        both.iter()
+            .any(|e| e.contains("style=dashed") && e.contains("post-dominance")),
+        "{both:?}"
+    );
+    // Every edge of either relation is drawn once in the combined graph.
+    let plain = |e: &String| {
+        e.split(" [")
+            .next()
+            .unwrap_or(e)
+            .trim_end_matches(';')
+            .to_string()
+    };
+    let mut union: Vec<String> = post.iter().chain(&seed).map(plain).collect();
+    union.sort();
+    union.dedup();
+    let mut drawn: Vec<String> = both.iter().map(plain).collect();
+    drawn.sort();
+    assert_eq!(drawn, union);
+}

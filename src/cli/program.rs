@@ -51,6 +51,8 @@ pub(crate) fn compile_command(
             let show = match show.unwrap_or(Show::Cfg) {
                 Show::Cfg => dot::Show::Cfg,
                 Show::Cdg => dot::Show::Cdg,
+                Show::CdgSeed => dot::Show::CdgSeed,
+                Show::CdgBoth => dot::Show::CdgBoth,
                 Show::Pdg => dot::Show::Pdg,
                 Show::Regions => dot::Show::Regions,
             };

@@ -6,6 +6,9 @@
 //!   arms labelled `T`/`F`.
 //! - [`Show::Cdg`]: blocks and control dependence edges `a -> b` (`b` is control dependent on
 //!   `a`'s branch; post-dominance definition, [`crate::analysis::cdg`]).
+//! - [`Show::CdgSeed`]: the same with the seed's cut-based relation.
+//! - [`Show::CdgBoth`]: both relations on one drawing: solid where they agree, dashed where only
+//!   the post-dominance relation has the edge, dotted where only the seed's has it.
 //! - [`Show::Pdg`]: statements (parameters, instructions, terminators) and the PDG's data
 //!   (solid), control (dashed) and phi (dotted) edges ([`crate::analysis::pdg`]).
 //! - [`Show::Regions`]: the CFG with each canonical SESE region drawn as a nested cluster
@@ -22,8 +25,13 @@ use std::fmt::Write;
 pub enum Show {
     /// The control-flow graph.
     Cfg,
-    /// The control dependence graph.
+    /// The control dependence graph (post-dominance definition: what the PDG and the queries
+    /// use).
     Cdg,
+    /// The seed's cut-based control dependence.
+    CdgSeed,
+    /// Both control dependence relations, their differences styled.
+    CdgBoth,
     /// The program dependence graph.
     Pdg,
     /// The CFG with canonical SESE regions as clusters.
@@ -46,10 +54,26 @@ pub fn to_dot(program: &Program, show: Show) -> String {
                 blocks(&mut out, fid, func, &func.layout, "    ");
                 cfg_edges(&mut out, fid, func);
             }
-            Show::Cdg => {
+            Show::Cdg | Show::CdgSeed | Show::CdgBoth => {
                 blocks(&mut out, fid, func, &func.layout, "    ");
-                for (a, b) in ControlDependence::new(func).edges() {
-                    let _ = writeln!(out, "    {fid}_{a} -> {fid}_{b};");
+                let post = ControlDependence::new(func);
+                let seed = ControlDependence::seed(func);
+                let edges: std::collections::BTreeSet<_> = match show {
+                    Show::Cdg => post.edges().clone(),
+                    Show::CdgSeed => seed.edges().clone(),
+                    _ => post.edges().union(seed.edges()).copied().collect(),
+                };
+                for (a, b) in edges {
+                    let style = match (
+                        show,
+                        post.edges().contains(&(a, b)),
+                        seed.edges().contains(&(a, b)),
+                    ) {
+                        (Show::CdgBoth, true, false) => " [style=dashed, label=\"post-dominance\"]",
+                        (Show::CdgBoth, false, true) => " [style=dotted, label=\"seed\"]",
+                        _ => "",
+                    };
+                    let _ = writeln!(out, "    {fid}_{a} -> {fid}_{b}{style};");
                 }
             }
             Show::Pdg => pdg(&mut out, fid, func),

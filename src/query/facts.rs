@@ -9,6 +9,14 @@
 //! decided from its definition (every cycle through one edge passes through the other) by a
 //! graph search per pair, memoized, so that the SESE query is an independent check of
 //! [`crate::analysis::RegionTree`].
+//!
+//! **Which control dependence.** Queries see the post-dominance relation (Ferrante–Ottenstein–
+//! Warren), not the seed's cut-based one: the PDG, SESE regions and the guards merging
+//! predicates with are all defined by it, and a query's answer must agree with what those
+//! passes do. The seed's relation makes every block after a loop depend on the loop's exit
+//! branch (once entered, the rest is reached only through the exit edge), so "the blocks a
+//! branch guards" would include code that runs whichever way the branch goes. `zkbc compile
+//! --show cdg-both` draws both, with their differences styled.
 
 use crate::analysis::dominators::Graph;
 use crate::analysis::regions::{ExtendedCfg, RegionNode};
