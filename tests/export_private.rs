@@ -8,18 +8,10 @@
 //! node or snarkjs is absent, required under CI.
 
 mod common;
-use common::find_snarkjs;
+use common::{find_snarkjs, stderr, zkbc};
 
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn zkbc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zkbc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("zkbc runs")
-}
+use std::process::Command;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -70,12 +62,8 @@ fn a_one_block_circuit_makes_only_outputs_and_public_inputs_public() {
         "-o",
         out.to_str().expect("utf-8"),
     ]);
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
-    assert!(
-        !text(&run.stderr).contains("warning"),
-        "{}",
-        text(&run.stderr)
-    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(!stderr(&run).contains("warning"), "{}", stderr(&run));
 
     let r1cs = std::fs::read(out.join("main.r1cs")).expect("main.r1cs");
     let [wires, pub_out, pub_in, prv_in] = header_counts(&r1cs);
@@ -174,11 +162,11 @@ fn a_block_based_export_names_the_private_inputs_it_makes_public() {
         "-o",
         out.to_str().expect("utf-8"),
     ]);
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
-    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let err = stderr(&run);
     assert!(
-        stderr.contains("warning") && stderr.contains("`secret`") && !stderr.contains("`n`"),
-        "{stderr}"
+        err.contains("warning") && err.contains("`secret`") && !err.contains("`n`"),
+        "{err}"
     );
     // --monolithic cannot make one block of a loop with a run-time bound: it says so.
     let mono = zkbc(&[
@@ -188,7 +176,7 @@ fn a_block_based_export_names_the_private_inputs_it_makes_public() {
         "-o",
         out.to_str().expect("utf-8"),
     ]);
-    assert_eq!(mono.status.code(), Some(2), "{}", text(&mono.stderr));
+    assert_eq!(mono.status.code(), Some(2), "{}", stderr(&mono));
 }
 
 #[test]
@@ -201,7 +189,7 @@ fn export_without_inputs_writes_the_constraint_systems_alone() {
         "-o",
         out.to_str().expect("utf-8"),
     ]);
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let files: Vec<String> = std::fs::read_dir(&out)
         .expect("the directory")
         .map(|e| {
@@ -217,7 +205,7 @@ fn export_without_inputs_writes_the_constraint_systems_alone() {
     let one = dir.path().join("one");
     let zok = write(dir.path(), "p.zok", PROGRAM);
     let run = zkbc(&["export", &zok, "-o", one.to_str().expect("utf-8")]);
-    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
     let mut files: Vec<String> = std::fs::read_dir(&one)
         .expect("the directory")
         .map(|e| {

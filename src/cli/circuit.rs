@@ -18,6 +18,21 @@ fn compile_and_run(
     run: &RunArgs,
     progress: &Progress,
 ) -> Result<(driver::Compilation, interp::Outcome), Exit> {
+    let (compiled, outcome) = compile_and_run_with(compile, run, progress, true)?;
+    Ok((
+        compiled,
+        outcome.expect("a run without inputs runs on the defaults"),
+    ))
+}
+
+/// [`compile_and_run`]; without inputs the program runs on the empty default inputs only when
+/// `without_inputs` says so (`export` writes the constraint systems alone instead).
+fn compile_and_run_with(
+    compile: &CompileArgs,
+    run: &RunArgs,
+    progress: &Progress,
+    without_inputs: bool,
+) -> Result<(driver::Compilation, Option<interp::Outcome>), Exit> {
     let name = compile.file.display();
     // Block formation is profiled on the inputs the blocks will run on (read once: the file
     // may be a pipe).
@@ -25,11 +40,14 @@ fn compile_and_run(
     progress.set_message(format!("{name}: compiling"));
     let mut compiled = compile.compile_profiled(json.clone(), run.max_steps)?;
     driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
+    if json.is_none() && !without_inputs {
+        return Ok((compiled, None));
+    }
     let values = inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
     progress.set_message(format!("{name}: running"));
     let outcome = execute(&compile.file, &compiled.program, &values, run.max_steps)?;
     print_log(&outcome, run.log);
-    Ok((compiled, outcome))
+    Ok((compiled, Some(outcome)))
 }
 
 /// A block that cannot be lowered is the user's input (exit 2); an unsatisfied one is exit 1.
@@ -280,18 +298,7 @@ pub(crate) fn export_command(
     out: PathBuf,
     quiet: bool,
 ) -> Result<(), Exit> {
-    let json = compile.input_json()?;
-    let mut compiled = compile.compile_profiled(json.clone(), run.max_steps)?;
-    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
-    let outcome = match json {
-        Some(json) => {
-            let values = inputs_in_encoding(&compiled, Some(json), compile.inputs.as_deref())?;
-            let outcome = execute(&compile.file, &compiled.program, &values, run.max_steps)?;
-            print_log(&outcome, run.log);
-            Some(outcome)
-        }
-        None => None,
-    };
+    let (compiled, outcome) = compile_and_run_with(&compile, &run, &Progress::hidden(), false)?;
     std::fs::create_dir_all(&out)
         .map_err(|e| user_error(format!("cannot create {}: {e}", out.display())))?;
     let file = compile.file.display();

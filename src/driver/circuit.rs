@@ -155,21 +155,19 @@ fn without_labels(
     let pins = |k: usize, label: usize| {
         only(&r1cs.a[k], label) && only(&r1cs.b[k], label) && only(&r1cs.c[k], label)
     };
-    let keep_row: Vec<bool> = (0..r1cs.num_constraints())
-        .map(|k| !labels.iter().any(|&l| pins(k, l)))
-        .collect();
+    // The variables read by some constraint that pins no label.
     let mut used = vec![false; r1cs.num_vars()];
-    for (k, _) in keep_row.iter().enumerate().filter(|(_, &keep)| keep) {
+    for k in (0..r1cs.num_constraints()).filter(|&k| !labels.iter().any(|&l| pins(k, l))) {
         for row in [&r1cs.a[k], &r1cs.b[k], &r1cs.c[k]] {
             for &(v, _) in row {
                 used[v] = true;
             }
         }
     }
+    // A label nothing else reads goes, with the constraints pinning it.
     let dropped: Vec<usize> = labels.iter().copied().filter(|&l| !used[l]).collect();
-    // A label still read elsewhere keeps the constraint that pins it.
     let keep_row: Vec<bool> = (0..r1cs.num_constraints())
-        .map(|k| keep_row[k] || labels.iter().any(|&l| used[l] && pins(k, l)))
+        .map(|k| !dropped.iter().any(|&l| pins(k, l)))
         .collect();
     let new_of: Vec<Option<usize>> = {
         let mut next = 0;

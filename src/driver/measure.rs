@@ -389,28 +389,16 @@ pub fn measure(
             .map_err(MeasureError::Cost)?
             .totals
             .sumcheck_cells;
-        let (no_merge_cells, no_merge_none) = if settings.is_no_merge() {
-            (own, None)
-        } else {
-            split(baseline_cells(
-                file_name,
-                source,
-                inputs,
-                settings,
-                Merging::Off,
-            ))
+        let baseline = |is_own: bool, merging: Merging| {
+            if is_own {
+                (own, None)
+            } else {
+                split(baseline_cells(file_name, source, inputs, settings, merging))
+            }
         };
-        let (monolithic_cells, monolithic_none) = if settings.merging == Merging::Monolithic {
-            (own, None)
-        } else {
-            split(baseline_cells(
-                file_name,
-                source,
-                inputs,
-                settings,
-                Merging::Monolithic,
-            ))
-        };
+        let (no_merge_cells, no_merge_none) = baseline(settings.is_no_merge(), Merging::Off);
+        let (monolithic_cells, monolithic_none) =
+            baseline(settings.merging == Merging::Monolithic, Merging::Monolithic);
         cost.baselines = Some(Baselines {
             no_merge_cells,
             no_merge_none,

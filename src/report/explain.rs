@@ -169,22 +169,11 @@ pub fn component_name(
     lines: Option<(u32, u32)>,
     has_loop: bool,
 ) -> String {
-    let mut name = if func == "main" {
-        format!("{head}..{tail}")
-    } else {
-        format!("{func}/{head}..{tail}")
-    };
-    let mut notes = vec![blocks_note(n_blocks)];
-    match lines {
-        Some((a, b)) if a == b => notes.push(format!("line {a}")),
-        Some((a, b)) => notes.push(format!("lines {a}-{b}")),
-        None => {}
-    }
+    let mut notes = extent_notes(n_blocks, lines);
     if has_loop {
         notes.push("loop".into());
     }
-    name.push_str(&format!(" ({})", notes.join(", ")));
-    name
+    format!("{}..{tail} ({})", in_func(func, head), notes.join(", "))
 }
 
 /// `loop b1 (3 blocks, lines 6-9) rotated, 4 iterations a block`.
@@ -195,24 +184,36 @@ pub fn loop_name(
     lines: Option<(u32, u32)>,
     per_block: usize,
 ) -> String {
-    let mut name = if func == "main" {
-        format!("loop {header}")
+    let per = if per_block == 1 {
+        "1 iteration a block".to_string()
     } else {
-        format!("loop {func}/{header}")
+        format!("{per_block} iterations a block")
     };
+    format!(
+        "loop {} ({}) rotated, {per}",
+        in_func(func, header),
+        extent_notes(n_blocks, lines).join(", ")
+    )
+}
+
+/// A block's name, `FUNC/` before it outside `main`.
+fn in_func(func: &str, block: &str) -> String {
+    if func == "main" {
+        block.to_string()
+    } else {
+        format!("{func}/{block}")
+    }
+}
+
+/// `4 blocks` and, when known, `line 6` or `lines 6-9`.
+fn extent_notes(n_blocks: usize, lines: Option<(u32, u32)>) -> Vec<String> {
     let mut notes = vec![blocks_note(n_blocks)];
     match lines {
         Some((a, b)) if a == b => notes.push(format!("line {a}")),
         Some((a, b)) => notes.push(format!("lines {a}-{b}")),
         None => {}
     }
-    let per = if per_block == 1 {
-        "1 iteration a block".to_string()
-    } else {
-        format!("{per_block} iterations a block")
-    };
-    name.push_str(&format!(" ({}) rotated, {per}", notes.join(", ")));
-    name
+    notes
 }
 
 /// `1 block`, `4 blocks`.

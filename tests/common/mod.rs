@@ -51,3 +51,25 @@ pub fn find_snarkjs() -> Result<PathBuf, String> {
         None => Err("snarkjs is not installed (npm install -g snarkjs@0.7.6)".into()),
     }
 }
+
+/// Runs the `zkbc` binary in the crate's directory.
+#[allow(dead_code)] // only the CLI tests
+pub fn zkbc(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_zkbc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("zkbc runs")
+}
+
+/// A run's standard output, as text.
+#[allow(dead_code)] // only the CLI tests
+pub fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A run's standard error, as text.
+#[allow(dead_code)] // only the CLI tests
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
