@@ -10,8 +10,9 @@
 //!    witness variables, then renumbers.
 //! 3. [`BlockR1cs::assign`] re-runs the same lowering in *witness* mode on an input state and
 //!    returns every variable's value; [`check_trace`] does so for every block execution of an
-//!    interpreter trace, emits the instance into an ark-relations `gr1cs` constraint system and
-//!    asks `is_satisfied` (`which_is_unsatisfied` names the constraint that fails).
+//!    interpreter trace and evaluates every row on it, naming the first that fails;
+//!    [`check_trace_with`] and [`Checker::Ark`] emit the instance into an ark-relations `gr1cs`
+//!    constraint system instead and ask `which_is_unsatisfied` (an independent cross-check).
 //! 4. [`stats`] lowers every block of a program in parallel (rayon; each task builds its own
 //!    system, nothing crosses threads but plain numbers); [`stats_sequential`] is the reference.
 //!
