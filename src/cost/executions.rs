@@ -58,6 +58,15 @@ pub fn block_label(program: &Program, func: FuncId, block: BlockId) -> String {
     }
 }
 
+/// Addresses of the program's memory: each function's, once.
+pub fn memory_size(stats: &[BlockStats]) -> u64 {
+    let mut per_func: std::collections::HashMap<FuncId, u64> = std::collections::HashMap::new();
+    for s in stats {
+        per_func.insert(s.func, s.memory_size);
+    }
+    per_func.values().sum()
+}
+
 /// The [`ProgramCost`] of lowered blocks (`stats`, in their order) and their executions (a
 /// block absent from `executions` ran 0 times). Outputs, satisfaction and the monolithic count
 /// are left empty for the caller; the field comparison is `complete` unless the caller says.
@@ -75,7 +84,8 @@ pub fn program_cost(
             label: block_label(program, s.func, s.block),
             constraints: s.constraints as u64,
             witness_vars: s.witness_vars as u64,
-            io_vars: s.instance_vars as u64,
+            io_vars: s.state_vars as u64,
+            accesses: s.accesses as u64,
             executions: executions
                 .get(&(s.func, s.block))
                 .copied()
@@ -87,6 +97,7 @@ pub fn program_cost(
         opt_level: opt_level.to_string(),
         field_cmp: "complete".into(),
         min_block_size,
+        memory_size: memory_size(stats),
         blocks,
         outputs: None,
         satisfied: None,

@@ -58,7 +58,7 @@ use std::fmt;
 
 /// The version of the JSON schema written by [`Report`]; bump it when a field changes meaning
 /// or is removed (adding a field does not change it).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// What the report is computed from: one program compiled by one pipeline, with per-block counts.
 #[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
@@ -72,6 +72,10 @@ pub struct ProgramCost {
     pub field_cmp: String,
     /// MIN_BLOCK_SIZE of the merge threshold.
     pub min_block_size: u64,
+    /// Addresses of the program's memory (arrays living in memory, `r1cs::memory`): one
+    /// initial entry each in the memory-checking instance.
+    #[serde(default)]
+    pub memory_size: u64,
     /// Every block of the lowered program, in report order.
     pub blocks: Vec<BlockCost>,
     /// The program's outputs on the given inputs (`None` for a static report).
@@ -118,6 +122,9 @@ pub struct BlockCost {
     pub witness_vars: u64,
     /// `io_b`: instance (input/output) variables: the transition state's width.
     pub io_vars: u64,
+    /// `acc_b`: memory accesses per execution.
+    #[serde(default)]
+    pub accesses: u64,
     /// `exec_b`: how many times the block ran; `None` when unknown (static report).
     pub executions: Option<u64>,
 }
@@ -163,6 +170,8 @@ pub struct BlockReport {
     pub witness_vars: u64,
     /// `io_b`.
     pub io_vars: u64,
+    /// `acc_b`.
+    pub accesses: u64,
     /// `X_b = max(2, next_pow2(cons_b))`.
     pub padded_constraints: u64,
     /// `exec_b`, `null` when unknown.
@@ -185,7 +194,24 @@ pub struct Totals {
     pub executed_constraints: Option<u128>,
     /// Σ exec_b: transition states.
     pub transitions: Option<u128>,
-    /// Σ Q_b · X_b.
+    /// Σ Q_b · X_b: the block instances.
+    pub block_cells: Option<u128>,
+    /// Σ exec_b · io_b: state words the transition permutation fingerprints.
+    pub state_words: Option<u128>,
+    /// Σ Q_b · max(2, next_pow2(io_b)): the transition permutation.
+    pub transition_cells: Option<u128>,
+    /// Σ exec_b · acc_b: memory accesses.
+    pub memory_accesses: Option<u128>,
+    /// memory_size + memory_accesses when there is an access, else 0: entries of the
+    /// memory-checking instance.
+    pub memory_entries: Option<u128>,
+    /// Constraints of the memory-checking instance per entry: 8 + T.
+    pub memory_constraints_per_entry: Option<u64>,
+    /// memory_entries · (8 + T).
+    pub memory_constraints: Option<u128>,
+    /// next_pow2(memory_entries) · next_pow2(8 + T), 0 without an access.
+    pub memory_cells: Option<u128>,
+    /// block_cells + transition_cells + memory_cells: every instance the prover pays for.
     pub sumcheck_cells: Option<u128>,
     /// Σ Q_b · THRESHOLD.
     pub uniform_cells: Option<u128>,
@@ -305,6 +331,7 @@ impl ProgramCost {
                 constraints: b.constraints,
                 witness_vars: b.witness_vars,
                 io_vars: b.io_vars,
+                accesses: b.accesses,
                 padded_constraints: x,
                 executions: b.executions,
                 padded_executions: q,
@@ -313,7 +340,12 @@ impl ProgramCost {
             });
         }
 
-        let mut totals = totals(&blocks, threshold, self.monolithic_constraints)?;
+        let mut totals = totals(
+            &blocks,
+            threshold,
+            self.monolithic_constraints,
+            self.memory_size,
+        )?;
         if totals.monolithic_cells.is_none() {
             totals.monolithic_none = self.monolithic_none.clone();
         }
@@ -338,16 +370,67 @@ impl ProgramCost {
 struct Executed {
     executed_constraints: u128,
     transitions: u128,
+    block_cells: u128,
+    state_words: u128,
+    transition_cells: u128,
+    memory: MemoryTotals,
     sumcheck_cells: u128,
     uniform_cells: u128,
     padding_waste: f64,
     rounds: u32,
 }
 
-fn executed_totals(blocks: &[BlockReport], threshold: u64) -> Result<Option<Executed>, CostError> {
+/// The memory-checking instance of a run with `accesses` accesses over `size` addresses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryTotals {
+    /// Accesses.
+    pub accesses: u128,
+    /// Entries: the addresses' initial entries and the accesses (0 without an access).
+    pub entries: u128,
+    /// Constraints per entry, 8 + T (T the bits of the largest timestamp).
+    pub per_entry: u64,
+    /// entries · per_entry.
+    pub constraints: u128,
+    /// next_pow2(entries) · next_pow2(per_entry).
+    pub cells: u128,
+}
+
+/// The memory-checking instance's size (see [`crate::r1cs::memory`]): every access and
+/// every address is an entry; each entry pays the pair instance and two product steps.
+pub fn memory_totals(size: u64, accesses: u128) -> MemoryTotals {
+    if accesses == 0 {
+        return MemoryTotals::default();
+    }
+    let per_entry =
+        crate::r1cs::memory::check::constraints_per_entry(u64::try_from(accesses).unwrap_or(u64::MAX));
+    let entries = accesses.saturating_add(u128::from(size));
+    let padded = entries.checked_next_power_of_two().unwrap_or(u128::MAX);
+    MemoryTotals {
+        accesses,
+        entries,
+        per_entry,
+        constraints: entries.saturating_mul(u128::from(per_entry)),
+        cells: padded.saturating_mul(u128::from(per_entry.next_power_of_two())),
+    }
+}
+
+/// `max(2, next_pow2(io_b))`: one block's share of the transition permutation per padded
+/// execution.
+pub fn padded_state(io: u64) -> u64 {
+    padded_constraints(io).unwrap_or(u64::MAX)
+}
+
+fn executed_totals(
+    blocks: &[BlockReport],
+    threshold: u64,
+    memory_size: u64,
+) -> Result<Option<Executed>, CostError> {
     let mut executed_constraints = 0u128;
     let mut transitions = 0u128;
-    let mut sumcheck_cells = 0u128;
+    let mut block_cells = 0u128;
+    let mut state_words = 0u128;
+    let mut transition_cells = 0u128;
+    let mut accesses = 0u128;
     let mut uniform_cells = 0u128;
     let mut max_q = 0u128;
     let mut max_x = 0u128;
@@ -363,18 +446,35 @@ fn executed_totals(blocks: &[BlockReport], threshold: u64) -> Result<Option<Exec
         );
         executed_constraints = add_product(executed_constraints, e, c, "executed_constraints")?;
         transitions = add_product(transitions, e, 1, "transitions")?;
-        sumcheck_cells = add_product(sumcheck_cells, q, x, "sumcheck_cells")?;
+        block_cells = add_product(block_cells, q, x, "block_cells")?;
+        state_words = add_product(state_words, e, u128::from(b.io_vars), "state_words")?;
+        transition_cells = add_product(
+            transition_cells,
+            q,
+            u128::from(padded_state(b.io_vars)),
+            "transition_cells",
+        )?;
+        accesses = add_product(accesses, e, u128::from(b.accesses), "memory_accesses")?;
         uniform_cells = add_product(uniform_cells, q, u128::from(threshold), "uniform_cells")?;
         max_q = max_q.max(q);
         // Over every block, run or not: each is an instance of the proof.
         max_x = max_x.max(x);
     }
-    let (padding_waste, rounds) = if sumcheck_cells == 0 {
+    let memory = memory_totals(memory_size, accesses);
+    let sumcheck_cells = block_cells
+        .checked_add(transition_cells)
+        .and_then(|s| s.checked_add(memory.cells))
+        .ok_or(CostError::Overflow {
+            total: "sumcheck_cells",
+        })?;
+    let (padding_waste, rounds) = if block_cells == 0 {
         (0.0, 0)
     } else {
         // (S − E) / S rather than 1 − E / S: exact 0 when nothing is padding, and never
-        // negative. E <= S because exec_b <= Q_b and cons_b <= X_b.
-        let waste = (sumcheck_cells - executed_constraints) as f64 / sumcheck_cells as f64;
+        // negative. E <= S because exec_b <= Q_b, cons_b <= X_b, io_b <= max(2,
+        // next_pow2(io_b)) and the memory's entries and constraints are padded up too.
+        let work = executed_constraints + state_words + memory.constraints;
+        let waste = (sumcheck_cells - work) as f64 / sumcheck_cells as f64;
         // Q and X are powers of two here, so their log2 is exact.
         let rounds =
             ceil_log2(blocks.len() as u128) + max_q.trailing_zeros() + max_x.trailing_zeros();
@@ -383,6 +483,10 @@ fn executed_totals(blocks: &[BlockReport], threshold: u64) -> Result<Option<Exec
     Ok(Some(Executed {
         executed_constraints,
         transitions,
+        block_cells,
+        state_words,
+        transition_cells,
+        memory,
         sumcheck_cells,
         uniform_cells,
         padding_waste,
@@ -394,12 +498,13 @@ fn totals(
     blocks: &[BlockReport],
     threshold: u64,
     monolithic_constraints: Option<u64>,
+    memory_size: u64,
 ) -> Result<Totals, CostError> {
     let mut constraints = 0u128;
     for b in blocks {
         constraints = add_product(constraints, u128::from(b.constraints), 1, "constraints")?;
     }
-    let executed = executed_totals(blocks, threshold)?;
+    let executed = executed_totals(blocks, threshold, memory_size)?;
     // Exact or nothing: without a one-block circuit there is no bound to give (module doc).
     let monolithic_cells = match monolithic_constraints {
         Some(c) => Some(u128::from(
@@ -412,6 +517,14 @@ fn totals(
         constraints,
         executed_constraints: executed.as_ref().map(|e| e.executed_constraints),
         transitions: executed.as_ref().map(|e| e.transitions),
+        block_cells: executed.as_ref().map(|e| e.block_cells),
+        state_words: executed.as_ref().map(|e| e.state_words),
+        transition_cells: executed.as_ref().map(|e| e.transition_cells),
+        memory_accesses: executed.as_ref().map(|e| e.memory.accesses),
+        memory_entries: executed.as_ref().map(|e| e.memory.entries),
+        memory_constraints_per_entry: executed.as_ref().map(|e| e.memory.per_entry),
+        memory_constraints: executed.as_ref().map(|e| e.memory.constraints),
+        memory_cells: executed.as_ref().map(|e| e.memory.cells),
         sumcheck_cells: executed.as_ref().map(|e| e.sumcheck_cells),
         uniform_cells: executed.as_ref().map(|e| e.uniform_cells),
         padding_waste: executed.as_ref().map(|e| e.padding_waste),

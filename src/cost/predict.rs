@@ -4,7 +4,8 @@
 //! their [`Prediction`]s; with a profile the prediction is the report's own number.
 
 use super::executions::estimated_executions;
-use super::model::{padded_constraints, padded_executions};
+use super::executions::memory_size;
+use super::model::{memory_totals, padded_constraints, padded_executions, padded_state};
 use crate::ir::interp::{self, Limits, Val};
 use crate::ir::{BlockId, FuncId, Program};
 use crate::r1cs::{self, BlockStats, LowerError};
@@ -55,7 +56,7 @@ impl Counts {
 /// What a program is predicted to cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Prediction {
-    /// Σ Q_b · X_b.
+    /// Σ Q_b · X_b, the transition permutation's and the memory check's cells.
     pub cells: u128,
     /// Σ exec_b: block executions, each a transition state.
     pub transitions: u128,
@@ -68,16 +69,26 @@ impl std::fmt::Display for Prediction {
 }
 
 /// The cells and transitions of blocks with these constraint counts and executions (blocks
-/// missing from `counts` never run).
+/// missing from `counts` never run): the block instances, the transition permutation and the
+/// memory-checking instance, as the report counts them.
 pub fn prediction_of(stats: &[BlockStats], counts: &BlockCounts) -> Prediction {
     let mut p = Prediction::default();
+    let mut accesses = 0u128;
     for s in stats {
         let exec = counts.get(&(s.func, s.block)).copied().unwrap_or(0);
         let x = padded_constraints(s.constraints as u64).unwrap_or(u64::MAX);
         let q = padded_executions(exec).unwrap_or(u64::MAX);
-        p.cells = p.cells.saturating_add(u128::from(q) * u128::from(x));
+        let io = padded_state(s.state_vars as u64);
+        p.cells = p
+            .cells
+            .saturating_add(u128::from(q) * u128::from(x))
+            .saturating_add(u128::from(q) * u128::from(io));
         p.transitions = p.transitions.saturating_add(u128::from(exec));
+        accesses = accesses.saturating_add(u128::from(exec) * s.accesses as u128);
     }
+    p.cells = p
+        .cells
+        .saturating_add(memory_totals(memory_size(stats), accesses).cells);
     p
 }
 

@@ -127,6 +127,8 @@ pub(crate) struct Builder {
     pub values: Vec<Fr>,
     /// Whether each variable is an instance variable; index 0 (the constant) is `false`.
     pub is_instance: Vec<bool>,
+    /// How many instance variables were allocated so far.
+    pub n_instance: usize,
     /// Quadratic constraints `A · B = C`, three rows each (structure mode only).
     pub quad: Rows,
     /// Linear constraints `L = 0`, one row each (structure mode only).
@@ -156,6 +158,7 @@ impl Builder {
                 Vec::new()
             },
             is_instance: vec![false],
+            n_instance: 0,
             quad: Rows::default(),
             linear: Rows::default(),
             coeffs: Coeffs::default(),
@@ -173,6 +176,7 @@ impl Builder {
             self.values.push(x);
         }
         self.is_instance.push(instance);
+        self.n_instance += usize::from(instance);
         v
     }
 

@@ -5,9 +5,11 @@
 //! What a block's lowering reads, and so what its key hashes: whether it is `main`'s entry;
 //! its parameters, instructions (kind, results, `nuw`) and terminator; for every value it
 //! mentions, the value's type, its constant if it is one, and its number of uses in the
-//! function (gadgets fuse a comparison "used only there"); and the live-in values of the block
-//! and of each successor (they are its input and output state). Two blocks with the same key
-//! lower to the same constraints.
+//! function (gadgets fuse a comparison "used only there"), and its place in memory (segment,
+//! guarded write, initial contents); and the live-in values of the block and of each successor
+//! (they are its input and output state). Two blocks with the same key lower to the same
+//! constraints. The function's memory size is not part of the key: it is read from the
+//! function's plan, not from the cached block.
 
 use super::fxhash::FxHasher;
 use super::live::FuncInfo;
@@ -52,6 +54,7 @@ impl StatsCache {
                     self.hits.fetch_add(1, Ordering::Relaxed);
                     s.func = f;
                     s.block = b;
+                    s.memory_size = info.memory.size;
                     return Ok(s);
                 }
                 self.misses.fetch_add(1, Ordering::Relaxed);
@@ -80,6 +83,11 @@ fn fingerprint(func: &Function, info: &FuncInfo, b: BlockId, main_entry: bool) -
         func.value_type(v).hash(h);
         func.const_value(v).hash(h);
         info.uses.get(&v).copied().unwrap_or(0).hash(h);
+        // Where it lives in memory, and whether it is a guarded write.
+        let seg = info.memory.segment_of(v);
+        seg.map(|s| &info.memory.segments[s as usize]).hash(h);
+        info.memory.guarded.get(&v).hash(h);
+        info.memory.init_arrays.contains(&v).hash(h);
     };
     for &p in &data.params {
         value(p, &mut h);

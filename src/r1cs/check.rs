@@ -10,8 +10,10 @@
 //! different result than the interpreter shows up as an unsatisfied block, with the row. Live-in leaves (values not passed as parameters) are carried from
 //! the previous execution's output state.
 
+use super::memory::{check_memory, AccessKind, MemoryEntry, MemoryError, MemoryTrace};
 use super::{block_label, lower_with, return_label, Assignment, BlockR1cs, LowerError};
 use crate::field::Fr;
+use ark_ff::{One, Zero};
 use crate::ir::interp::{Exit, Outcome, Val};
 use crate::ir::{BlockId, FuncId, Program};
 use std::collections::HashMap;
@@ -53,6 +55,8 @@ pub struct CheckReport {
     pub executions: usize,
     /// Per executed block, in order of first execution.
     pub blocks: Vec<BlockCheck>,
+    /// The run's memory: initial entries and accesses (empty when no array lives in memory).
+    pub memory: MemoryTrace,
 }
 
 /// Why a trace does not check.
@@ -72,6 +76,8 @@ pub enum CheckError {
         /// ark-relations' `which_is_unsatisfied` reports from the other.
         constraint: String,
     },
+    /// The memory-checking instance rejects the run's accesses: a compiler bug.
+    Memory(MemoryError),
 }
 
 impl fmt::Display for CheckError {
@@ -87,6 +93,7 @@ impl fmt::Display for CheckError {
                 f,
                 "fn {func}, {block} (execution {step} of the trace) does not satisfy its R1CS instance: constraint {constraint} fails"
             ),
+            CheckError::Memory(e) => write!(f, "{e}"),
         }
     }
 }
@@ -121,7 +128,7 @@ pub fn check_trace_with(
     outcome: &Outcome,
     checker: Checker,
 ) -> Result<CheckReport, CheckError> {
-    for_each_execution(program, outcome, |step, blk, asg| {
+    let report = for_each_execution(program, outcome, |step, blk, asg| {
         let unsat = match checker {
             Checker::Direct => blk.first_unsatisfied(asg).map(|k| format!("#{k}")),
             Checker::Ark => {
@@ -142,7 +149,19 @@ pub fn check_trace_with(
             }),
             None => Ok(()),
         }
-    })
+    })?;
+    check_memory(&report.memory).map_err(CheckError::Memory)?;
+    Ok(report)
+}
+
+/// Flattens the values that are part of a state (those not in memory).
+fn flatten_state(vals: &[Val], in_memory: &[bool], out: &mut Vec<Fr>) -> Result<(), String> {
+    for (k, v) in vals.iter().enumerate() {
+        if !in_memory.get(k).copied().unwrap_or(false) {
+            flatten_val(v, out)?;
+        }
+    }
+    Ok(())
 }
 
 /// Assigns every block execution of a successful run — the input state from the trace, the
@@ -154,7 +173,35 @@ pub fn for_each_execution<'p>(
     outcome: &Outcome,
     mut visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), CheckError>,
 ) -> Result<CheckReport, CheckError> {
+    // Each circuit function's memory plan, and where its addresses and segments start in the
+    // program's memory.
+    let circuit = program.circuit_funcs();
     let mut infos = HashMap::new();
+    let mut offsets = HashMap::new();
+    let mut memory = MemoryTrace::default();
+    let (mut addr_off, mut seg_off) = (0u64, 0u64);
+    for f in program.func_ids().filter(|f| circuit[f.index()]) {
+        let info = Arc::new(super::live::FuncInfo::new(program.func(f)));
+        offsets.insert(f, (addr_off, seg_off));
+        for (s, seg) in info.memory.segments.iter().enumerate() {
+            for k in 0..seg.len {
+                memory.inits.push(MemoryEntry {
+                    addr: Fr::from(addr_off + seg.base + k),
+                    seg: seg_off + s as u64,
+                    value: seg
+                        .init
+                        .as_ref()
+                        .and_then(|v| v.get(k as usize).copied())
+                        .unwrap_or_else(Fr::zero),
+                    rw: Fr::one(),
+                    ts: 0,
+                });
+            }
+        }
+        addr_off += info.memory.size;
+        seg_off += info.memory.segments.len() as u64;
+        infos.insert(f, info);
+    }
     let mut cache: HashMap<(FuncId, BlockId), BlockR1cs<'_>> = HashMap::new();
     let mut order: Vec<(FuncId, BlockId)> = Vec::new();
     let mut runs: HashMap<(FuncId, BlockId), usize> = HashMap::new();
@@ -187,9 +234,7 @@ pub fn for_each_execution<'p>(
             message,
         };
         let mut leaves = Vec::new();
-        for p in &entry.params {
-            flatten_val(p, &mut leaves).map_err(bad)?;
-        }
+        flatten_state(&entry.params, &layout.memory_params, &mut leaves).map_err(bad)?;
         match carried.take() {
             Some((b, live)) if b == entry.block => leaves.extend(live),
             _ if layout.live_leaves == 0 => {}
@@ -201,15 +246,19 @@ pub fn for_each_execution<'p>(
         for h in &entry.hints {
             flatten_val(h, &mut hints).map_err(bad)?;
         }
-        let mut asg = blk.assign_with_hints(&leaves, &hints)?;
+        let mut asg = blk.assign_with(&leaves, &hints, &entry.accesses)?;
         let (label, values, target) = match &entry.exit {
             Exit::Jump(b, args) => (block_label(*b), args, Some(*b)),
             Exit::Return(vals) => (return_label(), vals, None),
         };
+        let in_memory: &[bool] = layout
+            .exits
+            .iter()
+            .find(|e| e.target == target)
+            .map(|e| e.memory_args.as_slice())
+            .unwrap_or(&[]);
         let mut out = Vec::new();
-        for v in values {
-            flatten_val(v, &mut out).map_err(bad)?;
-        }
+        flatten_state(values, in_memory, &mut out).map_err(bad)?;
         if out.len() > layout.out_leaves {
             return Err(bad(format!(
                 "the trace leaves with {} values, the output state has {}",
@@ -221,6 +270,22 @@ pub fn for_each_execution<'p>(
         let at = layout.out_label_index();
         asg.instance[at] = label;
         asg.instance[at + 1..at + 1 + out.len()].copy_from_slice(&out);
+        let (addr_off, seg_off) = offsets.get(&entry.func).copied().unwrap_or_default();
+        for a in &layout.accesses {
+            memory.accesses.push(MemoryEntry {
+                addr: asg.instance[a.addr] + Fr::from(addr_off),
+                seg: seg_off + u64::from(a.seg),
+                value: asg.instance[a.value],
+                rw: match (a.kind, a.rw) {
+                    (AccessKind::Read, _) => Fr::zero(),
+                    (AccessKind::Write, _) => Fr::one(),
+                    (AccessKind::Guarded, Some(k)) => asg.instance[k],
+                    (AccessKind::Guarded, None) => Fr::zero(),
+                },
+                ts: memory.accesses.len() as u64 + 1,
+            });
+            memory.steps.push(step);
+        }
         visit(step, blk, &asg)?;
         if let Some(t) = target {
             if let Some(exit) = layout.exits.iter().find(|e| e.target == Some(t)) {
@@ -240,5 +305,6 @@ pub fn for_each_execution<'p>(
                 constraints: cache[&key].n_constraints(),
             })
             .collect(),
+        memory,
     })
 }

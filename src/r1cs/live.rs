@@ -5,6 +5,7 @@
 //! parameters has no live-ins, and then the state is exactly label + parameters.
 
 use super::fxhash::{FxMap, FxSet};
+use super::memory::MemoryPlan;
 use crate::ir::{BlockId, Function, ValueDef, ValueId};
 use std::collections::BTreeSet;
 
@@ -15,6 +16,8 @@ pub(crate) struct FuncInfo {
     pub live_in: FxMap<BlockId, Vec<ValueId>>,
     /// Uses of each value in the whole function.
     pub uses: FxMap<ValueId, usize>,
+    /// Which arrays live in memory (they are never part of a state).
+    pub memory: MemoryPlan,
 }
 
 impl FuncInfo {
@@ -73,12 +76,14 @@ impl FuncInfo {
                 }
             }
         }
+        let memory = MemoryPlan::of(func);
         FuncInfo {
             live_in: live
                 .into_iter()
-                .map(|(b, s)| (b, s.into_iter().collect()))
+                .map(|(b, s)| (b, s.into_iter().filter(|&v| !memory.in_memory(v)).collect()))
                 .collect(),
             uses,
+            memory,
         }
     }
 }

@@ -137,6 +137,7 @@ pub mod gadgets;
 mod lc;
 mod live;
 mod lower;
+pub mod memory;
 pub mod soundness;
 
 pub use cache::StatsCache;
@@ -149,7 +150,8 @@ pub use lower::{block_label, return_label, ExitLayout, StateLayout};
 pub use soundness::{check_soundness, SoundnessOptions, SoundnessReport};
 
 use crate::field::Fr;
-use crate::ir::{interp::Val, BlockId, FuncId, Function, Program};
+use crate::ir::interp::{Access, Val};
+use crate::ir::{BlockId, FuncId, Function, Program};
 use ark_relations::gr1cs::{ConstraintSystem, ConstraintSystemRef, LinearCombination, Variable};
 use eliminate::Reduced;
 use live::FuncInfo;
@@ -323,8 +325,15 @@ pub struct BlockStats {
     pub constraints: usize,
     /// Witness variables.
     pub witness_vars: usize,
-    /// Instance variables (the transition state, without the constant 1).
+    /// Instance variables (the transition state and the memory accesses, without the
+    /// constant 1).
     pub instance_vars: usize,
+    /// The transition state's width: labels and state leaves (`io_b` of the cost model).
+    pub state_vars: usize,
+    /// Memory accesses per execution.
+    pub accesses: usize,
+    /// Addresses of the function's memory (the same for every block of a function).
+    pub memory_size: u64,
     /// Non-zero entries of A.
     pub nnz_a: usize,
     /// Non-zero entries of B.
@@ -400,7 +409,7 @@ fn lower_with(
     block: BlockId,
     main_entry: bool,
 ) -> Result<BlockR1cs<'_>, LowerError> {
-    let (cs, layout) = lower::lower(func, &info, block, main_entry, None, &[])?;
+    let (cs, layout) = lower::lower(func, &info, block, main_entry, None, &[], &[])?;
     let reduced = eliminate::reduce(cs);
     Ok(BlockR1cs {
         func,
@@ -478,6 +487,9 @@ impl<'f> BlockR1cs<'f> {
             constraints: self.n_constraints(),
             witness_vars: self.n_witness(),
             instance_vars: self.n_instance(),
+            state_vars: self.layout.state_width(),
+            accesses: self.layout.accesses.len(),
+            memory_size: self.info.memory.size,
             nnz_a: nnz[0],
             nnz_b: nnz[1],
             nnz_c: nnz[2],
@@ -498,6 +510,17 @@ impl<'f> BlockR1cs<'f> {
         &self,
         in_leaves: &[Fr],
         hints: &[Fr],
+    ) -> Result<Assignment, LowerError> {
+        self.assign_with(in_leaves, hints, &[])
+    }
+
+    /// [`BlockR1cs::assign_with_hints`] with the block execution's array accesses (the trace
+    /// entry's `accesses`): the values its reads of arrays in memory return.
+    pub fn assign_with(
+        &self,
+        in_leaves: &[Fr],
+        hints: &[Fr],
+        accesses: &[Access],
     ) -> Result<Assignment, LowerError> {
         if hints.len() > self.layout.hint_leaves {
             return Err(LowerError::BadState {
@@ -526,6 +549,7 @@ impl<'f> BlockR1cs<'f> {
             self.main_entry,
             Some(in_leaves),
             hints,
+            accesses,
         )?;
         assert_eq!(
             cs.values.len(),

@@ -130,6 +130,29 @@ pub fn render(report: &Report) -> String {
             opt_num(t.executed_constraints, unknown),
         ],
         vec!["transitions".into(), opt_num(t.transitions, unknown)],
+        vec!["  block cells".into(), opt_num(t.block_cells, unknown)],
+        vec![
+            "  transition cells".into(),
+            opt_num(t.transition_cells, unknown),
+        ],
+    ];
+    if t.memory_accesses.is_none_or(|a| a > 0) {
+        totals.push(vec![
+            "memory accesses".into(),
+            opt_num(t.memory_accesses, unknown),
+        ]);
+        totals.push(vec![
+            "  memory-check constraints".into(),
+            opt_num(t.memory_constraints, unknown),
+            t.memory_constraints_per_entry
+                .map_or_else(String::new, |k| format!("{k} per entry")),
+        ]);
+        totals.push(vec![
+            "  memory cells".into(),
+            opt_num(t.memory_cells, unknown),
+        ]);
+    }
+    totals.extend([
         vec!["sumcheck cells".into(), opt_num(t.sumcheck_cells, unknown)],
         vec!["uniform cells".into(), opt_num(t.uniform_cells, unknown)],
         vec![
@@ -142,7 +165,7 @@ pub fn render(report: &Report) -> String {
                 .map_or_else(|| unknown.to_string(), |r| r.to_string()),
         ],
         vec!["monolithic cells".into(), monolithic, monolithic_note],
-    ];
+    ]);
     if let Some(b) = &report.baselines {
         totals.push(baseline_row(
             "--no-merge cells",

@@ -49,6 +49,22 @@ pub struct TraceEntry {
     /// The results of its `hint` instructions, in execution order (the unconstrained witnesses
     /// R1CS lowering cannot compute from the input state).
     pub hints: Vec<Val>,
+    /// Every `array_get` and `array_set` on an array of scalars it executed, in order: what a
+    /// block whose arrays live in memory reads and writes (see `r1cs::memory`).
+    pub accesses: Vec<Access>,
+}
+
+/// One access to an array of scalars, as executed: the element index, the element's value
+/// before the access, and for an `array_set` the value written. Which array (and so which
+/// memory address) is the lowering's decision; the interpreter records every such access.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Access {
+    /// The element index.
+    pub index: u64,
+    /// The element before the access (what an `array_get` returns).
+    pub read: Val,
+    /// The value an `array_set` wrote; `None` for a read.
+    pub written: Option<Val>,
 }
 
 /// A successful run.
@@ -243,6 +259,40 @@ pub fn count_blocks(
     Ok(m.counts)
 }
 
+/// The [`Access`] an executed `array_get`/`array_set` on an array of scalars made (`results`
+/// are the instruction's, already computed, so the operands are known to be valid).
+fn scalar_access(
+    func: &Function,
+    env: &[Option<Val>],
+    kind: &InstKind,
+    results: &[Val],
+) -> Option<Access> {
+    let (array, index, write) = match kind {
+        InstKind::ArrayGet { array, index } => (*array, *index, false),
+        InstKind::ArraySet { array, index, .. } => (*array, *index, true),
+        _ => return None,
+    };
+    if !func.value_type(array).elem().is_some_and(Type::is_scalar) {
+        return None;
+    }
+    let (Ok(Val::Array(items)), Ok(Val::UInt(i))) =
+        (value_of(func, env, array), value_of(func, env, index))
+    else {
+        return None;
+    };
+    let read = items.get(i as usize)?.clone();
+    let written = match (write, results.first()) {
+        (true, Some(Val::Array(after))) => Some(after.get(i as usize)?.clone()),
+        (true, _) => return None,
+        (false, _) => None,
+    };
+    Some(Access {
+        index: i,
+        read,
+        written,
+    })
+}
+
 struct Machine<'p> {
     program: &'p Program,
     limits: Limits,
@@ -311,6 +361,7 @@ impl<'p> Machine<'p> {
                     params: params.clone(),
                     exit: Exit::Return(Vec::new()),
                     hints: Vec::new(),
+                    accesses: Vec::new(),
                 });
             } else if self.in_hint == 0 {
                 *self.counts.entry((fid, block)).or_insert(0) += 1;
@@ -361,6 +412,11 @@ impl<'p> Machine<'p> {
                         Exec::Fail(k) => fail(k, Some(pos), inst.loc),
                         Exec::Nested(f) => *f,
                     })?;
+                if self.record {
+                    if let Some(a) = scalar_access(func, &env, &inst.kind, &results) {
+                        self.trace[trace_index].accesses.push(a);
+                    }
+                }
                 for (r, v) in inst.results.iter().zip(results) {
                     env[r.index()] = Some(v);
                 }

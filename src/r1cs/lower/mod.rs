@@ -22,6 +22,7 @@ mod assertions;
 mod env;
 mod idioms;
 mod instructions;
+mod memory;
 mod state;
 
 pub use state::{block_label, return_label, ExitLayout, StateLayout};
@@ -32,7 +33,9 @@ use super::gadgets::Num;
 use super::lc::Lc;
 use super::live::FuncInfo;
 use super::LowerError;
+use super::memory::{AccessSlot, MemoryPlan};
 use crate::field::Fr;
+use crate::ir::interp::Access;
 use crate::ir::{BlockId, Const, Function, InstId, InstKind, Type, ValueId};
 use assertions::fused_reads;
 use env::Env;
@@ -72,17 +75,26 @@ pub(crate) struct Lowerer<'a> {
     /// The block's hint values in witness mode (missing ones are 0).
     hints: &'a [Fr],
     next_hint: usize,
+    /// Which arrays live in memory.
+    plan: &'a MemoryPlan,
+    /// The block's array accesses in witness mode (the interpreter's trace; missing ones read 0).
+    accesses: &'a [Access],
+    next_access: usize,
+    /// The memory accesses exposed so far, in order.
+    mem_slots: Vec<AccessSlot>,
     pos: Option<usize>,
 }
 
-/// Lowers `block` of `func`. `inputs` (witness mode) are the input leaves after the label.
-pub(crate) fn lower(
-    func: &Function,
-    info: &FuncInfo,
+/// Lowers `block` of `func`. `inputs` (witness mode) are the input leaves after the label;
+/// `hints` and `accesses` the block execution's hint values and array accesses.
+pub(crate) fn lower<'a>(
+    func: &'a Function,
+    info: &'a FuncInfo,
     block: BlockId,
     main_entry: bool,
-    inputs: Option<&[Fr]>,
-    hints: &[Fr],
+    inputs: Option<&'a [Fr]>,
+    hints: &'a [Fr],
+    accesses: &'a [Access],
 ) -> Result<(Builder, StateLayout), LowerError> {
     if block.index() >= func.blocks.len() || !func.layout.contains(&block) {
         return Err(LowerError::NoSuchBlock {
@@ -106,6 +118,10 @@ pub(crate) fn lower(
         next_input: 0,
         hints,
         next_hint: 0,
+        plan: &info.memory,
+        accesses,
+        next_access: 0,
+        mem_slots: Vec::new(),
         pos: None,
     };
     let layout = l.run(info, main_entry)?;
@@ -129,11 +145,22 @@ impl<'a> Lowerer<'a> {
         let data = func.block(self.block);
         let in_label = self.cs.instance(block_label(self.block));
         let mut param_leaves = 0;
+        let mut memory_params = Vec::with_capacity(data.params.len());
+        let mut initial_writes = Vec::new();
         for &p in &data.params {
             let ty = func.value_type(p).clone();
+            let seg = self.plan.segment_of(p);
+            memory_params.push(seg.is_some() && !main_entry);
+            if seg.is_some() && !main_entry {
+                continue;
+            }
             let w = self.input_wire(&ty, main_entry)?;
             param_leaves += self.count_leaves(&ty)?;
-            self.env.insert(p, w);
+            match seg {
+                // `main`'s input array in memory: written there element by element.
+                Some(s) => initial_writes.push((s, w)),
+                None => self.env.insert(p, w),
+            }
         }
         let live_in = info.live_in.get(&self.block).cloned().unwrap_or_default();
         let mut live_leaves = 0;
@@ -145,6 +172,12 @@ impl<'a> Lowerer<'a> {
         }
         self.cs
             .enforce_eq(&Lc::var(in_label), &Lc::constant(block_label(self.block)));
+        for (seg, w) in initial_writes {
+            let Wire::Array(items) = w else {
+                return Err(self.err("a scalar in memory"));
+            };
+            self.write_all(seg, &items)?;
+        }
         // `eq` results whose only use is an `assert` of this block become `a = b`; a `u1` `and`
         // whose only use is an `assert` (or such an `and`) is not built: the assertion asserts
         // each operand instead (`a ∧ b = 1` iff `a = 1` and `b = 1` for booleans), so
@@ -203,7 +236,11 @@ impl<'a> Lowerer<'a> {
         for (pos, &i) in data.insts.iter().enumerate() {
             self.pos = Some(pos);
             let inst = func.inst(i);
-            let mut results = self.lower_inst(&inst.kind, &inst.results, inst.no_wrap)?;
+            let access = self.take_access(&inst.kind);
+            let mut results = match self.lower_memory(&inst.kind, &inst.results, access)? {
+                Some(results) => results,
+                None => self.lower_inst(&inst.kind, &inst.results, inst.no_wrap)?,
+            };
             if self.cs.n_constraints() > limit {
                 return Err(LowerError::TooLarge {
                     func: func.name.clone(),
@@ -243,7 +280,9 @@ impl<'a> Lowerer<'a> {
             .term
             .as_ref()
             .ok_or_else(|| self.err("a block without terminator"))?;
-        self.lower_term(term, info, param_leaves, live_in, live_leaves)
+        let mut layout = self.lower_term(term, info, param_leaves, live_in, live_leaves)?;
+        layout.memory_params = memory_params;
+        Ok(layout)
     }
 
     /// Materializes leaves whose combination has grown past [`MAX_LC_TERMS`].

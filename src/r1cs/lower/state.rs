@@ -8,6 +8,7 @@ use crate::ir::{BlockCall, BlockId, Terminator, Type, ValueId};
 use crate::r1cs::gadgets::{Num, Pivot, UNBOUNDED};
 use crate::r1cs::lc::Lc;
 use crate::r1cs::live::FuncInfo;
+use crate::r1cs::memory::AccessSlot;
 use crate::r1cs::LowerError;
 use ark_ff::Zero;
 
@@ -28,6 +29,8 @@ pub struct ExitLayout {
     pub target: Option<BlockId>,
     /// Scalar leaves of the jump arguments (or returned values): the first of the output leaves.
     pub arg_leaves: usize,
+    /// Which arguments live in memory (they are not part of the state).
+    pub memory_args: Vec<bool>,
     /// The target's live-in values, whose leaves follow the arguments.
     pub live: Vec<ValueId>,
     /// Scalar leaves of those live-in values.
@@ -36,11 +39,19 @@ pub struct ExitLayout {
 
 /// The transition state of a block: which instance variables mean what.
 ///
-/// Instance vector (after the constant 1): `[in_label, in_leaves.., out_label, out_leaves..]`.
+/// Instance vector (after the constant 1):
+/// `[in_label, in_leaves.., accesses.., out_label, out_leaves..]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StateLayout {
-    /// Scalar leaves of the block's parameters (flattened, arrays in index order).
+    /// Scalar leaves of the block's parameters (flattened, arrays in index order; arrays
+    /// living in memory have none).
     pub param_leaves: usize,
+    /// Which parameters live in memory (not part of the state).
+    pub memory_params: Vec<bool>,
+    /// The block's memory accesses, in execution order.
+    pub accesses: Vec<AccessSlot>,
+    /// Instance variables of the accesses (between the input and the output state).
+    pub access_vars: usize,
     /// The block's live-in values (see [`crate::r1cs`]): their leaves follow the parameters'.
     pub live_in: Vec<ValueId>,
     /// Scalar leaves of the live-in values.
@@ -62,11 +73,16 @@ impl StateLayout {
 
     /// Index (in the instance vector, without the constant) of the output label.
     pub fn out_label_index(&self) -> usize {
-        1 + self.in_leaves()
+        1 + self.in_leaves() + self.access_vars
     }
 
     /// Number of instance variables.
     pub fn width(&self) -> usize {
+        2 + self.in_leaves() + self.access_vars + self.out_leaves
+    }
+
+    /// The transition state's width: labels and leaves, without the accesses.
+    pub fn state_width(&self) -> usize {
         2 + self.in_leaves() + self.out_leaves
     }
 }
@@ -175,8 +191,13 @@ impl<'a> Lowerer<'a> {
         info: &FuncInfo,
     ) -> R<(Vec<Lc>, ExitLayout)> {
         let mut leaves = Vec::new();
+        let mut memory_args = Vec::with_capacity(values.len());
         for &v in values {
-            self.leaves(v, &mut leaves)?;
+            let in_memory = self.plan.in_memory(v);
+            memory_args.push(in_memory);
+            if !in_memory {
+                self.leaves(v, &mut leaves)?;
+            }
         }
         let arg_leaves = leaves.len();
         let live = match call {
@@ -192,6 +213,7 @@ impl<'a> Lowerer<'a> {
             ExitLayout {
                 target: call.map(|c| c.block),
                 arg_leaves,
+                memory_args,
                 live,
                 live_leaves,
             },
@@ -240,9 +262,17 @@ impl<'a> Lowerer<'a> {
             let o = self.cs.instance(self.cs.eval(leaf));
             self.cs.enforce_eq(&Lc::var(o), leaf);
         }
+        let accesses = std::mem::take(&mut self.mem_slots);
+        let access_vars = accesses
+            .iter()
+            .map(|a| 2 + usize::from(a.rw.is_some()))
+            .sum();
         Ok(StateLayout {
             hint_leaves: self.next_hint,
             param_leaves,
+            memory_params: Vec::new(),
+            accesses,
+            access_vars,
             live_in,
             live_leaves,
             out_leaves: leaves.len(),

@@ -1,0 +1,469 @@
+//! Which arrays of a function live in memory: families, the cost rule and the linearity rule
+//! (see the module doc of [`super`] and ARCHITECTURE.md).
+
+use crate::field::Fr;
+use crate::ir::{BlockId, Const, Function, InstKind, Type, ValueDef, ValueId};
+use crate::r1cs::fxhash::{FxMap, FxSet};
+
+/// Arrays shorter than this stay in registers: a run-time-index access of an `n`-element
+/// array costs about `n` constraints there, and an access in memory costs a row of its block
+/// plus a memory-check row of about 6 + T constraints (T ≈ 10–20), with one initial entry per
+/// element.
+pub const MIN_MEMORY_LEN: u64 = 16;
+
+/// One memory segment: the addresses `[base, base + len)` of one array family.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Segment {
+    /// First address.
+    pub base: u64,
+    /// Number of elements.
+    pub len: u64,
+    /// The element type (a scalar).
+    pub elem: Type,
+    /// The initial contents when a constant `make_array` of `main`'s entry block is the
+    /// family's first value (it then costs no access); zeros otherwise.
+    pub init: Option<Vec<Fr>>,
+}
+
+/// How an access of a block touches memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    /// An `array_get`: the value is the element.
+    Read,
+    /// An `array_set`, a `make_array` element or an initial input element.
+    Write,
+    /// An `array_set` of a guarded write chain: a write when the guard holds, otherwise a read
+    /// of the unchanged element.
+    Guarded,
+}
+
+/// The memory plan of one function.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryPlan {
+    /// The segment of every array value that lives in memory.
+    seg_of: FxMap<ValueId, u32>,
+    /// The segments, by index.
+    pub segments: Vec<Segment>,
+    /// `array_set` results of guarded write chains: the guard and whether the write happens
+    /// when it is 1 (`select g, a_n, a_0`) or 0 (`select g, a_0, a_n`).
+    pub(crate) guarded: FxMap<ValueId, (ValueId, bool)>,
+    /// The `make_array` results that are their segment's initial contents.
+    pub(crate) init_arrays: FxSet<ValueId>,
+    /// Addresses in all segments.
+    pub size: u64,
+}
+
+impl MemoryPlan {
+    /// The segment `v` lives in, if it lives in memory.
+    pub fn segment_of(&self, v: ValueId) -> Option<u32> {
+        self.seg_of.get(&v).copied()
+    }
+
+    /// Whether `v` lives in memory.
+    pub fn in_memory(&self, v: ValueId) -> bool {
+        self.seg_of.contains_key(&v)
+    }
+
+    /// Whether nothing lives in memory.
+    pub fn is_empty(&self) -> bool {
+        self.segments.is_empty()
+    }
+
+    /// The plan of `func`, a function of the circuit (calls are inlined before lowering, so
+    /// its entry block runs once): nothing for a function of one block (a monolithic circuit
+    /// is exported on its own, without a memory argument).
+    pub fn of(func: &Function) -> MemoryPlan {
+        if func.layout.len() <= 1 {
+            return MemoryPlan::default();
+        }
+        Planner::new(func).plan()
+    }
+}
+
+fn scalar_array(ty: &Type) -> Option<u64> {
+    match ty {
+        Type::Array(elem, n) if elem.is_scalar() => Some(*n as u64),
+        _ => None,
+    }
+}
+
+struct Planner<'f> {
+    func: &'f Function,
+    /// Union-find parent, by value index; only array-of-scalar values take part.
+    parent: Vec<u32>,
+}
+
+impl<'f> Planner<'f> {
+    fn new(func: &'f Function) -> Planner<'f> {
+        Planner {
+            func,
+            parent: (0..func.values.len() as u32).collect(),
+        }
+    }
+
+    fn find(&mut self, v: ValueId) -> u32 {
+        let mut x = v.0;
+        while self.parent[x as usize] != x {
+            let p = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = p;
+            x = p;
+        }
+        x
+    }
+
+    fn union(&mut self, a: ValueId, b: ValueId) {
+        let (x, y) = (self.find(a), self.find(b));
+        if x != y {
+            self.parent[x.max(y) as usize] = x.min(y);
+        }
+    }
+
+    fn is_arr(&self, v: ValueId) -> bool {
+        scalar_array(self.func.value_type(v)).is_some()
+    }
+
+    fn const_index(&self, v: ValueId) -> bool {
+        matches!(self.func.const_value(v), Some(Const::UInt(_)))
+    }
+
+    fn plan(mut self) -> MemoryPlan {
+        let func = self.func;
+        // Families, and the families that cannot live in memory.
+        let mut bad: FxSet<ValueId> = FxSet::default();
+        let mut runtime: FxSet<ValueId> = FxSet::default();
+        let mut uses: FxMap<ValueId, usize> = FxMap::default();
+        for (vi, v) in func.values.iter().enumerate() {
+            let id = ValueId(vi as u32);
+            if !self.is_arr(id) {
+                continue;
+            }
+            match v.def {
+                ValueDef::Param(..) => {}
+                ValueDef::Result(i, _) => {
+                    if !matches!(
+                        func.inst(i).kind,
+                        InstKind::MakeArray { .. }
+                            | InstKind::ArraySet { .. }
+                            | InstKind::Select { .. }
+                    ) {
+                        bad.insert(id);
+                    }
+                }
+                ValueDef::Const(_) => {
+                    bad.insert(id);
+                }
+            }
+        }
+        for &b in &func.layout {
+            let data = func.block(b);
+            for &i in &data.insts {
+                let inst = func.inst(i);
+                inst.kind.for_each_operand(|v| *uses.entry(v).or_insert(0) += 1);
+                match &inst.kind {
+                    InstKind::ArrayGet { array, index } => {
+                        if !self.const_index(*index) && self.is_arr(*array) {
+                            runtime.insert(*array);
+                        }
+                    }
+                    InstKind::ArraySet {
+                        array,
+                        index,
+                        value,
+                    } => {
+                        if self.is_arr(*array) {
+                            self.union(inst.results[0], *array);
+                            if !self.const_index(*index) {
+                                runtime.insert(*array);
+                            }
+                        }
+                        if self.is_arr(*value) {
+                            bad.insert(*value);
+                        }
+                    }
+                    InstKind::Select {
+                        then_value,
+                        else_value,
+                        ..
+                    } => {
+                        if self.is_arr(inst.results[0]) {
+                            self.union(inst.results[0], *then_value);
+                            self.union(inst.results[0], *else_value);
+                        }
+                    }
+                    InstKind::Hint { .. } | InstKind::Log { .. } => {}
+                    kind => kind.for_each_operand(|v| {
+                        if self.is_arr(v) {
+                            bad.insert(v);
+                        }
+                    }),
+                }
+            }
+            if let Some(t) = &data.term {
+                for v in t.operands() {
+                    *uses.entry(v).or_insert(0) += 1;
+                }
+                for call in t.block_calls() {
+                    let params = &func.block(call.block).params;
+                    for (&p, &a) in params.iter().zip(&call.args) {
+                        if self.is_arr(a) {
+                            self.union(p, a);
+                        }
+                    }
+                }
+                if let crate::ir::Terminator::Return(vals) = t {
+                    for &v in vals {
+                        if self.is_arr(v) {
+                            bad.insert(v);
+                        }
+                    }
+                }
+            }
+        }
+        let mut bad_fam: FxSet<u32> = bad.iter().map(|&v| self.find(v)).collect();
+        let runtime_fam: FxSet<u32> = runtime.iter().map(|&v| self.find(v)).collect();
+        let guarded = self.guarded_chains(&uses);
+        // Linearity: at every write no other value of the family is live after it.
+        let live_out = self.live_out();
+        for &b in &func.layout {
+            let data = func.block(b);
+            let mut live: FxSet<ValueId> = live_out.get(&b).cloned().unwrap_or_default();
+            if let Some(t) = &data.term {
+                live.extend(t.operands().into_iter().filter(|&v| self.is_arr(v)));
+            }
+            for &i in data.insts.iter().rev() {
+                let inst = func.inst(i);
+                let write = match &inst.kind {
+                    InstKind::ArraySet { .. } => !guarded.0.contains_key(&inst.results[0]),
+                    InstKind::MakeArray { .. } => self.is_arr(inst.results[0]),
+                    InstKind::Select { .. } => guarded.1.contains(&inst.results[0]),
+                    _ => false,
+                };
+                if write {
+                    let r = inst.results[0];
+                    let fam = self.find(r);
+                    let clash = live.iter().any(|&v| v != r && self.find(v) == fam);
+                    if clash {
+                        bad_fam.insert(fam);
+                    }
+                }
+                for r in &inst.results {
+                    live.remove(r);
+                }
+                inst.kind.for_each_operand(|v| {
+                    if self.is_arr(v) {
+                        live.insert(v);
+                    }
+                });
+            }
+        }
+        // Segments, in order of each family's first value.
+        let mut seg_of_fam: FxMap<u32, u32> = FxMap::default();
+        let mut plan = MemoryPlan::default();
+        for vi in 0..func.values.len() {
+            let id = ValueId(vi as u32);
+            let Some(len) = scalar_array(func.value_type(id)) else {
+                continue;
+            };
+            if !self.defined(id) {
+                continue;
+            }
+            let fam = self.find(id);
+            if bad_fam.contains(&fam) || !runtime_fam.contains(&fam) || len < MIN_MEMORY_LEN {
+                continue;
+            }
+            let seg = *seg_of_fam.entry(fam).or_insert_with(|| {
+                plan.segments.push(Segment {
+                    base: plan.size,
+                    len,
+                    elem: func.value_type(id).elem().cloned().unwrap_or(Type::Field),
+                    init: None,
+                });
+                plan.size += len;
+                (plan.segments.len() - 1) as u32
+            });
+            plan.seg_of.insert(id, seg);
+        }
+        plan.guarded = guarded
+            .0
+            .into_iter()
+            .filter(|(v, _)| plan.seg_of.contains_key(v))
+            .collect();
+        self.find_inits(&mut plan);
+        plan
+    }
+
+    /// Whether `v` is a parameter of a laid-out block or the result of an instruction in one.
+    fn defined(&self, v: ValueId) -> bool {
+        let func = self.func;
+        match func.values[v.index()].def {
+            ValueDef::Param(b, _) => func.layout.contains(&b),
+            ValueDef::Result(i, _) => func
+                .layout
+                .iter()
+                .any(|&b| func.block(b).insts.contains(&i)),
+            ValueDef::Const(_) => false,
+        }
+    }
+
+    /// Guarded write chains: `select g, a_n, a_0` (or `select g, a_0, a_n`) where
+    /// `a_k = array_set a_(k-1), ..` for k = 1..n, each `a_k` used only by the next link, all in
+    /// the select's block, and `a_0` not used between the first link and the select. Gives the
+    /// links (with guard and polarity) and the selects that end them.
+    fn guarded_chains(
+        &self,
+        uses: &FxMap<ValueId, usize>,
+    ) -> (FxMap<ValueId, (ValueId, bool)>, FxSet<ValueId>) {
+        let func = self.func;
+        let mut links = FxMap::default();
+        let mut ends = FxSet::default();
+        for &b in &func.layout {
+            let insts = &func.block(b).insts;
+            let pos: FxMap<ValueId, usize> = insts
+                .iter()
+                .enumerate()
+                .flat_map(|(k, &i)| func.inst(i).results.iter().map(move |&r| (r, k)))
+                .collect();
+            for (k, &i) in insts.iter().enumerate() {
+                let inst = func.inst(i);
+                let InstKind::Select {
+                    cond,
+                    then_value,
+                    else_value,
+                } = inst.kind
+                else {
+                    continue;
+                };
+                if !self.is_arr(inst.results[0]) {
+                    continue;
+                }
+                for (top, base, polarity) in [(then_value, else_value, true), (else_value, then_value, false)] {
+                    let mut chain = Vec::new();
+                    let mut cur = top;
+                    let ok = loop {
+                        if cur == base {
+                            break !chain.is_empty();
+                        }
+                        if uses.get(&cur) != Some(&1) || !pos.contains_key(&cur) {
+                            break false;
+                        }
+                        let ValueDef::Result(d, _) = func.values[cur.index()].def else {
+                            break false;
+                        };
+                        let InstKind::ArraySet { array, .. } = func.inst(d).kind else {
+                            break false;
+                        };
+                        chain.push(cur);
+                        cur = array;
+                    };
+                    if !ok {
+                        continue;
+                    }
+                    let first = pos[chain.last().expect("non-empty chain")];
+                    let base_used_between = insts[first + 1..k].iter().any(|&j| {
+                        func.inst(j).kind.operands().contains(&base)
+                    });
+                    if base_used_between {
+                        continue;
+                    }
+                    for v in chain {
+                        links.insert(v, (cond, polarity));
+                    }
+                    ends.insert(inst.results[0]);
+                    break;
+                }
+            }
+        }
+        (links, ends)
+    }
+
+    /// Live-out array values of every block (block parameters defined at its start, jump
+    /// arguments used at the end of the predecessor).
+    fn live_out(&self) -> FxMap<BlockId, FxSet<ValueId>> {
+        let func = self.func;
+        let mut gen: FxMap<BlockId, FxSet<ValueId>> = FxMap::default();
+        let mut kill: FxMap<BlockId, FxSet<ValueId>> = FxMap::default();
+        for &b in &func.layout {
+            let data = func.block(b);
+            let mut defs: FxSet<ValueId> = data.params.iter().copied().collect();
+            let mut used = FxSet::default();
+            let mut note = |v: ValueId, defs: &FxSet<ValueId>| {
+                if self.is_arr(v) && !defs.contains(&v) {
+                    used.insert(v);
+                }
+            };
+            for &i in &data.insts {
+                let inst = func.inst(i);
+                inst.kind.for_each_operand(|v| note(v, &defs));
+                defs.extend(inst.results.iter().copied());
+            }
+            if let Some(t) = &data.term {
+                for v in t.operands() {
+                    note(v, &defs);
+                }
+            }
+            gen.insert(b, used);
+            kill.insert(b, defs);
+        }
+        let mut live_in: FxMap<BlockId, FxSet<ValueId>> = gen.clone();
+        let mut live_out: FxMap<BlockId, FxSet<ValueId>> = FxMap::default();
+        let order: Vec<BlockId> = func.reverse_post_order().into_iter().rev().collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &order {
+                let mut out = FxSet::default();
+                for s in func.successors(b) {
+                    if let Some(l) = live_in.get(&s) {
+                        out.extend(l.iter().copied());
+                    }
+                }
+                let mut inn = gen[&b].clone();
+                inn.extend(out.iter().copied().filter(|v| !kill[&b].contains(v)));
+                if live_in.get(&b) != Some(&inn) {
+                    live_in.insert(b, inn);
+                    changed = true;
+                }
+                live_out.insert(b, out);
+            }
+        }
+        live_out
+    }
+
+    /// Marks the constant `make_array` that is a segment's first value in the entry block
+    /// (the segment then has no parameter of that block) as its initial contents.
+    fn find_inits(&self, plan: &mut MemoryPlan) {
+        let func = self.func;
+        let entry = func.block(func.entry);
+        let mut seen: FxSet<u32> = entry
+            .params
+            .iter()
+            .filter_map(|&p| plan.segment_of(p))
+            .collect();
+        for &i in &entry.insts {
+            let inst = func.inst(i);
+            for &r in &inst.results {
+                let Some(seg) = plan.segment_of(r) else {
+                    continue;
+                };
+                if !seen.insert(seg) {
+                    continue;
+                }
+                if let InstKind::MakeArray { elems, .. } = &inst.kind {
+                    let consts: Option<Vec<Fr>> = elems
+                        .iter()
+                        .map(|&e| {
+                            func.const_value(e).map(|c| match c {
+                                Const::Field(x) => x,
+                                Const::UInt(n) => Fr::from(n),
+                            })
+                        })
+                        .collect();
+                    if let Some(values) = consts {
+                        plan.segments[seg as usize].init = Some(values);
+                        plan.init_arrays.insert(r);
+                    }
+                }
+            }
+        }
+    }
+}
