@@ -16,12 +16,14 @@ fn synthetic(n: u64) -> ProgramCost {
         opt_level: "O2".into(),
         field_cmp: "complete".into(),
         min_block_size: 1024,
+        memory_size: 0,
         blocks: (0..n)
             .map(|i| BlockCost {
                 label: format!("b{i}"),
                 constraints: (i * 7919) % 5000,
                 witness_vars: (i * 104_729) % 6000,
                 io_vars: 16,
+                accesses: 0,
                 executions: Some((i * 31) % 1000),
             })
             .collect(),

@@ -107,13 +107,15 @@ fn check(file: &Path, config: Config) -> Result<Checked, String> {
             Config::Threshold(min) => min,
             _ => 1024,
         },
+        memory_size: zkbc::cost::memory_size(&stats),
         blocks: stats
             .iter()
             .map(|s| BlockCost {
                 label: s.block.to_string(),
                 constraints: s.constraints as u64,
                 witness_vars: s.witness_vars as u64,
-                io_vars: s.instance_vars as u64,
+                io_vars: s.state_vars as u64,
+                accesses: s.accesses as u64,
                 executions: Some(executions.get(&(s.func, s.block)).copied().unwrap_or(0)),
             })
             .collect(),

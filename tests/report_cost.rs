@@ -12,6 +12,7 @@ fn block(label: &str, constraints: u64, executions: Option<u64>) -> BlockCost {
         constraints,
         witness_vars: constraints + 1,
         io_vars: 4,
+        accesses: 0,
         executions,
     }
 }
@@ -22,6 +23,7 @@ fn program(blocks: Vec<BlockCost>, min_block_size: u64, monolithic: Option<u64>)
         opt_level: "O1".into(),
         field_cmp: "complete".into(),
         min_block_size,
+        memory_size: 0,
         blocks,
         outputs: None,
         satisfied: None,
@@ -402,6 +404,7 @@ fn arb_block(unknown: bool) -> impl Strategy<Value = BlockCost> {
         constraints: c,
         witness_vars: w,
         io_vars: io,
+        accesses: 0,
         executions: e,
     })
 }

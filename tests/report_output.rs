@@ -24,6 +24,7 @@ fn block(
         constraints,
         witness_vars,
         io_vars,
+        accesses: 0,
         executions,
     }
 }
@@ -35,6 +36,7 @@ fn sum_loop() -> Report {
         opt_level: "O1".into(),
         field_cmp: "complete".into(),
         min_block_size: 1024,
+        memory_size: 0,
         blocks: vec![
             block("b0", 3, 5, 4, Some(1)),
             block("b1", 5, 7, 6, Some(6)),
@@ -63,6 +65,7 @@ fn spread() -> Report {
         opt_level: "O2".into(),
         field_cmp: "complete".into(),
         min_block_size: 1024,
+        memory_size: 0,
         blocks: vec![
             block("b0", 40, 60, 8, Some(1)),
             block("b1", 1, 2, 8, Some(100)),
@@ -94,6 +97,7 @@ fn static_report() -> Report {
         opt_level: "O1".into(),
         field_cmp: "complete".into(),
         min_block_size: 1024,
+        memory_size: 0,
         blocks: vec![
             block("b0", 3, 5, 4, Some(1)),
             block("b1", 5, 7, 6, None),
@@ -367,6 +371,7 @@ fn svg_of_no_blocks_still_draws() {
         opt_level: "O0".into(),
         field_cmp: "complete".into(),
         min_block_size: 1024,
+        memory_size: 0,
         blocks: Vec::new(),
         outputs: None,
         satisfied: None,
@@ -418,6 +423,7 @@ fn nested_dot(components: &[BTreeSet<BlockId>]) -> Result<String, dot::DotError>
         opt_level: "O1".into(),
         field_cmp: "complete".into(),
         min_block_size: 1024,
+        memory_size: 0,
         blocks: vec![
             block("b0", 2, 2, 4, Some(1)),
             block("main/b1", 34, 40, 6, Some(4)),
@@ -670,6 +676,7 @@ fn svg_of_many_blocks_keeps_every_label() {
         opt_level: "O0".into(),
         field_cmp: "complete".into(),
         min_block_size: 32_768,
+        memory_size: 0,
         blocks,
         outputs: None,
         satisfied: None,

@@ -318,10 +318,19 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
     for k in 0..rows.ends.len() {
         let end = rows.ends[k] as usize;
         if alive[k / 3] {
+            let first = write;
+            let mut sorted = true;
             for t in start..end {
                 let (v, c) = rows.terms[t];
-                rows.terms[write] = (var_map[v as usize], c);
+                let new = var_map[v as usize];
+                sorted &= write == first || rows.terms[write - 1].0 < new;
+                rows.terms[write] = (new, c);
                 write += 1;
+            }
+            // Instance variables come first in the new numbering; one allocated after a
+            // witness (a memory read, an output) moves before it.
+            if !sorted {
+                rows.terms[first..write].sort_unstable_by_key(|t| t.0);
             }
             out_ends.push(write as u32);
         }

@@ -1,0 +1,172 @@
+//! Arrays in memory (`r1cs::memory`): what an access costs in its block, how narrow the
+//! transition state gets, and that the memory-checking instance rejects a trace whose read
+//! returns a stale value (and the transition check a changed state).
+
+use zkbc::driver;
+use zkbc::ir::interp::{self, Val};
+use zkbc::ir::{self};
+use zkbc::r1cs::{self, CheckError};
+
+/// A two-block IR program: `b0` builds a constant `field[len]` and jumps to `b1`, which
+/// returns element `v0` of it (`read`) or `v1` (no read).
+fn two_blocks(len: usize, read: bool) -> String {
+    let elems: Vec<String> = (0..len).map(|k| format!("field {}", k * 7 + 1)).collect();
+    let body = if read {
+        "    v5 = array_get v3, v4\n    return v5"
+    } else {
+        "    return v6"
+    };
+    format!(
+        "fn main f0 -> field {{\nb0(v0: u32, v1: field):\n    v2 = make_array [{}] : field\n    \
+         jmp b1(v2, v0, v1)\nb1(v3: [field; {len}], v4: u32, v6: field):\n{body}\n}}\n",
+        elems.join(", ")
+    )
+}
+
+fn program(text: &str) -> ir::Program {
+    let p = ir::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    ir::verify::verify_program(&p).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    p
+}
+
+fn block_stats(p: &ir::Program, block: u32) -> r1cs::BlockStats {
+    r1cs::stats(p)
+        .unwrap()
+        .into_iter()
+        .find(|s| s.block == ir::BlockId(block))
+        .unwrap()
+}
+
+#[test]
+fn a_run_time_index_read_of_field_1000_costs_at_most_10_constraints_in_its_block() {
+    let with = program(&two_blocks(1000, true));
+    let without = program(&two_blocks(1000, false));
+    let (w, wo) = (block_stats(&with, 1), block_stats(&without, 1));
+    let cost = w.constraints - wo.constraints;
+    println!(
+        "field[1000] read at a run-time index: {} constraints in its block ({} with, {} without), \
+         {} memory access, state {} wires",
+        cost, w.constraints, wo.constraints, w.accesses, w.state_vars
+    );
+    assert_eq!(w.accesses, 1, "the read is a memory access");
+    assert!(cost <= 10, "the read costs {cost} constraints");
+    assert!(
+        w.state_vars < 10,
+        "the array is not in the state: {} wires",
+        w.state_vars
+    );
+    // The block's read returns what the interpreter returns, and the memory check holds.
+    for index in [0u64, 1, 500, 999] {
+        let outcome = interp::run(
+            &with,
+            &[Val::UInt(index), Val::Field(7u64.into())],
+            interp::Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(outcome.outputs, vec![Val::Field((index * 7 + 1).into())]);
+        let report = r1cs::check_trace(&with, &outcome).unwrap();
+        assert_eq!(report.memory.accesses.len(), 1);
+        assert_eq!(report.memory.inits.len(), 1000);
+    }
+    // The same read of a short array stays in registers.
+    let short = program(&two_blocks(8, true));
+    assert_eq!(block_stats(&short, 1).accesses, 0);
+}
+
+/// Runs and checks `name` (a corpus program) on its inputs.
+fn run_corpus(name: &str, text: &str, inputs: &str) -> (ir::Program, interp::Outcome) {
+    let mut compiled = driver::compile(name, text, &driver::Options::default()).unwrap();
+    driver::legalize_for_r1cs(&mut compiled.program).unwrap();
+    let json: serde_json::Value = serde_json::from_str(inputs).unwrap();
+    let values = compiled.inputs_from_json(&json).unwrap();
+    let outcome = interp::run(&compiled.program, &values, interp::Limits::default()).unwrap();
+    (compiled.program, outcome)
+}
+
+fn corpus_file(name: &str) -> (String, String) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
+    (
+        std::fs::read_to_string(dir.join(format!("{name}.zok"))).unwrap(),
+        std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap(),
+    )
+}
+
+#[test]
+fn a_stale_read_or_a_changed_transition_state_is_rejected() {
+    let (text, inputs) = corpus_file("cobbl_find_min");
+    let (program, outcome) = run_corpus("cobbl_find_min.zok", &text, &inputs);
+    let report = r1cs::check_trace(&program, &outcome).unwrap();
+    let reads = report
+        .memory
+        .accesses
+        .iter()
+        .filter(|a| a.rw == 0u64.into())
+        .count();
+    assert!(reads > 100, "find_min reads its array from memory ({reads} reads)");
+    // Change the value one read returns: the block is satisfied (a read is a free witness in
+    // its block), the memory check is not.
+    let (step, k) = outcome
+        .trace
+        .iter()
+        .enumerate()
+        .find_map(|(s, e)| {
+            e.accesses
+                .iter()
+                .position(|a| a.written.is_none())
+                .filter(|_| s > 2)
+                .map(|k| (s, k))
+        })
+        .expect("a read after the first blocks");
+    let mut stale = outcome.clone();
+    let old = stale.trace[step].accesses[k].read.clone();
+    stale.trace[step].accesses[k].read = match old {
+        Val::UInt(n) => Val::UInt(n ^ 1),
+        Val::Field(x) => Val::Field(x + zkbc::field::Fr::from(1u64)),
+        v => v,
+    };
+    match r1cs::check_trace(&program, &stale) {
+        Err(CheckError::Memory(e)) => println!("stale read rejected: {e}"),
+        other => panic!("a stale read must fail the memory check, got {other:?}"),
+    }
+    // Change one transition's state: the block that produced it no longer satisfies its
+    // instance.
+    let mut changed = outcome.clone();
+    let (s, entry) = changed
+        .trace
+        .iter_mut()
+        .enumerate()
+        .find(|(_, e)| {
+            matches!(&e.exit, interp::Exit::Jump(_, args) if args.iter().any(|a| matches!(a, Val::UInt(_))))
+        })
+        .expect("a jump with a scalar argument");
+    if let interp::Exit::Jump(_, args) = &mut entry.exit {
+        let a = args
+            .iter_mut()
+            .find(|a| matches!(a, Val::UInt(_)))
+            .unwrap();
+        if let Val::UInt(n) = a {
+            *n ^= 1;
+        }
+    }
+    match r1cs::check_trace(&program, &changed) {
+        Err(CheckError::Unsatisfied { step, .. }) => assert_eq!(step, s),
+        other => panic!("a changed transition state must be rejected, got {other:?}"),
+    }
+}
+
+#[test]
+fn find_min_at_1600_elements_keeps_a_state_under_50_wires() {
+    let (text, _) = corpus_file("cobbl_find_min");
+    let text = text.replace("u32[200]", "u32[1600]").replace("[0; 200]", "[0; 1600]");
+    let inputs = r#"{"low": "0", "b": "150", "c": "3", "high": "1600"}"#;
+    let (program, outcome) = run_corpus("find_min_1600.zok", &text, inputs);
+    let stats = r1cs::stats(&program).unwrap();
+    let widest = stats.iter().map(|s| s.state_vars).max().unwrap();
+    println!(
+        "find_min at 1,600 elements: {} blocks, widest state {widest} wires",
+        stats.len()
+    );
+    assert!(widest < 50, "the widest state has {widest} wires");
+    let report = r1cs::check_trace(&program, &outcome).unwrap();
+    assert!(report.memory.accesses.len() >= 3200);
+}
