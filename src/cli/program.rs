@@ -121,7 +121,7 @@ pub(crate) fn query(
 }
 
 /// `zkbc abi`.
-pub(crate) fn abi_command(file: PathBuf) -> Result<(), Exit> {
+pub(crate) fn abi_command(file: PathBuf, front: &zkbc::front::FrontOptions) -> Result<(), Exit> {
     let text = read(&file)?;
     if driver::SourceKind::of(&file.display().to_string()) != driver::SourceKind::Zok {
         return Err(user_error(format!(
@@ -129,7 +129,7 @@ pub(crate) fn abi_command(file: PathBuf) -> Result<(), Exit> {
             file.display()
         )));
     }
-    let abi = zkbc::front::abi_of_source(&text)
+    let abi = zkbc::front::abi_of_file(&file.display().to_string(), &text, front)
         .map_err(|d| user_error(d.render(&file.display().to_string(), &text)))?;
     let json = serde_json::to_string_pretty(&abi.to_zokrates_json())
         .map_err(|e| user_error(e.to_string()))?;

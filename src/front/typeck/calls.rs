@@ -12,10 +12,10 @@ impl Checker {
         expected: Option<&Type>,
         span: Span,
     ) -> TResult<Expr> {
-        if let Some(t) = self.templates.get(&callee.name).cloned() {
-            return self.call_generic(&t, callee, generics, args, expected, span);
+        if let Some((m, t)) = self.scopes[self.cur].templates.get(&callee.name).cloned() {
+            return self.call_generic(m, &t, callee, generics, args, expected, span);
         }
-        if self.generic_casts.contains(&callee.name) {
+        if self.scopes[self.cur].generic_casts.contains(&callee.name) {
             let [arg] = args else {
                 return Err(Diagnostic::new(
                     format!(
@@ -42,7 +42,7 @@ impl Checker {
                 g.span,
             ));
         }
-        if let Some(ids) = self.by_name.get(&callee.name).cloned() {
+        if let Some(ids) = self.scopes[self.cur].by_name.get(&callee.name).cloned() {
             let candidates: Vec<FuncId> = ids
                 .iter()
                 .copied()
@@ -105,7 +105,7 @@ impl Checker {
                 span,
             });
         }
-        let builtin = self
+        let builtin = self.scopes[self.cur]
             .imports
             .get(&callee.name)
             .copied()
@@ -131,6 +131,9 @@ impl Checker {
         if a.ty != p {
             return Err(mismatch(&p, &a.ty, a.span));
         }
+        if let (Builtin::FieldToUint(w), true) = (b, self.compat && Some(self.cur) != self.embed) {
+            return Ok(truncating_field_to_uint(a, w, span));
+        }
         let e = Expr {
             kind: ExprKind::Builtin(b, Box::new(a)),
             ty: b.result(),
@@ -141,8 +144,10 @@ impl Checker {
 
     /// A call of a generic function: the generic values come from `::<...>` or from the array
     /// sizes of the arguments; the function is checked once per distinct set of values.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn call_generic(
         &mut self,
+        m: usize,
         t: &Arc<ast::FunctionDef>,
         callee: &ast::Ident,
         explicit: &[ast::Expr],
@@ -186,13 +191,13 @@ impl Checker {
         if bound.iter().any(Option::is_none) {
             for (p, a) in t.params.iter().zip(args) {
                 let ty = self.expr(a, None)?.ty;
-                self.unify(&p.ty, &ty, &t.generics, &mut bound);
+                self.in_module(m, |c| c.unify(&p.ty, &ty, &t.generics, &mut bound));
             }
         }
         // What the result is assigned to may fix the rest (`matrix<2, 4> m = fill(1);`).
         if let (Some(ret), Some(expected)) = (&t.ret, expected) {
             if bound.iter().any(Option::is_none) {
-                self.unify(ret, expected, &t.generics, &mut bound);
+                self.in_module(m, |c| c.unify(ret, expected, &t.generics, &mut bound));
             }
         }
         let values = all_bound(&t.generics, &bound, |g| {
@@ -205,7 +210,7 @@ impl Checker {
             )
             .with_note(format!("give it explicitly: `{}::<...>(...)`", callee.name))
         })?;
-        let id = self.instance(t, values, span)?;
+        let id = self.instance(m, t, values, span)?;
         let params = self.sigs[id.0 as usize].params.clone();
         let mut targs = Vec::new();
         for (a, p) in args.iter().zip(&params) {
@@ -226,11 +231,12 @@ impl Checker {
     /// The instance of template `t` for `values`, checking it on first use.
     pub(super) fn instance(
         &mut self,
+        m: usize,
         t: &ast::FunctionDef,
         values: Vec<u32>,
         span: Span,
     ) -> TResult<FuncId> {
-        let key = (t.name.name.clone(), values.clone());
+        let key = (m, t.name.name.clone(), values.clone());
         if let Some(id) = self.instances.get(&key) {
             return Ok(*id);
         }
@@ -243,10 +249,13 @@ impl Checker {
                 span,
             ));
         }
-        // The generic parameters are constants inside the instance.
-        let saved_consts = self.consts.clone();
+        // The instance is checked in its template's module, where the generic parameters are
+        // constants.
+        let saved_cur = std::mem::replace(&mut self.cur, m);
+        let saved_consts = self.scopes[self.cur].consts.clone();
         for (g, v) in t.generics.iter().zip(&values) {
-            self.consts
+            self.scopes[self.cur]
+                .consts
                 .insert(g.name.clone(), (Type::Uint(32), Value::Uint(u64::from(*v))));
         }
         let saved_fs = std::mem::take(&mut self.fs);
@@ -257,14 +266,15 @@ impl Checker {
         self.instance_depth -= 1;
         self.in_hint = saved_hint;
         self.fs = saved_fs;
-        self.consts = saved_consts;
+        self.scopes[self.cur].consts = saved_consts;
+        self.cur = saved_cur;
         result
     }
 
     pub(super) fn instantiate(
         &mut self,
         t: &ast::FunctionDef,
-        key: (String, Vec<u32>),
+        key: (usize, String, Vec<u32>),
     ) -> TResult<FuncId> {
         let mut params = Vec::new();
         for p in &t.params {
@@ -274,17 +284,35 @@ impl Checker {
             Some(r) => self.resolve_type(r)?,
             None => Type::unit(),
         };
-        let id = FuncId(self.sigs.len() as u32);
-        self.sigs.push(Sig {
+        let id = self.new_sig(Sig {
             name: t.name.name.clone(),
             params,
             ret,
             name_span: t.name.span,
         });
         self.instances.insert(key, id);
-        self.extra.push(None);
         let checked = self.function(id, t)?;
-        self.extra[id.0 as usize - self.n_plain] = Some(checked);
+        self.bodies[id.0 as usize] = Some(checked);
         Ok(id)
+    }
+}
+
+/// ZoKrates' `field_to_uN`: the low N bits of the field element's canonical value (a value
+/// that does not fit is truncated), as `uN_from_bits(field_to_bits(x)[254 - N..])`.
+pub(super) fn truncating_field_to_uint(x: Expr, w: u32, span: Span) -> Expr {
+    let bits = Expr {
+        kind: ExprKind::Builtin(Builtin::FieldToBits, Box::new(x)),
+        ty: Type::Array(Box::new(Type::Bool), FIELD_BITS),
+        span,
+    };
+    let low = Expr {
+        kind: ExprKind::Slice(Box::new(bits), FIELD_BITS - w, FIELD_BITS),
+        ty: Type::Array(Box::new(Type::Bool), w),
+        span,
+    };
+    Expr {
+        kind: ExprKind::Builtin(Builtin::UintFromBits(w), Box::new(low)),
+        ty: Type::Uint(w),
+        span,
     }
 }

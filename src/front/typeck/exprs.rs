@@ -52,7 +52,7 @@ impl Checker {
                         ExprKind::Local(id),
                         self.fs.locals[id.0 as usize].ty.clone(),
                     )
-                } else if let Some((ty, v)) = self.consts.get(&name.name) {
+                } else if let Some((ty, v)) = self.scopes[self.cur].consts.get(&name.name) {
                     return Ok(to_expr(v, ty, e.span));
                 } else {
                     return Err(unknown_variable(name));
@@ -84,6 +84,14 @@ impl Checker {
             K::Binary(op, a, b) => return self.binary(*op, a, b, expected, e.span),
             K::Conditional(c, a, b) => {
                 let c = self.condition(c, "the condition of a conditional expression")?;
+                // A compile-time condition selects its branch before the other is checked, as
+                // ZoKrates' monomorphization does: in a generic function, the untaken branch
+                // may be ill-formed for these generic values (`N >= 254 ? f([0; N - 254]) : x`).
+                if let Ok(Some(Value::Bool(taken))) = self.eval(&c) {
+                    let branch = if taken { a } else { b };
+                    let x = self.expr(branch, expected)?;
+                    return Ok(Expr { span: e.span, ..x });
+                }
                 let (a, b) = self.same_type_pair(a, b, expected)?;
                 if a.ty != b.ty {
                     return Err(Diagnostic::new(
@@ -237,9 +245,12 @@ impl Checker {
                 (ExprKind::TupleIndex(Box::new(base), *i), ty)
             }
             K::Struct(name, fields) => {
-                let s = match self.structs.get(&name.name).cloned() {
+                let s = match self.scopes[self.cur].structs.get(&name.name).cloned() {
                     Some(s) => s,
-                    None if self.struct_templates.contains_key(&name.name) => {
+                    None if self.scopes[self.cur]
+                        .struct_templates
+                        .contains_key(&name.name) =>
+                    {
                         self.infer_struct(name, fields, expected, e.span)?
                     }
                     None => {

@@ -34,6 +34,7 @@ mod types;
 
 use super::ast;
 use super::consteval::{eval_with, to_expr, Value};
+use super::modules::{Loaded, LoadedModule, SourceMap, Target};
 use super::typed::*;
 use crate::diagnostics::{Diagnostic, Span};
 use ark_bn254::Fr;
@@ -50,9 +51,36 @@ type TResult<T> = Result<T, Diagnostic>;
 /// The calls a function body makes, with their positions (for the recursion check).
 type CallSites = Vec<(FuncId, Span)>;
 
-/// Checks a parsed module and produces the typed program.
+/// Checks a parsed module (a program in one file, whose imports name only built-ins) and
+/// produces the typed program.
 pub fn check(module: &ast::Module) -> Result<Program, Diagnostic> {
-    crate::front::on_front_stack(|| Checker::default().run(module))
+    let loaded = Loaded {
+        modules: vec![LoadedModule {
+            ast: module.clone(),
+            imports: module
+                .items
+                .iter()
+                .filter(|i| matches!(i, ast::Item::Import(_)))
+                .map(|_| Target::Builtin)
+                .collect(),
+            is_embed: false,
+        }],
+        map: SourceMap::default(),
+    };
+    check_modules(&loaded, false)
+}
+
+/// Checks a program's modules (dependencies first, the root last) and produces the typed
+/// program of the root's `main`. `compat`: ZoKrates' semantics where zkbc's differ
+/// (`field_to_uN` truncates).
+pub fn check_modules(loaded: &Loaded, compat: bool) -> Result<Program, Diagnostic> {
+    crate::front::on_front_stack(|| {
+        Checker {
+            compat,
+            ..Checker::default()
+        }
+        .run(loaded)
+    })
 }
 
 struct Sig {
@@ -78,37 +106,75 @@ impl Default for Type {
     }
 }
 
-#[derive(Default)]
-struct Checker {
+/// A generic definition and the module it is defined in (whose scope its body and types are
+/// checked in).
+type Template<T> = (usize, Arc<T>);
+
+/// The names one module sees: its own definitions and what it imported.
+#[derive(Default, Clone)]
+struct Scope {
     structs: HashMap<String, Arc<StructType>>,
     aliases: HashMap<String, Type>,
     /// Generic structs (`struct Bar<N>`), instantiated where a type names them.
-    struct_templates: HashMap<String, Arc<ast::StructDef>>,
-    /// Struct instances made: (template, generic values) to the struct type.
-    struct_instances: HashMap<(String, Vec<u32>), Arc<StructType>>,
-    /// The template and generic values of each struct instance, by instance name (`Bar<2>`).
-    struct_args: HashMap<String, (String, Vec<u32>)>,
+    struct_templates: HashMap<String, Template<ast::StructDef>>,
     /// Generic type aliases (`type Grid<N> = field[N][N];`).
-    alias_templates: HashMap<String, Arc<ast::TypeAlias>>,
+    alias_templates: HashMap<String, Template<ast::TypeAlias>>,
     consts: HashMap<String, (Type, Value)>,
     imports: HashMap<String, Builtin>,
-    /// Checking the value of an `asm` hint (`x <-- e`), where field bit extraction is allowed.
-    in_hint: bool,
     /// Local names of `cast` from `utils/casts.zok` (see `casts`).
     generic_casts: std::collections::HashSet<String>,
-    sigs: Vec<Sig>,
     by_name: HashMap<String, Vec<FuncId>>,
-    fs: FnState,
     /// Generic functions, instantiated at their calls.
-    templates: HashMap<String, Arc<ast::FunctionDef>>,
-    /// Instances already made: (name, generic values) to function.
-    instances: HashMap<(String, Vec<u32>), FuncId>,
-    /// Checked instances; function `n_plain + i` is `extra[i]`.
-    extra: Vec<Option<(Function, CallSites)>>,
-    /// Number of non-generic functions (their ids come first).
-    n_plain: usize,
+    templates: HashMap<String, Template<ast::FunctionDef>>,
+}
+
+#[derive(Default)]
+struct Checker {
+    /// One scope per module, in the order of [`Loaded::modules`].
+    scopes: Vec<Scope>,
+    /// The module being checked.
+    cur: usize,
+    /// ZoKrates' semantics where zkbc's differ (not inside the built-in `EMBED` module, whose
+    /// conversions are exact).
+    compat: bool,
+    /// The built-in `EMBED` module, if the program imports it.
+    embed: Option<usize>,
+    /// Struct instances made: (module, template, generic values) to the struct type.
+    struct_instances: HashMap<(usize, String, Vec<u32>), Arc<StructType>>,
+    /// The template (module, name) and generic values of each struct instance, by instance
+    /// name (`Bar<2>`).
+    struct_args: HashMap<String, ((usize, String), Vec<u32>)>,
+    /// Checking the value of an `asm` hint (`x <-- e`), where field bit extraction is allowed.
+    in_hint: bool,
+    sigs: Vec<Sig>,
+    fs: FnState,
+    /// Instances already made: (module, name, generic values) to function.
+    instances: HashMap<(usize, String, Vec<u32>), FuncId>,
+    /// The checked body of each function, by id; `None` until checked. A plain function of an
+    /// imported module is checked only if something calls it.
+    bodies: Vec<Option<(Function, CallSites)>>,
+    /// The definitions of plain (non-generic) functions, by id, with their module.
+    plain: HashMap<FuncId, Template<ast::FunctionDef>>,
     /// Instances being checked inside one another.
     instance_depth: usize,
+}
+
+impl Checker {
+    /// Adds a signature (and an empty body slot) and returns its id.
+    fn new_sig(&mut self, sig: Sig) -> FuncId {
+        let id = FuncId(self.sigs.len() as u32);
+        self.sigs.push(sig);
+        self.bodies.push(None);
+        id
+    }
+
+    /// Runs `f` with module `m` as the current one.
+    fn in_module<T>(&mut self, m: usize, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.cur, m);
+        let r = f(self);
+        self.cur = saved;
+        r
+    }
 }
 
 /// How deeply generic instantiations may nest (`f<N>` calling `f<N - 1>` ...).

@@ -168,8 +168,7 @@ impl Checker {
             })
             .collect();
         let ty = e.ty.clone();
-        let id = FuncId(self.sigs.len() as u32);
-        self.sigs.push(Sig {
+        let id = self.new_sig(Sig {
             name: "asm_hint".to_string(),
             params: locals.iter().map(|l| l.ty.clone()).collect(),
             ret: ty.clone(),
@@ -186,7 +185,7 @@ impl Checker {
             }],
             span,
         };
-        self.extra.push(Some((func, calls)));
+        self.bodies[id.0 as usize] = Some((func, calls));
         let args = read
             .iter()
             .map(|&id| Expr {
@@ -434,7 +433,7 @@ impl Checker {
         match &e.kind {
             ast::ExprKind::Name(name) => {
                 let Some(id) = self.lookup_local(&name.name) else {
-                    if self.consts.contains_key(&name.name) {
+                    if self.scopes[self.cur].consts.contains_key(&name.name) {
                         return Err(Diagnostic::new(
                             format!("cannot assign to constant `{}`", name.name),
                             name.span,

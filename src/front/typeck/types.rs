@@ -19,8 +19,12 @@ impl Checker {
                 self.generic_type(name, values, t.span)?
             }
             ast::TypeExprKind::Named(name, _) => {
-                if self.struct_templates.contains_key(&name.name)
-                    || self.alias_templates.contains_key(&name.name)
+                if self.scopes[self.cur]
+                    .struct_templates
+                    .contains_key(&name.name)
+                    || self.scopes[self.cur]
+                        .alias_templates
+                        .contains_key(&name.name)
                 {
                     return Err(Diagnostic::new(
                         format!("type `{}` needs generic arguments", name.name),
@@ -28,9 +32,9 @@ impl Checker {
                     )
                     .with_note(format!("write e.g. `{}<3>`", name.name)));
                 }
-                if let Some(s) = self.structs.get(&name.name) {
+                if let Some(s) = self.scopes[self.cur].structs.get(&name.name) {
                     Type::Struct(s.clone())
-                } else if let Some(a) = self.aliases.get(&name.name) {
+                } else if let Some(a) = self.scopes[self.cur].aliases.get(&name.name) {
                     a.clone()
                 } else {
                     return Err(Diagnostic::new(
@@ -85,12 +89,22 @@ impl Checker {
         values: Vec<u32>,
         span: Span,
     ) -> TResult<Type> {
-        if let Some(def) = self.struct_templates.get(&name.name).cloned() {
-            return Ok(Type::Struct(self.struct_instance(&def, values, span)?));
+        if let Some((m, def)) = self.scopes[self.cur]
+            .struct_templates
+            .get(&name.name)
+            .cloned()
+        {
+            return Ok(Type::Struct(self.struct_instance(m, &def, values, span)?));
         }
-        let Some(def) = self.alias_templates.get(&name.name).cloned() else {
+        let Some((m, def)) = self.scopes[self.cur]
+            .alias_templates
+            .get(&name.name)
+            .cloned()
+        else {
             return Err(
-                if self.structs.contains_key(&name.name) || self.aliases.contains_key(&name.name) {
+                if self.scopes[self.cur].structs.contains_key(&name.name)
+                    || self.scopes[self.cur].aliases.contains_key(&name.name)
+                {
                     Diagnostic::new(
                         format!("type `{}` has no generic parameters", name.name),
                         span,
@@ -103,7 +117,9 @@ impl Checker {
         if def.generics.len() != values.len() {
             return Err(arity(&name.name, def.generics.len(), values.len(), span));
         }
-        self.with_generics(&def.generics, &values, |c| c.resolve_type(&def.ty))
+        self.in_module(m, |c| {
+            c.with_generics(&def.generics, &values, |c| c.resolve_type(&def.ty))
+        })
     }
 
     /// Runs `f` with the generic parameters bound to `values` as `u32` constants.
@@ -113,19 +129,21 @@ impl Checker {
         values: &[u32],
         f: impl FnOnce(&mut Self) -> TResult<T>,
     ) -> TResult<T> {
-        let saved = self.consts.clone();
+        let saved = self.scopes[self.cur].consts.clone();
         for (g, v) in generics.iter().zip(values) {
-            self.consts
+            self.scopes[self.cur]
+                .consts
                 .insert(g.name.clone(), (Type::Uint(32), Value::Uint(u64::from(*v))));
         }
         let result = f(self);
-        self.consts = saved;
+        self.scopes[self.cur].consts = saved;
         result
     }
 
     /// The instance of generic struct `def` for `values` (named `Bar<2>`), made on first use.
     pub(super) fn struct_instance(
         &mut self,
+        m: usize,
         def: &ast::StructDef,
         values: Vec<u32>,
         span: Span,
@@ -138,11 +156,12 @@ impl Checker {
                 span,
             ));
         }
-        let key = (def.name.name.clone(), values);
+        let key = (m, def.name.name.clone(), values);
         if let Some(s) = self.struct_instances.get(&key) {
             return Ok(s.clone());
         }
-        let fields = self.with_generics(&def.generics, &key.1, |c| {
+        let saved_cur = std::mem::replace(&mut self.cur, m);
+        let fields = self.with_generics(&def.generics, &key.2, |c| {
             let mut fields: Vec<(String, Type)> = Vec::new();
             for (ty, name) in &def.fields {
                 if fields.iter().any(|(n, _)| *n == name.name) {
@@ -157,14 +176,17 @@ impl Checker {
                 fields.push((name.name.clone(), c.resolve_type(ty)?));
             }
             Ok(fields)
-        })?;
-        let args: Vec<String> = key.1.iter().map(u32::to_string).collect();
+        });
+        self.cur = saved_cur;
+        let fields = fields?;
+        let args: Vec<String> = key.2.iter().map(u32::to_string).collect();
         let name = format!("{}<{}>", def.name.name, args.join(", "));
         let s = Arc::new(StructType {
             name: name.clone(),
             fields,
         });
-        self.struct_args.insert(name, key.clone());
+        self.struct_args
+            .insert(name, ((m, key.1.clone()), key.2.clone()));
         self.struct_instances.insert(key, s.clone());
         Ok(s)
     }
@@ -178,16 +200,16 @@ impl Checker {
         expected: Option<&Type>,
         span: Span,
     ) -> TResult<Arc<StructType>> {
+        let (m, def) = self.scopes[self.cur].struct_templates[&name.name].clone();
         if let Some(Type::Struct(s)) = expected {
             if self
                 .struct_args
                 .get(&s.name)
-                .is_some_and(|(t, _)| *t == name.name)
+                .is_some_and(|((tm, t), _)| *tm == m && *t == def.name.name)
             {
                 return Ok(s.clone());
             }
         }
-        let def = self.struct_templates[&name.name].clone();
         let mut bound: Vec<Option<u32>> = vec![None; def.generics.len()];
         for (fname, fvalue) in fields {
             if let Some((te, _)) = def.fields.iter().find(|(_, n)| n.name == fname.name) {
@@ -205,7 +227,7 @@ impl Checker {
             )
             .with_note(format!("give the type, e.g. `{}<3> x = ...;`", name.name))
         })?;
-        self.struct_instance(&def, values, span)
+        self.struct_instance(m, &def, values, span)
     }
 
     /// Binds the generic parameters used as sizes in the written type `te` (a parameter or
@@ -252,8 +274,12 @@ impl Checker {
                 }
             }
             (ast::TypeExprKind::Named(name, args), Type::Struct(s)) if !args.is_empty() => {
+                let named = self.scopes[self.cur]
+                    .struct_templates
+                    .get(&name.name)
+                    .map(|(m, def)| (*m, def.name.name.clone()));
                 if let Some((template, values)) = self.struct_args.get(&s.name) {
-                    if *template == name.name {
+                    if Some(template) == named.as_ref() {
                         for (a, v) in args.iter().zip(values) {
                             bind(a, *v, bound);
                         }
@@ -261,7 +287,7 @@ impl Checker {
                 }
             }
             (ast::TypeExprKind::Named(name, args), _) => {
-                if let Some(def) = self.alias_templates.get(&name.name) {
+                if let Some((_, def)) = self.scopes[self.cur].alias_templates.get(&name.name) {
                     let expanded = substitute(&def.ty, &def.generics, args);
                     self.unify_depth(&expanded, ty, generics, bound, depth + 1);
                 } else if args.is_empty() {
