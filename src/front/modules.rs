@@ -261,7 +261,7 @@ impl Loader<'_> {
             };
             root.join(&imp.path)
         };
-        let path = joined.with_extension("zok");
+        let path = normalize(&joined.with_extension("zok"));
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         if let Some(i) = self.loading.iter().position(|(k, _)| *k == key) {
             let cycle: Vec<String> = self.loading[i..]
@@ -315,4 +315,20 @@ impl Loader<'_> {
         }
         d
     }
+}
+
+/// `path` with `.` components dropped and each `..` taking off the component before it (when
+/// there is one that is not `..`), without reading the file system: the name messages show.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out.iter().collect()
 }

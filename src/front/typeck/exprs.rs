@@ -215,13 +215,49 @@ impl Checker {
                         base.span,
                     ));
                 };
-                let from = match from {
-                    Some(f) => self.const_u32(f, "a slice bound")?,
-                    None => 0,
+                let bound = |c: &mut Self, b: &Option<Box<ast::Expr>>, default: u32| match b {
+                    Some(b) => {
+                        let te = c.expr(b, Some(&Type::Uint(32)))?;
+                        if te.ty != Type::Uint(32) {
+                            return Err(Diagnostic::new(
+                                format!("a slice bound must be a `u32`, found `{}`", te.ty),
+                                b.span,
+                            ));
+                        }
+                        Ok(te)
+                    }
+                    None => Ok(Expr {
+                        kind: ExprKind::Uint(u64::from(default)),
+                        ty: Type::Uint(32),
+                        span: e.span,
+                    }),
                 };
-                let to = match to {
-                    Some(t) => self.const_u32(t, "a slice bound")?,
-                    None => n,
+                let from_e = bound(self, from, 0)?;
+                let to_e = bound(self, to, n)?;
+                let constant = |c: &Self, x: &Expr| match c.eval(x) {
+                    Ok(Some(Value::Uint(v))) => u32::try_from(v).ok(),
+                    _ => None,
+                };
+                let (from, to) = match (constant(self, &from_e), constant(self, &to_e)) {
+                    (Some(f), Some(t)) => (f, t),
+                    _ => {
+                        if let Some(x) = self.dynamic_slice(&base, &elem, &from_e, &to_e, e.span)? {
+                            return Ok(x);
+                        }
+                        let which = if constant(self, &from_e).is_none() {
+                            &from_e
+                        } else {
+                            &to_e
+                        };
+                        return Err(Diagnostic::new(
+                            "a slice bound must be a compile-time constant",
+                            which.span,
+                        )
+                        .with_note(
+                            "use a literal or a `const` definition, or bounds whose difference \
+                             is constant (`a[i * 8..i * 8 + 8]`)",
+                        ));
+                    }
                 };
                 if from > to || to > n {
                     return Err(Diagnostic::new(

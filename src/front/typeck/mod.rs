@@ -29,6 +29,7 @@
 mod calls;
 mod exprs;
 mod items;
+mod slices;
 mod stmts;
 mod types;
 
@@ -98,6 +99,8 @@ struct FnState {
     calls: Vec<(FuncId, Span)>,
     /// Immutable locals whose initial value is a compile-time constant (`u32 n = 3;`).
     known: HashMap<LocalId, Value>,
+    /// Immutable `u32` locals whose initial value is linear in immutable locals (see `slices`).
+    linear: HashMap<LocalId, slices::Linear>,
 }
 
 impl Default for Type {

@@ -315,6 +315,7 @@ impl Checker {
                     if let Ok(Some(v)) = self.eval(&value) {
                         self.fs.known.insert(local, v);
                     }
+                    self.remember_linear(local, &value);
                 }
                 Stmt::Let { local, value }
             }
