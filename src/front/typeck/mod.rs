@@ -1,15 +1,17 @@
 //! The type checker: resolves names, computes types, folds constants and checks the program.
 //!
-//! It works in three passes over the module:
-//! 1. in source order, imports (which may only name the cast built-ins), structs, type aliases
-//!    and `const` definitions (each evaluated at compile time; a name must be declared before
-//!    it is used);
+//! It checks the modules of a program (see `modules`) dependencies first, each in its own scope
+//! of names, in three passes:
+//! 1. in source order, imports (binding the imported module's symbols, or a cast built-in),
+//!    structs, type aliases and `const` definitions (each evaluated at compile time; a name must
+//!    be declared before it is used);
 //! 2. every function signature (functions may be overloaded on their parameter types, as in
 //!    ZoKrates, and may be called before their definition); a generic function (`def f<N>`) is
 //!    kept as a template and checked once per instance, when a call fixes its parameters
 //!    (explicitly, `f::<3>(x)`, or from the argument array sizes);
 //! 3. every function body, statement by statement, with block scopes (an inner declaration
-//!    shadows an outer one, and a redeclaration in the same scope shadows too).
+//!    shadows an outer one, and a redeclaration in the same scope shadows too): every function
+//!    of the root module, and those of imported modules that a checked body calls.
 //!
 //! Expressions are checked bidirectionally: an *expected type* flows down from declarations,
 //! parameters, array element types and the other operand of a binary operator, and an untyped
