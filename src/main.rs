@@ -262,6 +262,8 @@ enum Command {
         /// List the patterns and exit.
         #[arg(long)]
         list: bool,
+        #[command(flatten)]
+        front: FrontArgs,
     },
     /// Optimize a text-format IR program and print the result.
     #[command(
@@ -658,7 +660,14 @@ fn run(cli: Cli) -> Result<(), Exit> {
             pattern,
             query: text,
             list,
-        } => query(file, pattern, text, list),
+            front,
+        } => query(
+            file,
+            pattern,
+            text,
+            list,
+            front.options(zkbc::front::FieldCmp::Complete),
+        ),
         Command::Opt {
             file,
             passes,

@@ -68,6 +68,7 @@ pub(crate) fn query(
     pattern: Option<String>,
     text: Option<String>,
     list: bool,
+    front: zkbc::front::FrontOptions,
 ) -> Result<(), Exit> {
     use zkbc::query::{find_matches, find_pattern, find_query_matches, format_matches, patterns};
     if list {
@@ -106,6 +107,9 @@ pub(crate) fn query(
     // Queries look at the program as written: the front end's IR (or the IR text), unoptimized.
     let options = driver::Options {
         opt_level: opt::OptLevel::O0,
+        field_cmp: front.field_cmp,
+        compat: front.compat,
+        stdlib: front.stdlib,
         ..driver::Options::default()
     };
     let program = driver::compile(&file.display().to_string(), &read(&file)?, &options)
