@@ -16,6 +16,17 @@
 //! ```
 
 use std::fmt;
+use std::sync::Arc;
+
+/// A source file a diagnostic may be about: its name as shown (`FILE` in `FILE:LINE:COL`) and
+/// its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The name shown in messages (the path it was read from).
+    pub name: String,
+    /// The whole text.
+    pub text: String,
+}
 
 /// A half-open range `start..end` of byte offsets into one source file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -81,6 +92,9 @@ pub struct Diagnostic {
     pub span: Span,
     /// Extra hints printed after the source excerpt (`note: ...`).
     pub notes: Vec<String>,
+    /// The file `span` is in, when it is not the one the caller compiled (a module the
+    /// program imports); `None`: the caller's file.
+    pub file: Option<Arc<SourceFile>>,
 }
 
 impl Diagnostic {
@@ -90,6 +104,7 @@ impl Diagnostic {
             message: message.into(),
             span,
             notes: Vec::new(),
+            file: None,
         }
     }
 
@@ -105,8 +120,13 @@ impl Diagnostic {
     }
 
     /// Renders the diagnostic with a `--> FILE:LINE:COL` header and the source line with carets
-    /// under the span (only the span's first line is shown).
+    /// under the span (only the span's first line is shown). `file_name` and `source` are the
+    /// caller's file, used unless the diagnostic names its own ([`Diagnostic::file`]).
     pub fn render(&self, file_name: &str, source: &str) -> String {
+        let (file_name, source) = match &self.file {
+            Some(f) => (f.name.as_str(), f.text.as_str()),
+            None => (file_name, source),
+        };
         let start = self.line_col(source);
         let line_text = source.lines().nth(start.line - 1).unwrap_or("");
         let line_len = line_text.chars().count();

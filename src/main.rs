@@ -60,6 +60,12 @@ const MERGE_POLICY_HELP: &str = "How -O3 decides what to merge: `cost` (the defa
 const FIELD_CMP_HELP: &str = "Comparison of two non-constant field elements: `complete` (over \
     the whole field) or `zokrates` (ZoKrates' semantics: both operands must be below 2^252, \
     else the comparison fails at run time and the instance is unsatisfiable; cheaper)";
+const STDLIB_PATH_HELP: &str = "The standard library root: imports whose path does not start \
+    with `./` or `../` are resolved against it, as in ZoKrates (default: the ZOKRATES_STDLIB \
+    environment variable; without either, only the cast built-ins can be imported)";
+const COMPAT_HELP: &str = "Semantics where zkbc and ZoKrates differ: `zkbc` (the default: every \
+    conversion is checked) or `zokrates` (ZoKrates 0.8's: `field_to_uN` keeps the low N bits of \
+    a value that does not fit, and `--field-cmp zokrates`)";
 const FORMAT_HELP: &str = "Output form (the values below; text for people is the default)";
 
 /// The commands, in the order a user needs them: run a program, check and measure it, prove
@@ -234,6 +240,8 @@ enum Command {
     Abi {
         /// The program (ZoKrates source, .zok).
         file: PathBuf,
+        #[command(flatten)]
+        front: FrontArgs,
     },
     /// Find every match of a structure query (SESE regions, counted loops, idioms) in a
     /// ZoKrates program (.zok) or a text-format IR program, with its location.
@@ -254,6 +262,8 @@ enum Command {
         /// List the patterns and exit.
         #[arg(long)]
         list: bool,
+        #[command(flatten)]
+        front: FrontArgs,
     },
     /// Optimize a text-format IR program and print the result.
     #[command(
@@ -424,6 +434,46 @@ struct CompileArgs {
     max_constraints: usize,
     #[arg(long, default_value = "complete", value_parser = parse_field_cmp, help = FIELD_CMP_HELP)]
     field_cmp: measure::FieldCmp,
+    #[command(flatten)]
+    front: FrontArgs,
+}
+
+/// How the front end finds modules and which semantics it follows; every command that reads a
+/// ZoKrates program takes them.
+#[derive(clap::Args, Clone)]
+struct FrontArgs {
+    #[arg(long, value_name = "DIR", help = STDLIB_PATH_HELP)]
+    stdlib_path: Option<PathBuf>,
+    #[arg(long, default_value = "zkbc", value_parser = parse_compat, help = COMPAT_HELP)]
+    compat: zkbc::front::Compat,
+}
+
+impl FrontArgs {
+    /// `--stdlib-path`, else `ZOKRATES_STDLIB` (as ZoKrates reads them).
+    fn stdlib(&self) -> Option<PathBuf> {
+        self.stdlib_path.clone().or_else(|| {
+            std::env::var_os("ZOKRATES_STDLIB")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+    }
+
+    /// The front end's options, with `field_cmp` (ZoKrates' under `--compat zokrates`).
+    fn options(&self, field_cmp: zkbc::front::FieldCmp) -> zkbc::front::FrontOptions {
+        let options = zkbc::front::FrontOptions {
+            field_cmp,
+            compat: self.compat,
+            stdlib: self.stdlib(),
+        };
+        zkbc::front::FrontOptions {
+            field_cmp: options.effective_field_cmp(),
+            ..options
+        }
+    }
+}
+
+fn parse_compat(s: &str) -> Result<zkbc::front::Compat, String> {
+    s.parse()
 }
 
 fn parse_level(s: &str) -> Result<opt::OptLevel, String> {
@@ -453,6 +503,7 @@ impl CompileArgs {
     /// The pipeline settings the flags ask for; also sets the process-wide constraint limit.
     fn settings(&self, max_steps: u64) -> Settings {
         r1cs::set_max_constraints(self.max_constraints);
+        let front = self.front.options(self.field_cmp);
         Settings {
             opt_level: self.opt_level,
             min_block_size: self.min_block_size,
@@ -460,7 +511,9 @@ impl CompileArgs {
             policy: self.merge_policy,
             max_steps,
             max_unrolled: self.max_unrolled,
-            field_cmp: self.field_cmp,
+            field_cmp: front.field_cmp,
+            compat: front.compat,
+            stdlib: front.stdlib,
             baselines: true,
         }
     }
@@ -472,9 +525,17 @@ impl CompileArgs {
             return self.inputs.as_deref().map(read_json).transpose();
         }
         let text = read(&self.file)?;
-        driver::inputs_from_args(&self.file.display().to_string(), &text, &self.args)
-            .map(Some)
-            .map_err(|e| user_error(e.to_string()))
+        let options = self
+            .settings(Settings::default().max_steps)
+            .driver_options();
+        driver::inputs_from_args_with(
+            &self.file.display().to_string(),
+            &text,
+            &self.args,
+            &options,
+        )
+        .map(Some)
+        .map_err(|e| user_error(e.to_string()))
     }
 
     fn compile(&self) -> Result<driver::Compilation, Exit> {
@@ -591,13 +652,22 @@ fn run(cli: Cli) -> Result<(), Exit> {
             quiet.quiet,
             (max_steps, field_cmp),
         ),
-        Command::Abi { file } => abi_command(file),
+        Command::Abi { file, front } => {
+            abi_command(file, &front.options(zkbc::front::FieldCmp::Complete))
+        }
         Command::Query {
             file,
             pattern,
             query: text,
             list,
-        } => query(file, pattern, text, list),
+            front,
+        } => query(
+            file,
+            pattern,
+            text,
+            list,
+            front.options(zkbc::front::FieldCmp::Complete),
+        ),
         Command::Opt {
             file,
             passes,

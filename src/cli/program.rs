@@ -68,6 +68,7 @@ pub(crate) fn query(
     pattern: Option<String>,
     text: Option<String>,
     list: bool,
+    front: zkbc::front::FrontOptions,
 ) -> Result<(), Exit> {
     use zkbc::query::{find_matches, find_pattern, find_query_matches, format_matches, patterns};
     if list {
@@ -106,6 +107,9 @@ pub(crate) fn query(
     // Queries look at the program as written: the front end's IR (or the IR text), unoptimized.
     let options = driver::Options {
         opt_level: opt::OptLevel::O0,
+        field_cmp: front.field_cmp,
+        compat: front.compat,
+        stdlib: front.stdlib,
         ..driver::Options::default()
     };
     let program = driver::compile(&file.display().to_string(), &read(&file)?, &options)
@@ -121,7 +125,7 @@ pub(crate) fn query(
 }
 
 /// `zkbc abi`.
-pub(crate) fn abi_command(file: PathBuf) -> Result<(), Exit> {
+pub(crate) fn abi_command(file: PathBuf, front: &zkbc::front::FrontOptions) -> Result<(), Exit> {
     let text = read(&file)?;
     if driver::SourceKind::of(&file.display().to_string()) != driver::SourceKind::Zok {
         return Err(user_error(format!(
@@ -129,7 +133,7 @@ pub(crate) fn abi_command(file: PathBuf) -> Result<(), Exit> {
             file.display()
         )));
     }
-    let abi = zkbc::front::abi_of_source(&text)
+    let abi = zkbc::front::abi_of_file(&file.display().to_string(), &text, front)
         .map_err(|d| user_error(d.render(&file.display().to_string(), &text)))?;
     let json = serde_json::to_string_pretty(&abi.to_zokrates_json())
         .map_err(|e| user_error(e.to_string()))?;

@@ -62,6 +62,10 @@ pub struct Settings {
     pub max_unrolled: usize,
     /// The semantics of comparisons of two non-constant field elements.
     pub field_cmp: FieldCmp,
+    /// zkbc's semantics or ZoKrates' (`--compat`).
+    pub compat: crate::front::Compat,
+    /// The standard library root (`--stdlib-path`, `ZOKRATES_STDLIB`).
+    pub stdlib: Option<std::path::PathBuf>,
     /// Whether [`measure`] also measures the `--no-merge` and `--monolithic` baselines
     /// ([`Report::baselines`]); `zkbc table`, which has rows of its own for them, does not.
     pub baselines: bool,
@@ -77,6 +81,8 @@ impl Default for Settings {
             max_steps: interp::Limits::default().max_steps,
             max_unrolled: crate::opt::merge::DEFAULT_MAX_UNROLLED,
             field_cmp: FieldCmp::Complete,
+            compat: crate::front::Compat::Zkbc,
+            stdlib: None,
             baselines: true,
         }
     }
@@ -132,6 +138,8 @@ impl Settings {
         let mut options = driver::Options {
             opt_level: self.opt_level,
             field_cmp: self.field_cmp,
+            compat: self.compat,
+            stdlib: self.stdlib.clone(),
             ..driver::Options::default()
         };
         options.opt.merge.min_block_size = self.min_block_size;
@@ -162,8 +170,20 @@ pub fn monolithic_circuit(
     field_cmp: FieldCmp,
 ) -> Result<u64, String> {
     let settings = Settings {
-        merging: Merging::Monolithic,
         field_cmp,
+        ..Settings::default()
+    };
+    monolithic_circuit_with(file_name, source, &settings)
+}
+
+/// [`monolithic_circuit`] with the front-end settings of `base` (`--field-cmp`, `--compat`,
+/// `--stdlib-path`).
+fn monolithic_circuit_with(file_name: &str, source: &str, base: &Settings) -> Result<u64, String> {
+    let settings = Settings {
+        merging: Merging::Monolithic,
+        field_cmp: base.field_cmp,
+        compat: base.compat,
+        stdlib: base.stdlib.clone(),
         ..Settings::default()
     };
     let mut compilation = driver::compile(file_name, source, &settings.driver_options())
@@ -368,7 +388,7 @@ pub fn measure(
             ),
             None,
         ),
-        _ => match monolithic_circuit(file_name, source, settings.field_cmp) {
+        _ => match monolithic_circuit_with(file_name, source, settings) {
             Ok(c) => (Some(c), None),
             Err(why) => (None, Some(why)),
         },

@@ -34,6 +34,10 @@ pub struct Options {
     pub opt: opt::Options,
     /// The semantics of comparisons of two non-constant field elements (`--field-cmp`).
     pub field_cmp: front::FieldCmp,
+    /// zkbc's semantics or ZoKrates' (`--compat`).
+    pub compat: front::Compat,
+    /// The standard library root (`--stdlib-path`, `ZOKRATES_STDLIB`).
+    pub stdlib: Option<std::path::PathBuf>,
     /// Inputs (in the program's JSON encoding) to profile block formation with: cost-driven
     /// merging then counts executions by running each candidate on them, so its decisions are
     /// exact for these inputs. `None`: static counts and estimates.
@@ -49,6 +53,8 @@ impl Default for Options {
             opt_level: OptLevel::O3,
             opt: opt::Options::default(),
             field_cmp: front::FieldCmp::Complete,
+            compat: front::Compat::Zkbc,
+            stdlib: None,
             profile: None,
             profile_max_steps: interp::Limits::default().max_steps,
         }
@@ -129,6 +135,17 @@ fn render(d: &Diagnostic, file_name: &str, source: &str) -> String {
         .to_string()
 }
 
+impl Options {
+    /// What the front end needs of these options.
+    pub fn front(&self) -> front::FrontOptions {
+        front::FrontOptions {
+            field_cmp: self.field_cmp,
+            compat: self.compat,
+            stdlib: self.stdlib.clone(),
+        }
+    }
+}
+
 /// Inputs in the program's JSON encoding from ZoKrates' `-a` form: main's parameters
 /// flattened to scalars, in order ([`Abi::inputs_from_args`]). Only for `.zok` programs.
 pub fn inputs_from_args(
@@ -136,9 +153,19 @@ pub fn inputs_from_args(
     text: &str,
     args: &[String],
 ) -> Result<serde_json::Value, CompileError> {
+    inputs_from_args_with(file_name, text, args, &Options::default())
+}
+
+/// [`inputs_from_args`] of a program whose imports are resolved with `options`.
+pub fn inputs_from_args_with(
+    file_name: &str,
+    text: &str,
+    args: &[String],
+    options: &Options,
+) -> Result<serde_json::Value, CompileError> {
     match SourceKind::of(file_name) {
         SourceKind::Zok => {
-            let abi = front::abi_of_source(text)
+            let abi = front::abi_of_file(file_name, text, &options.front())
                 .map_err(|d| CompileError::Source(render(&d, file_name, text)))?;
             abi.inputs_from_args(args)
                 .map_err(|e| CompileError::Inputs(format!("{file_name}: -a: {e}")))
@@ -158,7 +185,7 @@ pub fn compile(
 ) -> Result<Compilation, CompileError> {
     let (mut program, abi) = match SourceKind::of(file_name) {
         SourceKind::Zok => {
-            let (program, abi) = front::compile_source_with(file_name, text, options.field_cmp)
+            let (program, abi) = front::compile_file(file_name, text, &options.front())
                 .map_err(|d| CompileError::Source(render(&d, file_name, text)))?;
             (program, Some(abi))
         }

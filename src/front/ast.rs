@@ -21,6 +21,8 @@ pub struct Ident {
 pub struct Module {
     /// Top-level items in source order.
     pub items: Vec<Item>,
+    /// The curve of `#pragma curve NAME;` (`bn128`), if the module names one.
+    pub curve: Option<Ident>,
 }
 
 /// A top-level item.

@@ -61,6 +61,8 @@ pub enum Keyword {
     U32,
     U64,
     Type,
+    /// `#pragma` (only `#pragma curve NAME` is meaningful).
+    Pragma,
 }
 
 impl Keyword {
@@ -125,6 +127,7 @@ impl Keyword {
             U32 => "u32",
             U64 => "u64",
             Type => "type",
+            Pragma => "#pragma",
         }
     }
 }
@@ -291,6 +294,11 @@ impl Lexer<'_> {
                 self.number()?
             } else if c == b'"' {
                 self.string()?
+            } else if self.src[start..].starts_with("#pragma")
+                && !matches!(self.peek(7), b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_')
+            {
+                self.pos += "#pragma".len();
+                TokenKind::Keyword(Keyword::Pragma)
             } else {
                 self.punct()?
             };

@@ -40,11 +40,12 @@
 //! ```
 
 use super::consteval::{eval, Value};
+use super::modules::SourceMap;
 use super::typed::{
     self, ArrayElem, BinaryOp, Builtin, Expr, ExprKind, LocalId, Place, PlaceElem, Stmt, Type,
     UnaryOp,
 };
-use crate::diagnostics::{line_col, Span};
+use crate::diagnostics::Span;
 use crate::field::Fr;
 use crate::ir::{self, BinOp, BlockId, FunctionBuilder, SrcLoc, ValueId};
 use ark_ff::{One, Zero};
@@ -86,11 +87,12 @@ fn n_leaves(ty: &Type) -> usize {
 /// The bound of ZoKrates' incomplete field comparison: both operands below 2^252.
 pub const FIELD_CMP_BITS: u32 = 252;
 
-/// Lowers a checked program. `source` is the program text, for instruction locations;
-/// `field_cmp` the semantics of comparisons of two non-constant field elements.
+/// Lowers a checked program. `source` is where its spans are, for instruction locations (a
+/// location is the line and column in the span's own file); `field_cmp` the semantics of
+/// comparisons of two non-constant field elements.
 pub fn lower_program(
     program: &typed::Program,
-    source: &str,
+    source: &SourceMap,
     field_cmp: super::FieldCmp,
 ) -> ir::Program {
     super::on_front_stack(|| lower_program_here(program, source, field_cmp))
@@ -99,7 +101,7 @@ pub fn lower_program(
 /// [`lower_program`] on the caller's stack.
 fn lower_program_here(
     program: &typed::Program,
-    source: &str,
+    source: &SourceMap,
     field_cmp: super::FieldCmp,
 ) -> ir::Program {
     let mut funcs = Vec::new();
@@ -140,7 +142,7 @@ struct FnLower<'a, 'f> {
     func: &'a typed::Function,
     b: FunctionBuilder<'f>,
     slots: Vec<Slot>,
-    source: &'a str,
+    source: &'a SourceMap,
     /// Is the current block open (not yet terminated)?
     live: bool,
     /// The semantics of comparisons of two non-constant field elements.
@@ -152,7 +154,7 @@ impl<'a, 'f> FnLower<'a, 'f> {
         program: &'a typed::Program,
         func: &'a typed::Function,
         ir_func: &'f mut ir::Function,
-        source: &'a str,
+        source: &'a SourceMap,
     ) -> Self {
         FnLower {
             program,
@@ -183,7 +185,7 @@ impl<'a, 'f> FnLower<'a, 'f> {
     }
 
     fn loc(&self, span: Span) -> SrcLoc {
-        let lc = line_col(self.source, span.start);
+        let lc = self.source.line_col(span.start);
         SrcLoc {
             line: lc.line as u32,
             col: lc.col as u32,

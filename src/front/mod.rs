@@ -1,6 +1,8 @@
 //! The front end: ZoKrates source text to a typed tree (and, later, to IR).
 //!
 //! The stages, each in its own module:
+//! - [`modules`]: the root file and every module it imports, found by ZoKrates' import rules
+//!   and parsed once each, in one [`modules::SourceMap`];
 //! - [`lexer`]: text to tokens with byte spans; comments are skipped.
 //! - [`parser`]: tokens to the untyped [`ast`], by recursive descent with precedence climbing.
 //! - [`typeck`]: names resolved, types inferred and checked, constants folded
@@ -20,6 +22,7 @@ pub mod casts;
 pub mod consteval;
 pub mod lexer;
 pub mod lower;
+pub mod modules;
 pub mod parser;
 pub mod typeck;
 pub mod typed;
@@ -89,12 +92,70 @@ impl std::str::FromStr for FieldCmp {
     }
 }
 
+/// Whether zkbc follows its own semantics or ZoKrates' where they differ (`--compat`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compat {
+    /// zkbc's: every conversion is checked (`field_to_u8(300)` fails).
+    #[default]
+    Zkbc,
+    /// ZoKrates 0.8's: `field_to_uN` (and `cast` of a field) keeps the low N bits of a value
+    /// that does not fit, and comparisons of two field elements are ZoKrates' (`--field-cmp
+    /// zokrates`).
+    Zokrates,
+}
+
+impl Compat {
+    /// The name `--compat` takes: `zkbc` or `zokrates`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compat::Zkbc => "zkbc",
+            Compat::Zokrates => "zokrates",
+        }
+    }
+}
+
+impl std::str::FromStr for Compat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "zkbc" => Ok(Compat::Zkbc),
+            "zokrates" => Ok(Compat::Zokrates),
+            _ => Err(format!(
+                "unknown compatibility mode `{s}` (expected `zkbc` or `zokrates`)"
+            )),
+        }
+    }
+}
+
+/// How the front end compiles a program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FrontOptions {
+    /// The semantics of comparisons of two non-constant field elements.
+    pub field_cmp: FieldCmp,
+    /// zkbc's semantics or ZoKrates' (which also sets `field_cmp` to ZoKrates').
+    pub compat: Compat,
+    /// The standard library root non-relative imports are resolved against
+    /// (`--stdlib-path`, `ZOKRATES_STDLIB`).
+    pub stdlib: Option<std::path::PathBuf>,
+}
+
+impl FrontOptions {
+    /// The field comparison in effect: ZoKrates' under `--compat zokrates`.
+    pub fn effective_field_cmp(&self) -> FieldCmp {
+        match self.compat {
+            Compat::Zokrates => FieldCmp::Zokrates,
+            Compat::Zkbc => self.field_cmp,
+        }
+    }
+}
+
 /// Compiles a program to IR and describes its `main` for the driver.
 ///
-/// `file_name` is only used in messages of later stages; diagnostics carry spans into `source`
-/// and are rendered with [`Diagnostic::render`].
+/// `file_name` is where relative imports are resolved from and the name messages show;
+/// diagnostics carry spans into `source` (or name the imported file they are about) and are
+/// rendered with [`Diagnostic::render`].
 pub fn compile_source(file_name: &str, source: &str) -> Result<(ir::Program, Abi), Diagnostic> {
-    compile_source_with(file_name, source, FieldCmp::Complete)
+    compile_file(file_name, source, &FrontOptions::default())
 }
 
 /// [`compile_source`] with the given field comparison semantics.
@@ -103,23 +164,56 @@ pub fn compile_source_with(
     source: &str,
     field_cmp: FieldCmp,
 ) -> Result<(ir::Program, Abi), Diagnostic> {
-    let _ = file_name;
-    let (program, abi) = check_with_abi(source)?;
-    Ok((lower::lower_program(&program, source, field_cmp), abi))
+    let options = FrontOptions {
+        field_cmp,
+        ..FrontOptions::default()
+    };
+    compile_file(file_name, source, &options)
+}
+
+/// [`compile_source`] with the given options.
+pub fn compile_file(
+    file_name: &str,
+    source: &str,
+    options: &FrontOptions,
+) -> Result<(ir::Program, Abi), Diagnostic> {
+    let (program, abi, map) = check_with_abi(file_name, source, options)?;
+    let ir = lower::lower_program(&program, &map, options.effective_field_cmp());
+    Ok((ir, abi))
 }
 
 /// `main`'s signature, with each parameter's declared visibility, without lowering.
 pub fn abi_of_source(source: &str) -> Result<Abi, Diagnostic> {
-    check_with_abi(source).map(|(_, abi)| abi)
+    abi_of_file("main.zok", source, &FrontOptions::default())
 }
 
-/// Parses and checks `source`; returns the checked program and main's ABI.
-fn check_with_abi(source: &str) -> Result<(typed::Program, Abi), Diagnostic> {
-    let module = parser::parse(source)?;
-    let program = typeck::check(&module)?;
+/// [`abi_of_source`] of the file `file_name`, whose imports are resolved with `options`.
+pub fn abi_of_file(
+    file_name: &str,
+    source: &str,
+    options: &FrontOptions,
+) -> Result<Abi, Diagnostic> {
+    check_with_abi(file_name, source, options).map(|(_, abi, _)| abi)
+}
+
+/// Loads and checks the program; returns the checked program, main's ABI and where the files
+/// are.
+fn check_with_abi(
+    file_name: &str,
+    source: &str,
+    options: &FrontOptions,
+) -> Result<(typed::Program, Abi, modules::SourceMap), Diagnostic> {
+    let loaded = modules::load(file_name, source, options.stdlib.as_deref())?;
+    let compat = options.compat == Compat::Zokrates;
+    let program = typeck::check_modules(&loaded, compat).map_err(|d| loaded.map.localize(d))?;
     let mut abi = Abi::of(&program);
     // Visibility is a property of main's declaration, not of its type.
-    let main = module.items.iter().find_map(|item| match item {
+    let root = &loaded
+        .modules
+        .last()
+        .expect("bug: the root module is loaded")
+        .ast;
+    let main = root.items.iter().find_map(|item| match item {
         ast::Item::Function(f) if f.name.name == "main" => Some(f),
         _ => None,
     });
@@ -128,5 +222,5 @@ fn check_with_abi(source: &str) -> Result<(typed::Program, Abi), Diagnostic> {
             param.public = declared.public;
         }
     }
-    Ok((program, abi))
+    Ok((program, abi, loaded.map))
 }

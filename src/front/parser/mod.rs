@@ -43,7 +43,20 @@ type PResult<T> = Result<T, Diagnostic>;
 
 /// Lexes and parses a whole source file.
 pub fn parse(source: &str) -> Result<Module, Diagnostic> {
-    let tokens = lex(source)?;
+    parse_at(source, 0)
+}
+
+/// [`parse`] with every span (of the tree and of an error) moved by `base`: the file's offset
+/// in a [`super::modules::SourceMap`].
+pub fn parse_at(source: &str, base: usize) -> Result<Module, Diagnostic> {
+    let shift = |span: Span| Span::new(span.start + base, span.end + base);
+    let mut tokens = lex(source).map_err(|mut d| {
+        d.span = shift(d.span);
+        d
+    })?;
+    for t in &mut tokens {
+        t.span = shift(t.span);
+    }
     super::on_front_stack(|| {
         Parser {
             tokens,
@@ -177,10 +190,25 @@ impl Parser {
 
     fn module(mut self) -> PResult<Module> {
         let mut items = Vec::new();
+        let mut curve = None;
         while self.tok().kind != TokenKind::Eof {
+            if self.eat_kw(Keyword::Pragma) {
+                // `#pragma curve NAME` (ZoKrates writes it without a semicolon).
+                let what = self.ident()?;
+                if what.name != "curve" {
+                    return Err(Diagnostic::new(
+                        format!("unknown pragma `{}`", what.name),
+                        what.span,
+                    )
+                    .with_note("the only pragma is `#pragma curve bn128`"));
+                }
+                curve = Some(self.ident()?);
+                self.eat_punct(Punct::Semi);
+                continue;
+            }
             items.extend(self.item()?);
         }
-        Ok(Module { items })
+        Ok(Module { items, curve })
     }
 
     fn item(&mut self) -> PResult<Vec<Item>> {

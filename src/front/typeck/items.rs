@@ -1,0 +1,507 @@
+//! The module-level passes, module by module (dependencies first): imports, structs, aliases and
+//! constants in source order; signatures; then the bodies (every function of the root, and the
+//! functions of imported modules that something calls); the recursion check; and the program's
+//! functions numbered without the imported functions nothing called.
+
+use super::*;
+use crate::front::modules::EMBED_NAME;
+
+/// What `from "EMBED" import` may name (ZoKrates 0.8's embeds on BN254).
+const EMBED_EXPORTS: &[&str] = &[
+    "u8_to_bits",
+    "u16_to_bits",
+    "u32_to_bits",
+    "u64_to_bits",
+    "u8_from_bits",
+    "u16_from_bits",
+    "u32_from_bits",
+    "u64_from_bits",
+    "unpack",
+    "bit_array_le",
+    "FIELD_SIZE_IN_BITS",
+    "sha256round",
+    "field_to_bool_unsafe",
+];
+
+impl Checker {
+    pub(super) fn run(mut self, loaded: &Loaded) -> TResult<Program> {
+        self.scopes = vec![Scope::default(); loaded.modules.len()];
+        let root = loaded.modules.len() - 1;
+        for (m, module) in loaded.modules.iter().enumerate() {
+            self.cur = m;
+            if module.is_embed {
+                self.embed = Some(m);
+                self.embed_scope();
+            }
+            self.declarations(module, loaded)?;
+        }
+        self.cur = root;
+        let main = match self.scopes[root].by_name.get("main").map(Vec::as_slice) {
+            Some([id]) => *id,
+            Some([_, second, ..]) => {
+                return Err(Diagnostic::new(
+                    "`main` must be defined only once",
+                    self.sigs[second.0 as usize].name_span,
+                ))
+            }
+            _ => {
+                return Err(
+                    Diagnostic::new("the program has no `main` function", Span::new(0, 0))
+                        .with_note("add `def main(...) { ... }`"),
+                )
+            }
+        };
+        // Bodies: every plain function of the root, in order; then, until none is left, the
+        // functions of other modules that a checked body calls.
+        let mut root_fns: Vec<FuncId> = self
+            .plain
+            .iter()
+            .filter(|(_, (m, _))| *m == root)
+            .map(|(id, _)| *id)
+            .collect();
+        root_fns.sort();
+        for id in root_fns {
+            self.check_body(id)?;
+        }
+        loop {
+            let wanted: Vec<FuncId> = self
+                .bodies
+                .iter()
+                .flatten()
+                .flat_map(|(_, calls)| calls.iter().map(|(id, _)| *id))
+                .filter(|id| self.bodies[id.0 as usize].is_none())
+                .collect();
+            if wanted.is_empty() {
+                break;
+            }
+            for id in wanted {
+                if self.bodies[id.0 as usize].is_none() {
+                    self.check_body(id)?;
+                }
+            }
+        }
+        let calls: Vec<CallSites> = self
+            .bodies
+            .iter()
+            .map(|b| b.as_ref().map_or(Vec::new(), |(_, c)| c.clone()))
+            .collect();
+        self.check_recursion(&calls)?;
+        // Number the checked functions densely.
+        let mut new_id = vec![u32::MAX; self.bodies.len()];
+        let mut functions = Vec::new();
+        for (i, body) in std::mem::take(&mut self.bodies).into_iter().enumerate() {
+            if let Some((f, _)) = body {
+                new_id[i] = functions.len() as u32;
+                functions.push(f);
+            }
+        }
+        for f in &mut functions {
+            renumber_stmts(&mut f.body, &new_id);
+        }
+        Ok(Program {
+            functions,
+            main: FuncId(new_id[main.0 as usize]),
+        })
+    }
+
+    /// Checks the body of plain function `id` in its module.
+    fn check_body(&mut self, id: FuncId) -> TResult<()> {
+        let (m, f) = self.plain[&id].clone();
+        let checked = self.in_module(m, |c| c.function(id, &f))?;
+        self.bodies[id.0 as usize] = Some(checked);
+        Ok(())
+    }
+
+    /// The built-in module's own names: the conversions it may call without importing them.
+    fn embed_scope(&mut self) {
+        let scope = &mut self.scopes[self.cur];
+        for w in [8, 16, 32, 64] {
+            for b in [
+                Builtin::UintToField(w),
+                Builtin::FieldToUint(w),
+                Builtin::UintToBits(w),
+                Builtin::UintFromBits(w),
+            ] {
+                scope.imports.insert(b.name(), b);
+            }
+        }
+        scope
+            .imports
+            .insert(Builtin::FieldToBool.name(), Builtin::FieldToBool);
+        scope
+            .imports
+            .insert(Builtin::FieldToBits.name(), Builtin::FieldToBits);
+    }
+
+    /// Pass 1 (imports, structs, aliases, constants, in order) and pass 2 (signatures) of one
+    /// module.
+    fn declarations(&mut self, module: &LoadedModule, loaded: &Loaded) -> TResult<()> {
+        let mut top_names: HashMap<String, Span> = HashMap::new();
+        let declare_top = |top_names: &mut HashMap<String, Span>, name: &ast::Ident| {
+            if top_names.insert(name.name.clone(), name.span).is_some() {
+                return Err(Diagnostic::new(
+                    format!("duplicate definition of `{}`", name.name),
+                    name.span,
+                ));
+            }
+            Ok(())
+        };
+        let mut targets = module.imports.iter();
+        for item in &module.ast.items {
+            match item {
+                ast::Item::Import(imp) => {
+                    let target = *targets
+                        .next()
+                        .expect("bug: the loader resolves every import");
+                    let imp: &ast::Import = imp;
+                    declare_top(&mut top_names, &imp.alias).map_err(|d| {
+                        d.with_note("the name is already defined or imported in this module")
+                    })?;
+                    self.bind_import(imp, target, loaded)?;
+                }
+                ast::Item::Struct(s) => {
+                    declare_top(&mut top_names, &s.name)?;
+                    if !s.generics.is_empty() {
+                        let cur = self.cur;
+                        self.scopes[cur]
+                            .struct_templates
+                            .insert(s.name.name.clone(), (cur, Arc::new(s.clone())));
+                        continue;
+                    }
+                    let mut fields: Vec<(String, Type)> = Vec::new();
+                    for (ty, name) in &s.fields {
+                        if fields.iter().any(|(n, _)| *n == name.name) {
+                            return Err(Diagnostic::new(
+                                format!(
+                                    "duplicate field `{}` in struct `{}`",
+                                    name.name, s.name.name
+                                ),
+                                name.span,
+                            ));
+                        }
+                        fields.push((name.name.clone(), self.resolve_type(ty)?));
+                    }
+                    self.scopes[self.cur].structs.insert(
+                        s.name.name.clone(),
+                        Arc::new(StructType {
+                            name: s.name.name.clone(),
+                            fields,
+                        }),
+                    );
+                }
+                ast::Item::TypeAlias(a) => {
+                    declare_top(&mut top_names, &a.name)?;
+                    if !a.generics.is_empty() {
+                        let cur = self.cur;
+                        self.scopes[cur]
+                            .alias_templates
+                            .insert(a.name.name.clone(), (cur, Arc::new(a.clone())));
+                        continue;
+                    }
+                    let ty = self.resolve_type(&a.ty)?;
+                    self.scopes[self.cur]
+                        .aliases
+                        .insert(a.name.name.clone(), ty);
+                }
+                ast::Item::Const(c) => {
+                    declare_top(&mut top_names, &c.name)?;
+                    let ty = self.resolve_type(&c.ty)?;
+                    let value = self.expr(&c.value, Some(&ty))?;
+                    if value.ty != ty {
+                        return Err(mismatch(&ty, &value.ty, value.span));
+                    }
+                    let Some(v) = self.eval(&value)? else {
+                        return Err(Diagnostic::new(
+                            format!(
+                                "the value of constant `{}` must be a compile-time constant",
+                                c.name.name
+                            ),
+                            c.value.span,
+                        ));
+                    };
+                    self.scopes[self.cur]
+                        .consts
+                        .insert(c.name.name.clone(), (ty, v));
+                }
+                ast::Item::Function(_) => {}
+            }
+        }
+        // Pass 2: signatures.
+        for item in &module.ast.items {
+            let ast::Item::Function(f) = item else {
+                continue;
+            };
+            let scope = &self.scopes[self.cur];
+            let clash = top_names.contains_key(&f.name.name)
+                || scope.templates.contains_key(&f.name.name)
+                || (!f.generics.is_empty() && scope.by_name.contains_key(&f.name.name));
+            if clash {
+                return Err(Diagnostic::new(
+                    format!("duplicate definition of `{}`", f.name.name),
+                    f.name.span,
+                ));
+            }
+            if !f.generics.is_empty() {
+                let cur = self.cur;
+                self.scopes[cur]
+                    .templates
+                    .insert(f.name.name.clone(), (cur, Arc::new(f.clone())));
+                continue;
+            }
+            let mut params = Vec::new();
+            for p in &f.params {
+                let ty = self.resolve_type(&p.ty)?;
+                params.push(ty);
+            }
+            let ret = match &f.ret {
+                Some(t) => self.resolve_type(t)?,
+                None => Type::unit(),
+            };
+            if let Some(overloads) = self.scopes[self.cur].by_name.get(&f.name.name) {
+                for other in overloads {
+                    if self.sigs[other.0 as usize].params == params {
+                        return Err(Diagnostic::new(
+                            format!("duplicate definition of function `{}`", f.name.name),
+                            f.name.span,
+                        )
+                        .with_note(
+                            "a function may only be overloaded with different parameter types",
+                        ));
+                    }
+                }
+            }
+            let id = self.new_sig(Sig {
+                name: f.name.name.clone(),
+                params,
+                ret,
+                name_span: f.name.span,
+            });
+            let cur = self.cur;
+            self.scopes[cur]
+                .by_name
+                .entry(f.name.name.clone())
+                .or_default()
+                .push(id);
+            self.plain.insert(id, (cur, Arc::new(f.clone())));
+        }
+        Ok(())
+    }
+
+    /// Binds what `imp` names in the current module.
+    fn bind_import(&mut self, imp: &ast::Import, target: Target, loaded: &Loaded) -> TResult<()> {
+        let t = match target {
+            Target::Builtin => {
+                if is_generic_cast(imp) {
+                    self.scopes[self.cur]
+                        .generic_casts
+                        .insert(imp.alias.name.clone());
+                    return Ok(());
+                }
+                let Some(b) = builtin_for_import(imp) else {
+                    return Err(Diagnostic::new(
+                        format!("cannot resolve import of `{}`", imp.path),
+                        imp.span,
+                    )
+                    .with_note(
+                        "without a standard library (--stdlib-path), only the cast built-ins \
+                         can be imported, e.g. `import \"utils/casts/u32_to_bits\" as to_bits;`",
+                    ));
+                };
+                self.scopes[self.cur]
+                    .imports
+                    .insert(imp.alias.name.clone(), b);
+                return Ok(());
+            }
+            Target::Module(t) => t,
+        };
+        let (sym, sym_span) = match &imp.symbol {
+            Some(s) => (s.name.as_str(), s.span),
+            None => ("main", imp.span),
+        };
+        let from = if loaded.modules[t].is_embed {
+            if !EMBED_EXPORTS.contains(&sym) {
+                return Err(
+                    Diagnostic::new(format!("`EMBED` has no symbol `{sym}`"), sym_span).with_note(
+                        format!("the embedded symbols are {}", EMBED_EXPORTS.join(", ")),
+                    ),
+                );
+            }
+            EMBED_NAME.to_string()
+        } else {
+            imp.path.clone()
+        };
+        let (src, alias) = (&self.scopes[t], imp.alias.name.clone());
+        let mut dst = Scope::default();
+        let mut found = false;
+        macro_rules! copy {
+            ($($field:ident),*) => {$(
+                if let Some(v) = src.$field.get(sym) {
+                    dst.$field.insert(alias.clone(), v.clone());
+                    found = true;
+                }
+            )*};
+        }
+        copy!(
+            structs,
+            aliases,
+            struct_templates,
+            alias_templates,
+            consts,
+            imports,
+            by_name,
+            templates
+        );
+        if src.generic_casts.contains(sym) {
+            dst.generic_casts.insert(alias.clone());
+            found = true;
+        }
+        if !found {
+            return Err(Diagnostic::new(
+                format!("module `{from}` has no symbol `{sym}`"),
+                sym_span,
+            ));
+        }
+        let scope = &mut self.scopes[self.cur];
+        scope.structs.extend(dst.structs);
+        scope.aliases.extend(dst.aliases);
+        scope.struct_templates.extend(dst.struct_templates);
+        scope.alias_templates.extend(dst.alias_templates);
+        scope.consts.extend(dst.consts);
+        scope.imports.extend(dst.imports);
+        scope.by_name.extend(dst.by_name);
+        scope.templates.extend(dst.templates);
+        scope.generic_casts.extend(dst.generic_casts);
+        Ok(())
+    }
+
+    pub(super) fn check_recursion(&self, calls: &[Vec<(FuncId, Span)>]) -> TResult<()> {
+        // Iterative DFS with colours; a call to a function on the stack closes a cycle.
+        #[derive(Clone, Copy, PartialEq)]
+        enum Colour {
+            White,
+            Grey,
+            Black,
+        }
+        let n = calls.len();
+        let mut colour = vec![Colour::White; n];
+        for root in 0..n {
+            if colour[root] != Colour::White {
+                continue;
+            }
+            let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+            colour[root] = Colour::Grey;
+            while let Some(&mut (f, ref mut next)) = stack.last_mut() {
+                if let Some(&(callee, span)) = calls[f].get(*next) {
+                    *next += 1;
+                    let c = callee.0 as usize;
+                    match colour[c] {
+                        Colour::Grey => {
+                            let start = stack.iter().position(|&(g, _)| g == c).unwrap_or(0);
+                            let mut chain: Vec<&str> = stack[start..]
+                                .iter()
+                                .map(|&(g, _)| self.sigs[g].name.as_str())
+                                .collect();
+                            chain.push(&self.sigs[c].name);
+                            return Err(Diagnostic::new(
+                                format!("recursive call to `{}`", self.sigs[c].name),
+                                span,
+                            )
+                            .with_note(format!(
+                                "recursion is not supported; the cycle is {}",
+                                chain.join(" -> ")
+                            )));
+                        }
+                        Colour::White => {
+                            colour[c] = Colour::Grey;
+                            stack.push((c, 0));
+                        }
+                        Colour::Black => {}
+                    }
+                } else {
+                    colour[f] = Colour::Black;
+                    stack.pop();
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Renumbers the functions `stmts` call: `f` becomes `new_id[f]`.
+fn renumber_stmts(stmts: &mut [Stmt], new_id: &[u32]) {
+    for s in stmts {
+        match s {
+            Stmt::Let { value, .. } => renumber(value, new_id),
+            Stmt::Assign { place, value } => {
+                for elem in &mut place.path {
+                    if let PlaceElem::Index(i) = elem {
+                        renumber(i, new_id);
+                    }
+                }
+                renumber(value, new_id);
+            }
+            Stmt::Return { value, .. } => {
+                if let Some(v) = value {
+                    renumber(v, new_id);
+                }
+            }
+            Stmt::Assert { cond, .. } => renumber(cond, new_id),
+            Stmt::For { from, to, body, .. } => {
+                renumber(from, new_id);
+                renumber(to, new_id);
+                renumber_stmts(body, new_id);
+            }
+            Stmt::While { cond, body, .. } => {
+                renumber(cond, new_id);
+                renumber_stmts(body, new_id);
+            }
+            Stmt::If {
+                cond,
+                then_body,
+                else_body,
+                ..
+            } => {
+                renumber(cond, new_id);
+                renumber_stmts(then_body, new_id);
+                renumber_stmts(else_body, new_id);
+            }
+            Stmt::Expr(e) => renumber(e, new_id),
+            Stmt::Log { args, .. } => args.iter_mut().for_each(|a| renumber(a, new_id)),
+        }
+    }
+}
+
+fn renumber(e: &mut Expr, new_id: &[u32]) {
+    match &mut e.kind {
+        ExprKind::Local(_) | ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
+        ExprKind::Unary(_, x)
+        | ExprKind::Builtin(_, x)
+        | ExprKind::Repeat(x, _)
+        | ExprKind::Slice(x, ..)
+        | ExprKind::Member(x, _)
+        | ExprKind::TupleIndex(x, _) => renumber(x, new_id),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+            renumber(a, new_id);
+            renumber(b, new_id);
+        }
+        ExprKind::Conditional(c, a, b) => {
+            renumber(c, new_id);
+            renumber(a, new_id);
+            renumber(b, new_id);
+        }
+        ExprKind::Call(id, xs) | ExprKind::Hint(id, xs) => {
+            *id = FuncId(new_id[id.0 as usize]);
+            xs.iter_mut().for_each(|x| renumber(x, new_id));
+        }
+        ExprKind::Struct(xs) | ExprKind::Tuple(xs) => {
+            xs.iter_mut().for_each(|x| renumber(x, new_id))
+        }
+        ExprKind::Array(elems) => {
+            for el in elems {
+                match el {
+                    ArrayElem::Single(x) | ArrayElem::Spread(x) => renumber(x, new_id),
+                }
+            }
+        }
+    }
+}
