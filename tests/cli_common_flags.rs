@@ -139,7 +139,7 @@ fn table_as_json_is_an_array_of_reports() {
     assert_eq!(reports.len(), lines.len(), "{csv}");
     for (r, line) in reports.iter().zip(lines) {
         // The report's schema, and the numbers of the CSV row.
-        assert_eq!(r["schema_version"], 1);
+        assert_eq!(r["schema_version"], zkbc::cost::SCHEMA_VERSION);
         let f: Vec<&str> = line.split(',').collect();
         assert_eq!(r["program"].as_str(), Some(f[0]));
         assert_eq!(r["opt_level"].as_str(), Some(f[1]));

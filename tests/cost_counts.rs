@@ -144,7 +144,7 @@ fn an_unknown_trip_count_is_estimated() {
     assert_eq!(ran, vec![1, 1, 3, 4]);
 }
 
-/// A loop body with a heavy branch arm (a 20-iteration loop): profiled on inputs where the arm
+/// A loop body with a heavy branch arm (a 200-iteration loop): profiled on inputs where the arm
 /// never runs, merging it into the body is priced at 100 executions of the arm and rejected;
 /// where it always runs, the whole body becomes one block.
 #[test]
@@ -154,7 +154,7 @@ fn formation_follows_the_profile() {
     for u32 i in 0..n {
         acc = acc * acc + x;
         if heavy {
-            for u32 j in 0..20 {
+            for u32 j in 0..200 {
                 acc = acc * acc + x;
             }
         }

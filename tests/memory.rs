@@ -7,19 +7,35 @@ use zkbc::ir::interp::{self, Val};
 use zkbc::ir::{self};
 use zkbc::r1cs::{self, CheckError};
 
-/// A two-block IR program: `b0` builds a constant `field[len]` and jumps to `b1`, which
-/// returns element `v0` of it (`read`) or `v1` (no read).
+/// An IR program: `b0` builds a constant `field[len]`; the loop `b1` runs 4 times adding
+/// element `v0` of it (`read`) or `v1` (no read, no array) to an accumulator; `b2` returns it.
 fn two_blocks(len: usize, read: bool) -> String {
     let elems: Vec<String> = (0..len).map(|k| format!("field {}", k * 7 + 1)).collect();
-    let body = if read {
-        "    v5 = array_get v3, v4\n    return v5"
+    let (array_arg, array_param, term, arg) = if read {
+        (
+            "v2, ",
+            format!("v3: [field; {len}], "),
+            "    v7 = array_get v3, v4\n",
+            "v3, ",
+        )
     } else {
-        "    return v6"
+        ("", String::new(), "    v7 = add v1, field 0\n", "")
     };
     format!(
-        "fn main f0 -> field {{\nb0(v0: u32, v1: field):\n    v2 = make_array [{}] : field\n    \
-         jmp b1(v2, v0, v1)\nb1(v3: [field; {len}], v4: u32, v6: field):\n{body}\n}}\n",
-        elems.join(", ")
+        "fn main f0 -> field {{\n\
+         b0(v0: u32, v1: field):\n\
+         \x20   v2 = make_array [{elems}] : field\n\
+         \x20   jmp b1({array_arg}v0, field 0, u32 0)\n\
+         b1({array_param}v4: u32, v5: field, v6: u32):\n\
+         {term}\
+         \x20   v8 = add v5, v7\n\
+         \x20   v9 = add v6, u32 1\n\
+         \x20   v10 = lt v9, u32 4\n\
+         \x20   br v10, b1({arg}v4, v8, v9), b2(v8)\n\
+         b2(v11: field):\n\
+         \x20   return v11\n\
+         }}\n",
+        elems = elems.join(", ")
     )
 }
 
@@ -63,9 +79,9 @@ fn a_run_time_index_read_of_field_1000_costs_at_most_10_constraints_in_its_block
             interp::Limits::default(),
         )
         .unwrap();
-        assert_eq!(outcome.outputs, vec![Val::Field((index * 7 + 1).into())]);
+        assert_eq!(outcome.outputs, vec![Val::Field((4 * (index * 7 + 1)).into())]);
         let report = r1cs::check_trace(&with, &outcome).unwrap();
-        assert_eq!(report.memory.accesses.len(), 1);
+        assert_eq!(report.memory.accesses.len(), 4);
         assert_eq!(report.memory.inits.len(), 1000);
     }
     // The same read of a short array stays in registers.

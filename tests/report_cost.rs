@@ -77,11 +77,20 @@ fn loop_program_by_hand() {
     // Σ exec_b = 1 + 6 + 5 + 1 = 13.
     assert_eq!(t.transitions, Some(13));
     // Σ Q_b·X_b = 4 + 64 + 16 + 2 = 86.
-    assert_eq!(t.sumcheck_cells, Some(86));
+    assert_eq!(t.block_cells, Some(86));
+    // The transition permutation: Σ exec_b·io_b = 13·4 = 52 state words, and
+    // Σ Q_b·max(2, next_pow2(io_b)) = (1 + 8 + 8 + 1)·4 = 72 cells.
+    assert_eq!(t.state_words, Some(52));
+    assert_eq!(t.transition_cells, Some(72));
+    // No memory access: no memory-checking instance.
+    assert_eq!(t.memory_accesses, Some(0));
+    assert_eq!(t.memory_cells, Some(0));
+    // 86 + 72 + 0.
+    assert_eq!(t.sumcheck_cells, Some(158));
     // Σ Q_b·THRESHOLD = (1 + 8 + 8 + 1)·1024 = 18432.
     assert_eq!(t.uniform_cells, Some(18432));
-    // 1 − 43/86 = 0.5.
-    assert_eq!(t.padding_waste, Some(0.5));
+    // 1 − (43 + 52)/158.
+    assert_eq!(t.padding_waste, Some(63.0 / 158.0));
     // ⌈log2 4⌉ + log2 max Q (8) + log2 max X (8) = 2 + 3 + 3 = 8.
     assert_eq!(t.rounds, Some(8));
     // No monolithic circuit, so no monolithic cells. (next_pow2(43) = 64 is no lower bound:
@@ -121,7 +130,8 @@ fn single_block_with_a_tiny_min_block_size() {
     assert_eq!(r.blocks[0].padded_constraints, 2);
     let t = &r.totals;
     // Σ Q·X = 1·2 = 2; Σ Q·THRESHOLD = 1·1 = 1: the uniform model is smaller here, because
-    // THRESHOLD is below the floor of 2 that every X_b has.
+    // THRESHOLD is below the floor of 2 that every X_b has. One execution has no transition.
+    assert_eq!(t.transition_cells, Some(0));
     assert_eq!(t.sumcheck_cells, Some(2));
     assert_eq!(t.uniform_cells, Some(1));
     // 1 − 1/2.
@@ -166,11 +176,13 @@ fn no_blocks_at_all() {
 
 #[test]
 fn zero_constraint_blocks_are_all_padding() {
-    // cons = 0 run 3 times: X = 2, Q = 4, 8 cells, none used: waste is exactly 1.
+    // cons = 0 run 3 times: X = 2, Q = 4, 8 block cells, none used; the transitions add
+    // 4·4 = 16 cells for 3·4 = 12 state words: waste is 1 − 12/24.
     let t = report(&program(vec![block("b0", 0, Some(3))], 1024, None)).totals;
-    assert_eq!(t.sumcheck_cells, Some(8));
+    assert_eq!(t.block_cells, Some(8));
+    assert_eq!(t.sumcheck_cells, Some(24));
     assert_eq!(t.executed_constraints, Some(0));
-    assert_eq!(t.padding_waste, Some(1.0));
+    assert_eq!(t.padding_waste, Some(0.5));
 }
 
 #[test]
@@ -235,7 +247,7 @@ fn totals_beyond_u128_are_errors_not_wrapped() {
     let three = vec![block("b0", huge, Some(huge)); 3];
     let t = report(&program(three.clone(), 1024, Some(1))).totals;
     assert_eq!(t.executed_constraints, Some(3u128 << 126));
-    assert_eq!(t.sumcheck_cells, Some(3u128 << 126));
+    assert_eq!(t.block_cells, Some(3u128 << 126));
     // Without a monolithic count there is no monolithic total to overflow (an earlier "lower
     // bound", next_pow2(3·2^126) = 2^128, did).
     let t = report(&program(three.clone(), 1024, None)).totals;
@@ -295,6 +307,7 @@ mod reference {
         let known = cost.blocks.iter().all(|b| b.executions.is_some());
         let (mut cons, mut exec_cons, mut trans, mut cells, mut uniform) =
             (0u128, 0u128, 0u128, 0u128, 0u128);
+        let (mut words, mut trans_cells, mut accesses) = (0u128, 0u128, 0u128);
         let (mut max_q, mut max_x) = (0u128, 0u128);
         for (b, rb) in cost.blocks.iter().zip(&r.blocks) {
             let x = pow2_at_least(b.constraints).max(2);
@@ -320,6 +333,9 @@ mod reference {
                     trans += u128::from(e);
                     cells += q * x;
                     uniform += q * threshold;
+                    words += u128::from(e) * u128::from(b.io_vars);
+                    trans_cells += q * pow2_at_least(b.io_vars).max(2);
+                    accesses += u128::from(e) * u128::from(b.accesses);
                     max_q = max_q.max(q);
                 }
                 None => {
@@ -334,12 +350,35 @@ mod reference {
         if known {
             assert_eq!(t.executed_constraints, Some(exec_cons));
             assert_eq!(t.transitions, Some(trans));
-            assert_eq!(t.sumcheck_cells, Some(cells));
+            assert_eq!(t.block_cells, Some(cells));
+            // One block execution has no transition to check.
+            if trans <= 1 {
+                words = 0;
+                trans_cells = 0;
+            }
+            assert_eq!(t.state_words, Some(words));
+            assert_eq!(t.transition_cells, Some(trans_cells));
+            // The memory check: the addresses and the accesses are its entries, each paying
+            // 6 + T (the pair instance, T = bits of the largest timestamp) + 2 (products).
+            let (entries, per_entry, mem_cells) = if accesses == 0 {
+                (0, 0, 0)
+            } else {
+                let entries = accesses + u128::from(cost.memory_size);
+                let per = 8 + log2_ceil(accesses + 1);
+                (entries, per, pow2_at_least(entries) * pow2_at_least(per))
+            };
+            assert_eq!(t.memory_accesses, Some(accesses));
+            assert_eq!(t.memory_entries, Some(entries));
+            assert_eq!(t.memory_constraints, Some(entries * per_entry as u128));
+            assert_eq!(t.memory_cells, Some(mem_cells));
+            let total = cells + trans_cells + mem_cells;
+            assert_eq!(t.sumcheck_cells, Some(total));
             assert_eq!(t.uniform_cells, Some(uniform));
+            let work = exec_cons + words + entries * per_entry as u128;
             let waste = if cells == 0 {
                 0.0
             } else {
-                1.0 - exec_cons as f64 / cells as f64
+                1.0 - work as f64 / total as f64
             };
             let got = t.padding_waste.expect("known waste");
             assert!((got - waste).abs() < 1e-12, "waste {got} vs {waste}");
@@ -399,14 +438,15 @@ fn arb_block(unknown: bool) -> impl Strategy<Value = BlockCost> {
     } else {
         prop_oneof![Just(Some(0)), (0u64..=70_000).prop_map(Some)].boxed()
     };
-    (0u64..=1 << 20, 0u64..1000, 0u64..64, executions).prop_map(|(c, w, io, e)| BlockCost {
-        label: format!("b{c}"),
-        constraints: c,
-        witness_vars: w,
-        io_vars: io,
-        accesses: 0,
-        executions: e,
-    })
+    (0u64..=1 << 20, 0u64..1000, 0u64..64, prop_oneof![Just(0u64), 0u64..8], executions)
+        .prop_map(|(c, w, io, acc, e)| BlockCost {
+            label: format!("b{c}"),
+            constraints: c,
+            witness_vars: w,
+            io_vars: io,
+            accesses: acc,
+            executions: e,
+        })
 }
 
 /// Baselines as `driver::measure` gives them: cells, or none with a reason, or unknown.
@@ -433,9 +473,13 @@ fn arb_program(unknown: bool) -> impl Strategy<Value = ProgramCost> {
         prop::option::of(0u64..1 << 24),
         arb_baselines(),
     )
-        .prop_map(|(blocks, min, mono, baselines)| ProgramCost {
-            baselines,
-            ..program(blocks, min, mono)
+        .prop_map(|(blocks, min, mono, baselines)| {
+            let memory_size = blocks.iter().map(|b| b.accesses * 100).sum();
+            ProgramCost {
+                baselines,
+                memory_size,
+                ..program(blocks, min, mono)
+            }
         })
 }
 
@@ -465,10 +509,17 @@ proptest! {
         // THRESHOLD bounds every block and MIN_BLOCK_SIZE.
         prop_assert!(r.threshold >= cost.min_block_size);
         prop_assert!(r.blocks.iter().all(|b| b.constraints <= r.threshold));
-        // When THRESHOLD is also >= every X_b (true whenever it is >= 2), uniform >= sumcheck.
+        // When THRESHOLD is also >= every X_b (true whenever it is >= 2), uniform >= the
+        // block instances' cells.
+        let block_cells = t.block_cells.expect("known");
         if r.blocks.iter().all(|b| b.padded_constraints <= r.threshold) {
-            prop_assert!(t.uniform_cells.expect("known") >= cells);
+            prop_assert!(t.uniform_cells.expect("known") >= block_cells);
         }
+        // The total is every instance the prover pays for.
+        prop_assert_eq!(
+            cells,
+            block_cells + t.transition_cells.expect("known") + t.memory_cells.expect("known")
+        );
         for b in &r.blocks {
             let x = b.padded_constraints;
             let q = b.padded_executions.expect("known");
@@ -479,10 +530,10 @@ proptest! {
             prop_assert!(q == 0 || (q.is_power_of_two() && q >= e && q < 2 * e));
             prop_assert_eq!(q == 0, e == 0);
         }
-        // The per-block cells add up to the total.
-        prop_assert_eq!(r.blocks.iter().map(|b| b.sumcheck_cells.expect("known")).sum::<u128>(), cells);
+        // The per-block cells add up to the block instances' total.
+        prop_assert_eq!(r.blocks.iter().map(|b| b.sumcheck_cells.expect("known")).sum::<u128>(), block_cells);
         // The proof has room for every cell: Σ Q·X <= 2^⌈log2 n⌉ · max Q · max X = 2^rounds.
-        prop_assert!(cells <= 1u128 << t.rounds.expect("known"));
+        prop_assert!(block_cells <= 1u128 << t.rounds.expect("known"));
         // The monolithic count is the padded count of the one block, or there is none.
         prop_assert_eq!(t.monolithic_exact, t.monolithic_cells.is_some());
         if let Some(mono) = t.monolithic_cells {

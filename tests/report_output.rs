@@ -123,13 +123,14 @@ fn static_report() -> Report {
 fn json_schema_fields_in_order() {
     expect![[r#"
         {
-          "schema_version": 1,
+          "schema_version": 2,
           "zkbc_version": "0.1.0",
           "program": "sum_loop",
           "opt_level": "O1",
           "field_cmp": "complete",
           "min_block_size": 1024,
           "threshold": 1024,
+          "memory_size": 0,
           "outputs": [
             "35"
           ],
@@ -140,6 +141,7 @@ fn json_schema_fields_in_order() {
               "constraints": 3,
               "witness_vars": 5,
               "io_vars": 4,
+              "accesses": 0,
               "padded_constraints": 4,
               "executions": 1,
               "padded_executions": 1,
@@ -150,6 +152,7 @@ fn json_schema_fields_in_order() {
               "constraints": 5,
               "witness_vars": 7,
               "io_vars": 6,
+              "accesses": 0,
               "padded_constraints": 8,
               "executions": 6,
               "padded_executions": 8,
@@ -160,6 +163,7 @@ fn json_schema_fields_in_order() {
               "constraints": 2,
               "witness_vars": 2,
               "io_vars": 6,
+              "accesses": 0,
               "padded_constraints": 2,
               "executions": 5,
               "padded_executions": 8,
@@ -170,6 +174,7 @@ fn json_schema_fields_in_order() {
               "constraints": 0,
               "witness_vars": 0,
               "io_vars": 3,
+              "accesses": 0,
               "padded_constraints": 2,
               "executions": 1,
               "padded_executions": 1,
@@ -181,9 +186,17 @@ fn json_schema_fields_in_order() {
             "constraints": 10,
             "executed_constraints": 43,
             "transitions": 13,
-            "sumcheck_cells": 86,
+            "block_cells": 86,
+            "state_words": 73,
+            "transition_cells": 136,
+            "memory_accesses": 0,
+            "memory_entries": 0,
+            "memory_constraints_per_entry": 0,
+            "memory_constraints": 0,
+            "memory_cells": 0,
+            "sumcheck_cells": 222,
             "uniform_cells": 18432,
-            "padding_waste": 0.5,
+            "padding_waste": 0.4774774774774775,
             "rounds": 8,
             "monolithic_cells": null,
             "monolithic_exact": false,
@@ -242,9 +255,11 @@ fn table_reads_at_a_glance() {
         constraints               3,887
         executed constraints     72,569
         transitions                 203
-        sumcheck cells          135,746
+          block cells           135,746
+          transition cells        2,080
+        sumcheck cells          137,826
         uniform cells         1,064,960
-        padding waste             46.5%
+        padding waste             46.2%
         rounds                       22
         monolithic cells        131,072  (exact: the program as one block)
         --no-merge cells        135,746
@@ -266,17 +281,22 @@ fn table_marks_unknowns() {
         b2               2       2        2   6           ?            ?      ?
         b3               0       2        0   3           1            1      2
 
-        blocks                      4
-        constraints                10
-        executed constraints  unknown
-        transitions           unknown
-        sumcheck cells        unknown
-        uniform cells         unknown
-        padding waste         unknown
-        rounds                unknown
-        monolithic cells         none  (a loop bound is a run-time value)
-        --no-merge cells      unknown
-        --monolithic cells       none  (a loop bound is a run-time value)
+        blocks                            4
+        constraints                      10
+        executed constraints        unknown
+        transitions                 unknown
+          block cells               unknown
+          transition cells          unknown
+        memory accesses             unknown
+          memory-check constraints  unknown  ()
+          memory cells              unknown
+        sumcheck cells              unknown
+        uniform cells               unknown
+        padding waste               unknown
+        rounds                      unknown
+        monolithic cells               none  (a loop bound is a run-time value)
+        --no-merge cells            unknown
+        --monolithic cells             none  (a loop bound is a run-time value)
     "#]]
     .assert_eq(&table::render(&static_report()));
 }
@@ -556,10 +576,10 @@ fn corpus() -> Vec<Report> {
 fn aggregate_csv() {
     expect![[r#"
         program,opt_level,min_block_size,blocks,constraints,executed_constraints,transitions,sumcheck_cells,uniform_cells,padding_waste,rounds,monolithic_cells,monolithic_exact,satisfied,error
-        sum_loop,O1,1024,4,10,43,13,86,18432,0.500000,8,,false,true,
+        sum_loop,O1,1024,4,10,43,13,222,18432,0.477477,8,,false,true,
         sum_loop,O1,1024,4,10,,,,,,,,false,,
-        spread,O2,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true,
-        spread,O2 --no-merge,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true,
+        spread,O2,1024,7,3887,72569,203,137826,1064960,0.461691,22,131072,true,true,
+        spread,O2 --no-merge,1024,7,3887,72569,203,137826,1064960,0.461691,22,131072,true,true,
     "#]]
     .assert_eq(&aggregate::csv(&corpus()));
 }
@@ -569,10 +589,10 @@ fn aggregate_markdown() {
     expect![[r#"
         | program | opt level | min block size | blocks | constraints | executed constraints | transitions | sumcheck cells | uniform cells | padding waste | rounds | monolithic cells | monolithic exact | satisfied | error |
         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
-        | sum_loop | O1 | 1,024 | 4 | 10 | 43 | 13 | 86 | 18,432 | 50.0% | 8 | ? | no | yes |  |
+        | sum_loop | O1 | 1,024 | 4 | 10 | 43 | 13 | 222 | 18,432 | 47.7% | 8 | ? | no | yes |  |
         | sum_loop | O1 | 1,024 | 4 | 10 | ? | ? | ? | ? | ? | ? | ? | no | ? |  |
-        | spread | O2 | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |  |
-        | spread | O2 --no-merge | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |  |
+        | spread | O2 | 1,024 | 7 | 3,887 | 72,569 | 203 | 137,826 | 1,064,960 | 46.2% | 22 | 131,072 | yes | yes |  |
+        | spread | O2 --no-merge | 1,024 | 7 | 3,887 | 72,569 | 203 | 137,826 | 1,064,960 | 46.2% | 22 | 131,072 | yes | yes |  |
     "#]]
     .assert_eq(&aggregate::markdown(&corpus()));
 }
@@ -584,7 +604,7 @@ fn aggregate_pivot() {
         | program (sumcheck_cells) | O1/1024 | O2/1024 | O2 --no-merge/1024 |
         |---|---:|---:|---:|
         | sum_loop | ? |  |  |
-        | spread |  | 135,746 | 135,746 |
+        | spread |  | 137,826 | 137,826 |
     "#]]
     .assert_eq(&aggregate::pivot_markdown(&corpus(), metric));
     // No one-block circuit: no number (there is no lower bound to give).
@@ -608,14 +628,14 @@ fn aggregate_failed_rows() {
     expect![[r#"
         program,opt_level,min_block_size,blocks,constraints,executed_constraints,transitions,sumcheck_cells,uniform_cells,padding_waste,rounds,monolithic_cells,monolithic_exact,satisfied,error
         fails,O2,1024,,,,,,,,,,,,fails.zok:2:3: assertion failed: a is one
-        spread,O2,1024,7,3887,72569,203,135746,1064960,0.465406,22,131072,true,true,
+        spread,O2,1024,7,3887,72569,203,137826,1064960,0.461691,22,131072,true,true,
     "#]]
     .assert_eq(&aggregate::csv_rows(&rows));
     expect![[r#"
         | program | opt level | min block size | blocks | constraints | executed constraints | transitions | sumcheck cells | uniform cells | padding waste | rounds | monolithic cells | monolithic exact | satisfied | error |
         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
         | fails | O2 | 1,024 | - | - | - | - | - | - | - | - | - | - | failed | fails.zok:2:3: assertion failed: a is one |
-        | spread | O2 | 1,024 | 7 | 3,887 | 72,569 | 203 | 135,746 | 1,064,960 | 46.5% | 22 | 131,072 | yes | yes |  |
+        | spread | O2 | 1,024 | 7 | 3,887 | 72,569 | 203 | 137,826 | 1,064,960 | 46.2% | 22 | 131,072 | yes | yes |  |
     "#]]
     .assert_eq(&aggregate::markdown_rows(&rows));
     let metric = aggregate::Metric::from_name("sumcheck_cells").expect("a metric");
@@ -623,14 +643,14 @@ fn aggregate_failed_rows() {
         | program (sumcheck_cells) | O2/1024 |
         |---|---:|
         | fails | failed |
-        | spread | 135,746 |
+        | spread | 137,826 |
     "#]]
     .assert_eq(&aggregate::pivot_markdown_rows(&rows, metric));
     let json: serde_json::Value = serde_json::from_str(&aggregate::json_rows(&rows)).expect("JSON");
     assert_eq!(
         json[0],
         serde_json::json!({
-            "schema_version": 1,
+            "schema_version": zkbc::cost::SCHEMA_VERSION,
             "program": "fails",
             "opt_level": "O2",
             "min_block_size": 1024,

@@ -192,6 +192,7 @@ fn recompute_totals(json: &Value) -> usize {
 
     let mut known = true;
     let (mut e_sum, mut transitions, mut cells, mut uniform) = (0u128, 0u128, 0u128, 0u128);
+    let (mut words, mut trans_cells, mut accesses) = (0u128, 0u128, 0u128);
     let (mut max_q, mut max_x) = (0u128, 0u128);
     for b in blocks {
         let cons = int(b, "constraints");
@@ -208,6 +209,10 @@ fn recompute_totals(json: &Value) -> usize {
                 transitions += e;
                 cells += q * x;
                 uniform += q * threshold;
+                let io = int(b, "io_vars");
+                words += e * io;
+                trans_cells += q * pow2_at_least(io).max(2);
+                accesses += e * int(b, "accesses");
                 max_q = max_q.max(q);
             }
             None => {
@@ -242,13 +247,32 @@ fn recompute_totals(json: &Value) -> usize {
     }
     assert_eq!(int(totals, "executed_constraints"), e_sum);
     assert_eq!(int(totals, "transitions"), transitions);
-    assert_eq!(int(totals, "sumcheck_cells"), cells);
+    assert_eq!(int(totals, "block_cells"), cells);
+    if transitions <= 1 {
+        (words, trans_cells) = (0, 0);
+    }
+    assert_eq!(int(totals, "state_words"), words);
+    assert_eq!(int(totals, "transition_cells"), trans_cells);
+    // The memory check: every address and every access is an entry of 8 + T constraints.
+    let (entries, per_entry, mem_cells) = if accesses == 0 {
+        (0, 0, 0)
+    } else {
+        let entries = accesses + int(json, "memory_size");
+        let per = 8 + ceil_log2(accesses + 1) as u128;
+        (entries, per, pow2_at_least(entries) * pow2_at_least(per))
+    };
+    assert_eq!(int(totals, "memory_accesses"), accesses);
+    assert_eq!(int(totals, "memory_entries"), entries);
+    assert_eq!(int(totals, "memory_constraints"), entries * per_entry);
+    assert_eq!(int(totals, "memory_cells"), mem_cells);
+    let total = cells + trans_cells + mem_cells;
+    assert_eq!(int(totals, "sumcheck_cells"), total);
     assert_eq!(int(totals, "uniform_cells"), uniform);
     let waste = totals["padding_waste"].as_f64().expect("a number");
     let expected_waste = if cells == 0 {
         0.0
     } else {
-        1.0 - e_sum as f64 / cells as f64
+        1.0 - (e_sum + words + entries * per_entry) as f64 / total as f64
     };
     assert!(
         (waste - expected_waste).abs() < 1e-12,

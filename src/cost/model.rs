@@ -147,6 +147,8 @@ pub struct Report {
     pub min_block_size: u64,
     /// THRESHOLD = max(MIN_BLOCK_SIZE, next_pow2(max cons_b)).
     pub threshold: u64,
+    /// Addresses of the program's memory: the memory-checking instance's initial entries.
+    pub memory_size: u64,
     /// The program's outputs, `null` when it was not run.
     pub outputs: Option<serde_json::Value>,
     /// Whether every executed block was satisfied, `null` when it was not run.
@@ -196,9 +198,10 @@ pub struct Totals {
     pub transitions: Option<u128>,
     /// Σ Q_b · X_b: the block instances.
     pub block_cells: Option<u128>,
-    /// Σ exec_b · io_b: state words the transition permutation fingerprints.
+    /// Σ exec_b · io_b: state words the transition permutation fingerprints (0 when the run
+    /// is one block execution: it has no transition).
     pub state_words: Option<u128>,
-    /// Σ Q_b · max(2, next_pow2(io_b)): the transition permutation.
+    /// Σ Q_b · max(2, next_pow2(io_b)): the transition permutation (0 for one execution).
     pub transition_cells: Option<u128>,
     /// Σ exec_b · acc_b: memory accesses.
     pub memory_accesses: Option<u128>,
@@ -357,6 +360,7 @@ impl ProgramCost {
             field_cmp: self.field_cmp.clone(),
             min_block_size: self.min_block_size,
             threshold,
+            memory_size: self.memory_size,
             outputs: self.outputs.clone(),
             satisfied: self.satisfied,
             blocks,
@@ -459,6 +463,12 @@ fn executed_totals(
         max_q = max_q.max(q);
         // Over every block, run or not: each is an instance of the proof.
         max_x = max_x.max(x);
+    }
+    // A run of one block execution has no transition between executions to check: its
+    // input and output states are the program's inputs and outputs.
+    if transitions <= 1 {
+        state_words = 0;
+        transition_cells = 0;
     }
     let memory = memory_totals(memory_size, accesses);
     let sumcheck_cells = block_cells

@@ -74,17 +74,19 @@ impl std::fmt::Display for Prediction {
 pub fn prediction_of(stats: &[BlockStats], counts: &BlockCounts) -> Prediction {
     let mut p = Prediction::default();
     let mut accesses = 0u128;
+    let mut transition_cells = 0u128;
     for s in stats {
         let exec = counts.get(&(s.func, s.block)).copied().unwrap_or(0);
         let x = padded_constraints(s.constraints as u64).unwrap_or(u64::MAX);
         let q = padded_executions(exec).unwrap_or(u64::MAX);
         let io = padded_state(s.state_vars as u64);
-        p.cells = p
-            .cells
-            .saturating_add(u128::from(q) * u128::from(x))
-            .saturating_add(u128::from(q) * u128::from(io));
+        p.cells = p.cells.saturating_add(u128::from(q) * u128::from(x));
+        transition_cells = transition_cells.saturating_add(u128::from(q) * u128::from(io));
         p.transitions = p.transitions.saturating_add(u128::from(exec));
         accesses = accesses.saturating_add(u128::from(exec) * s.accesses as u128);
+    }
+    if p.transitions > 1 {
+        p.cells = p.cells.saturating_add(transition_cells);
     }
     p.cells = p
         .cells

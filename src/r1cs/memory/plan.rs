@@ -7,9 +7,24 @@ use crate::r1cs::fxhash::{FxMap, FxSet};
 
 /// Arrays shorter than this stay in registers: a run-time-index access of an `n`-element
 /// array costs about `n` constraints there, and an access in memory costs a row of its block
-/// plus a memory-check row of about 6 + T constraints (T ≈ 10–20), with one initial entry per
+/// plus a memory-check row of about 8 + T constraints (T ≈ 10–20), with one initial entry per
 /// element.
 pub const MIN_MEMORY_LEN: u64 = 16;
+
+/// What one memory access is taken to cost when the plan weighs memory against registers: a
+/// row or two in its block and a memory-check entry (8 + T constraints, T ≈ 14).
+pub const ACCESS_COST: u64 = 24;
+
+/// How many times the plan takes a block on a cycle (in a loop) to run, against once for the
+/// others: what an unknown trip count is estimated at elsewhere (`cost::estimated_executions`).
+pub const LOOP_WEIGHT: u64 = 16;
+
+/// Whether arrays may live in memory at all (`ZKBC_NO_MEMORY=1` in the environment turns it
+/// off, to compare; read once per process).
+pub fn memory_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os("ZKBC_NO_MEMORY").is_none_or(|v| v.is_empty() || v == "0"))
+}
 
 /// One memory segment: the addresses `[base, base + len)` of one array family.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -73,7 +88,7 @@ impl MemoryPlan {
     /// its entry block runs once): nothing for a function of one block (a monolithic circuit
     /// is exported on its own, without a memory argument).
     pub fn of(func: &Function) -> MemoryPlan {
-        if func.layout.len() <= 1 {
+        if func.layout.len() <= 1 || !memory_enabled() {
             return MemoryPlan::default();
         }
         Planner::new(func).plan()
@@ -86,6 +101,11 @@ fn scalar_array(ty: &Type) -> Option<u64> {
         _ => None,
     }
 }
+
+type Liveness = (
+    FxMap<BlockId, FxSet<ValueId>>,
+    FxMap<BlockId, FxSet<ValueId>>,
+);
 
 struct Planner<'f> {
     func: &'f Function,
@@ -116,6 +136,31 @@ impl<'f> Planner<'f> {
         if x != y {
             self.parent[x.max(y) as usize] = x.min(y);
         }
+    }
+
+    /// The blocks on a cycle of the CFG (in a loop).
+    fn cyclic_blocks(&self) -> FxSet<BlockId> {
+        let func = self.func;
+        let mut out = FxSet::default();
+        for &b in &func.layout {
+            let mut seen: FxSet<BlockId> = FxSet::default();
+            let mut stack = func.successors(b);
+            while let Some(x) = stack.pop() {
+                if x == b {
+                    out.insert(b);
+                    break;
+                }
+                if seen.insert(x) {
+                    stack.extend(func.successors(x));
+                }
+            }
+        }
+        out
+    }
+
+    /// The length of the arrays of a family (its root value's type).
+    fn family_len(&self, fam: u32) -> u64 {
+        scalar_array(self.func.value_type(ValueId(fam))).unwrap_or(0)
     }
 
     fn is_arr(&self, v: ValueId) -> bool {
@@ -223,7 +268,7 @@ impl<'f> Planner<'f> {
         let runtime_fam: FxSet<u32> = runtime.iter().map(|&v| self.find(v)).collect();
         let guarded = self.guarded_chains(&uses);
         // Linearity: at every write no other value of the family is live after it.
-        let live_out = self.live_out();
+        let (live_in, live_out) = self.liveness();
         for &b in &func.layout {
             let data = func.block(b);
             let mut live: FxSet<ValueId> = live_out.get(&b).cloned().unwrap_or_default();
@@ -256,6 +301,60 @@ impl<'f> Planner<'f> {
                 });
             }
         }
+        // Memory against registers, per family, each block counted once: in registers a
+        // run-time-index read costs about `len` constraints, a write `2·len`, and every block
+        // the family enters carries `len` state leaves; in memory every access (constant
+        // index or not, and each element a `make_array` or an input array writes) costs
+        // ACCESS_COST, and every element an initial entry.
+        let mut reg: FxMap<u32, u64> = FxMap::default();
+        let mut mem: FxMap<u32, u64> = FxMap::default();
+        let cyclic = self.cyclic_blocks();
+        for &b in &func.layout {
+            let data = func.block(b);
+            // A block in a cycle is taken to run LOOP_WEIGHT times, the others once.
+            let w = if cyclic.contains(&b) { LOOP_WEIGHT } else { 1 };
+            let mut entered: FxSet<u32> = FxSet::default();
+            for &v in data.params.iter().chain(live_in.get(&b).into_iter().flatten()) {
+                if self.is_arr(v) {
+                    entered.insert(self.find(v));
+                }
+            }
+            for fam in entered {
+                let len = self.family_len(fam);
+                *reg.entry(fam).or_insert(0) += w * len;
+            }
+            if b == func.entry {
+                for &p in &data.params {
+                    if self.is_arr(p) {
+                        let fam = self.find(p);
+                        *mem.entry(fam).or_insert(0) += self.family_len(fam) * ACCESS_COST;
+                    }
+                }
+            }
+            for &i in &data.insts {
+                let inst = func.inst(i);
+                let (array, index, write) = match &inst.kind {
+                    InstKind::ArrayGet { array, index } => (*array, *index, 0),
+                    InstKind::ArraySet { array, index, .. } => (*array, *index, 1),
+                    InstKind::MakeArray { .. } if self.is_arr(inst.results[0]) => {
+                        let fam = self.find(inst.results[0]);
+                        *mem.entry(fam).or_insert(0) += w * self.family_len(fam) * ACCESS_COST;
+                        continue;
+                    }
+                    _ => continue,
+                };
+                if !self.is_arr(array) {
+                    continue;
+                }
+                let fam = self.find(array);
+                let len = self.family_len(fam);
+                *mem.entry(fam).or_insert(0) += w * ACCESS_COST;
+                if !self.const_index(index) {
+                    *reg.entry(fam).or_insert(0) += w * len * (1 + write);
+                }
+            }
+        }
+        let pays = |fam: u32| mem.get(&fam).copied().unwrap_or(0) < reg.get(&fam).copied().unwrap_or(0);
         // Segments, in order of each family's first value.
         let mut seg_of_fam: FxMap<u32, u32> = FxMap::default();
         let mut plan = MemoryPlan::default();
@@ -268,7 +367,11 @@ impl<'f> Planner<'f> {
                 continue;
             }
             let fam = self.find(id);
-            if bad_fam.contains(&fam) || !runtime_fam.contains(&fam) || len < MIN_MEMORY_LEN {
+            if bad_fam.contains(&fam)
+                || !runtime_fam.contains(&fam)
+                || len < MIN_MEMORY_LEN
+                || !pays(fam)
+            {
                 continue;
             }
             let seg = *seg_of_fam.entry(fam).or_insert_with(|| {
@@ -376,9 +479,9 @@ impl<'f> Planner<'f> {
         (links, ends)
     }
 
-    /// Live-out array values of every block (block parameters defined at its start, jump
-    /// arguments used at the end of the predecessor).
-    fn live_out(&self) -> FxMap<BlockId, FxSet<ValueId>> {
+    /// Live-in and live-out array values of every block (block parameters defined at its
+    /// start, jump arguments used at the end of the predecessor).
+    fn liveness(&self) -> Liveness {
         let func = self.func;
         let mut gen: FxMap<BlockId, FxSet<ValueId>> = FxMap::default();
         let mut kill: FxMap<BlockId, FxSet<ValueId>> = FxMap::default();
@@ -426,7 +529,7 @@ impl<'f> Planner<'f> {
                 live_out.insert(b, out);
             }
         }
-        live_out
+        (live_in, live_out)
     }
 
     /// Marks the constant `make_array` that is a segment's first value in the entry block
