@@ -8,7 +8,8 @@ use zkbc::ir::{self};
 use zkbc::r1cs::{self, CheckError};
 
 /// An IR program: `b0` builds a constant `field[len]`; the loop `b1` runs 4 times adding
-/// element `v0` of it (`read`) or `v1` (no read, no array) to an accumulator; `b2` returns it.
+/// element `v0` of it (`read`), or `v0` itself as a field element (no read, no array: a free
+/// conversion), to an accumulator; `b2` returns it.
 fn two_blocks(len: usize, read: bool) -> String {
     let elems: Vec<String> = (0..len).map(|k| format!("field {}", k * 7 + 1)).collect();
     let (array_arg, array_param, term, arg) = if read {
@@ -19,7 +20,7 @@ fn two_blocks(len: usize, read: bool) -> String {
             "v3, ",
         )
     } else {
-        ("", String::new(), "    v7 = add v1, field 0\n", "")
+        ("", String::new(), "    v7 = cast v4 to field\n", "")
     };
     format!(
         "fn main f0 -> field {{\n\
@@ -79,7 +80,10 @@ fn a_run_time_index_read_of_field_1000_costs_at_most_10_constraints_in_its_block
             interp::Limits::default(),
         )
         .unwrap();
-        assert_eq!(outcome.outputs, vec![Val::Field((4 * (index * 7 + 1)).into())]);
+        assert_eq!(
+            outcome.outputs,
+            vec![Val::Field((4 * (index * 7 + 1)).into())]
+        );
         let report = r1cs::check_trace(&with, &outcome).unwrap();
         assert_eq!(report.memory.accesses.len(), 4);
         assert_eq!(report.memory.inits.len(), 1000);
@@ -118,7 +122,10 @@ fn a_stale_read_or_a_changed_transition_state_is_rejected() {
         .iter()
         .filter(|a| a.rw == 0u64.into())
         .count();
-    assert!(reads > 100, "find_min reads its array from memory ({reads} reads)");
+    assert!(
+        reads > 100,
+        "find_min reads its array from memory ({reads} reads)"
+    );
     // Change the value one read returns: the block is satisfied (a read is a free witness in
     // its block), the memory check is not.
     let (step, k) = outcome
@@ -156,10 +163,7 @@ fn a_stale_read_or_a_changed_transition_state_is_rejected() {
         })
         .expect("a jump with a scalar argument");
     if let interp::Exit::Jump(_, args) = &mut entry.exit {
-        let a = args
-            .iter_mut()
-            .find(|a| matches!(a, Val::UInt(_)))
-            .unwrap();
+        let a = args.iter_mut().find(|a| matches!(a, Val::UInt(_))).unwrap();
         if let Val::UInt(n) = a {
             *n ^= 1;
         }
@@ -173,7 +177,9 @@ fn a_stale_read_or_a_changed_transition_state_is_rejected() {
 #[test]
 fn find_min_at_1600_elements_keeps_a_state_under_50_wires() {
     let (text, _) = corpus_file("cobbl_find_min");
-    let text = text.replace("u32[200]", "u32[1600]").replace("[0; 200]", "[0; 1600]");
+    let text = text
+        .replace("u32[200]", "u32[1600]")
+        .replace("[0; 200]", "[0; 1600]");
     let inputs = r#"{"low": "0", "b": "150", "c": "3", "high": "1600"}"#;
     let (program, outcome) = run_corpus("find_min_1600.zok", &text, inputs);
     let stats = r1cs::stats(&program).unwrap();
@@ -185,4 +191,39 @@ fn find_min_at_1600_elements_keeps_a_state_under_50_wires() {
     assert!(widest < 50, "the widest state has {widest} wires");
     let report = r1cs::check_trace(&program, &outcome).unwrap();
     assert!(report.memory.accesses.len() >= 3200);
+}
+
+#[test]
+fn prove_proves_the_memory_check_and_the_transitions_and_rejects_a_stale_read() {
+    let (text, inputs) = corpus_file("cobbl_find_min");
+    let (program, outcome) = run_corpus("cobbl_find_min.zok", &text, &inputs);
+    let honest = driver::proof::proof_instances(&program, &outcome).unwrap();
+    let names: Vec<&str> = honest.instances.iter().map(|i| i.name.as_str()).collect();
+    for want in ["memory.pairs", "memory.products", "transitions.products"] {
+        assert!(names.contains(&want), "{want} in {names:?}");
+    }
+    driver::proof::prove_and_verify(&honest).expect("the honest proof verifies");
+
+    // One read returns a stale value: every block is still satisfied, the memory check's pair
+    // instance is not, so its sumcheck proof is rejected.
+    let mut stale = outcome.clone();
+    let (step, k) = stale
+        .trace
+        .iter()
+        .enumerate()
+        .skip(3)
+        .find_map(|(s, e)| {
+            e.accesses
+                .iter()
+                .position(|a| a.written.is_none())
+                .map(|k| (s, k))
+        })
+        .expect("a read");
+    if let Val::UInt(n) = &mut stale.trace[step].accesses[k].read {
+        *n ^= 1;
+    }
+    let bad = driver::proof::proof_instances(&program, &stale).unwrap();
+    let err = driver::proof::prove_and_verify(&bad).expect_err("a stale read is rejected");
+    println!("prove rejects a stale read: {err}");
+    assert!(err.contains("memory.pairs"), "{err}");
 }

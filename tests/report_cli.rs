@@ -78,7 +78,9 @@ fn a_static_report_marks_unknown_executions() {
     assert_eq!(json["totals"]["sumcheck_cells"], Value::Null);
     let table = stdout(&zkbc(&["report", "circuits/gcd.zok"]));
     assert!(
-        table.lines().any(|l| l.starts_with("sumcheck cells") && l.ends_with(" unknown")),
+        table
+            .lines()
+            .any(|l| l.starts_with("sumcheck cells") && l.ends_with(" unknown")),
         "{table}"
     );
 }

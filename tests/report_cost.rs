@@ -438,7 +438,13 @@ fn arb_block(unknown: bool) -> impl Strategy<Value = BlockCost> {
     } else {
         prop_oneof![Just(Some(0)), (0u64..=70_000).prop_map(Some)].boxed()
     };
-    (0u64..=1 << 20, 0u64..1000, 0u64..64, prop_oneof![Just(0u64), 0u64..8], executions)
+    (
+        0u64..=1 << 20,
+        0u64..1000,
+        0u64..64,
+        prop_oneof![Just(0u64), 0u64..8],
+        executions,
+    )
         .prop_map(|(c, w, io, acc, e)| BlockCost {
             label: format!("b{c}"),
             constraints: c,

@@ -63,19 +63,6 @@ fn check_failure(file: &Path, e: r1cs::CheckError) -> Exit {
     }
 }
 
-/// Compiles, legalizes, runs, and assigns every executed block: the instances the prover and
-/// the exporter take.
-fn block_instances(
-    compile: &CompileArgs,
-    run: &RunArgs,
-    progress: &Progress,
-) -> Result<Vec<zkbc::prove::BlockInstance>, Exit> {
-    let (compiled, outcome) = compile_and_run(compile, run, progress)?;
-    progress.set_message(format!("{}: assigning the blocks", compile.file.display()));
-    driver::block_instances(&compiled.program, &outcome)
-        .map_err(|e| check_failure(&compile.file, e))
-}
-
 /// A duration in milliseconds.
 fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1e3
@@ -209,15 +196,23 @@ pub(crate) fn prove_command(
     quiet: bool,
 ) -> Result<(), Exit> {
     let progress = Progress::new(None, "", quiet);
-    let instances = block_instances(&compile, &run, &progress);
     let file = compile.file.display();
-    let proved = instances.and_then(|instances| {
+    let instances = compile_and_run(&compile, &run, &progress).and_then(|(compiled, outcome)| {
+        progress.set_message(format!("{file}: assigning the blocks"));
+        driver::proof::proof_instances(&compiled.program, &outcome)
+            .map_err(|e| check_failure(&compile.file, e))
+    });
+    let proved = instances.and_then(|p| {
         progress.set_message(format!("{file}: proving"));
         let (proof, timing) =
-            zkbc::prove::prove_timed(&instances).map_err(|e| bug(format!("{file}: {e}")))?;
+            zkbc::prove::prove_timed(&p.instances).map_err(|e| bug(format!("{file}: {e}")))?;
         progress.set_message(format!("{file}: verifying"));
-        let (verdict, vtiming) = zkbc::prove::verify_timed(&instances, &proof);
-        Ok((instances, timing, verdict, vtiming))
+        let (verdict, vtiming) = zkbc::prove::verify_timed(&p.instances, &proof);
+        // The links between the instances (the arguments' chains) once the sumchecks hold.
+        let verdict = verdict
+            .map_err(|e| e.to_string())
+            .and_then(|()| driver::proof::verify_arguments(&p));
+        Ok((p.instances, timing, verdict, vtiming))
     });
     progress.finish();
     let (instances, timing, verdict, vtiming) = proved?;
@@ -225,13 +220,13 @@ pub(crate) fn prove_command(
     match format {
         ResultFormat::Text => {
             println!(
-                "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11} {:>11}",
+                "{:<20} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11} {:>11}",
                 "block", "constraints", "executions", "Q", "X", "cells", "prove ms", "verify ms"
             );
             for ((inst, pt), vt) in rows {
                 let shape = inst.shape();
                 println!(
-                    "{:<8} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11.3} {:>11.3}",
+                    "{:<20} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11.3} {:>11.3}",
                     inst.name,
                     inst.r1cs.num_constraints(),
                     inst.executions.len(),

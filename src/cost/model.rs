@@ -405,8 +405,9 @@ pub fn memory_totals(size: u64, accesses: u128) -> MemoryTotals {
     if accesses == 0 {
         return MemoryTotals::default();
     }
-    let per_entry =
-        crate::r1cs::memory::check::constraints_per_entry(u64::try_from(accesses).unwrap_or(u64::MAX));
+    let per_entry = crate::r1cs::memory::check::constraints_per_entry(
+        u64::try_from(accesses).unwrap_or(u64::MAX),
+    );
     let entries = accesses.saturating_add(u128::from(size));
     let padded = entries.checked_next_power_of_two().unwrap_or(u128::MAX);
     MemoryTotals {

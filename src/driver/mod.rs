@@ -14,6 +14,7 @@
 
 pub mod circuit;
 pub mod measure;
+pub mod proof;
 pub mod zokrates;
 
 use crate::diagnostics::Diagnostic;
@@ -329,9 +330,19 @@ pub fn block_instances(
     program: &Program,
     outcome: &interp::Outcome,
 ) -> Result<Vec<prove::BlockInstance>, r1cs::CheckError> {
+    block_instances_with(program, outcome, |_, _| {}).map(|(instances, _)| instances)
+}
+
+/// [`block_instances`], calling `visit` on every execution's block and assignment in trace
+/// order, and giving the trace's report too (its memory: initial entries and accesses).
+pub(crate) fn block_instances_with(
+    program: &Program,
+    outcome: &interp::Outcome,
+    mut visit: impl FnMut(&r1cs::BlockR1cs<'_>, &r1cs::Assignment),
+) -> Result<(Vec<prove::BlockInstance>, r1cs::CheckReport), r1cs::CheckError> {
     let mut instances: Vec<prove::BlockInstance> = Vec::new();
     let mut index: HashMap<(ir::FuncId, ir::BlockId), usize> = HashMap::new();
-    r1cs::for_each_execution(program, outcome, |_, blk, asg| {
+    let report = r1cs::for_each_execution(program, outcome, |_, blk, asg| {
         let key = (blk.func_id(), blk.block());
         let i = *index.entry(key).or_insert_with(|| {
             instances.push(prove::BlockInstance {
@@ -342,9 +353,10 @@ pub fn block_instances(
             instances.len() - 1
         });
         instances[i].executions.push(asg.full());
+        visit(blk, asg);
         Ok(())
     })?;
-    Ok(instances)
+    Ok((instances, report))
 }
 
 /// Every block of every function in the circuit as an instance with no executions: the

@@ -63,6 +63,7 @@
 //! assert!(verify(&blocks, &proof).is_ok());
 //! ```
 
+pub mod arguments;
 pub mod fit;
 mod instance;
 pub mod mle;

@@ -13,9 +13,9 @@
 use super::memory::{check_memory, AccessKind, MemoryEntry, MemoryError, MemoryTrace};
 use super::{block_label, lower_with, return_label, Assignment, BlockR1cs, LowerError};
 use crate::field::Fr;
-use ark_ff::{One, Zero};
 use crate::ir::interp::{Exit, Outcome, Val};
 use crate::ir::{BlockId, FuncId, Program};
+use ark_ff::{One, Zero};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;

@@ -32,7 +32,7 @@
 //! The instance variables of a block are exactly its transition state:
 //!
 //! ```text
-//! [1, in_label, params.., live_ins.., out_label, out..]
+//! [1, in_label, params.., live_ins.., accesses.., out_label, out..]
 //! ```
 //!
 //! * `in_label` is the block's own label (`bN` is `N + 1`, see [`block_label`]), checked by one
@@ -40,6 +40,9 @@
 //!   nested arrays depth first); `live_ins` are values of dominating blocks the block (or a
 //!   later block) uses without receiving them as parameters — empty for IR that passes all
 //!   live values as block parameters.
+//! * `accesses` are the block's reads and writes of arrays that live in memory (see
+//!   [`memory`]): `(addr, value)` each, and `rw` for a guarded write, in execution order. Arrays
+//!   in memory are never part of `params`, `live_ins` or `out`.
 //! * `out_label` is the next block's label, or 0 ([`return_label`]) for `return`; `out` is the
 //!   target's arguments then its live-ins, or the returned values. For `br` every position is a
 //!   `select` on the condition between the two targets' leaves, the shorter padded with 0.

@@ -160,18 +160,12 @@ impl<'a> Lowerer<'a> {
                     }
                     Some((guard, polarity)) => {
                         let g = self.num(guard)?.lc;
-                        let g = if polarity {
-                            g
-                        } else {
-                            Lc::from_u64(1).sub(&g)
-                        };
+                        let g = if polarity { g } else { Lc::from_u64(1).sub(&g) };
                         // value = old + g·(x − old), old the element before (from the trace).
                         let old = Lc::var(self.cs.witness(|_| read));
-                        let chosen = self.cs.select(
-                            &g,
-                            &Num::new(x, UNBOUNDED),
-                            &Num::new(old, UNBOUNDED),
-                        );
+                        let chosen =
+                            self.cs
+                                .select(&g, &Num::new(x, UNBOUNDED), &Num::new(old, UNBOUNDED));
                         self.access(
                             seg,
                             AccessKind::Guarded,
@@ -189,10 +183,7 @@ impl<'a> Lowerer<'a> {
                     return Ok(None);
                 };
                 if !self.plan.init_arrays.contains(&results[0]) {
-                    let items = elems
-                        .iter()
-                        .map(|e| self.get(*e))
-                        .collect::<R<Vec<_>>>()?;
+                    let items = elems.iter().map(|e| self.get(*e)).collect::<R<Vec<_>>>()?;
                     self.write_all(seg, &items)?;
                 }
                 Ok(Some(vec![]))

@@ -186,12 +186,7 @@ pub fn first_failing_row(rows: &[[Vec<Term>; 3]], z: &[Fr]) -> Option<usize> {
 
 /// The entries sorted by `(addr, ts)`: what the prover lists.
 pub fn sorted(trace: &MemoryTrace) -> Vec<MemoryEntry> {
-    let mut all: Vec<MemoryEntry> = trace
-        .inits
-        .iter()
-        .chain(&trace.accesses)
-        .copied()
-        .collect();
+    let mut all: Vec<MemoryEntry> = trace.inits.iter().chain(&trace.accesses).copied().collect();
     all.sort_by(|x, y| (x.addr, x.ts).cmp(&(y.addr, y.ts)));
     all
 }
@@ -265,12 +260,7 @@ pub fn check_memory(trace: &MemoryTrace) -> Result<(), MemoryError> {
             });
         }
     }
-    let exec_order: Vec<MemoryEntry> = trace
-        .inits
-        .iter()
-        .chain(&trace.accesses)
-        .copied()
-        .collect();
+    let exec_order: Vec<MemoryEntry> = trace.inits.iter().chain(&trace.accesses).copied().collect();
     let (r, beta) = challenges(&exec_order, &list);
     if grand_product(&exec_order, r, beta) != grand_product(&list, r, beta) {
         return Err(MemoryError::Permutation);

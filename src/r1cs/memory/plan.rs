@@ -23,7 +23,8 @@ pub const LOOP_WEIGHT: u64 = 16;
 /// off, to compare; read once per process).
 pub fn memory_enabled() -> bool {
     static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var_os("ZKBC_NO_MEMORY").is_none_or(|v| v.is_empty() || v == "0"))
+    *ENABLED
+        .get_or_init(|| std::env::var_os("ZKBC_NO_MEMORY").is_none_or(|v| v.is_empty() || v == "0"))
 }
 
 /// One memory segment: the addresses `[base, base + len)` of one array family.
@@ -203,7 +204,8 @@ impl<'f> Planner<'f> {
             let data = func.block(b);
             for &i in &data.insts {
                 let inst = func.inst(i);
-                inst.kind.for_each_operand(|v| *uses.entry(v).or_insert(0) += 1);
+                inst.kind
+                    .for_each_operand(|v| *uses.entry(v).or_insert(0) += 1);
                 match &inst.kind {
                     InstKind::ArrayGet { array, index } => {
                         if !self.const_index(*index) && self.is_arr(*array) {
@@ -314,7 +316,11 @@ impl<'f> Planner<'f> {
             // A block in a cycle is taken to run LOOP_WEIGHT times, the others once.
             let w = if cyclic.contains(&b) { LOOP_WEIGHT } else { 1 };
             let mut entered: FxSet<u32> = FxSet::default();
-            for &v in data.params.iter().chain(live_in.get(&b).into_iter().flatten()) {
+            for &v in data
+                .params
+                .iter()
+                .chain(live_in.get(&b).into_iter().flatten())
+            {
                 if self.is_arr(v) {
                     entered.insert(self.find(v));
                 }
@@ -354,7 +360,8 @@ impl<'f> Planner<'f> {
                 }
             }
         }
-        let pays = |fam: u32| mem.get(&fam).copied().unwrap_or(0) < reg.get(&fam).copied().unwrap_or(0);
+        let pays =
+            |fam: u32| mem.get(&fam).copied().unwrap_or(0) < reg.get(&fam).copied().unwrap_or(0);
         // Segments, in order of each family's first value.
         let mut seg_of_fam: FxMap<u32, u32> = FxMap::default();
         let mut plan = MemoryPlan::default();
@@ -439,7 +446,10 @@ impl<'f> Planner<'f> {
                 if !self.is_arr(inst.results[0]) {
                     continue;
                 }
-                for (top, base, polarity) in [(then_value, else_value, true), (else_value, then_value, false)] {
+                for (top, base, polarity) in [
+                    (then_value, else_value, true),
+                    (else_value, then_value, false),
+                ] {
                     let mut chain = Vec::new();
                     let mut cur = top;
                     let ok = loop {
@@ -462,9 +472,9 @@ impl<'f> Planner<'f> {
                         continue;
                     }
                     let first = pos[chain.last().expect("non-empty chain")];
-                    let base_used_between = insts[first + 1..k].iter().any(|&j| {
-                        func.inst(j).kind.operands().contains(&base)
-                    });
+                    let base_used_between = insts[first + 1..k]
+                        .iter()
+                        .any(|&j| func.inst(j).kind.operands().contains(&base));
                     if base_used_between {
                         continue;
                     }

@@ -1,0 +1,204 @@
+//! What `zkbc prove` proves: the block instances of a run and the arguments between them — the
+//! memory check (`r1cs::memory`: the pair instance over the address-sorted accesses, and the
+//! grand product tying them to the execution order) and the transition permutation (a grand
+//! product over every execution's input state against every execution's output state) — as
+//! instances for the data-parallel sumcheck ([`crate::prove`]), and the links between them
+//! that the verifier checks by reading the executions ([`verify_arguments`]).
+
+use super::block_instances_with;
+use crate::field::Fr;
+use crate::ir::{interp, Program};
+use crate::prove::{self, arguments, BlockInstance, SparseR1cs, Transcript};
+use crate::r1cs::{self, memory::check as mem};
+use ark_ff::Zero;
+
+/// The instances of a proof and what links them.
+#[derive(Clone, Debug)]
+pub struct ProofInstances {
+    /// The block instances, then the arguments' instances (`memory.pairs`, `memory.products`,
+    /// `transitions.products`).
+    pub instances: Vec<BlockInstance>,
+    memory: Option<MemoryArgument>,
+    transitions: Option<TransitionArgument>,
+}
+
+#[derive(Clone, Debug)]
+struct MemoryArgument {
+    pairs: usize,
+    products: usize,
+    /// The execution order as the verifier knows it: the initial entries (from the program)
+    /// and the accesses (read off the block instances' access variables).
+    exec_order: Vec<Vec<Fr>>,
+}
+
+#[derive(Clone, Debug)]
+struct TransitionArgument {
+    products: usize,
+    executions: usize,
+    first_in: Vec<Fr>,
+    last_out: Vec<Fr>,
+    r: Fr,
+    beta: Fr,
+}
+
+fn tuple(e: &mem::MemoryEntry) -> Vec<Fr> {
+    vec![e.addr, Fr::from(e.seg), e.value, e.rw, Fr::from(e.ts)]
+}
+
+/// The pair instance as the prover's sparse matrices (rows sorted by variable).
+fn pair_r1cs(t_bits: u32) -> SparseR1cs {
+    let sort = |row: &Vec<(usize, Fr)>| {
+        let mut r = row.clone();
+        r.sort_by_key(|t| t.0);
+        r
+    };
+    let rows = mem::pair_rows(t_bits);
+    SparseR1cs {
+        num_instance: 10,
+        num_witness: 1 + t_bits as usize,
+        a: rows.iter().map(|r| sort(&r[0])).collect(),
+        b: rows.iter().map(|r| sort(&r[1])).collect(),
+        c: rows.iter().map(|r| sort(&r[2])).collect(),
+    }
+}
+
+/// The block instances of a run (as [`super::block_instances`]) and the arguments' instances.
+pub fn proof_instances(
+    program: &Program,
+    outcome: &interp::Outcome,
+) -> Result<ProofInstances, r1cs::CheckError> {
+    let mut states_in: Vec<Vec<Fr>> = Vec::new();
+    let mut states_out: Vec<Vec<Fr>> = Vec::new();
+    let (mut instances, report) = block_instances_with(program, outcome, |blk, asg| {
+        let l = blk.layout();
+        states_in.push(asg.instance[..1 + l.in_leaves()].to_vec());
+        let at = l.out_label_index();
+        states_out.push(asg.instance[at..at + 1 + l.out_leaves].to_vec());
+    })?;
+    let mut memory = None;
+    let trace = &report.memory;
+    if !trace.accesses.is_empty() {
+        let t_bits = trace.time_bits();
+        let sorted = mem::sorted(trace);
+        let pairs = BlockInstance {
+            name: "memory.pairs".into(),
+            r1cs: pair_r1cs(t_bits),
+            executions: sorted
+                .windows(2)
+                .map(|w| mem::pair_assignment(&w[0], &w[1], t_bits))
+                .collect(),
+        };
+        let exec: Vec<mem::MemoryEntry> =
+            trace.inits.iter().chain(&trace.accesses).copied().collect();
+        let (r, beta) = mem::challenges(&exec, &sorted);
+        let exec_order: Vec<Vec<Fr>> = exec.iter().map(tuple).collect();
+        let sorted_order: Vec<Vec<Fr>> = sorted.iter().map(tuple).collect();
+        let products = arguments::product_instance(
+            "memory.products",
+            5,
+            r,
+            beta,
+            &[&exec_order, &sorted_order],
+        );
+        instances.push(pairs);
+        instances.push(products);
+        memory = Some(MemoryArgument {
+            pairs: instances.len() - 2,
+            products: instances.len() - 1,
+            exec_order,
+        });
+    }
+    let mut transitions = None;
+    if states_in.len() > 1 {
+        let width = states_in
+            .iter()
+            .chain(&states_out)
+            .map(Vec::len)
+            .max()
+            .unwrap_or(1);
+        let mut t = Transcript::new(b"zkbc transition permutation");
+        for s in states_in.iter().chain(&states_out) {
+            t.append_fields(b"state", s);
+        }
+        let (r, beta) = (t.challenge(b"r"), t.challenge(b"beta"));
+        let products = arguments::product_instance(
+            "transitions.products",
+            width,
+            r,
+            beta,
+            &[&states_in, &states_out],
+        );
+        instances.push(products);
+        transitions = Some(TransitionArgument {
+            products: instances.len() - 1,
+            executions: states_in.len(),
+            first_in: states_in[0].clone(),
+            last_out: states_out.last().cloned().unwrap_or_default(),
+            r,
+            beta,
+        });
+    }
+    Ok(ProofInstances {
+        instances,
+        memory,
+        transitions,
+    })
+}
+
+/// The links between the instances that the sumcheck does not prove: each product chain
+/// starts at 1 and continues execution to execution; the memory check's two orders have equal
+/// products, its execution order is the initial entries and the blocks' accesses, its sorted
+/// order is what the pair instance checks pair by pair, starting at address 0; every output
+/// state but the last is some execution's input state and vice versa (the products with the
+/// first input and the last output swapped in are equal).
+pub fn verify_arguments(p: &ProofInstances) -> Result<(), String> {
+    if let Some(m) = &p.memory {
+        let products = &p.instances[m.products];
+        let n = m.exec_order.len();
+        let finals = arguments::chain_products(products, &[n, n])?;
+        if finals[0] != finals[1] {
+            return Err(
+                "memory: the sorted accesses are not a permutation of the execution order".into(),
+            );
+        }
+        let tuple_of = |k: usize| products.executions[k][3..8].to_vec();
+        if (0..n).any(|k| tuple_of(k) != m.exec_order[k]) {
+            return Err(
+                "memory: the product chain is not the execution order of the accesses".into(),
+            );
+        }
+        let pairs = &p.instances[m.pairs];
+        if pairs.executions.len() + 1 != n {
+            return Err("memory: the pair instance does not cover the sorted list".into());
+        }
+        for (k, z) in pairs.executions.iter().enumerate() {
+            if z[1..6] != tuple_of(n + k)[..] || z[6..11] != tuple_of(n + k + 1)[..] {
+                return Err(format!(
+                    "memory: pair {k} is not two adjacent sorted entries"
+                ));
+            }
+        }
+        let first = tuple_of(n);
+        if !first[0].is_zero() || !first[4].is_zero() {
+            return Err("memory: the sorted list does not start at address 0".into());
+        }
+    }
+    if let Some(t) = &p.transitions {
+        let products = &p.instances[t.products];
+        let finals = arguments::chain_products(products, &[t.executions, t.executions])?;
+        let ins = finals[0] * arguments::factor(&t.last_out, t.r, t.beta);
+        let outs = finals[1] * arguments::factor(&t.first_in, t.r, t.beta);
+        if ins != outs {
+            return Err("transitions: the output states are not the next input states".into());
+        }
+    }
+    Ok(())
+}
+
+/// Proves and verifies a run's instances with their arguments: the sumcheck proof and, when it
+/// verifies, [`verify_arguments`].
+pub fn prove_and_verify(p: &ProofInstances) -> Result<(), String> {
+    let proof = prove::prove(&p.instances).map_err(|e| e.to_string())?;
+    prove::verify(&p.instances, &proof).map_err(|e| e.to_string())?;
+    verify_arguments(p)
+}
