@@ -50,7 +50,7 @@ fn cases() -> Vec<Case> {
                 baselines: false,
                 ..measure::Settings::default()
             };
-            let m = measure::measure(&name, &text, Some(&inputs), &settings, &|_| {})
+            let m = measure::measure(&format!("{name}.zok"), &text, Some(&inputs), &settings, &|_| {})
                 .expect("the corpus measures");
             let program = &m.compilation.program;
             let values = m.compilation.inputs_from_json(&inputs).expect("inputs fit");
