@@ -130,3 +130,42 @@ def main() {
         "14035240266687799601661095864649209771790948434046947201833777492504781204498",
     );
 }
+
+/// README's example: the tutorial's preimage program runs without `--stdlib-path`, and what
+/// README shows is what the binary prints.
+#[test]
+fn readme_preimage_example() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).expect("README.md");
+    let program =
+        std::fs::read_to_string(format!("{root}/examples/preimage.zok")).expect("the example");
+    let body = program
+        .split_once("import ")
+        .map(|(_, rest)| format!("import {rest}"))
+        .expect("an import");
+    assert!(readme.contains(&body), "README shows examples/preimage.zok");
+    for (last, code, shown) in [
+        ("5", 0, "{\"outputs\":[]}\n"),
+        (
+            "6",
+            1,
+            "error: examples/preimage.zok:7:5: assertion failed\n",
+        ),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_zkbc"))
+            .current_dir(root)
+            .env_remove("ZOKRATES_STDLIB")
+            .args(["run", "examples/preimage.zok", "-a", "0", "0", "0", last])
+            .output()
+            .expect("zkbc runs");
+        assert_eq!(out.status.code(), Some(code), "{out:?}");
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(printed, shown);
+        let command = format!("$ zkbc run examples/preimage.zok -a 0 0 0 {last}\n{shown}");
+        assert!(readme.contains(&command), "README shows {command}");
+    }
+}
