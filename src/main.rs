@@ -62,7 +62,7 @@ const FIELD_CMP_HELP: &str = "Comparison of two non-constant field elements: `co
     else the comparison fails at run time and the instance is unsatisfiable; cheaper)";
 const STDLIB_PATH_HELP: &str = "The standard library root: imports whose path does not start \
     with `./` or `../` are resolved against it, as in ZoKrates (default: the ZOKRATES_STDLIB \
-    environment variable; without either, only the cast built-ins can be imported)";
+    environment variable; without either, zkbc's own library built into the binary)";
 const COMPAT_HELP: &str = "Semantics where zkbc and ZoKrates differ: `zkbc` (the default: every \
     conversion is checked) or `zokrates` (ZoKrates 0.8's: `field_to_uN` keeps the low N bits of \
     a value that does not fit, and `--field-cmp zokrates`)";

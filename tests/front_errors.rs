@@ -206,8 +206,8 @@ fn unknown_type_and_import() {
         "1:10 unknown type `Point`"
     );
     assert_eq!(
-        err("import \"hashes/sha256/512bit\" as sha;\ndef main() {\n    return;\n}\n"),
-        "1:1 cannot resolve import of `hashes/sha256/512bit`"
+        err("import \"hashes/sha256/no_such_module\" as sha;\ndef main() {\n    return;\n}\n"),
+        "1:1 cannot resolve import of `hashes/sha256/no_such_module`"
     );
 }
 

@@ -138,17 +138,21 @@ fn sha256round_is_the_compression_function() {
 }
 
 #[test]
-fn library_path_without_a_library() {
+fn library_path_missing_from_the_builtin_library() {
     let dir = folder(&[(
         "main.zok",
-        "import \"hashes/sha256/512bit\" as sha256;\ndef main() {\n    return;\n}\n",
+        "import \"hashes/sha256/no_such_module\" as sha256;\ndef main() {\n    return;\n}\n",
     )]);
     let e = error(dir.path(), None);
     assert!(
-        e.contains("cannot resolve import of `hashes/sha256/512bit`"),
+        e.contains("cannot resolve import of `hashes/sha256/no_such_module`"),
         "{e}"
     );
     assert!(e.contains("ROOT/main.zok:1:1"), "{e}");
+    assert!(
+        e.contains("no file found at <zkbc>/stdlib/hashes/sha256/no_such_module.zok"),
+        "{e}"
+    );
     assert!(e.contains("--stdlib-path"), "{e}");
     // The cast built-ins still resolve by name.
     let dir = folder(&[(

@@ -1,5 +1,8 @@
 //! ZoKrates' standard library tests (`../shared/peers/zokrates-stdlib/tests`, read at test time,
-//! never copied), run with `--stdlib-path` on the shared copy of ZoKrates 0.8.8's library.
+//! never copied), run twice: with `--stdlib-path` on the shared copy of ZoKrates 0.8.8's library,
+//! and with zkbc's own library built into the binary (no `--stdlib-path`). The yardsticks
+//! (`yardsticks/`, one program per library entry point on private inputs) are compiled with the
+//! built-in library.
 //!
 //! Each spec (`*.json`, schema in that folder's README) names a program and cases: inputs in
 //! ZoKrates' encoding (positional; `abi: false` means main's parameters flattened to field
@@ -8,7 +11,10 @@
 //! elements). The test translates both to zkbc's encoding, compiles the program at `-O1` and
 //! runs it in the interpreter. Specs for another curve than BN254 (`snark/gm17`, BW6-761) are
 //! skipped with the reason printed; every other case must pass, except those in
-//! [`KNOWN_FAILURES`], which must still fail (so the list only shrinks).
+//! [`KNOWN_FAILURES`] (with the shared library) and [`BUILTIN_KNOWN_FAILURES`] (with zkbc's),
+//! which must still fail (so the lists only shrink). The specs in [`BUILTIN_COMPAT`] test a
+//! semantics of ZoKrates' where zkbc's differs on purpose and run with `--compat zokrates`
+//! against the built-in library.
 //!
 //! Where the shared folder is absent the test says so and checks nothing else.
 
@@ -16,11 +22,34 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use zkbc::driver;
 use zkbc::front::typed::Type;
+use zkbc::front::Compat;
 use zkbc::ir::interp;
 use zkbc::opt::OptLevel;
 
-/// Cases zkbc does not pass yet: (spec, case index), and why.
+/// Cases zkbc does not pass yet with ZoKrates' library: (spec, case index), and why.
 const KNOWN_FAILURES: &[(&str, usize, &str)] = &[];
+
+/// Cases zkbc does not pass yet with its built-in library: (spec, case index), and why.
+const BUILTIN_KNOWN_FAILURES: &[(&str, usize, &str)] = &[
+    ("hashes/pedersen/512bit.json", 0, PEDERSEN),
+    ("hashes/pedersen/512bitBool.json", 0, PEDERSEN),
+    ("signatures/verifyEddsa.json", 0, EDDSA),
+];
+
+const PEDERSEN: &str = "hashes/pedersen is not written yet";
+const EDDSA: &str = "signatures/verifyEddsa is not written yet";
+
+/// Specs that test ZoKrates' semantics where zkbc's differs (`field_to_uN` truncates a value
+/// that does not fit in ZoKrates, fails in zkbc): run with `--compat zokrates` against the
+/// built-in library, whose cast conversions are the checker's built-ins.
+const BUILTIN_COMPAT: &[&str] = &["utils/casts/field_to_uint.json"];
+
+/// Yardsticks that do not compile with the built-in library yet, and why.
+const BUILTIN_YARDSTICKS_MISSING: &[(&str, &str)] = &[
+    ("pedersen_512bit.zok", PEDERSEN),
+    ("pedersen_512bitBool.zok", PEDERSEN),
+    ("verifyEddsa.zok", EDDSA),
+];
 
 /// The shared folder: `shared/peers/zokrates-stdlib` beside the crate or one of its ancestors
 /// (a git worktree sits one level deeper than the main checkout).
@@ -178,11 +207,46 @@ fn zokrates_stdlib_specs() {
         );
         return;
     }
+    run_specs(
+        &root,
+        Some(stdlib),
+        KNOWN_FAILURES,
+        "ZoKrates' library (--stdlib-path)",
+    );
+}
+
+#[test]
+fn zokrates_stdlib_specs_with_the_builtin_library() {
+    let root = peer_root();
+    if !root.join("tests").is_dir() {
+        eprintln!(
+            "skipped: ZoKrates' stdlib tests are not at {}",
+            root.display()
+        );
+        return;
+    }
+    run_specs(
+        &root,
+        None,
+        BUILTIN_KNOWN_FAILURES,
+        "zkbc's built-in library",
+    );
+}
+
+/// Runs every spec under `root/tests` with the library `stdlib` (`None`: the built-in one) and
+/// asserts that the cases pass except the `known` failures.
+fn run_specs(
+    root: &Path,
+    stdlib: Option<PathBuf>,
+    known_failures: &[(&str, usize, &str)],
+    label: &str,
+) {
+    let builtin = stdlib.is_none();
     let mut files = Vec::new();
     specs(&root.join("tests"), &mut files);
     let options = driver::Options {
         opt_level: OptLevel::O1,
-        stdlib: Some(stdlib.clone()),
+        stdlib,
         ..driver::Options::default()
     };
     let (mut passed, mut total, mut skipped) = (0, 0, 0);
@@ -219,6 +283,10 @@ fn zokrates_stdlib_specs() {
             None => spec_path.with_extension("zok"),
         };
         let name = program.display().to_string();
+        let mut options = options.clone();
+        if builtin && BUILTIN_COMPAT.contains(&spec_name.as_str()) {
+            options.compat = Compat::Zokrates;
+        }
         let compiled = std::fs::read_to_string(&program)
             .map_err(|e| e.to_string())
             .and_then(|text| driver::compile(&name, &text, &options).map_err(|e| e.to_string()));
@@ -230,7 +298,7 @@ fn zokrates_stdlib_specs() {
                 Ok(c) => run_case(c, case, abi),
                 Err(e) => Err(format!("does not compile: {e}")),
             };
-            let known = KNOWN_FAILURES
+            let known = known_failures
                 .iter()
                 .find(|(s, k, _)| *s == spec_name && *k == i);
             match (result, known) {
@@ -245,7 +313,66 @@ fn zokrates_stdlib_specs() {
             }
         }
     }
-    eprintln!("{passed} of {total} cases pass ({skipped} skipped: another curve)");
+    eprintln!("{label}: {passed} of {total} cases pass ({skipped} skipped: another curve)");
+    assert!(
+        unexpected.is_empty(),
+        "{} unexpected results:\n{}",
+        unexpected.len(),
+        unexpected.join("\n\n")
+    );
+}
+
+/// Every yardstick (one program per library entry point, on private inputs) compiles with the
+/// built-in library, except those in [`BUILTIN_YARDSTICKS_MISSING`]; prints a table of each
+/// one's compile time at `-O1`.
+#[test]
+fn yardsticks_compile_with_the_builtin_library() {
+    let dir = peer_root().join("yardsticks");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("skipped: the yardsticks are not at {}", dir.display());
+        return;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "zok"))
+        .collect();
+    files.sort();
+    let options = driver::Options {
+        opt_level: OptLevel::O1,
+        ..driver::Options::default()
+    };
+    let (mut compiled, mut unexpected) = (0, Vec::new());
+    eprintln!("{:<36} {:>12}  result (-O1)", "yardstick", "compile");
+    for path in &files {
+        let file = path
+            .file_name()
+            .expect("a file")
+            .to_string_lossy()
+            .to_string();
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).expect("the yardstick is readable");
+        let start = std::time::Instant::now();
+        let result = driver::compile(&name, &text, &options);
+        let took = start.elapsed();
+        let missing = BUILTIN_YARDSTICKS_MISSING.iter().find(|(f, _)| *f == file);
+        match (&result, missing) {
+            (Ok(_), None) => {
+                compiled += 1;
+                let ms = took.as_millis();
+                eprintln!("{file:<36} {ms:>10}ms  compiles");
+            }
+            (Ok(_), Some(_)) => unexpected.push(format!(
+                "{file}: compiles; remove it from BUILTIN_YARDSTICKS_MISSING"
+            )),
+            (Err(e), None) => unexpected.push(format!("{file}: {e}")),
+            (Err(_), Some((_, why))) => eprintln!("{file:<36} {:>12}  missing: {why}", "-"),
+        }
+    }
+    eprintln!(
+        "{compiled} of {} yardsticks compile with the built-in library",
+        files.len()
+    );
     assert!(
         unexpected.is_empty(),
         "{} unexpected results:\n{}",

@@ -24,6 +24,7 @@ pub mod lexer;
 pub mod lower;
 pub mod modules;
 pub mod parser;
+pub mod stdlib;
 pub mod typeck;
 pub mod typed;
 

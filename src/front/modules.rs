@@ -4,12 +4,14 @@
 //! [`load`] starts at the root file and walks its imports depth first:
 //! - `"EMBED"` is the built-in module [`EMBED_SOURCE`] (zkbc source for ZoKrates' embedded
 //!   functions, see `embed.zok`);
-//! - with no standard library, the cast modules (`utils/casts/u32_to_bits`, ...) are built-in
-//!   conversions the checker recognizes by name, and `from "utils/casts" import cast` is always
-//!   the generic cast of `casts.rs`;
+//! - with the built-in library, the cast modules that are conversions (`utils/casts/u32_to_bits`,
+//!   `field_to_u8`, ...) are built-ins the checker recognizes by name, and `from "utils/casts"
+//!   import cast` is always the generic cast of `casts.rs`;
 //! - a path whose first component is `.` or `..` is relative to the importing file's directory;
-//!   any other path is relative to the standard library root; then the extension is set to
-//!   `.zok` (`with_extension`, so `"./a"` and `"./a.zok"` are one file).
+//!   any other path is relative to the standard library root: the directory given, else zkbc's
+//!   built-in library ([`super::stdlib`], whose files are named `<zkbc>/stdlib/PATH`); then the
+//!   extension is set to `.zok` (`with_extension`, so `"./a"` and `"./a.zok"` are one file). A
+//!   path inside `<zkbc>/stdlib` is looked up in the built-in table, never on disk.
 //!
 //! Files are cached by canonical path (a module imported from several places is read once); an
 //! import of a module still being loaded is a cycle. [`Loaded::modules`] lists the modules
@@ -22,6 +24,8 @@
 
 use super::ast;
 use super::parser;
+use super::stdlib;
+use super::typed::Builtin;
 use crate::diagnostics::{line_col, Diagnostic, LineCol, SourceFile, Span};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -131,13 +135,18 @@ pub struct Loaded {
 }
 
 /// Is `(path, symbol)` a cast built-in that needs no file: `from "utils/casts" import cast`
-/// always, the other cast modules when there is no standard library.
+/// always; with the built-in library (no standard library directory), `utils/casts` and the
+/// cast modules that are conversions (`utils/casts/u32_to_bits`, `field_to_u8`, ...).
 pub fn is_builtin_cast(path: &str, symbol: Option<&str>, has_stdlib: bool) -> bool {
     let p = path.strip_suffix(".zok").unwrap_or(path);
     if p == "utils/casts" && symbol == Some("cast") {
         return true;
     }
-    !has_stdlib && (p == "utils/casts" || p.starts_with("utils/casts/"))
+    !has_stdlib
+        && (p == "utils/casts"
+            || p.strip_prefix("utils/casts/")
+                .and_then(Builtin::from_name)
+                .is_some_and(|b| !matches!(b, Builtin::FieldToBool | Builtin::FieldToBits)))
 }
 
 /// Loads the root file `name` (whose text is `text`) and every module it imports.
@@ -250,19 +259,20 @@ impl Loader<'_> {
         let joined = if relative {
             dir.unwrap_or(Path::new("")).join(&imp.path)
         } else {
-            let Some(root) = self.stdlib else {
-                return Err(self.with_chain(
-                    Diagnostic::new(format!("cannot resolve import of `{}`", imp.path), imp.span)
-                        .with_note(
-                            "a path that does not start with `./` or `../` is in the standard \
-                         library: pass --stdlib-path DIR or set ZOKRATES_STDLIB",
-                        ),
-                ));
-            };
-            root.join(&imp.path)
+            self.stdlib
+                .unwrap_or(Path::new(stdlib::ROOT))
+                .join(&imp.path)
         };
         let path = normalize(&joined.with_extension("zok"));
-        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        // A module of the built-in library: its name is its key, its text is in the table.
+        let builtin = match path.strip_prefix(stdlib::ROOT) {
+            Ok(rel) if self.stdlib.is_none() => Some(stdlib::source(rel)),
+            _ => None,
+        };
+        let key = match builtin {
+            Some(_) => path.clone(),
+            None => std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
+        };
         if let Some(i) = self.loading.iter().position(|(k, _)| *k == key) {
             let cycle: Vec<String> = self.loading[i..]
                 .iter()
@@ -283,7 +293,12 @@ impl Loader<'_> {
                 imp.span,
             )));
         }
-        let text = match std::fs::read_to_string(&path) {
+        let text = match builtin {
+            Some(Some(text)) => Ok(text.to_string()),
+            Some(None) => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+            None => std::fs::read_to_string(&path),
+        };
+        let text = match text {
             Ok(t) => t,
             Err(e) => {
                 let what = if e.kind() == std::io::ErrorKind::NotFound {
@@ -291,10 +306,16 @@ impl Loader<'_> {
                 } else {
                     format!("cannot read {}: {e}", path.display())
                 };
-                return Err(self.with_chain(
+                let mut d =
                     Diagnostic::new(format!("cannot resolve import of `{}`", imp.path), imp.span)
-                        .with_note(what),
-                ));
+                        .with_note(what);
+                if builtin.is_some() {
+                    d = d.with_note(
+                        "zkbc's built-in standard library has no such module; pass \
+                         --stdlib-path DIR or set ZOKRATES_STDLIB to use another library",
+                    );
+                }
+                return Err(self.with_chain(d));
             }
         };
         let base = self.map.add(path.display().to_string(), text.clone());

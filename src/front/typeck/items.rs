@@ -303,8 +303,8 @@ impl Checker {
                         imp.span,
                     )
                     .with_note(
-                        "without a standard library (--stdlib-path), only the cast built-ins \
-                         can be imported, e.g. `import \"utils/casts/u32_to_bits\" as to_bits;`",
+                        "zkbc's built-in `utils/casts` has `cast` and the conversion modules, \
+                         e.g. `import \"utils/casts/u32_to_bits\" as to_bits;`",
                     ));
                 };
                 self.scopes[self.cur]
