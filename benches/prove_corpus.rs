@@ -50,8 +50,14 @@ fn cases() -> Vec<Case> {
                 baselines: false,
                 ..measure::Settings::default()
             };
-            let m = measure::measure(&format!("{name}.zok"), &text, Some(&inputs), &settings, &|_| {})
-                .expect("the corpus measures");
+            let m = measure::measure(
+                &format!("{name}.zok"),
+                &text,
+                Some(&inputs),
+                &settings,
+                &|_| {},
+            )
+            .expect("the corpus measures");
             let program = &m.compilation.program;
             let values = m.compilation.inputs_from_json(&inputs).expect("inputs fit");
             let outcome =

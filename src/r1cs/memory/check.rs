@@ -187,7 +187,7 @@ pub fn first_failing_row(rows: &[[Vec<Term>; 3]], z: &[Fr]) -> Option<usize> {
 /// The entries sorted by `(addr, ts)`: what the prover lists.
 pub fn sorted(trace: &MemoryTrace) -> Vec<MemoryEntry> {
     let mut all: Vec<MemoryEntry> = trace.inits.iter().chain(&trace.accesses).copied().collect();
-    all.sort_by(|x, y| (x.addr, x.ts).cmp(&(y.addr, y.ts)));
+    all.sort_by_key(|e| (e.addr, e.ts));
     all
 }
 
