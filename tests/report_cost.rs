@@ -358,23 +358,30 @@ mod reference {
             }
             assert_eq!(t.state_words, Some(words));
             assert_eq!(t.transition_cells, Some(trans_cells));
-            // The memory check: the addresses and the accesses are its entries, each paying
-            // 6 + T (the pair instance, T = bits of the largest timestamp) + 2 (products).
-            let (entries, per_entry, mem_cells) = if accesses == 0 {
+            // The memory check: the addresses and the accesses are its entries; the pair
+            // instance (6 + T constraints, T = bits of the largest timestamp) runs on every
+            // adjacent pair, the grand product (1 constraint, padded to 2) on every entry of
+            // both orders.
+            let (entries, mem_constraints, mem_cells) = if accesses == 0 {
                 (0, 0, 0)
             } else {
                 let entries = accesses + u128::from(cost.memory_size);
-                let per = 8 + log2_ceil(accesses + 1);
-                (entries, per, pow2_at_least(entries) * pow2_at_least(per))
+                let pair = 6 + u128::from(log2_ceil(accesses + 1));
+                (
+                    entries,
+                    (entries - 1) * pair + 2 * entries,
+                    pow2_at_least(entries - 1) * pow2_at_least(pair).max(2)
+                        + pow2_at_least(2 * entries) * 2,
+                )
             };
             assert_eq!(t.memory_accesses, Some(accesses));
             assert_eq!(t.memory_entries, Some(entries));
-            assert_eq!(t.memory_constraints, Some(entries * per_entry as u128));
+            assert_eq!(t.memory_constraints, Some(mem_constraints));
             assert_eq!(t.memory_cells, Some(mem_cells));
             let total = cells + trans_cells + mem_cells;
             assert_eq!(t.sumcheck_cells, Some(total));
             assert_eq!(t.uniform_cells, Some(uniform));
-            let work = exec_cons + words + entries * per_entry as u128;
+            let work = exec_cons + words + mem_constraints;
             let waste = if cells == 0 {
                 0.0
             } else {

@@ -253,17 +253,23 @@ fn recompute_totals(json: &Value) -> usize {
     }
     assert_eq!(int(totals, "state_words"), words);
     assert_eq!(int(totals, "transition_cells"), trans_cells);
-    // The memory check: every address and every access is an entry of 8 + T constraints.
-    let (entries, per_entry, mem_cells) = if accesses == 0 {
+    // The memory check: every address and every access is an entry; the pair instance (6 + T)
+    // runs on every adjacent pair, the grand product (1, padded to 2) on every entry twice.
+    let (entries, mem_constraints, mem_cells) = if accesses == 0 {
         (0, 0, 0)
     } else {
         let entries = accesses + int(json, "memory_size");
-        let per = 8 + ceil_log2(accesses + 1) as u128;
-        (entries, per, pow2_at_least(entries) * pow2_at_least(per))
+        let pair = 6 + ceil_log2(accesses + 1) as u128;
+        (
+            entries,
+            (entries - 1) * pair + 2 * entries,
+            pow2_at_least(entries - 1) * pow2_at_least(pair).max(2)
+                + pow2_at_least(2 * entries) * 2,
+        )
     };
     assert_eq!(int(totals, "memory_accesses"), accesses);
     assert_eq!(int(totals, "memory_entries"), entries);
-    assert_eq!(int(totals, "memory_constraints"), entries * per_entry);
+    assert_eq!(int(totals, "memory_constraints"), mem_constraints);
     assert_eq!(int(totals, "memory_cells"), mem_cells);
     let total = cells + trans_cells + mem_cells;
     assert_eq!(int(totals, "sumcheck_cells"), total);
@@ -272,7 +278,7 @@ fn recompute_totals(json: &Value) -> usize {
     let expected_waste = if cells == 0 {
         0.0
     } else {
-        1.0 - (e_sum + words + entries * per_entry) as f64 / total as f64
+        1.0 - (e_sum + words + mem_constraints) as f64 / total as f64
     };
     assert!(
         (waste - expected_waste).abs() < 1e-12,

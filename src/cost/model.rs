@@ -208,11 +208,14 @@ pub struct Totals {
     /// memory_size + memory_accesses when there is an access, else 0: entries of the
     /// memory-checking instance.
     pub memory_entries: Option<u128>,
-    /// Constraints of the memory-checking instance per entry: 8 + T.
+    /// Constraints of the memory check per entry: 8 + T (the pair instance's 6 + T and two
+    /// grand-product steps).
     pub memory_constraints_per_entry: Option<u64>,
-    /// memory_entries · (8 + T).
+    /// (memory_entries − 1) · (6 + T) + 2 · memory_entries.
     pub memory_constraints: Option<u128>,
-    /// next_pow2(memory_entries) · next_pow2(8 + T), 0 without an access.
+    /// next_pow2(memory_entries − 1) · max(2, next_pow2(6 + T)) + next_pow2(2 · memory_entries)
+    /// · 2, 0 without an access: the pair instance and the product circuit as the prover pads
+    /// them.
     pub memory_cells: Option<u128>,
     /// block_cells + transition_cells + memory_cells: every instance the prover pays for.
     pub sumcheck_cells: Option<u128>,
@@ -391,31 +394,38 @@ pub struct MemoryTotals {
     pub accesses: u128,
     /// Entries: the addresses' initial entries and the accesses (0 without an access).
     pub entries: u128,
-    /// Constraints per entry, 8 + T (T the bits of the largest timestamp).
+    /// Constraints per entry, 8 + T (T the bits of the largest timestamp): the pair instance's
+    /// 6 + T and two grand-product steps.
     pub per_entry: u64,
-    /// entries · per_entry.
+    /// (entries − 1) · (6 + T) + 2 · entries.
     pub constraints: u128,
-    /// next_pow2(entries) · next_pow2(per_entry).
+    /// next_pow2(entries − 1) · max(2, next_pow2(6 + T)) + next_pow2(2 · entries) · 2.
     pub cells: u128,
 }
 
-/// The memory-checking instance's size (see [`crate::r1cs::memory`]): every access and
-/// every address is an entry; each entry pays the pair instance and two product steps.
+/// The memory-checking instances' size (see [`crate::r1cs::memory`]), as `zkbc prove` builds
+/// them: every address and every access is an entry; the pair instance (`6 + T`
+/// constraints) runs once per adjacent pair of the sorted entries, and the grand product (one
+/// constraint, padded to 2) once per entry in each of the two orders.
 pub fn memory_totals(size: u64, accesses: u128) -> MemoryTotals {
     if accesses == 0 {
         return MemoryTotals::default();
     }
-    let per_entry = crate::r1cs::memory::check::constraints_per_entry(
-        u64::try_from(accesses).unwrap_or(u64::MAX),
-    );
+    let t = crate::r1cs::memory::check::time_bits(u64::try_from(accesses).unwrap_or(u64::MAX));
+    let pair = (crate::r1cs::memory::PAIR_BASE_CONSTRAINTS as u64) + u64::from(t);
     let entries = accesses.saturating_add(u128::from(size));
-    let padded = entries.checked_next_power_of_two().unwrap_or(u128::MAX);
+    let pow2 = |n: u128| n.checked_next_power_of_two().unwrap_or(u128::MAX);
+    let pairs = entries - 1;
     MemoryTotals {
         accesses,
         entries,
-        per_entry,
-        constraints: entries.saturating_mul(u128::from(per_entry)),
-        cells: padded.saturating_mul(u128::from(per_entry.next_power_of_two())),
+        per_entry: pair + 2,
+        constraints: pairs
+            .saturating_mul(u128::from(pair))
+            .saturating_add(entries.saturating_mul(2)),
+        cells: pow2(pairs)
+            .saturating_mul(u128::from(pair.next_power_of_two().max(2)))
+            .saturating_add(pow2(entries.saturating_mul(2)).saturating_mul(2)),
     }
 }
 
