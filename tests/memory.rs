@@ -227,3 +227,26 @@ fn prove_proves_the_memory_check_and_the_transitions_and_rejects_a_stale_read() 
     println!("prove rejects a stale read: {err}");
     assert!(err.contains("memory.pairs"), "{err}");
 }
+
+#[test]
+fn scalars_carried_through_loops_are_spilled_and_read_back() {
+    let (text, inputs) = corpus_file("cobbl_kmp_search");
+    let (program, outcome) = run_corpus("cobbl_kmp_search.zok", &text, &inputs);
+    let main = program.main;
+    let blocks = r1cs::lower_function(&program, main).unwrap();
+    let reads: usize = blocks.iter().map(|b| b.layout().spill_reads.len()).sum();
+    let writes: usize = blocks.iter().map(|b| b.layout().spill_writes.len()).sum();
+    println!("kmp_search: {writes} spilled scalar(s) written, {reads} read back");
+    assert!(
+        writes > 0 && reads > 0,
+        "kmp_search spills (writes {writes}, reads {reads})"
+    );
+    // No spilled value is part of any state, and the run checks with them in memory.
+    for b in &blocks {
+        for v in b.layout().spill_reads.iter() {
+            assert!(!b.layout().live_in.contains(v), "{v} is read and carried");
+        }
+    }
+    let report = r1cs::check_trace(&program, &outcome).unwrap();
+    assert!(!report.memory.accesses.is_empty());
+}

@@ -88,7 +88,9 @@ fn fingerprint(func: &Function, info: &FuncInfo, b: BlockId, main_entry: bool) -
         seg.map(|s| &info.memory.segments[s as usize]).hash(h);
         info.memory.guarded.get(&v).hash(h);
         info.memory.init_arrays.contains(&v).hash(h);
+        info.memory.spill_of(v).hash(h);
     };
+    info.memory.spill_segment.hash(&mut h);
     for &p in &data.params {
         value(p, &mut h);
     }

@@ -202,6 +202,8 @@ pub fn for_each_execution<'p>(
         seg_off += info.memory.segments.len() as u64;
         infos.insert(f, info);
     }
+    // The last value written of every spilled scalar.
+    let mut spilled: HashMap<(FuncId, crate::ir::ValueId), Fr> = HashMap::new();
     let mut cache: HashMap<(FuncId, BlockId), BlockR1cs<'_>> = HashMap::new();
     let mut order: Vec<(FuncId, BlockId)> = Vec::new();
     let mut runs: HashMap<(FuncId, BlockId), usize> = HashMap::new();
@@ -246,7 +248,19 @@ pub fn for_each_execution<'p>(
         for h in &entry.hints {
             flatten_val(h, &mut hints).map_err(bad)?;
         }
-        let mut asg = blk.assign_with(&leaves, &hints, &entry.accesses)?;
+        let spill_values = layout
+            .spill_reads
+            .iter()
+            .map(|v| {
+                spilled.get(&(entry.func, *v)).copied().ok_or_else(|| {
+                    bad(format!("{v} is read from memory before any block wrote it"))
+                })
+            })
+            .collect::<Result<Vec<Fr>, _>>()?;
+        let mut asg = blk.assign_with(&leaves, &hints, &entry.accesses, &spill_values)?;
+        for &(k, v) in &layout.spill_writes {
+            spilled.insert((entry.func, v), asg.instance[layout.accesses[k].value]);
+        }
         let (label, values, target) = match &entry.exit {
             Exit::Jump(b, args) => (block_label(*b), args, Some(*b)),
             Exit::Return(vals) => (return_label(), vals, None),

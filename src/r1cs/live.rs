@@ -76,11 +76,23 @@ impl FuncInfo {
                 }
             }
         }
-        let memory = MemoryPlan::of(func);
+        let mut memory = MemoryPlan::of(func);
+        let live: FxMap<BlockId, BTreeSet<ValueId>> = live
+            .into_iter()
+            .map(|(b, s)| (b, s.into_iter().filter(|&v| !memory.in_memory(v)).collect()))
+            .collect();
+        memory.add_spills(func, &live, &used);
         FuncInfo {
             live_in: live
                 .into_iter()
-                .map(|(b, s)| (b, s.into_iter().filter(|&v| !memory.in_memory(v)).collect()))
+                .map(|(b, s)| {
+                    (
+                        b,
+                        s.into_iter()
+                            .filter(|&v| memory.spill_of(v).is_none())
+                            .collect(),
+                    )
+                })
                 .collect(),
             uses,
             memory,

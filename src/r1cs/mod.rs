@@ -412,7 +412,7 @@ fn lower_with(
     block: BlockId,
     main_entry: bool,
 ) -> Result<BlockR1cs<'_>, LowerError> {
-    let (cs, layout) = lower::lower(func, &info, block, main_entry, None, &[], &[])?;
+    let (cs, layout) = lower::lower(func, &info, block, main_entry, None)?;
     let reduced = eliminate::reduce(cs);
     Ok(BlockR1cs {
         func,
@@ -514,16 +514,18 @@ impl<'f> BlockR1cs<'f> {
         in_leaves: &[Fr],
         hints: &[Fr],
     ) -> Result<Assignment, LowerError> {
-        self.assign_with(in_leaves, hints, &[])
+        self.assign_with(in_leaves, hints, &[], &[])
     }
 
     /// [`BlockR1cs::assign_with_hints`] with the block execution's array accesses (the trace
-    /// entry's `accesses`): the values its reads of arrays in memory return.
+    /// entry's `accesses`: the values its reads of arrays in memory return) and the values of
+    /// the spilled scalars it reads (`StateLayout::spill_reads`, in order).
     pub fn assign_with(
         &self,
         in_leaves: &[Fr],
         hints: &[Fr],
         accesses: &[Access],
+        spills: &[Fr],
     ) -> Result<Assignment, LowerError> {
         if hints.len() > self.layout.hint_leaves {
             return Err(LowerError::BadState {
@@ -550,9 +552,12 @@ impl<'f> BlockR1cs<'f> {
             &self.info,
             self.block,
             self.main_entry,
-            Some(in_leaves),
-            hints,
-            accesses,
+            Some(lower::Witness {
+                inputs: in_leaves,
+                hints,
+                accesses,
+                spills,
+            }),
         )?;
         assert_eq!(
             cs.values.len(),

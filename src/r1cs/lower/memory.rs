@@ -77,6 +77,76 @@ impl<'a> Lowerer<'a> {
         v
     }
 
+    /// Writes a spilled scalar defined here to its address.
+    pub(super) fn spill_write(&mut self, v: ValueId) -> R<()> {
+        let (Some(addr), Some(seg)) = (self.plan.spill_of(v), self.plan.spill_segment) else {
+            return Ok(());
+        };
+        let x = self.stored(v)?;
+        let index = self.mem_slots.len();
+        self.access(
+            seg,
+            AccessKind::Write,
+            &Lc::constant(Fr::from(addr)),
+            Some(&x),
+            Fr::zero(),
+            None,
+        );
+        self.spill_writes.push((index, v));
+        Ok(())
+    }
+
+    /// Reads every spilled scalar the block uses and does not define, in value order.
+    pub(super) fn spill_read_all(&mut self) -> R<()> {
+        let Some(seg) = self.plan.spill_segment else {
+            return Ok(());
+        };
+        let func = self.func;
+        let data = func.block(self.block);
+        let mut defined: std::collections::BTreeSet<ValueId> =
+            data.params.iter().copied().collect();
+        let mut wanted = std::collections::BTreeSet::new();
+        for &i in &data.insts {
+            let inst = func.inst(i);
+            inst.kind.for_each_operand(|v| {
+                if !defined.contains(&v) && self.plan.spill_of(v).is_some() {
+                    wanted.insert(v);
+                }
+            });
+            defined.extend(inst.results.iter().copied());
+        }
+        if let Some(t) = &data.term {
+            for v in t.operands() {
+                if !defined.contains(&v) && self.plan.spill_of(v).is_some() {
+                    wanted.insert(v);
+                }
+            }
+        }
+        for v in wanted {
+            let addr = self.plan.spill_of(v).unwrap_or_default();
+            let value = self
+                .spills
+                .get(self.spill_reads.len())
+                .copied()
+                .unwrap_or_default();
+            let x = self.access(
+                seg,
+                AccessKind::Read,
+                &Lc::constant(Fr::from(addr)),
+                None,
+                value,
+                None,
+            );
+            let bits = match self.ty(v) {
+                Type::UInt(w) => *w,
+                _ => UNBOUNDED,
+            };
+            self.spill_reads.push(v);
+            self.env.insert(v, Wire::Num(Num::new(x, bits)));
+        }
+        Ok(())
+    }
+
     /// A scalar's combination as it is stored: a `uN` normalized.
     fn stored(&mut self, v: ValueId) -> R<Lc> {
         Ok(match self.ty(v) {

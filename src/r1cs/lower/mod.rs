@@ -82,30 +82,40 @@ pub(crate) struct Lowerer<'a> {
     next_access: usize,
     /// The memory accesses exposed so far, in order.
     mem_slots: Vec<AccessSlot>,
+    /// The values of the spilled scalars the block reads (witness mode), in order.
+    spills: &'a [Fr],
+    /// The spilled scalars read, in order.
+    spill_reads: Vec<ValueId>,
+    /// The spilled scalars written, with their access's index.
+    spill_writes: Vec<(usize, ValueId)>,
     pos: Option<usize>,
 }
 
-/// Lowers `block` of `func`. `inputs` (witness mode) are the input leaves after the label;
-/// `hints` and `accesses` the block execution's hint values and array accesses.
+/// What witness mode lowers a block execution from: the input leaves after the label, the
+/// execution's hint values and array accesses, and the values of the spilled scalars it reads.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Witness<'a> {
+    pub inputs: &'a [Fr],
+    pub hints: &'a [Fr],
+    pub accesses: &'a [Access],
+    pub spills: &'a [Fr],
+}
+
+/// Lowers `block` of `func`: in structure mode without a `witness`, in witness mode with one.
 pub(crate) fn lower<'a>(
     func: &'a Function,
     info: &'a FuncInfo,
     block: BlockId,
     main_entry: bool,
-    inputs: Option<&'a [Fr]>,
-    hints: &'a [Fr],
-    accesses: &'a [Access],
+    witness: Option<Witness<'a>>,
 ) -> Result<(Builder, StateLayout), LowerError> {
-    if block.index() >= func.blocks.len() || !func.layout.contains(&block) {
-        return Err(LowerError::NoSuchBlock {
-            func: func.name.clone(),
-            block,
-        });
-    }
+    let w = witness.unwrap_or_default();
+    let (inputs, hints, accesses, spills) =
+        (witness.map(|w| w.inputs), w.hints, w.accesses, w.spills);
     let mut l = Lowerer {
         func,
         block,
-        cs: Builder::new(inputs.is_some()),
+        cs: Builder::new(witness.is_some()),
         env: Env::new(func, block),
         fused: FxSet::default(),
         folded: FxSet::default(),
@@ -122,6 +132,9 @@ pub(crate) fn lower<'a>(
         accesses,
         next_access: 0,
         mem_slots: Vec::new(),
+        spills,
+        spill_reads: Vec::new(),
+        spill_writes: Vec::new(),
         pos: None,
     };
     let layout = l.run(info, main_entry)?;
@@ -178,6 +191,12 @@ impl<'a> Lowerer<'a> {
             };
             self.write_all(seg, &items)?;
         }
+        // Spilled parameters are written where they arrive; spilled values of other blocks are
+        // read from memory.
+        for &p in &data.params {
+            self.spill_write(p)?;
+        }
+        self.spill_read_all()?;
         // `eq` results whose only use is an `assert` of this block become `a = b`; a `u1` `and`
         // whose only use is an `assert` (or such an `and`) is not built: the assertion asserts
         // each operand instead (`a ∧ b = 1` iff `a = 1` and `b = 1` for booleans), so
@@ -263,6 +282,9 @@ impl<'a> Lowerer<'a> {
             for (r, w) in inst.results.iter().zip(results) {
                 self.env.insert(*r, w);
             }
+            for &r in &inst.results {
+                self.spill_write(r)?;
+            }
             inst.kind.for_each_operand(|v| self.env.release(v, pos));
             if let InstKind::Assert { cond, .. } = &inst.kind {
                 for leaf in fused_reads(func, &self.fused, *cond) {
@@ -282,6 +304,8 @@ impl<'a> Lowerer<'a> {
             .ok_or_else(|| self.err("a block without terminator"))?;
         let mut layout = self.lower_term(term, info, param_leaves, live_in, live_leaves)?;
         layout.memory_params = memory_params;
+        layout.spill_reads = std::mem::take(&mut self.spill_reads);
+        layout.spill_writes = std::mem::take(&mut self.spill_writes);
         Ok(layout)
     }
 

@@ -52,6 +52,10 @@ pub struct StateLayout {
     pub accesses: Vec<AccessSlot>,
     /// Instance variables of the accesses (between the input and the output state).
     pub access_vars: usize,
+    /// The spilled scalars the block reads from memory, in order (their reads are accesses).
+    pub spill_reads: Vec<ValueId>,
+    /// The spilled scalars the block writes, with the index of the write among `accesses`.
+    pub spill_writes: Vec<(usize, ValueId)>,
     /// The block's live-in values (see [`crate::r1cs`]): their leaves follow the parameters'.
     pub live_in: Vec<ValueId>,
     /// Scalar leaves of the live-in values.
@@ -273,6 +277,8 @@ impl<'a> Lowerer<'a> {
             memory_params: Vec::new(),
             accesses,
             access_vars,
+            spill_reads: Vec::new(),
+            spill_writes: Vec::new(),
             live_in,
             live_leaves,
             out_leaves: leaves.len(),

@@ -7,7 +7,9 @@
 //! element) and a run-time-index access selects over all of it (about `n` constraints to read,
 //! `2n` to write). In memory, a block access costs O(1) constraints and exposes
 //! `(addr, value)` in the block's instance; one instance for the whole run checks the
-//! accesses together.
+//! accesses together. Scalars carried through many states without being used there are
+//! *spilled* the same way ([`plan::MemoryPlan::add_spills`]): written once where they are
+//! defined, read where they are used, one address each in a spill segment.
 //!
 //! # The construction: offline memory checking over an address-sorted list
 //!

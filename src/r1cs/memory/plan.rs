@@ -67,6 +67,12 @@ pub struct MemoryPlan {
     pub(crate) init_arrays: FxSet<ValueId>,
     /// Addresses in all segments.
     pub size: u64,
+    /// Spilled scalars: each has an address in the spill segment, is written there by the
+    /// block that defines it and read by every other block that uses it, and is never part of
+    /// a state.
+    pub(crate) spills: FxMap<ValueId, u64>,
+    /// The spill segment, when a scalar is spilled.
+    pub spill_segment: Option<u32>,
 }
 
 impl MemoryPlan {
@@ -83,6 +89,75 @@ impl MemoryPlan {
     /// Whether nothing lives in memory.
     pub fn is_empty(&self) -> bool {
         self.segments.is_empty()
+    }
+
+    /// The address of a spilled scalar.
+    pub fn spill_of(&self, v: ValueId) -> Option<u64> {
+        self.spills.get(&v).copied()
+    }
+
+    /// Spills the scalars whose carrying through states costs more than their memory
+    /// accesses (see ARCHITECTURE.md): `live_in` are the values each block receives from a
+    /// dominating block without a parameter, `used` those it reads itself.
+    pub(crate) fn add_spills(
+        &mut self,
+        func: &Function,
+        live_in: &FxMap<BlockId, std::collections::BTreeSet<ValueId>>,
+        used: &FxMap<BlockId, std::collections::BTreeSet<ValueId>>,
+    ) {
+        if func.layout.len() <= 1 || !memory_enabled() {
+            return;
+        }
+        let cyclic = Planner::new(func).cyclic_blocks();
+        let w = |b: BlockId| if cyclic.contains(&b) { LOOP_WEIGHT } else { 1 };
+        let mut carry: FxMap<ValueId, u64> = FxMap::default();
+        let mut reads: FxMap<ValueId, u64> = FxMap::default();
+        for &b in &func.layout {
+            for &v in live_in.get(&b).into_iter().flatten() {
+                if func.value_type(v).is_scalar() {
+                    // A leaf of this block's input state and of its predecessor's output.
+                    *carry.entry(v).or_insert(0) += 2 * w(b);
+                }
+            }
+            for &v in used.get(&b).into_iter().flatten() {
+                *reads.entry(v).or_insert(0) += ACCESS_COST * w(b);
+            }
+        }
+        let mut chosen: Vec<ValueId> = carry
+            .into_iter()
+            .filter(|&(v, c)| {
+                let def = match func.values[v.index()].def {
+                    ValueDef::Param(b, _) => b,
+                    ValueDef::Result(i, _) => match func
+                        .layout
+                        .iter()
+                        .find(|&&b| func.block(b).insts.contains(&i))
+                    {
+                        Some(&b) => b,
+                        None => return false,
+                    },
+                    ValueDef::Const(_) => return false,
+                };
+                ACCESS_COST * w(def) + reads.get(&v).copied().unwrap_or(0) < c
+            })
+            .map(|(v, _)| v)
+            .collect();
+        if chosen.is_empty() {
+            return;
+        }
+        chosen.sort();
+        let seg = self.segments.len() as u32;
+        self.segments.push(Segment {
+            base: self.size,
+            len: chosen.len() as u64,
+            elem: Type::Field,
+            init: None,
+        });
+        for (k, v) in chosen.into_iter().enumerate() {
+            self.spills.insert(v, self.size + k as u64);
+        }
+        self.size += self.segments[seg as usize].len;
+        self.spill_segment = Some(seg);
     }
 
     /// The plan of `func`, a function of the circuit (calls are inlined before lowering, so
