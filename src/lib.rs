@@ -27,3 +27,4 @@ pub mod query;
 pub mod r1cs;
 pub mod report;
 pub mod testgen;
+pub mod timing;
