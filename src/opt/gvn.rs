@@ -52,8 +52,8 @@
 
 use super::PassStats;
 use crate::analysis::DomTree;
+use crate::fxhash::{FxMap, FxSet};
 use crate::ir::{BinOp, BlockId, Const, Function, InstId, InstKind, Program, Type, ValueId};
-use std::collections::{HashMap, HashSet};
 
 /// Runs the pass on every function.
 pub fn run(program: &mut Program) -> PassStats {
@@ -75,8 +75,8 @@ struct Key {
     /// The instruction with canonical operands (constants by their representative, commutative
     /// operands sorted).
     kind: InstKind,
-    /// Its result types.
-    results: Vec<Type>,
+    /// Its result's type (every numbered instruction has one result).
+    result: Type,
     /// The block, for constant arrays (numbered per block); `None` for everything else.
     block: Option<BlockId>,
 }
@@ -105,14 +105,14 @@ fn is_commutative(op: BinOp) -> bool {
 struct Ctx<'f> {
     func: &'f mut Function,
     /// Key to the value that first computed it, in the scopes open on the walk.
-    table: HashMap<Key, ValueId>,
+    table: FxMap<Key, ValueId>,
     /// Removed results to the values that replace them.
-    subst: HashMap<ValueId, ValueId>,
+    subst: FxMap<ValueId, ValueId>,
     /// The first constant value seen of each type and value: the one operand all equal
     /// constants are compared as.
-    const_reps: HashMap<(Type, Const), ValueId>,
+    const_reps: FxMap<(Type, Const), ValueId>,
     /// Results of constant arrays.
-    constant_arrays: HashSet<ValueId>,
+    constant_arrays: FxSet<ValueId>,
     stats: PassStats,
 }
 
@@ -127,27 +127,31 @@ impl<'f> Ctx<'f> {
     fn new(func: &'f mut Function) -> Self {
         Ctx {
             func,
-            table: HashMap::new(),
-            subst: HashMap::new(),
-            const_reps: HashMap::new(),
-            constant_arrays: HashSet::new(),
+            table: FxMap::default(),
+            subst: FxMap::default(),
+            const_reps: FxMap::default(),
+            constant_arrays: FxSet::default(),
             stats: PassStats::default(),
         }
     }
 
     fn run(mut self) -> PassStats {
         let dom = DomTree::dominators(self.func);
-        let mut children: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        let mut children: FxMap<BlockId, Vec<BlockId>> = FxMap::default();
         for b in self.func.reverse_post_order() {
             if let Some(parent) = dom.idom(b) {
                 children.entry(parent).or_default().push(b);
             }
         }
+        // Blocks still to number: the last one's keys are never looked up again, so it keeps
+        // no scope (a monolithic function is one block of millions of instructions).
+        let mut to_enter = 1 + children.values().map(Vec::len).sum::<usize>();
         let mut stack = vec![Step::Enter(self.func.entry)];
         while let Some(step) = stack.pop() {
             match step {
                 Step::Enter(b) => {
-                    let scope = self.number_block(b);
+                    to_enter -= 1;
+                    let scope = self.number_block(b, to_enter > 0);
                     stack.push(Step::Leave(scope));
                     if let Some(kids) = children.get(&b) {
                         stack.extend(kids.iter().rev().map(|c| Step::Enter(*c)));
@@ -166,7 +170,7 @@ impl<'f> Ctx<'f> {
     }
 
     /// Step 1 on block `b`: returns the keys added in its scope.
-    fn number_block(&mut self, b: BlockId) -> Vec<Key> {
+    fn number_block(&mut self, b: BlockId, keep_scope: bool) -> Vec<Key> {
         let mut scope = Vec::new();
         let insts = std::mem::take(&mut self.func.block_mut(b).insts);
         let mut kept = Vec::with_capacity(insts.len());
@@ -190,8 +194,10 @@ impl<'f> Ctx<'f> {
                     if key.block.is_some() {
                         self.constant_arrays.insert(result);
                     }
-                    self.table.insert(key.clone(), result);
-                    scope.push(key);
+                    if keep_scope {
+                        scope.push(key.clone());
+                    }
+                    self.table.insert(key, result);
                     kept.push(i);
                 }
             }
@@ -204,11 +210,7 @@ impl<'f> Ctx<'f> {
     fn key(&mut self, b: BlockId, i: InstId) -> Key {
         let data = self.func.inst(i);
         let mut kind = data.kind.clone();
-        let results = data
-            .results
-            .iter()
-            .map(|r| self.func.value_type(*r).clone())
-            .collect();
+        let result = self.func.value_type(data.results[0]).clone();
         let constant_array = match &kind {
             InstKind::MakeArray { elems, .. } => elems
                 .iter()
@@ -227,7 +229,7 @@ impl<'f> Ctx<'f> {
         }
         Key {
             kind,
-            results,
+            result,
             block: constant_array.then_some(b),
         }
     }

@@ -135,7 +135,7 @@ mod builder;
 mod cache;
 mod check;
 pub mod eliminate;
-mod fxhash;
+pub(crate) use crate::fxhash;
 pub mod gadgets;
 mod lc;
 mod live;
