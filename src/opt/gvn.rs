@@ -5,7 +5,9 @@
 //! # Algorithm
 //!
 //! A walk of the dominator tree (children in reverse post-order) with a scoped hash table from
-//! an instruction's *key* to the value that first computed it:
+//! an instruction's *key* to the value that first computed it (the table holds the key's hash
+//! and the instruction; a hit is confirmed by comparing keys, so the table stays small on a
+//! merged block of millions of instructions):
 //!
 //! 1. Entering a block opens a scope. Each instruction in order has its operands renamed by the
 //!    replacements made so far (a definition dominates its uses, so every operand's replacement
@@ -104,8 +106,10 @@ fn is_commutative(op: BinOp) -> bool {
 
 struct Ctx<'f> {
     func: &'f mut Function,
-    /// Key to the value that first computed it, in the scopes open on the walk.
-    table: FxMap<Key, ValueId>,
+    /// A key's hash to the instruction that first computed it, in the scopes open on the walk.
+    /// Keys are not stored (a merged block has millions): a hit is confirmed by recomputing
+    /// the earlier instruction's key, which is the key it had when it was numbered.
+    table: FxMap<u64, Numbered>,
     /// Removed results to the values that replace them.
     subst: FxMap<ValueId, ValueId>,
     /// The first constant value seen of each type and value: the one operand all equal
@@ -116,11 +120,26 @@ struct Ctx<'f> {
     stats: PassStats,
 }
 
+/// An instruction in the table: its result, and where it is.
+#[derive(Clone, Copy)]
+struct Numbered {
+    result: ValueId,
+    inst: InstId,
+    block: BlockId,
+}
+
 /// A step of the dominator-tree walk.
 enum Step {
     Enter(BlockId),
-    /// Leave a block: remove these keys, added in its scope.
-    Leave(Vec<Key>),
+    /// Leave a block: remove these hashes, added in its scope.
+    Leave(Vec<u64>),
+}
+
+fn hash_of(key: &Key) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = crate::fxhash::FxHasher::default();
+    key.hash(&mut h);
+    h.finish()
 }
 
 impl<'f> Ctx<'f> {
@@ -158,8 +177,8 @@ impl<'f> Ctx<'f> {
                     }
                 }
                 Step::Leave(scope) => {
-                    for key in scope {
-                        self.table.remove(&key);
+                    for hash in scope {
+                        self.table.remove(&hash);
                     }
                 }
             }
@@ -169,8 +188,8 @@ impl<'f> Ctx<'f> {
         self.stats
     }
 
-    /// Step 1 on block `b`: returns the keys added in its scope.
-    fn number_block(&mut self, b: BlockId, keep_scope: bool) -> Vec<Key> {
+    /// Step 1 on block `b`: returns the hashes of the keys added in its scope.
+    fn number_block(&mut self, b: BlockId, keep_scope: bool) -> Vec<u64> {
         let mut scope = Vec::new();
         let insts = std::mem::take(&mut self.func.block_mut(b).insts);
         let mut kept = Vec::with_capacity(insts.len());
@@ -184,20 +203,36 @@ impl<'f> Ctx<'f> {
                 continue;
             }
             let key = self.key(b, i);
+            let hash = hash_of(&key);
             let result = self.func.inst(i).results[0];
-            match self.table.get(&key) {
-                Some(&earlier) => {
-                    self.subst.insert(result, earlier);
+            match self.table.get(&hash).copied() {
+                Some(earlier) if self.key(earlier.block, earlier.inst) == key => {
+                    self.subst.insert(result, earlier.result);
                     self.stats.add("insts_replaced", 1);
+                }
+                // Another key with the same hash: this one stays, unnumbered (it is only a
+                // missed replacement, and 64-bit hashes of keys almost never collide).
+                Some(_) => {
+                    if key.block.is_some() {
+                        self.constant_arrays.insert(result);
+                    }
+                    kept.push(i);
                 }
                 None => {
                     if key.block.is_some() {
                         self.constant_arrays.insert(result);
                     }
                     if keep_scope {
-                        scope.push(key.clone());
+                        scope.push(hash);
                     }
-                    self.table.insert(key, result);
+                    self.table.insert(
+                        hash,
+                        Numbered {
+                            result,
+                            inst: i,
+                            block: b,
+                        },
+                    );
                     kept.push(i);
                 }
             }
