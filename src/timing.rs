@@ -39,6 +39,9 @@ pub struct Record {
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static RECORDS: Mutex<Vec<Record>> = Mutex::new(Vec::new());
+/// The highest stage peak: resetting the high-water mark also lowers what `getrusage` (and
+/// `/usr/bin/time`) report afterwards, so the process's peak is the larger of the two.
+static MAX_PEAK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 thread_local! {
     /// The running stages of this thread, innermost last: (index of its record, peak so far).
@@ -92,6 +95,7 @@ pub fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
         }
         peak
     });
+    MAX_PEAK.fetch_max(peak, Ordering::Relaxed);
     let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
     records[index].time = time;
     records[index].peak_rss = (peak > 0).then_some(peak).or_else(peak_rss);
@@ -159,7 +163,9 @@ pub fn table(records: &[Record]) -> String {
 
 /// The `--stats` line: the whole process's wall time so far (from `start`) and peak memory.
 pub fn stats_line(start: Instant) -> String {
-    let peak = peak_rss().map_or_else(|| "unknown".into(), format_bytes);
+    let peak = peak_rss()
+        .map(|p| p.max(MAX_PEAK.load(Ordering::Relaxed)))
+        .map_or_else(|| "unknown".into(), format_bytes);
     format!(
         "stats: wall time {:.3?}, peak memory {peak} (max RSS)\n",
         start.elapsed()
