@@ -285,8 +285,7 @@ enum Command {
         /// Do not run this pass; may be repeated.
         #[arg(long)]
         skip: Vec<String>,
-        /// Print the time and changes of every pass run (on stderr).
-        #[arg(long)]
+        #[arg(long, help = TIME_PASSES_HELP)]
         time_passes: bool,
     },
     /// Run a text-format IR program in the reference interpreter and print its outputs as JSON.
@@ -436,6 +435,46 @@ struct CompileArgs {
     field_cmp: measure::FieldCmp,
     #[command(flatten)]
     front: FrontArgs,
+    #[command(flatten)]
+    measured: MeasuredArgs,
+}
+
+/// What every command that compiles can say about its own cost, on stderr when it ends.
+#[derive(clap::Args, Clone, Copy)]
+struct MeasuredArgs {
+    #[arg(long, help = TIME_PASSES_HELP)]
+    time_passes: bool,
+    /// Print the wall time and the peak memory (max RSS) of the whole command (on stderr).
+    #[arg(long)]
+    stats: bool,
+}
+
+const TIME_PASSES_HELP: &str =
+    "Print the time (and, where recorded, the peak memory) of every stage and optimizer pass, then the command's wall time and peak memory (on stderr)";
+
+/// `--time-passes` and `--stats` as the command line gave them, read when the command ends.
+static MEASURED: std::sync::OnceLock<MeasuredArgs> = std::sync::OnceLock::new();
+
+impl MeasuredArgs {
+    /// Starts recording stages when either flag asks for it (once per process).
+    fn start(self) {
+        if (self.time_passes || self.stats) && MEASURED.set(self).is_ok() {
+            zkbc::timing::enable();
+        }
+    }
+}
+
+/// What `--time-passes` and `--stats` print when the command ends.
+fn print_measured(start: std::time::Instant) {
+    let Some(measured) = MEASURED.get() else {
+        return;
+    };
+    if measured.time_passes {
+        eprint!("{}", zkbc::timing::table(&zkbc::timing::take()));
+    }
+    if measured.stats || measured.time_passes {
+        eprint!("{}", zkbc::timing::stats_line(start));
+    }
 }
 
 /// How the front end finds modules and which semantics it follows; every command that reads a
@@ -503,6 +542,7 @@ impl CompileArgs {
     /// The pipeline settings the flags ask for; also sets the process-wide constraint limit.
     fn settings(&self, max_steps: u64) -> Settings {
         r1cs::set_max_constraints(self.max_constraints);
+        self.measured.start();
         let front = self.front.options(self.field_cmp);
         Settings {
             opt_level: self.opt_level,
@@ -694,7 +734,10 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    match run(Cli::parse()) {
+    let start = std::time::Instant::now();
+    let result = run(Cli::parse());
+    print_measured(start);
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", e.message);

@@ -58,6 +58,7 @@ pub(crate) fn opt_command(
     skip: Vec<String>,
     time_passes: bool,
 ) -> Result<(), Exit> {
+    let start = std::time::Instant::now();
     let mut program = parse_ir(&file)?;
     ir::verify::verify_program(&program)
         .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
@@ -87,6 +88,7 @@ pub(crate) fn opt_command(
     }
     if time_passes {
         eprint!("{}", report.timing_table());
+        eprint!("{}", zkbc::timing::stats_line(start));
     }
     print!("{program}");
     Ok(())

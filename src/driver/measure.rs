@@ -344,12 +344,13 @@ pub fn measure(
                 max_steps: settings.max_steps,
                 ..interp::Limits::default()
             };
-            let outcome = interp::run(program, &values, limits).map_err(|f| {
-                MeasureError::Run(match f.src {
-                    Some(loc) => format!("{file_name}:{loc}: {}", f.kind),
-                    None => format!("{file_name}: {f}"),
-                })
-            })?;
+            let outcome = crate::timing::stage("run", || interp::run(program, &values, limits))
+                .map_err(|f| {
+                    MeasureError::Run(match f.src {
+                        Some(loc) => format!("{file_name}:{loc}: {}", f.kind),
+                        None => format!("{file_name}: {f}"),
+                    })
+                })?;
             Some(outcome)
         }
         None => None,
@@ -361,7 +362,8 @@ pub fn measure(
     let (executions, outputs, satisfied) = match &run {
         Some(outcome) => {
             progress(Stage::Check);
-            r1cs::check_trace(program, outcome).map_err(MeasureError::Check)?;
+            crate::timing::stage("check", || r1cs::check_trace(program, outcome))
+                .map_err(MeasureError::Check)?;
             let outputs = compilation.outputs_to_json(&outcome.outputs);
             // `{"outputs": [...]}`: the report's `outputs` is the list itself.
             let outputs = outputs.get("outputs").cloned().unwrap_or(outputs);
@@ -369,14 +371,16 @@ pub fn measure(
         }
         None => (static_executions(program), None, None),
     };
-    let cost = program_cost(
-        &program_name(file_name),
-        &settings.pipeline_name(),
-        settings.min_block_size,
-        program,
-        &stats,
-        &executions,
-    );
+    let cost = crate::timing::stage("cost", || {
+        program_cost(
+            &program_name(file_name),
+            &settings.pipeline_name(),
+            settings.min_block_size,
+            program,
+            &stats,
+            &executions,
+        )
+    });
     let (monolithic, monolithic_none) = match settings.merging {
         Merging::Monolithic => (
             Some(
@@ -388,7 +392,9 @@ pub fn measure(
             ),
             None,
         ),
-        _ => match monolithic_circuit_with(file_name, source, settings) {
+        _ => match crate::timing::stage("monolithic C", || {
+            monolithic_circuit_with(file_name, source, settings)
+        }) {
             Ok(c) => (Some(c), None),
             Err(why) => (None, Some(why)),
         },
@@ -413,7 +419,13 @@ pub fn measure(
             if is_own {
                 (own, None)
             } else {
-                split(baseline_cells(file_name, source, inputs, settings, merging))
+                let name = match merging {
+                    Merging::Off => "baseline --no-merge",
+                    _ => "baseline --monolithic",
+                };
+                split(crate::timing::stage(name, || {
+                    baseline_cells(file_name, source, inputs, settings, merging)
+                }))
             }
         };
         let (no_merge_cells, no_merge_none) = baseline(settings.is_no_merge(), Merging::Off);

@@ -186,8 +186,10 @@ pub fn compile(
 ) -> Result<Compilation, CompileError> {
     let (mut program, abi) = match SourceKind::of(file_name) {
         SourceKind::Zok => {
-            let (program, abi) = front::compile_file(file_name, text, &options.front())
-                .map_err(|d| CompileError::Source(render(&d, file_name, text)))?;
+            let (program, abi) = crate::timing::stage("front", || {
+                front::compile_file(file_name, text, &options.front())
+            })
+            .map_err(|d| CompileError::Source(render(&d, file_name, text)))?;
             (program, Some(abi))
         }
         SourceKind::Ir => {
@@ -216,11 +218,14 @@ pub fn compile(
                 }));
         }
     }
-    let opt_report =
-        opt::optimize(&mut program, &pipeline(options)?, &opt_options).map_err(|e| match e {
-            opt::OptError::Merge(m) => CompileError::Monolithic(format!("{file_name}: {m}"), m),
-            e => CompileError::Opt(format!("{file_name}: {e}")),
-        })?;
+    let pipeline = pipeline(options)?;
+    let opt_report = crate::timing::stage("opt", || {
+        opt::optimize(&mut program, &pipeline, &opt_options)
+    })
+    .map_err(|e| match e {
+        opt::OptError::Merge(m) => CompileError::Monolithic(format!("{file_name}: {m}"), m),
+        e => CompileError::Opt(format!("{file_name}: {e}")),
+    })?;
     Ok(Compilation {
         program,
         abi,
@@ -282,9 +287,11 @@ pub fn legalize_for_r1cs(program: &mut Program) -> Result<(), CompileError> {
     }
     let pipeline = opt::Pipeline::from_names(&["inline", "mem2reg", "dce"])
         .expect("bug: legalizing passes exist");
-    opt::optimize(program, &pipeline, &opt::Options::default())
-        .map(|_| ())
-        .map_err(|e| CompileError::Opt(e.to_string()))
+    crate::timing::stage("legalize", || {
+        opt::optimize(program, &pipeline, &opt::Options::default())
+    })
+    .map(|_| ())
+    .map_err(|e| CompileError::Opt(e.to_string()))
 }
 
 impl Compilation {

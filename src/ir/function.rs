@@ -410,7 +410,10 @@ impl Function {
 
     /// Replaces every use of a key of `subst` by its value, following chains (`a -> b -> c`
     /// replaces `a` by `c`) in instructions and terminators of laid-out blocks.
-    pub fn replace_uses(&mut self, subst: &HashMap<ValueId, ValueId>) {
+    pub fn replace_uses<S: std::hash::BuildHasher>(
+        &mut self,
+        subst: &HashMap<ValueId, ValueId, S>,
+    ) {
         if subst.is_empty() {
             return;
         }

@@ -5,7 +5,9 @@
 //! # Algorithm
 //!
 //! A walk of the dominator tree (children in reverse post-order) with a scoped hash table from
-//! an instruction's *key* to the value that first computed it:
+//! an instruction's *key* to the value that first computed it (the table holds the key's hash
+//! and the instruction; a hit is confirmed by comparing keys, so the table stays small on a
+//! merged block of millions of instructions):
 //!
 //! 1. Entering a block opens a scope. Each instruction in order has its operands renamed by the
 //!    replacements made so far (a definition dominates its uses, so every operand's replacement
@@ -52,8 +54,8 @@
 
 use super::PassStats;
 use crate::analysis::DomTree;
+use crate::fxhash::{FxMap, FxSet};
 use crate::ir::{BinOp, BlockId, Const, Function, InstId, InstKind, Program, Type, ValueId};
-use std::collections::{HashMap, HashSet};
 
 /// Runs the pass on every function.
 pub fn run(program: &mut Program) -> PassStats {
@@ -75,8 +77,8 @@ struct Key {
     /// The instruction with canonical operands (constants by their representative, commutative
     /// operands sorted).
     kind: InstKind,
-    /// Its result types.
-    results: Vec<Type>,
+    /// Its result's type (every numbered instruction has one result).
+    result: Type,
     /// The block, for constant arrays (numbered per block); `None` for everything else.
     block: Option<BlockId>,
 }
@@ -104,58 +106,79 @@ fn is_commutative(op: BinOp) -> bool {
 
 struct Ctx<'f> {
     func: &'f mut Function,
-    /// Key to the value that first computed it, in the scopes open on the walk.
-    table: HashMap<Key, ValueId>,
+    /// A key's hash to the instruction that first computed it, in the scopes open on the walk.
+    /// Keys are not stored (a merged block has millions): a hit is confirmed by recomputing
+    /// the earlier instruction's key, which is the key it had when it was numbered.
+    table: FxMap<u64, Numbered>,
     /// Removed results to the values that replace them.
-    subst: HashMap<ValueId, ValueId>,
+    subst: FxMap<ValueId, ValueId>,
     /// The first constant value seen of each type and value: the one operand all equal
     /// constants are compared as.
-    const_reps: HashMap<(Type, Const), ValueId>,
+    const_reps: FxMap<(Type, Const), ValueId>,
     /// Results of constant arrays.
-    constant_arrays: HashSet<ValueId>,
+    constant_arrays: FxSet<ValueId>,
     stats: PassStats,
+}
+
+/// An instruction in the table: its result, and where it is.
+#[derive(Clone, Copy)]
+struct Numbered {
+    result: ValueId,
+    inst: InstId,
+    block: BlockId,
 }
 
 /// A step of the dominator-tree walk.
 enum Step {
     Enter(BlockId),
-    /// Leave a block: remove these keys, added in its scope.
-    Leave(Vec<Key>),
+    /// Leave a block: remove these hashes, added in its scope.
+    Leave(Vec<u64>),
+}
+
+fn hash_of(key: &Key) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = crate::fxhash::FxHasher::default();
+    key.hash(&mut h);
+    h.finish()
 }
 
 impl<'f> Ctx<'f> {
     fn new(func: &'f mut Function) -> Self {
         Ctx {
             func,
-            table: HashMap::new(),
-            subst: HashMap::new(),
-            const_reps: HashMap::new(),
-            constant_arrays: HashSet::new(),
+            table: FxMap::default(),
+            subst: FxMap::default(),
+            const_reps: FxMap::default(),
+            constant_arrays: FxSet::default(),
             stats: PassStats::default(),
         }
     }
 
     fn run(mut self) -> PassStats {
         let dom = DomTree::dominators(self.func);
-        let mut children: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        let mut children: FxMap<BlockId, Vec<BlockId>> = FxMap::default();
         for b in self.func.reverse_post_order() {
             if let Some(parent) = dom.idom(b) {
                 children.entry(parent).or_default().push(b);
             }
         }
+        // Blocks still to number: the last one's keys are never looked up again, so it keeps
+        // no scope (a monolithic function is one block of millions of instructions).
+        let mut to_enter = 1 + children.values().map(Vec::len).sum::<usize>();
         let mut stack = vec![Step::Enter(self.func.entry)];
         while let Some(step) = stack.pop() {
             match step {
                 Step::Enter(b) => {
-                    let scope = self.number_block(b);
+                    to_enter -= 1;
+                    let scope = self.number_block(b, to_enter > 0);
                     stack.push(Step::Leave(scope));
                     if let Some(kids) = children.get(&b) {
                         stack.extend(kids.iter().rev().map(|c| Step::Enter(*c)));
                     }
                 }
                 Step::Leave(scope) => {
-                    for key in scope {
-                        self.table.remove(&key);
+                    for hash in scope {
+                        self.table.remove(&hash);
                     }
                 }
             }
@@ -165,8 +188,8 @@ impl<'f> Ctx<'f> {
         self.stats
     }
 
-    /// Step 1 on block `b`: returns the keys added in its scope.
-    fn number_block(&mut self, b: BlockId) -> Vec<Key> {
+    /// Step 1 on block `b`: returns the hashes of the keys added in its scope.
+    fn number_block(&mut self, b: BlockId, keep_scope: bool) -> Vec<u64> {
         let mut scope = Vec::new();
         let insts = std::mem::take(&mut self.func.block_mut(b).insts);
         let mut kept = Vec::with_capacity(insts.len());
@@ -180,18 +203,36 @@ impl<'f> Ctx<'f> {
                 continue;
             }
             let key = self.key(b, i);
+            let hash = hash_of(&key);
             let result = self.func.inst(i).results[0];
-            match self.table.get(&key) {
-                Some(&earlier) => {
-                    self.subst.insert(result, earlier);
+            match self.table.get(&hash).copied() {
+                Some(earlier) if self.key(earlier.block, earlier.inst) == key => {
+                    self.subst.insert(result, earlier.result);
                     self.stats.add("insts_replaced", 1);
+                }
+                // Another key with the same hash: this one stays, unnumbered (it is only a
+                // missed replacement, and 64-bit hashes of keys almost never collide).
+                Some(_) => {
+                    if key.block.is_some() {
+                        self.constant_arrays.insert(result);
+                    }
+                    kept.push(i);
                 }
                 None => {
                     if key.block.is_some() {
                         self.constant_arrays.insert(result);
                     }
-                    self.table.insert(key.clone(), result);
-                    scope.push(key);
+                    if keep_scope {
+                        scope.push(hash);
+                    }
+                    self.table.insert(
+                        hash,
+                        Numbered {
+                            result,
+                            inst: i,
+                            block: b,
+                        },
+                    );
                     kept.push(i);
                 }
             }
@@ -204,11 +245,7 @@ impl<'f> Ctx<'f> {
     fn key(&mut self, b: BlockId, i: InstId) -> Key {
         let data = self.func.inst(i);
         let mut kind = data.kind.clone();
-        let results = data
-            .results
-            .iter()
-            .map(|r| self.func.value_type(*r).clone())
-            .collect();
+        let result = self.func.value_type(data.results[0]).clone();
         let constant_array = match &kind {
             InstKind::MakeArray { elems, .. } => elems
                 .iter()
@@ -227,7 +264,7 @@ impl<'f> Ctx<'f> {
         }
         Key {
             kind,
-            results,
+            result,
             block: constant_array.then_some(b),
         }
     }

@@ -397,7 +397,7 @@ pub fn optimize(
                 return Ok(false);
             }
             let start = Instant::now();
-            let stats = (pass.run)(program, options)?;
+            let stats = crate::timing::stage(pass.name, || (pass.run)(program, options))?;
             let time = start.elapsed();
             if options.verify {
                 verify::assert_valid(program, pass.name);

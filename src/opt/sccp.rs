@@ -41,11 +41,11 @@
 
 use super::util::remove_unreachable_blocks;
 use super::PassStats;
+use crate::fxhash::{FxMap, FxSet};
 use crate::ir::interp::{eval_pure, FailureKind, Val};
 use crate::ir::{
     BlockCall, BlockId, Const, Function, InstId, InstKind, Program, Terminator, ValueDef, ValueId,
 };
-use std::collections::{HashMap, HashSet};
 
 /// Runs SCCP on every function of the program.
 pub fn run(program: &mut Program) -> PassStats {
@@ -80,39 +80,71 @@ enum Use {
     Term(BlockId),
 }
 
+/// Every use of every value, grouped by value: the uses of `v` are
+/// `list[start[v]..start[v + 1]]` (compressed rows, two allocations for the whole function
+/// instead of one list per value: a merged block has millions of values).
+struct Uses {
+    start: Vec<u32>,
+    list: Vec<Use>,
+}
+
+impl Uses {
+    fn new(func: &Function) -> Uses {
+        let for_each_use = |f: &mut dyn FnMut(ValueId, Use)| {
+            for &b in &func.layout {
+                for &i in &func.block(b).insts {
+                    func.inst(i)
+                        .kind
+                        .for_each_operand(|v| f(v, Use::Inst(i, b)));
+                }
+                if let Some(term) = &func.block(b).term {
+                    for v in term.operands() {
+                        f(v, Use::Term(b));
+                    }
+                }
+            }
+        };
+        let mut start = vec![0u32; func.values.len() + 1];
+        for_each_use(&mut |v, _| start[v.index() + 1] += 1);
+        for k in 1..start.len() {
+            start[k] += start[k - 1];
+        }
+        let mut next = start.clone();
+        let mut list = vec![Use::Term(func.entry); start[start.len() - 1] as usize];
+        for_each_use(&mut |v, u| {
+            list[next[v.index()] as usize] = u;
+            next[v.index()] += 1;
+        });
+        Uses { start, list }
+    }
+
+    /// The positions in `list` of `v`'s uses.
+    fn range(&self, v: ValueId) -> std::ops::Range<usize> {
+        self.start[v.index()] as usize..self.start[v.index() + 1] as usize
+    }
+}
+
 struct Ctx<'f> {
     func: &'f mut Function,
     cells: Vec<Cell>,
-    executable_blocks: HashSet<BlockId>,
+    executable_blocks: FxSet<BlockId>,
     /// Executable edges: (source block, index of the block call in its terminator).
-    executable_edges: HashSet<(BlockId, usize)>,
-    incoming: HashMap<BlockId, Vec<(BlockId, usize)>>,
-    uses: HashMap<ValueId, Vec<Use>>,
+    executable_edges: FxSet<(BlockId, usize)>,
+    incoming: std::collections::HashMap<BlockId, Vec<(BlockId, usize)>>,
+    uses: Uses,
     flow_worklist: Vec<(BlockId, usize)>,
     ssa_worklist: Vec<ValueId>,
 }
 
 impl<'f> Ctx<'f> {
     fn new(func: &'f mut Function) -> Self {
-        let mut uses: HashMap<ValueId, Vec<Use>> = HashMap::new();
-        for &b in &func.layout {
-            for &i in &func.block(b).insts {
-                func.inst(i)
-                    .kind
-                    .for_each_operand(|v| uses.entry(v).or_default().push(Use::Inst(i, b)));
-            }
-            if let Some(term) = &func.block(b).term {
-                for v in term.operands() {
-                    uses.entry(v).or_default().push(Use::Term(b));
-                }
-            }
-        }
+        let uses = Uses::new(func);
         let incoming = super::util::incoming_edges(func);
         Ctx {
             cells: vec![Cell::Top; func.values.len()],
             func,
-            executable_blocks: HashSet::new(),
-            executable_edges: HashSet::new(),
+            executable_blocks: FxSet::default(),
+            executable_edges: FxSet::default(),
             incoming,
             uses,
             flow_worklist: Vec::new(),
@@ -161,8 +193,8 @@ impl<'f> Ctx<'f> {
                     }
                 }
                 if let Some(v) = self.ssa_worklist.pop() {
-                    for u in self.uses.get(&v).cloned().unwrap_or_default() {
-                        match u {
+                    for k in self.uses.range(v) {
+                        match self.uses.list[k] {
                             Use::Inst(i, b) if self.executable_blocks.contains(&b) => {
                                 self.visit_inst(i)
                             }
@@ -327,7 +359,7 @@ impl<'f> Ctx<'f> {
             let ty = func.value_type(v).clone();
             Some(func.make_const(ty, c))
         };
-        let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut subst: FxMap<ValueId, ValueId> = FxMap::default();
         for b in func.layout.clone() {
             if !executable_blocks.contains(&b) {
                 continue;

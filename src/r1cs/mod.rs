@@ -135,7 +135,7 @@ mod builder;
 mod cache;
 mod check;
 pub mod eliminate;
-mod fxhash;
+pub(crate) use crate::fxhash;
 pub mod gadgets;
 mod lc;
 mod live;
@@ -655,6 +655,10 @@ fn block_stats(
 
 /// Sizes of every laid-out block of every function, lowered in parallel (rayon), in layout order.
 pub fn stats(program: &Program) -> Result<Vec<BlockStats>, LowerError> {
+    crate::timing::stage("lower (r1cs::stats)", || stats_parallel(program))
+}
+
+fn stats_parallel(program: &Program) -> Result<Vec<BlockStats>, LowerError> {
     let infos: Vec<Arc<FuncInfo>> = program
         .funcs
         .par_iter()

@@ -7,11 +7,11 @@
 
 use super::MergeError;
 use crate::analysis::{LoopForest, LoopId};
+use crate::fxhash::{FxMap, FxSet};
 use crate::ir::interp::{eval_pure, Val};
 use crate::ir::{
     BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, SrcLoc, Terminator, Type, ValueId,
 };
-use std::collections::{HashMap, HashSet};
 
 /// An edge being merged into its target: taken when `guard` is 1, with these arguments.
 #[derive(Clone, Debug)]
@@ -29,26 +29,29 @@ pub(super) struct Edge {
 pub(super) struct Emitter<'a> {
     pub(super) func: &'a mut Function,
     loops: &'a LoopForest,
-    rpo_pos: HashMap<BlockId, usize>,
-    pub(super) env: HashMap<ValueId, ValueId>,
+    rpo_pos: FxMap<BlockId, usize>,
+    pub(super) env: FxMap<ValueId, ValueId>,
     pub(super) out: Vec<InstId>,
-    pub(super) pending: HashMap<BlockId, Vec<Edge>>,
+    pub(super) pending: FxMap<BlockId, Vec<Edge>>,
     /// Back edges of the loops being unrolled, by header.
-    back_edges: HashMap<BlockId, Vec<Edge>>,
+    back_edges: FxMap<BlockId, Vec<Edge>>,
     /// Loops being unrolled, outermost first.
     unrolling: Vec<LoopId>,
     /// [`Emitter::escaping`], by loop.
-    escaping: HashMap<LoopId, Vec<ValueId>>,
+    escaping: FxMap<LoopId, Vec<ValueId>>,
     /// `v = p and c` (`true`) or `v = p and not c` (`false`), by `v`.
-    splits: HashMap<ValueId, (ValueId, ValueId, bool)>,
-    nots: HashMap<ValueId, ValueId>,
-    ands: HashMap<(ValueId, ValueId), ValueId>,
+    splits: FxMap<ValueId, (ValueId, ValueId, bool)>,
+    nots: FxMap<ValueId, ValueId>,
+    ands: FxMap<(ValueId, ValueId), ValueId>,
     /// `return` edges (monolithic only).
     pub(super) returns: Vec<Edge>,
     collect_returns: bool,
     budget: usize,
     limit: usize,
     true_value: Option<ValueId>,
+    /// The constants this merge made, by type and value: folding an unrolled loop's counter
+    /// and tests makes the same few constants in every iteration, and each is one value.
+    consts: FxMap<(Type, Const), ValueId>,
 }
 
 impl<'a> Emitter<'a> {
@@ -63,20 +66,21 @@ impl<'a> Emitter<'a> {
             func,
             loops,
             rpo_pos: rpo.iter().enumerate().map(|(i, b)| (*b, i)).collect(),
-            env: HashMap::new(),
+            env: FxMap::default(),
             out: Vec::new(),
-            pending: HashMap::new(),
-            back_edges: HashMap::new(),
+            pending: FxMap::default(),
+            back_edges: FxMap::default(),
             unrolling: Vec::new(),
-            escaping: HashMap::new(),
-            splits: HashMap::new(),
-            nots: HashMap::new(),
-            ands: HashMap::new(),
+            escaping: FxMap::default(),
+            splits: FxMap::default(),
+            nots: FxMap::default(),
+            ands: FxMap::default(),
             returns: Vec::new(),
             collect_returns,
             budget: limit,
             limit,
             true_value: None,
+            consts: FxMap::default(),
         }
     }
 
@@ -113,6 +117,16 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The constant `value` of type `ty`, made once per merge.
+    fn constant(&mut self, ty: Type, value: Const) -> ValueId {
+        if let Some(&v) = self.consts.get(&(ty.clone(), value)) {
+            return v;
+        }
+        let v = self.func.make_const(ty.clone(), value);
+        self.consts.insert((ty, value), v);
+        v
+    }
+
     fn bool_const(&self, v: ValueId) -> Option<bool> {
         match self.func.const_value(v) {
             Some(Const::UInt(x)) if self.func.value_type(v).is_bool() => Some(x != 0),
@@ -133,7 +147,7 @@ impl<'a> Emitter<'a> {
 
     fn not(&mut self, c: ValueId) -> ValueId {
         if let Some(b) = self.bool_const(c) {
-            return self.func.const_bool(!b);
+            return self.constant(Type::UInt(1), Const::UInt(u64::from(!b)));
         }
         if let Some(&v) = self.nots.get(&c) {
             return v;
@@ -228,8 +242,8 @@ impl<'a> Emitter<'a> {
         if let Some(vs) = self.escaping.get(&l) {
             return vs.clone();
         }
-        let blocks: HashSet<BlockId> = self.loops.get(l).blocks.iter().copied().collect();
-        let mut defined = HashSet::new();
+        let blocks: FxSet<BlockId> = self.loops.get(l).blocks.iter().copied().collect();
+        let mut defined = FxSet::default();
         for &b in &blocks {
             let data = self.func.block(b);
             defined.extend(data.params.iter().copied());
@@ -526,8 +540,9 @@ impl<'a> Emitter<'a> {
 
     /// The constant results of `kind` when its operands are constants and it succeeds.
     fn fold(&mut self, kind: &InstKind) -> Option<Vec<ValueId>> {
-        let operands = kind.operands();
-        if !operands.iter().all(|v| self.func.const_value(*v).is_some()) {
+        let mut all_const = true;
+        kind.for_each_operand(|v| all_const &= self.func.const_value(v).is_some());
+        if !all_const {
             return None;
         }
         let vals = eval_pure(self.func, kind, &mut |v| {
@@ -541,8 +556,8 @@ impl<'a> Emitter<'a> {
         let mut out = Vec::new();
         for (val, ty) in vals.iter().zip(&types) {
             out.push(match val {
-                Val::Field(x) => self.func.make_const(ty.clone(), Const::Field(*x)),
-                Val::UInt(x) => self.func.make_const(ty.clone(), Const::UInt(*x)),
+                Val::Field(x) => self.constant(ty.clone(), Const::Field(*x)),
+                Val::UInt(x) => self.constant(ty.clone(), Const::UInt(*x)),
                 _ => return None,
             });
         }
@@ -551,16 +566,16 @@ impl<'a> Emitter<'a> {
 
     fn zero(&mut self, ty: &Type) -> ValueId {
         match ty {
-            Type::Field => self.func.const_field(crate::field::Fr::from(0u64)),
-            Type::UInt(w) => self.func.const_uint(*w, 0),
+            Type::Field => self.constant(Type::Field, Const::Field(crate::field::Fr::from(0u64))),
+            Type::UInt(w) => self.constant(Type::UInt(*w), Const::UInt(0)),
             _ => unreachable!("bug: zero of a non-scalar"),
         }
     }
 
     fn one(&mut self, ty: &Type) -> ValueId {
         match ty {
-            Type::Field => self.func.const_field(crate::field::Fr::from(1u64)),
-            Type::UInt(w) => self.func.const_uint(*w, 1),
+            Type::Field => self.constant(Type::Field, Const::Field(crate::field::Fr::from(1u64))),
+            Type::UInt(w) => self.constant(Type::UInt(*w), Const::UInt(1)),
             _ => unreachable!("bug: one of a non-scalar"),
         }
     }

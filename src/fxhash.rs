@@ -1,5 +1,5 @@
-//! A fast hasher for the small integer ids the lowering keys its maps with (the Fx hash of
-//! rustc); SipHash dominated the lowering's profile.
+//! A fast hasher for the small integer ids the lowering and the optimizer key their maps with
+//! (the Fx hash of rustc); SipHash dominated the lowering's profile, and merging's.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
