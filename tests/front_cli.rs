@@ -51,9 +51,14 @@ fn run_reports_failed_assertion_with_location() {
     let (code, out, err) = zkbc(&["run", &src, "--inputs", &inputs]);
     assert_eq!(code, 1);
     assert_eq!(out, "");
+    // The location, the source line with a caret under the assertion, and the operands of
+    // the comparison it asserted.
     assert_eq!(
         err.trim(),
-        format!("error: {src}:6:5: assertion failed: n too large")
+        format!(
+            "error: {src}:6:5: assertion failed: n too large\n  |\n6 |     \
+             assert(n < 10, \"n too large\");\n  |     ^\n  = note: 12 < 10 is false"
+        )
     );
 }
 

@@ -96,11 +96,36 @@ pub(crate) fn execute(
     };
     interp::run(program, values, limits).map_err(|f| Exit {
         code: 1,
-        message: match f.src {
-            Some(loc) => format!("{}:{loc}: {}", file.display(), f.kind),
-            None => format!("{}: {f}", file.display()),
-        },
+        message: run_failure_message(file, &f),
     })
+}
+
+/// A run-time failure as a person reads it: `FILE:LINE:COL: what`, then (when the position
+/// is in `file`) the source line with a caret under the failing operation, and what the
+/// operation saw (`= note: 10 < 3 is false`).
+pub(crate) fn run_failure_message(file: &Path, f: &interp::Failure) -> String {
+    let Some(loc) = f.src else {
+        return format!("{}: {f}", file.display());
+    };
+    let mut out = format!("{}:{loc}: {}", file.display(), f.kind);
+    let source = std::fs::read_to_string(file).ok();
+    let line = source
+        .as_deref()
+        .and_then(|text| text.lines().nth((loc.line as usize).saturating_sub(1)));
+    if let Some(line) = line.filter(|_| loc.line > 0) {
+        let number = loc.line.to_string();
+        let pad = " ".repeat(number.len());
+        let indent: String = line
+            .chars()
+            .take((loc.col as usize).saturating_sub(1))
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        out.push_str(&format!("\n{pad} |\n{number} | {line}\n{pad} | {indent}^"));
+    }
+    if let Some(detail) = &f.detail {
+        out.push_str(&format!("\n  = note: {detail}"));
+    }
+    out
 }
 
 /// With `--log`, the lines of the run's `log(...)` statements on stderr.

@@ -347,7 +347,10 @@ pub fn measure(
             let outcome = crate::timing::stage("run", || interp::run(program, &values, limits))
                 .map_err(|f| {
                     MeasureError::Run(match f.src {
-                        Some(loc) => format!("{file_name}:{loc}: {}", f.kind),
+                        Some(loc) => match &f.detail {
+                            Some(d) => format!("{file_name}:{loc}: {} ({d})", f.kind),
+                            None => format!("{file_name}:{loc}: {}", f.kind),
+                        },
                         None => format!("{file_name}: {f}"),
                     })
                 })?;

@@ -165,6 +165,9 @@ pub struct Failure {
     pub inst: Option<usize>,
     /// The source position of the failing instruction, if it has one.
     pub src: Option<SrcLoc>,
+    /// What the failing operation saw, when the interpreter can say more than the kind: the
+    /// operand values of the comparison a failed assertion asserted (`10 < 3 is false`).
+    pub detail: Option<String>,
 }
 
 impl fmt::Display for Failure {
@@ -229,6 +232,7 @@ fn check_inputs(program: &Program, inputs: &[Val]) -> Result<(), Failure> {
         block: None,
         inst: None,
         src: None,
+        detail: None,
     };
     let types = main.param_types();
     if types.len() != inputs.len() {
@@ -257,6 +261,31 @@ pub fn count_blocks(
     let mut m = Machine::new(program, limits, false);
     m.call(program.main, inputs.to_vec(), 0)?;
     Ok(m.counts)
+}
+
+/// The operand values of the comparison a failed `assert` asserted, as `10 < 3 is false`.
+fn assertion_detail(func: &Function, env: &[Option<Val>], kind: &InstKind) -> Option<String> {
+    let InstKind::Assert { cond, .. } = kind else {
+        return None;
+    };
+    let crate::ir::ValueDef::Result(def, _) = func.values.get(cond.index())?.def else {
+        return None;
+    };
+    let (op, lhs, rhs) = match func.inst(def).kind {
+        InstKind::Binary { op, lhs, rhs } if op.is_comparison() => (op, lhs, rhs),
+        _ => return None,
+    };
+    let show = |v| match value_of(func, env, v).ok()? {
+        Val::Field(x) => Some(x.to_string()),
+        Val::UInt(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let symbol = match op {
+        BinOp::Eq => "==",
+        BinOp::Lt => "<",
+        _ => "<=",
+    };
+    Some(format!("{} {symbol} {} is false", show(lhs)?, show(rhs)?))
 }
 
 /// The [`Access`] an executed `array_get`/`array_set` on an array of scalars made (`results`
@@ -337,6 +366,7 @@ impl<'p> Machine<'p> {
                 block: Some(block),
                 inst,
                 src,
+                detail: None,
             };
             let data = func.block(block);
             if data.params.len() != params.len() {
@@ -409,7 +439,13 @@ impl<'p> Machine<'p> {
                 let results = self
                     .exec(func, &env, &inst.kind, depth)
                     .map_err(|e| match e {
-                        Exec::Fail(k) => fail(k, Some(pos), inst.loc),
+                        Exec::Fail(k) => {
+                            let mut f = fail(k, Some(pos), inst.loc);
+                            if matches!(f.kind, Fail::AssertionFailed(_)) {
+                                f.detail = assertion_detail(func, &env, &inst.kind);
+                            }
+                            f
+                        }
                         Exec::Nested(f) => *f,
                     })?;
                 if self.record {
@@ -504,6 +540,7 @@ impl<'p> Machine<'p> {
                 block: None,
                 inst: None,
                 src: None,
+                detail: None,
             });
         }
         let mark = self.trace.len();
