@@ -167,7 +167,7 @@ pub struct Failure {
     pub src: Option<SrcLoc>,
     /// What the failing operation saw, when the interpreter can say more than the kind: the
     /// operand values of the comparison a failed assertion asserted (`10 < 3 is false`).
-    pub detail: Option<String>,
+    pub detail: Option<Box<str>>,
 }
 
 impl fmt::Display for Failure {
@@ -264,7 +264,7 @@ pub fn count_blocks(
 }
 
 /// The operand values of the comparison a failed `assert` asserted, as `10 < 3 is false`.
-fn assertion_detail(func: &Function, env: &[Option<Val>], kind: &InstKind) -> Option<String> {
+fn assertion_detail(func: &Function, env: &[Option<Val>], kind: &InstKind) -> Option<Box<str>> {
     let InstKind::Assert { cond, .. } = kind else {
         return None;
     };
@@ -285,7 +285,7 @@ fn assertion_detail(func: &Function, env: &[Option<Val>], kind: &InstKind) -> Op
         BinOp::Lt => "<",
         _ => "<=",
     };
-    Some(format!("{} {symbol} {} is false", show(lhs)?, show(rhs)?))
+    Some(format!("{} {symbol} {} is false", show(lhs)?, show(rhs)?).into())
 }
 
 /// The [`Access`] an executed `array_get`/`array_set` on an array of scalars made (`results`
