@@ -141,12 +141,14 @@ pub fn render(report: &Report) -> String {
             "memory accesses".into(),
             opt_num(t.memory_accesses, unknown),
         ]);
-        totals.push(vec![
+        let mut row = vec![
             "  memory-check constraints".into(),
             opt_num(t.memory_constraints, unknown),
-            t.memory_constraints_per_entry
-                .map_or_else(String::new, |k| format!("{k} per entry")),
-        ]);
+        ];
+        if let Some(k) = t.memory_constraints_per_entry {
+            row.push(format!("{k} per entry"));
+        }
+        totals.push(row);
         totals.push(vec![
             "  memory cells".into(),
             opt_num(t.memory_cells, unknown),
