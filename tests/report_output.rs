@@ -288,7 +288,7 @@ fn table_marks_unknowns() {
           block cells               unknown
           transition cells          unknown
         memory accesses             unknown
-          memory-check constraints  unknown  ()
+          memory-check constraints  unknown
           memory cells              unknown
         sumcheck cells              unknown
         uniform cells               unknown
