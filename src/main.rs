@@ -16,7 +16,8 @@ use cli::circuit::{check_command, export_command, prove_command};
 use cli::ir_text::{interp_command, opt_command, verify_command};
 use cli::program::{abi_command, compile_command, query, run_command};
 use cli::report::{
-    report_command, table_command, table_pipelines, yardsticks_table_command, zokrates_table_command,
+    report_command, table_command, table_pipelines, yardsticks_table_command,
+    zokrates_table_command,
 };
 use cli::{read, read_json, user_error, Exit};
 use std::path::PathBuf;

@@ -213,7 +213,10 @@ pub(crate) fn yardsticks_table_command(
         return Err(user_error("--yardsticks prints markdown only".to_string()));
     }
     let rows = zkbc::driver::zokrates::yardstick_rows(&dir).map_err(user_error)?;
-    emit(&report::zokrates::yardsticks_markdown(&rows), output.as_deref())
+    emit(
+        &report::zokrates::yardsticks_markdown(&rows),
+        output.as_deref(),
+    )
 }
 
 /// One row kind of `zkbc table`: level, MIN_BLOCK_SIZE, merging, policy.

@@ -148,6 +148,15 @@ impl YardstickRow {
     }
 }
 
+/// Library modules whose yardsticks the table does not compile `--monolithic`, and why: the
+/// one circuit of Keccak's 24 unrolled rounds on `u64` lanes exhausts memory in R1CS lowering
+/// (a `uN` result's bits stay linear combinations of its operands' bits, so they grow with
+/// every round; only the packed value is shortened).
+const NOT_MEASURED: &[(&str, &str)] = &[
+    ("hashes/keccak/", "not measured: lowering exhausts memory"),
+    ("hashes/sha3/", "not measured: lowering exhausts memory"),
+];
+
 /// The settings of the yardstick table: zkbc's built-in library, ZoKrates' semantics.
 fn yardstick_settings() -> Settings {
     Settings {
@@ -187,8 +196,8 @@ pub fn circuit_constraints_with(
 /// malformed line of the list.
 pub fn yardstick_rows(root: &Path) -> Result<Vec<YardstickRow>, String> {
     let list_path = root.join("yardsticks.tsv");
-    let list = std::fs::read_to_string(&list_path)
-        .map_err(|e| format!("{}: {e}", list_path.display()))?;
+    let list =
+        std::fs::read_to_string(&list_path).map_err(|e| format!("{}: {e}", list_path.display()))?;
     let mut lines = list.lines().enumerate();
     let header: Vec<&str> = match lines.next() {
         Some((_, h)) => h.split('\t').collect(),
@@ -214,18 +223,23 @@ pub fn yardstick_rows(root: &Path) -> Result<Vec<YardstickRow>, String> {
         }
         let fields: Vec<&str> = line.split('\t').collect();
         let at = |c: usize| {
-            fields.get(c).copied().ok_or_else(|| {
-                format!("{}:{}: too few columns", list_path.display(), i + 1)
-            })
+            fields
+                .get(c)
+                .copied()
+                .ok_or_else(|| format!("{}:{}: too few columns", list_path.display(), i + 1))
         };
         let program = at(c_program)?.to_string();
-        let zokrates = at(c_count)?.parse::<u64>().map_err(|e| {
-            format!("{}:{}: constraints: {e}", list_path.display(), i + 1)
-        })?;
+        let zokrates = at(c_count)?
+            .parse::<u64>()
+            .map_err(|e| format!("{}:{}: constraints: {e}", list_path.display(), i + 1))?;
         let file = root.join(&program);
         let source =
             std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        let circuit = circuit_constraints_with(&program, &source, &settings);
+        let module = at(c_module)?;
+        let circuit = match NOT_MEASURED.iter().find(|(m, _)| module.starts_with(m)) {
+            Some((_, why)) => Err(why.to_string()),
+            None => circuit_constraints_with(&program, &source, &settings),
+        };
         let cells = match circuit {
             Ok(_) => measure::measure(&program, &source, None, &settings, &|_| {})
                 .ok()
@@ -234,7 +248,7 @@ pub fn yardstick_rows(root: &Path) -> Result<Vec<YardstickRow>, String> {
         };
         rows.push(YardstickRow {
             program,
-            module: at(c_module)?.to_string(),
+            module: module.to_string(),
             zokrates,
             zokrates_compile_s: at(c_time)?.to_string(),
             circuit,

@@ -112,7 +112,10 @@ pub fn yardsticks_markdown(rows: &[YardstickRow]) -> String {
                 format!("{:.3}", *c as f64 / r.zokrates.max(1) as f64),
             ),
             Err(why) => (
-                format!("— ({})", why.lines().next().unwrap_or_default().replace('|', "\\|")),
+                format!(
+                    "— ({})",
+                    why.lines().next().unwrap_or_default().replace('|', "\\|")
+                ),
                 "—".to_string(),
             ),
         };
@@ -135,7 +138,7 @@ pub fn yardsticks_markdown(rows: &[YardstickRow]) -> String {
         .count();
     s.push_str(&format!(
         "\n{below} of the {} yardsticks compile at or below ZoKrates' count; {} compile above it; \
-         {} do not compile.\n",
+         {} have no circuit (the row says why).\n",
         rows.len(),
         n - below,
         rows.len() - n
