@@ -15,7 +15,10 @@ use clap::{Parser, Subcommand};
 use cli::circuit::{check_command, export_command, prove_command};
 use cli::ir_text::{interp_command, opt_command, verify_command};
 use cli::program::{abi_command, compile_command, query, run_command};
-use cli::report::{report_command, table_command, table_pipelines, zokrates_table_command};
+use cli::report::{
+    report_command, table_command, table_pipelines, yardsticks_table_command,
+    zokrates_table_command,
+};
 use cli::{read, read_json, user_error, Exit};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -194,7 +197,7 @@ enum Command {
     )]
     Table {
         /// The programs.
-        #[arg(required_unless_present = "zokrates")]
+        #[arg(required_unless_present_any = ["zokrates", "yardsticks"])]
         files: Vec<PathBuf>,
         /// Instead of the programs: the constraint parity table of a ZoKrates suite folder
         /// (NAME.zok beside NAME.cases.json with `zokrates_constraints`): per program,
@@ -203,6 +206,13 @@ enum Command {
         /// whether zkbc is at or below ZoKrates. Markdown only.
         #[arg(long, value_name = "DIR", conflicts_with = "files")]
         zokrates: Option<PathBuf>,
+        /// Instead of the programs: the standard library parity table of a folder holding
+        /// `yardsticks.tsv` (program, stdlib_module, ZoKrates' constraints and compile time) and
+        /// the yardstick programs it names: per yardstick, ZoKrates' count, the circuit `export
+        /// --monolithic --compat zokrates` writes with zkbc's built-in library, the block-based
+        /// sumcheck cells, and whether zkbc is at or below ZoKrates. Markdown only.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["files", "zokrates"])]
+        yardsticks: Option<PathBuf>,
         /// Where NAME.json inputs are looked up (default: each program's own directory).
         #[arg(long)]
         inputs_dir: Option<PathBuf>,
@@ -663,6 +673,12 @@ fn run(cli: Cli) -> Result<(), Exit> {
             ..
         } => zokrates_table_command(dir, format, output.output, field_cmp),
         Command::Table {
+            yardsticks: Some(dir),
+            format,
+            output,
+            ..
+        } => yardsticks_table_command(dir, format, output.output),
+        Command::Table {
             files,
             inputs_dir,
             opt_levels,
@@ -677,6 +693,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             max_steps,
             field_cmp,
             zokrates: None,
+            yardsticks: None,
         } => table_command(
             &files,
             inputs_dir.as_deref(),

@@ -119,3 +119,46 @@ fn zokrates_parity() {
     assert_eq!(text, zokrates::markdown(&rows, FieldCmp::Zokrates));
     expect_test::expect_file!["../docs/zokrates_parity.md"].assert_eq(&text);
 }
+
+/// The standard library's parity table: `docs/stdlib_parity.md` must be exactly what `zkbc
+/// table --yardsticks ../shared/peers/zokrates-stdlib` prints (each yardstick of
+/// `yardsticks.tsv` compiled with the built-in library, `--monolithic --compat zokrates`);
+/// `UPDATE_EXPECT=1 cargo test --test zokrates_parity` refreshes it. The program paths in the
+/// command are relative to the crate, as the file's header shows them.
+#[test]
+fn stdlib_parity() {
+    let crate_root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Some(root) = crate_root
+        .ancestors()
+        .skip(1)
+        .map(|a| a.join("shared/peers/zokrates-stdlib"))
+        .find(|p| p.join("yardsticks.tsv").is_file())
+    else {
+        eprintln!(
+            "skipping the standard library parity table: no shared/peers/zokrates-stdlib \
+             beside the crate or above it"
+        );
+        return;
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
+        .args(["table", "--yardsticks"])
+        .arg(&root)
+        .env_remove("ZOKRATES_STDLIB")
+        .output()
+        .expect("zkbc runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    // ZoKrates' numbers come from the list, not from zkbc.
+    let list = std::fs::read_to_string(root.join("yardsticks.tsv")).expect("yardsticks.tsv");
+    for line in list.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let name = cols[0].rsplit('/').next().expect("a file name");
+        let row = format!("| `{name}` | `{}` | {} |", cols[1], cols[2]);
+        assert!(text.contains(&row), "no row `{row}`");
+    }
+    expect_test::expect_file!["../docs/stdlib_parity.md"].assert_eq(&text);
+}

@@ -203,6 +203,22 @@ pub(crate) fn zokrates_table_command(
     )
 }
 
+/// `zkbc table --yardsticks DIR`.
+pub(crate) fn yardsticks_table_command(
+    dir: PathBuf,
+    format: TableFormat,
+    output: Option<PathBuf>,
+) -> Result<(), Exit> {
+    if !matches!(format, TableFormat::Markdown) {
+        return Err(user_error("--yardsticks prints markdown only".to_string()));
+    }
+    let rows = zkbc::driver::zokrates::yardstick_rows(&dir).map_err(user_error)?;
+    emit(
+        &report::zokrates::yardsticks_markdown(&rows),
+        output.as_deref(),
+    )
+}
+
 /// One row kind of `zkbc table`: level, MIN_BLOCK_SIZE, merging, policy.
 pub(crate) type TablePipeline = (opt::OptLevel, u64, measure::Merging, MergePolicy);
 

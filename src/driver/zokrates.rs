@@ -40,14 +40,10 @@ impl ParityRow {
 /// The constraints of the one-circuit export of `source` compiled `--monolithic` at `-O3`.
 fn circuit_constraints(file_name: &str, source: &str, field_cmp: FieldCmp) -> Option<u64> {
     let settings = Settings {
-        merging: Merging::Monolithic,
         field_cmp,
         ..Settings::default()
     };
-    let mut compilation = super::compile(file_name, source, &settings.driver_options()).ok()?;
-    super::legalize_for_r1cs(&mut compilation.program).ok()?;
-    let (instance, _) = super::circuit::main_circuit(&compilation, None).ok()?;
-    Some(instance.r1cs.num_constraints() as u64)
+    circuit_constraints_with(file_name, source, &settings).ok()
 }
 
 /// Every `.zok` file below `root`, sorted by path.
@@ -123,4 +119,141 @@ pub fn rows(root: &Path, field_cmp: FieldCmp) -> Result<Vec<ParityRow>, String> 
             })
         })
         .collect()
+}
+
+/// One yardstick of ZoKrates' standard library (`yardsticks.tsv`: a one-line program calling a
+/// library entry point on private inputs), compiled with zkbc's built-in library.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YardstickRow {
+    /// The program's path relative to the folder (`yardsticks/sha256_512bit.zok`).
+    pub program: String,
+    /// The library module it calls (`hashes/sha256/512bit`).
+    pub module: String,
+    /// ZoKrates' constraint count.
+    pub zokrates: u64,
+    /// ZoKrates' compile time in seconds, as `yardsticks.tsv` gives it.
+    pub zokrates_compile_s: String,
+    /// The constraints of the circuit `zkbc export --monolithic --compat zokrates` writes, or
+    /// why there is none (in a few words).
+    pub circuit: Result<u64, String>,
+    /// Σ Q_b · X_b at `-O3` (`--compat zokrates`), executions counted statically; `None` when
+    /// the program does not compile or its executions are not known statically.
+    pub cells: Option<u128>,
+}
+
+impl YardstickRow {
+    /// Whether zkbc's circuit is at or below ZoKrates' count (`None`: no circuit).
+    pub fn at_or_below(&self) -> Option<bool> {
+        self.circuit.as_ref().ok().map(|&c| c <= self.zokrates)
+    }
+}
+
+/// Library modules whose yardsticks the table does not compile `--monolithic`, and why: the
+/// one circuit of Keccak's 24 unrolled rounds on `u64` lanes exhausts memory in R1CS lowering
+/// (a `uN` result's bits stay linear combinations of its operands' bits, so they grow with
+/// every round; only the packed value is shortened).
+const NOT_MEASURED: &[(&str, &str)] = &[
+    ("hashes/keccak/", "not measured: lowering exhausts memory"),
+    ("hashes/sha3/", "not measured: lowering exhausts memory"),
+];
+
+/// The settings of the yardstick table: zkbc's built-in library, ZoKrates' semantics.
+fn yardstick_settings() -> Settings {
+    Settings {
+        field_cmp: FieldCmp::Zokrates,
+        compat: crate::front::Compat::Zokrates,
+        stdlib: None,
+        baselines: false,
+        ..Settings::default()
+    }
+}
+
+/// The constraints of the one-circuit export of `source` compiled `--monolithic` at `-O3` with
+/// `base`'s front-end settings, or why there is none.
+pub fn circuit_constraints_with(
+    file_name: &str,
+    source: &str,
+    base: &Settings,
+) -> Result<u64, String> {
+    let settings = Settings {
+        merging: Merging::Monolithic,
+        field_cmp: base.field_cmp,
+        compat: base.compat,
+        stdlib: base.stdlib.clone(),
+        ..Settings::default()
+    };
+    let mut compilation = super::compile(file_name, source, &settings.driver_options())
+        .map_err(|e| measure::no_circuit_reason(&e))?;
+    super::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
+    let (instance, _) =
+        super::circuit::main_circuit(&compilation, None).map_err(|e| e.to_string())?;
+    Ok(instance.r1cs.num_constraints() as u64)
+}
+
+/// The rows of every yardstick that `root/yardsticks.tsv` lists (columns `program`,
+/// `stdlib_module`, `constraints`, `compile_s`), in its order, each compiled with zkbc's
+/// built-in library under `--compat zokrates`. An error names a file that cannot be read or a
+/// malformed line of the list.
+pub fn yardstick_rows(root: &Path) -> Result<Vec<YardstickRow>, String> {
+    let list_path = root.join("yardsticks.tsv");
+    let list =
+        std::fs::read_to_string(&list_path).map_err(|e| format!("{}: {e}", list_path.display()))?;
+    let mut lines = list.lines().enumerate();
+    let header: Vec<&str> = match lines.next() {
+        Some((_, h)) => h.split('\t').collect(),
+        None => return Err(format!("{}: empty", list_path.display())),
+    };
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| format!("{}: no `{name}` column", list_path.display()))
+    };
+    let (c_program, c_module, c_count, c_time) = (
+        column("program")?,
+        column("stdlib_module")?,
+        column("constraints")?,
+        column("compile_s")?,
+    );
+    let settings = yardstick_settings();
+    let mut rows = Vec::new();
+    for (i, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        let at = |c: usize| {
+            fields
+                .get(c)
+                .copied()
+                .ok_or_else(|| format!("{}:{}: too few columns", list_path.display(), i + 1))
+        };
+        let program = at(c_program)?.to_string();
+        let zokrates = at(c_count)?
+            .parse::<u64>()
+            .map_err(|e| format!("{}:{}: constraints: {e}", list_path.display(), i + 1))?;
+        let file = root.join(&program);
+        let source =
+            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let module = at(c_module)?;
+        let circuit = match NOT_MEASURED.iter().find(|(m, _)| module.starts_with(m)) {
+            Some((_, why)) => Err(why.to_string()),
+            None => circuit_constraints_with(&program, &source, &settings),
+        };
+        let cells = match circuit {
+            Ok(_) => measure::measure(&program, &source, None, &settings, &|_| {})
+                .ok()
+                .and_then(|m| m.report.totals.sumcheck_cells),
+            Err(_) => None,
+        };
+        rows.push(YardstickRow {
+            program,
+            module: module.to_string(),
+            zokrates,
+            zokrates_compile_s: at(c_time)?.to_string(),
+            circuit,
+            cells,
+        });
+    }
+    Ok(rows)
 }

@@ -1,0 +1,71 @@
+//! The compile of two standard-library yardsticks of ZoKrates 0.8.8 (`keccak256_u8_64.zok` and,
+//! once `signatures/verifyEddsa` exists, `verifyEddsa.zok`, read from
+//! `../shared/peers/zokrates-stdlib/yardsticks` at bench time) with zkbc's built-in library and
+//! `--compat zokrates`: front end and `-O3` pipeline (`driver::compile`), legalization, and
+//! every block lowered to R1CS (`driver::block_systems`) — source to constraint systems, what
+//! ZoKrates' `compile` does (its times are in `yardsticks.tsv`). A yardstick that is absent or
+//! does not compile is skipped with the reason printed.
+//!
+//! Run with `cargo bench --bench stdlib`.
+
+/// The allocator the `zkbc` binary uses.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use zkbc::driver;
+use zkbc::front::Compat;
+
+/// The yardstick folder beside the crate or one of its ancestors.
+fn yardsticks() -> Option<PathBuf> {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .skip(1)
+        .map(|a| a.join("shared/peers/zokrates-stdlib/yardsticks"))
+        .find(|p| p.is_dir())
+}
+
+/// Source to the constraint systems of every block; the number of blocks.
+fn compile(name: &str, source: &str, options: &driver::Options) -> Result<usize, String> {
+    let mut compilation = driver::compile(name, source, options).map_err(|e| e.to_string())?;
+    driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
+    let systems = driver::block_systems(&compilation.program).map_err(|e| e.to_string())?;
+    Ok(systems.len())
+}
+
+fn bench(c: &mut Criterion) {
+    let Some(dir) = yardsticks() else {
+        eprintln!("skipped: no shared/peers/zokrates-stdlib/yardsticks beside the crate");
+        return;
+    };
+    let options = driver::Options {
+        compat: Compat::Zokrates,
+        field_cmp: zkbc::front::FieldCmp::Zokrates,
+        ..driver::Options::default()
+    };
+    let mut group = c.benchmark_group("stdlib_compile");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    for file in ["keccak256_u8_64.zok", "verifyEddsa.zok"] {
+        let path = dir.join(file);
+        let Ok(source) = std::fs::read_to_string(&path) else {
+            eprintln!("skipped {file}: cannot read {}", path.display());
+            continue;
+        };
+        let name = path.display().to_string();
+        if let Err(e) = compile(&name, &source, &options) {
+            eprintln!("skipped {file}: {e}");
+            continue;
+        }
+        group.bench_function(file, |b| {
+            b.iter(|| black_box(compile(&name, black_box(&source), &options)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
