@@ -149,7 +149,10 @@ fn readme_preimage_example() {
         (
             "6",
             1,
-            "error: examples/preimage.zok:7:5: assertion failed\n",
+            "error: examples/preimage.zok:7:5: assertion failed\n  |\n7 |     \
+             assert(h[0] == 263561599766550617289250058199814760685);\n  |     ^\n  = note: \
+             296016139321527823785053958024045515449 == \
+             263561599766550617289250058199814760685 is false\n",
         ),
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_zkbc"))
