@@ -312,10 +312,34 @@ impl<'a> Lowerer<'a> {
     /// Materializes leaves whose combination has grown past [`MAX_LC_TERMS`].
     fn shorten(&mut self, w: &mut Wire) {
         match w {
-            Wire::Num(n) if n.lc.terms().len() > MAX_LC_TERMS => {
-                n.lc = self.cs.materialize(&n.lc);
+            Wire::Num(n) => {
+                if n.lc.terms().len() > MAX_LC_TERMS {
+                    n.lc = self.cs.materialize(&n.lc);
+                }
+                // The bits too: a bit built from earlier bits (an `xor` is `a + b − 2ab`) carries
+                // their combinations, which would otherwise grow round after round.
+                let long = n
+                    .bitvec
+                    .as_ref()
+                    .is_some_and(|b| b.iter().any(|x| x.terms().len() > MAX_LC_TERMS));
+                if long {
+                    let bits: Vec<Lc> = n
+                        .bitvec
+                        .as_ref()
+                        .map(|b| b.to_vec())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|x| {
+                            if x.terms().len() > MAX_LC_TERMS {
+                                self.cs.materialize(&x)
+                            } else {
+                                x
+                            }
+                        })
+                        .collect();
+                    n.bitvec = Some(bits.into());
+                }
             }
-            Wire::Num(_) => {}
             Wire::Array(items) => items.iter_mut().for_each(|i| self.shorten(i)),
         }
     }
