@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use zkbc::prove::{
-    fit::linear_fit, prove, prove_timed, synthetic, total_cells, verify, BlockInstance,
+    fit::{linear_fit, median},
+    prove, prove_timed, synthetic, total_cells, verify, BlockInstance,
 };
 
 /// (constraints, executions): padded cells 2^10 … 2^20.
@@ -68,16 +69,6 @@ fn bench_prove(c: &mut Criterion) {
         });
     }
     group.finish();
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len().is_multiple_of(2) {
-        (values[mid - 1] + values[mid]) / 2.0
-    } else {
-        values[mid]
-    }
 }
 
 fn summarize() {

@@ -17,7 +17,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use zkbc::driver::{self, measure};
 use zkbc::ir::interp;
-use zkbc::prove::{fit::linear_fit, prove, total_cells};
+use zkbc::prove::{
+    fit::{linear_fit, median},
+    prove, total_cells,
+};
 
 /// Seconds per proof, every measured batch, per program.
 static SAMPLES: Mutex<BTreeMap<String, Vec<f64>>> = Mutex::new(BTreeMap::new());
@@ -71,16 +74,6 @@ fn cases() -> Vec<Case> {
             }
         })
         .collect()
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len().is_multiple_of(2) {
-        (values[mid - 1] + values[mid]) / 2.0
-    } else {
-        values[mid]
-    }
 }
 
 fn main() {

@@ -179,16 +179,7 @@ pub fn monolithic_circuit(
 /// [`monolithic_circuit`] with the front-end settings of `base` (`--field-cmp`, `--compat`,
 /// `--stdlib-path`).
 fn monolithic_circuit_with(file_name: &str, source: &str, base: &Settings) -> Result<u64, String> {
-    let settings = Settings {
-        merging: Merging::Monolithic,
-        field_cmp: base.field_cmp,
-        compat: base.compat,
-        stdlib: base.stdlib.clone(),
-        ..Settings::default()
-    };
-    let mut compilation = driver::compile(file_name, source, &settings.driver_options())
-        .map_err(|e| no_circuit_reason(&e))?;
-    driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
+    let compilation = monolithic_compilation(file_name, source, base)?;
     let program = &compilation.program;
     let stats = r1cs::stats(program).map_err(|e| e.to_string())?;
     // One block in `main` (other functions, if any survived, are not part of the circuit).
@@ -200,6 +191,26 @@ fn monolithic_circuit_with(file_name: &str, source: &str, base: &Settings) -> Re
             main_blocks.len()
         )),
     }
+}
+
+/// `source` compiled `--monolithic` at `-O3` with `base`'s front-end settings (`--field-cmp`,
+/// `--compat`, `--stdlib-path`) and legalized, or why there is no one-block circuit.
+pub(crate) fn monolithic_compilation(
+    file_name: &str,
+    source: &str,
+    base: &Settings,
+) -> Result<driver::Compilation, String> {
+    let settings = Settings {
+        merging: Merging::Monolithic,
+        field_cmp: base.field_cmp,
+        compat: base.compat,
+        stdlib: base.stdlib.clone(),
+        ..Settings::default()
+    };
+    let mut compilation = driver::compile(file_name, source, &settings.driver_options())
+        .map_err(|e| no_circuit_reason(&e))?;
+    driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
+    Ok(compilation)
 }
 
 /// Why a `--monolithic` compile failed, in the few words a report prints after `none`:

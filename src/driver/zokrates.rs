@@ -10,7 +10,7 @@
 //! ([`super::circuit::main_circuit`]): the one block without the block-transition interface (its
 //! two label checks), every other constraint counted.
 
-use super::measure::{self, FieldCmp, Merging, Settings};
+use super::measure::{self, FieldCmp, Settings};
 use std::path::{Path, PathBuf};
 
 /// One program of the suite.
@@ -171,16 +171,7 @@ pub fn circuit_constraints_with(
     source: &str,
     base: &Settings,
 ) -> Result<u64, String> {
-    let settings = Settings {
-        merging: Merging::Monolithic,
-        field_cmp: base.field_cmp,
-        compat: base.compat,
-        stdlib: base.stdlib.clone(),
-        ..Settings::default()
-    };
-    let mut compilation = super::compile(file_name, source, &settings.driver_options())
-        .map_err(|e| measure::no_circuit_reason(&e))?;
-    super::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
+    let compilation = measure::monolithic_compilation(file_name, source, base)?;
     let (instance, _) =
         super::circuit::main_circuit(&compilation, None).map_err(|e| e.to_string())?;
     Ok(instance.r1cs.num_constraints() as u64)

@@ -44,6 +44,18 @@ pub fn linear_fit(points: &[(f64, f64)]) -> Option<LinearFit> {
     })
 }
 
+/// The median of `values` (sorted in place): the middle one, or the mean of the two middle
+/// ones. Used by the benches for per-case times.
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len().is_multiple_of(2) {
+        (values[mid - 1] + values[mid]) / 2.0
+    } else {
+        values[mid]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
