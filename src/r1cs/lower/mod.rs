@@ -14,7 +14,9 @@
 //! - `arith.rs`: binary operations on field elements, booleans and `uN`;
 //! - `idioms.rs`: bitwise idioms (SHA-256's choice and majority) lowered as a whole;
 //! - `assertions.rs`: assertions fused with the comparisons and `and`/`or` trees they assert;
-//! - `arrays.rs`: array accesses through selectors, and `select` on wires.
+//! - `arrays.rs`: array accesses through selectors, and `select` on wires;
+//! - `memory.rs`: accesses of arrays that live in memory and of spilled scalars, each exposed
+//!   as `(addr, value[, rw])` instance variables (see [`crate::r1cs::memory`]).
 
 mod arith;
 mod arrays;
