@@ -68,6 +68,7 @@ fn big_block(steps: usize) -> Program {
     Program {
         funcs: vec![func],
         main: FuncId(0),
+        files: Vec::new(),
     }
 }
 
@@ -99,6 +100,7 @@ fn many_blocks(n_blocks: usize, rounds: usize) -> Program {
     Program {
         funcs: vec![func],
         main: FuncId(0),
+        files: Vec::new(),
     }
 }
 

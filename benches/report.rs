@@ -20,6 +20,7 @@ fn synthetic(n: u64) -> ProgramCost {
         blocks: (0..n)
             .map(|i| BlockCost {
                 label: format!("b{i}"),
+                source: None,
                 constraints: (i * 7919) % 5000,
                 witness_vars: (i * 104_729) % 6000,
                 io_vars: 16,

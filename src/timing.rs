@@ -102,6 +102,11 @@ pub fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// A copy of every stage recorded so far, in the order they started (they stay recorded).
+pub fn records() -> Vec<Record> {
+    RECORDS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 /// Every stage recorded so far, in the order they started; recording continues.
 pub fn take() -> Vec<Record> {
     std::mem::take(&mut *RECORDS.lock().unwrap_or_else(|e| e.into_inner()))

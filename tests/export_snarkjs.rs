@@ -61,6 +61,7 @@ fn affine_block() -> BlockInstance {
         .collect();
     BlockInstance {
         name: "affine".into(),
+        source: None,
         r1cs,
         executions,
     }

@@ -63,6 +63,34 @@ fn run_reports_failed_assertion_with_location() {
 }
 
 #[test]
+fn a_failure_in_an_imported_module_points_into_that_module() {
+    let helper = write(
+        "imported",
+        "checks.zok",
+        "// Checks.\ndef main(field x) {\n    assert(x != 0, \"x is zero\");\n    return;\n}\n",
+    );
+    let src = write(
+        "imported",
+        "main.zok",
+        "import \"./checks\" as check;\n\ndef main(field x) -> field {\n    check(x);\n    return x;\n}\n",
+    );
+    let inputs = write("imported", "p.json", r#"{"x": "0"}"#);
+    let (code, _, err) = zkbc(&["run", &src, "--inputs", &inputs]);
+    assert_eq!(code, 1, "{err}");
+    // The module's own file, line and column, and its line under the caret.
+    assert!(
+        err.starts_with(&format!(
+            "error: {helper}:3:5: assertion failed: x is zero\n"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("3 |     assert(x != 0, \"x is zero\");\n  |     ^"),
+        "{err}"
+    );
+}
+
+#[test]
 fn compile_error_exits_2_with_caret() {
     let src = write("err", "p.zok", "def main() -> field {\n    return y;\n}\n");
     let (code, _, err) = zkbc(&["run", &src]);

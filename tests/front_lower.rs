@@ -169,7 +169,7 @@ def main(field a) -> u8 {
 
             fn main f1 -> u8 {
             b0(v0: field):
-                v1, v2 = call f0(v0)
+                v1, v2 = call f0(v0) @5:21
                 return v2
             }
         "#]],

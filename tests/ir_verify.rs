@@ -232,6 +232,7 @@ fn entry_not_laid_out() {
     let program = Program {
         funcs: vec![f],
         main: ir::FuncId(0),
+        files: Vec::new(),
     };
     assert_eq!(
         violations(&program),

@@ -112,6 +112,7 @@ fn check(file: &Path, config: Config) -> Result<Checked, String> {
             .iter()
             .map(|s| BlockCost {
                 label: s.block.to_string(),
+                source: None,
                 constraints: s.constraints as u64,
                 witness_vars: s.witness_vars as u64,
                 io_vars: s.state_vars as u64,

@@ -35,6 +35,7 @@ fn power_block(inputs: &[i64]) -> BlockInstance {
         .collect();
     BlockInstance {
         name: "power".into(),
+        source: None,
         r1cs,
         executions,
     }
@@ -68,6 +69,7 @@ fn bits_block(values: &[u64]) -> BlockInstance {
         .collect();
     BlockInstance {
         name: "bits".into(),
+        source: None,
         r1cs,
         executions,
     }
@@ -121,6 +123,7 @@ fn one_execution_and_one_constraint_still_prove() {
     // Q = 1 (no execution rounds), one constraint padded to X = 2.
     let block = BlockInstance {
         name: "square".into(),
+        source: None,
         r1cs: SparseR1cs {
             num_instance: 2,
             num_witness: 0,

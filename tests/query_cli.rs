@@ -52,9 +52,10 @@ fn query_a_zok_program_prints_matches_with_source_locations() {
     assert_eq!((code, stderr.as_str()), (0, ""));
     assert_eq!(
         stdout,
-        "f0 mul: loop=loop2 iv=v18 mul=v25:mul@b8 get_x=v22:array_get@b8 (10:25) \
-         get_y=v24:array_get@b8 (10:35) add=v26:add@b8 acc=v20 cell=v15; trips=3\n    \
-         at circuits/matmul.zok:10:25, circuits/matmul.zok:10:35\n"
+        "f0 mul: loop=loop2 iv=v18 mul=v25:mul@b8 (10:17) get_x=v22:array_get@b8 (10:25) \
+         get_y=v24:array_get@b8 (10:35) add=v26:add@b8 (10:17) acc=v20 cell=v15; trips=3\n    \
+         at circuits/matmul.zok:9:13, circuits/matmul.zok:10:17, circuits/matmul.zok:10:25, \
+         circuits/matmul.zok:10:35\n"
     );
 }
 
@@ -189,14 +190,14 @@ fn dot_of_a_small_program() {
               label="r0: start->b0 .. b3->end"; style=rounded;
               subgraph cluster_f0_r1 {
                 label="r1: b0->b1 .. b1->b3"; style=rounded;
-                f0_b1 [label="b1()\n1 insts, jmp"];
+                f0_b1 [label="b1()\nsmall.zok:3-4\n1 insts, jmp"];
               }
               subgraph cluster_f0_r2 {
                 label="r2: b0->b2 .. b2->b3"; style=rounded;
-                f0_b2 [label="b2()\n0 insts, jmp"];
+                f0_b2 [label="b2()\nsmall.zok:3\n0 insts, jmp"];
               }
-              f0_b0 [label="b0(v0: u32)\n3 insts, br"];
-              f0_b3 [label="b3()\n1 insts, return"];
+              f0_b0 [label="b0(v0: u32)\nsmall.zok:2-3\n3 insts, br"];
+              f0_b3 [label="b3()\nsmall.zok:6\n1 insts, return"];
             }
             f0_b0 -> f0_b1 [label="T"];
             f0_b0 -> f0_b2 [label="F"];
@@ -213,10 +214,10 @@ fn dot_of_a_small_program() {
           node [shape=box, fontname="monospace"];
           subgraph cluster_f0 {
             label="f0 main";
-            f0_b0 [label="b0(v0: u32)\n3 insts, br"];
-            f0_b1 [label="b1()\n1 insts, jmp"];
-            f0_b2 [label="b2()\n0 insts, jmp"];
-            f0_b3 [label="b3()\n1 insts, return"];
+            f0_b0 [label="b0(v0: u32)\nsmall.zok:2-3\n3 insts, br"];
+            f0_b1 [label="b1()\nsmall.zok:3-4\n1 insts, jmp"];
+            f0_b2 [label="b2()\nsmall.zok:3\n0 insts, jmp"];
+            f0_b3 [label="b3()\nsmall.zok:6\n1 insts, return"];
             f0_b0 -> f0_b1;
             f0_b0 -> f0_b2;
           }

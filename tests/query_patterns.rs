@@ -173,8 +173,10 @@ def main(field x, u32 n) -> field {
 }
 ",
         expect![[r#"
-            f0 main: loop=loop0 header=b1 latch=b2 iv=v5 init=u32 0 step=u32 1 cmp=v6:lt@b1 bound=u32 10; trips=10
-            f0 main: loop=loop1 header=b4 latch=b5 iv=v12 init=u32 3 step=u32 1 cmp=v13:lt@b4 bound=v1; trips=? (runtime bound)
+            f0 main: loop=loop0 header=b1 latch=b2 iv=v5 init=u32 0 step=u32 1 cmp=v6:lt@b1 (4:5) bound=u32 10; trips=10
+                at test.zok:4:5
+            f0 main: loop=loop1 header=b4 latch=b5 iv=v12 init=u32 3 step=u32 1 cmp=v13:lt@b4 (7:5) bound=v1; trips=? (runtime bound)
+                at test.zok:7:5
         "#]],
     );
 }
@@ -273,8 +275,8 @@ def main(field[4] a, field[4] b) -> field {
 }
 ",
         expect![[r#"
-            f0 main: loop=loop0 iv=v6 mul=v11:mul@b2 get_x=v9:array_get@b2 (5:17) get_y=v10:array_get@b2 (5:24) add=v12:add@b2 acc=v8 cell=v3; trips=4
-                at test.zok:5:17, test.zok:5:24
+            f0 main: loop=loop0 iv=v6 mul=v11:mul@b2 (5:9) get_x=v9:array_get@b2 (5:17) get_y=v10:array_get@b2 (5:24) add=v12:add@b2 (5:9) acc=v8 cell=v3; trips=4
+                at test.zok:4:5, test.zok:5:9, test.zok:5:17, test.zok:5:24
         "#]],
     );
 }
@@ -316,8 +318,8 @@ fn dot_product_matrix_multiplication() {
         &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/circuits/matmul.zok"))
             .unwrap(),
         expect![[r#"
-            f0 mul: loop=loop2 iv=v18 mul=v25:mul@b8 get_x=v22:array_get@b8 (10:25) get_y=v24:array_get@b8 (10:35) add=v26:add@b8 acc=v20 cell=v15; trips=3
-                at test.zok:10:25, test.zok:10:35
+            f0 mul: loop=loop2 iv=v18 mul=v25:mul@b8 (10:17) get_x=v22:array_get@b8 (10:25) get_y=v24:array_get@b8 (10:35) add=v26:add@b8 (10:17) acc=v20 cell=v15; trips=3
+                at test.zok:9:13, test.zok:10:17, test.zok:10:25, test.zok:10:35
         "#]],
     );
 }
@@ -356,7 +358,8 @@ def main(u32 x, u32 y) -> u32 {
 }
 ",
         expect![[r#"
-            f0 main: to_bits=v3:to_bits@b0 from_bits=v4:from_bits@b0 x=v2 bits=v3 y=v4
+            f0 main: to_bits=v3:to_bits@b0 (5:13) from_bits=v4:from_bits@b0 (5:13) x=v2 bits=v3 y=v4
+                at test.zok:5:13
         "#]],
     );
 }

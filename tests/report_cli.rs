@@ -86,6 +86,40 @@ fn a_static_report_marks_unknown_executions() {
 }
 
 #[test]
+fn the_json_report_records_where_the_time_went() {
+    let out = zkbc(&[
+        "report",
+        "circuits/gcd.zok",
+        "--inputs",
+        "circuits/gcd.json",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let t = &json["timings"];
+    let wall = t["wall_ms"].as_f64().expect("wall_ms");
+    assert!(wall > 0.0, "{t}");
+    let stages = t["stages"].as_array().expect("stages");
+    for name in ["front", "opt"] {
+        let stage = stages
+            .iter()
+            .find(|s| s["name"] == name && s["depth"] == 0)
+            .unwrap_or_else(|| panic!("no top-level stage {name} in {t}"));
+        let ms = stage["ms"].as_f64().expect("ms");
+        assert!((0.0..=wall).contains(&ms), "{name}: {ms} ms of {wall}");
+    }
+    // A pass of the optimizer is a stage inside `opt`.
+    assert!(stages.iter().any(|s| s["depth"] == 1), "{t}");
+    // Everything else is the report: the timings come last, after the baselines.
+    let text = stdout(&out);
+    assert!(
+        text.find("\"timings\"") > text.find("\"baselines\""),
+        "{text}"
+    );
+}
+
+#[test]
 fn svg_and_dot_formats() {
     let svg = zkbc(&[
         "report",

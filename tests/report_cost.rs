@@ -9,6 +9,7 @@ use zkbc::report::{Baselines, BlockCost, CostError, ProgramCost, Report};
 fn block(label: &str, constraints: u64, executions: Option<u64>) -> BlockCost {
     BlockCost {
         label: label.to_string(),
+        source: None,
         constraints,
         witness_vars: constraints + 1,
         io_vars: 4,
@@ -454,6 +455,7 @@ fn arb_block(unknown: bool) -> impl Strategy<Value = BlockCost> {
     )
         .prop_map(|(c, w, io, acc, e)| BlockCost {
             label: format!("b{c}"),
+            source: None,
             constraints: c,
             witness_vars: w,
             io_vars: io,

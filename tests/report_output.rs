@@ -21,6 +21,7 @@ fn block(
 ) -> BlockCost {
     BlockCost {
         label: label.to_string(),
+        source: None,
         constraints,
         witness_vars,
         io_vars,
@@ -138,6 +139,7 @@ fn json_schema_fields_in_order() {
           "blocks": [
             {
               "label": "b0",
+              "source": null,
               "constraints": 3,
               "witness_vars": 5,
               "io_vars": 4,
@@ -149,6 +151,7 @@ fn json_schema_fields_in_order() {
             },
             {
               "label": "b1",
+              "source": null,
               "constraints": 5,
               "witness_vars": 7,
               "io_vars": 6,
@@ -160,6 +163,7 @@ fn json_schema_fields_in_order() {
             },
             {
               "label": "b2",
+              "source": null,
               "constraints": 2,
               "witness_vars": 2,
               "io_vars": 6,
@@ -171,6 +175,7 @@ fn json_schema_fields_in_order() {
             },
             {
               "label": "b3",
+              "source": null,
               "constraints": 0,
               "witness_vars": 0,
               "io_vars": 3,
@@ -350,8 +355,27 @@ fn svg_texts(svg: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The `<text>` elements with their y coordinates, in document order.
+fn svg_texts_at(svg: &str) -> Vec<(f64, &str)> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let attrs = &t[..t.find('>')?];
+            let y = attrs
+                .split("y=\"")
+                .nth(1)?
+                .split('"')
+                .next()?
+                .parse()
+                .ok()?;
+            let body = &t[t.find('>')? + 1..];
+            Some((y, body[..body.find("</text>")?].trim()))
+        })
+        .collect()
+}
+
 #[test]
-fn svg_chart_has_a_bar_per_block_and_the_threshold() {
+fn svg_chart_has_a_bar_per_block_largest_first_and_the_baselines() {
     let report = spread();
     let text = svg::render(&report).expect("drawing into a string");
     // Keep the picture for people to look at (first, so that a failing check leaves it too).
@@ -360,23 +384,58 @@ fn svg_chart_has_a_bar_per_block_and_the_threshold() {
     assert!(text.starts_with("<svg"), "{}", &text[..text.len().min(200)]);
     assert!(text.trim_end().ends_with("</svg>"));
     let texts = svg_texts(&text);
+    // Every block has its label; the one that never ran says so.
     for b in &report.blocks {
+        let expected = if b.executions == Some(0) {
+            format!("{} (never ran)", b.label)
+        } else {
+            b.label.clone()
+        };
         assert!(
-            texts.contains(&b.label.as_str()),
-            "no x label for {} in {texts:?}",
-            b.label
+            texts.contains(&expected.as_str()),
+            "no label {expected:?} in {texts:?}"
         );
     }
+    // Cells per block (Q_b·X_b, computed here from the fixture): b2 runs 99 times (Q 128) at
+    // X 1,024, b1 100 times (Q 128) at X 2: largest first from the top.
+    let cells = |label: &str| {
+        let b = report.blocks.iter().find(|b| b.label == label).unwrap();
+        u128::from(b.executions.unwrap().next_power_of_two()) * u128::from(b.padded_constraints)
+    };
+    assert_eq!(cells("b2"), 128 * 1024);
+    assert_eq!(cells("b3"), 4096);
+    let at = svg_texts_at(&text);
+    let y_of = |label: &str| {
+        at.iter()
+            .find(|(_, t)| *t == label)
+            .unwrap_or_else(|| panic!("no {label} in {at:?}"))
+            .0
+    };
+    let mut by_cells: Vec<&str> = ["b0", "b1", "b2", "b3", "b6"].to_vec();
+    by_cells.sort_by_key(|l| std::cmp::Reverse(cells(l)));
+    let ys: Vec<f64> = by_cells.iter().map(|l| y_of(l)).collect();
+    assert!(
+        ys.windows(2).all(|w| w[0] < w[1]),
+        "bars by cells {by_cells:?} are not top to bottom: {ys:?}"
+    );
     for legend in [
-        "constraints",
-        "threshold 4,096 (uniform padding)",
-        "grey: never ran",
+        "useful: exec_b·cons_b",
+        "--no-merge: 135,746 cells",
+        "--monolithic: 131,072 cells",
     ] {
         assert!(texts.contains(&legend), "no legend {legend:?} in {texts:?}");
     }
-    // The background, seven padded bars, six constraint bars (b5 has no constraint) and three
-    // legend swatches (the threshold's is a line): all drawn as <rect>.
-    assert_eq!(text.matches("<rect").count(), 1 + 7 + 6 + 3);
+    let total = report.totals.sumcheck_cells.expect("inputs given");
+    let this = format!(
+        "this pipeline: {} cells in all",
+        zkbc::report::group_digits(total)
+    );
+    assert!(texts.contains(&this.as_str()), "no {this:?} in {texts:?}");
+    // The background, a pale bar per block with cells (six: b4 never ran), a dark bar per block
+    // with useful work (five: b4 never ran, b5 has no constraint), the transitions' two bars,
+    // and three bar swatches in the legend: all drawn as <rect>.
+    assert!(report.totals.transition_cells.is_some_and(|c| c > 0));
+    assert_eq!(text.matches("<rect").count(), 1 + 6 + 5 + 2 + 3);
     if have("rsvg-convert", "that the SVG renders") {
         let png = pipe("rsvg-convert", &["-f", "png"], &text);
         assert!(png.starts_with(b"\x89PNG"), "rsvg-convert made no PNG");
@@ -710,10 +769,9 @@ fn svg_of_many_blocks_keeps_every_label() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
     std::fs::write(dir.join("report_many.svg"), &text).expect("write the SVG");
     let texts = svg_texts(&text);
-    assert!(report
-        .blocks
+    assert!(report.blocks.iter().all(|b| texts
         .iter()
-        .all(|b| texts.contains(&b.label.as_str())));
+        .any(|t| t.split(' ').next() == Some(b.label.as_str()))));
     if have("rsvg-convert", "that the SVG renders") {
         let png = pipe("rsvg-convert", &["-f", "png"], &text);
         assert!(png.starts_with(b"\x89PNG"), "rsvg-convert made no PNG");

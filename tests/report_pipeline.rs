@@ -514,3 +514,80 @@ fn the_corpus_charts_render_to_png() {
         assert!(png.len() > 2000, "{name}: the PNG has content");
     }
 }
+
+/// The lines a source label names (`bubble_sort.zok:6-9, other.zok:3`): file short name, first
+/// and last line.
+fn named_lines(source: &str) -> Vec<(String, usize, usize)> {
+    source
+        .split(", ")
+        .map(|part| {
+            let (file, lines) = part.rsplit_once(':').expect("FILE:LINES");
+            let (first, last) = lines.split_once('-').unwrap_or((lines, lines));
+            let n = |s: &str| s.parse::<usize>().expect("a line number");
+            (file.to_string(), n(first), n(last))
+        })
+        .collect()
+}
+
+/// Every block of every corpus report (default pipeline, and `-O0`, whose blocks are the front
+/// end's own) names the source lines it came from: lines that exist in the program's file and
+/// hold code (not blank, not only a comment or a brace); the same label is in the report's JSON,
+/// its table and its DOT graph.
+#[test]
+fn every_corpus_block_names_source_lines_that_exist() {
+    let o0 = Settings {
+        opt_level: OptLevel::O0,
+        ..Settings::default()
+    };
+    for (name, path, m) in default_corpus() {
+        let text = std::fs::read_to_string(path).expect("program exists");
+        let lines: Vec<&str> = text.lines().collect();
+        let short = path.file_name().unwrap().to_str().unwrap();
+        let o0_report = measured(path, Some(&inputs_of(path)), &o0).report;
+        for (level, report) in [("default", &m.report), ("O0", &o0_report)] {
+            let json: Value = serde_json::from_str(&to_json(report)).expect("JSON");
+            let table = zkbc::report::table::render(report);
+            for (b, jb) in report.blocks.iter().zip(json["blocks"].as_array().unwrap()) {
+                let source = b
+                    .source
+                    .as_deref()
+                    .unwrap_or_else(|| panic!("{name} {level}: {} has no source", b.label));
+                assert_eq!(jb["source"].as_str(), Some(source), "{name} {level}");
+                assert!(
+                    table.lines().any(|l| {
+                        let mut words = l.split_whitespace();
+                        words.next() == Some(b.label.as_str())
+                            && words.next() == Some(source.split(", ").next().unwrap())
+                    }),
+                    "{name} {level}: no table row `{} {source}`",
+                    b.label
+                );
+                for (file, first, last) in named_lines(source) {
+                    // Corpus programs import nothing: every line is in their own file.
+                    assert_eq!(file, short, "{name} {level} {}", b.label);
+                    assert!(first >= 1 && first <= last && last <= lines.len());
+                    for l in [first, last] {
+                        let code = lines[l - 1].trim();
+                        assert!(
+                            !code.is_empty() && !code.starts_with("//") && code != "}",
+                            "{name} {level}: {} names line {l}, `{code}`",
+                            b.label
+                        );
+                    }
+                }
+            }
+        }
+        let main = m.compilation.program.main_func();
+        let annotations = dot::annotations_from_report(main, &m.report);
+        let graph = dot::render(main, &annotations, &[]).expect("no clusters");
+        for b in &m.report.blocks {
+            let source = b.source.as_deref().unwrap();
+            assert!(
+                graph.contains(&format!("{}\\n{source}\\n", b.label))
+                    || graph.contains(&format!("{} (entry)\\n{source}\\n", b.label)),
+                "{name}: the DOT box of {} does not name {source}",
+                b.label
+            );
+        }
+    }
+}

@@ -101,6 +101,7 @@ fn check_and_print(
             json!({
                 "function": compiled.program.func(b.func).name,
                 "block": b.block.to_string(),
+                "source": compiled.program.block_source(b.func, b.block),
                 "constraints": b.constraints,
                 "executions": b.executions,
                 "satisfied": true,
@@ -220,13 +221,13 @@ pub(crate) fn prove_command(
     match format {
         ResultFormat::Text => {
             println!(
-                "{:<20} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11} {:>11}",
+                "{:<20} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11} {:>11}  source",
                 "block", "constraints", "executions", "Q", "X", "cells", "prove ms", "verify ms"
             );
             for ((inst, pt), vt) in rows {
                 let shape = inst.shape();
                 println!(
-                    "{:<20} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11.3} {:>11.3}",
+                    "{:<20} {:>11} {:>10} {:>9} {:>9} {:>13} {:>11.3} {:>11.3}  {}",
                     inst.name,
                     inst.r1cs.num_constraints(),
                     inst.executions.len(),
@@ -234,7 +235,8 @@ pub(crate) fn prove_command(
                     shape.padded_constraints,
                     shape.cells(),
                     ms(pt.digest + pt.tables + pt.rounds),
-                    ms(*vt)
+                    ms(*vt),
+                    inst.source.as_deref().unwrap_or("")
                 );
             }
             println!(
@@ -253,6 +255,7 @@ pub(crate) fn prove_command(
                     let shape = inst.shape();
                     json!({
                         "block": inst.name,
+                        "source": inst.source,
                         "constraints": inst.r1cs.num_constraints(),
                         "executions": inst.executions.len(),
                         "padded_executions": shape.padded_executions,

@@ -96,19 +96,27 @@ pub(crate) fn execute(
     };
     interp::run(program, values, limits).map_err(|f| Exit {
         code: 1,
-        message: run_failure_message(file, &f),
+        message: run_failure_message(file, &program.files, &f),
     })
 }
 
-/// A run-time failure as a person reads it: `FILE:LINE:COL: what`, then (when the position
-/// is in `file`) the source line with a caret under the failing operation, and what the
-/// operation saw (`= note: 10 < 3 is false`).
-pub(crate) fn run_failure_message(file: &Path, f: &interp::Failure) -> String {
+/// A run-time failure as a person reads it: `FILE:LINE:COL: what` (FILE is `file`, or the
+/// imported module the failing operation is in, by the names `files` gives), then the source
+/// line with a caret under the failing operation, and what the operation saw
+/// (`= note: 10 < 3 is false`).
+pub(crate) fn run_failure_message(file: &Path, files: &[String], f: &interp::Failure) -> String {
     let Some(loc) = f.src else {
         return format!("{}: {f}", file.display());
     };
-    let mut out = format!("{}:{loc}: {}", file.display(), f.kind);
-    let source = std::fs::read_to_string(file).ok();
+    // A failure in an imported module points into that module's file.
+    let (shown, source) = match files.get(loc.file as usize).filter(|_| loc.file > 0) {
+        Some(name) => (name.clone(), zkbc::front::modules::module_text(name)),
+        None => (
+            file.display().to_string(),
+            std::fs::read_to_string(file).ok(),
+        ),
+    };
+    let mut out = format!("{shown}:{loc}: {}", f.kind);
     let line = source
         .as_deref()
         .and_then(|text| text.lines().nth((loc.line as usize).saturating_sub(1)));

@@ -77,6 +77,11 @@ pub(crate) fn report_command(
     let inputs = compile.inputs.as_deref();
     // Read once (the file may be a pipe).
     let json = compile.input_json()?;
+    // The JSON records where the time went.
+    let start = std::time::Instant::now();
+    if matches!(format, ReportFormat::Json) {
+        zkbc::timing::enable();
+    }
     let progress = report::progress::Progress::new(None, "", quiet);
     let measured = measure_file(&compile.file, (json.as_ref(), inputs), settings, &progress);
     // The CFG the decisions name: the program before merging (drawn only with --explain).
@@ -104,8 +109,13 @@ pub(crate) fn report_command(
             report::explain::render(&decisions, json.is_some(), without.as_deref())
         ),
         ReportFormat::Table => report::table::render(r),
-        ReportFormat::Json if explain => report::explain::to_json(r, &decisions),
-        ReportFormat::Json => report::to_json(r),
+        ReportFormat::Json if explain => report::with_timings(
+            &report::explain::to_json(r, &decisions),
+            &report::Timings::since(start),
+        ),
+        ReportFormat::Json => {
+            report::with_timings(&report::to_json(r), &report::Timings::since(start))
+        }
         ReportFormat::Svg => report::svg::render(r).map_err(|e| Exit {
             code: 1,
             message: format!("{}: cannot draw the chart: {e}", compile.file.display()),

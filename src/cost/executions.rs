@@ -82,6 +82,7 @@ pub fn program_cost(
         .iter()
         .map(|s| BlockCost {
             label: block_label(program, s.func, s.block),
+            source: program.block_source(s.func, s.block),
             constraints: s.constraints as u64,
             witness_vars: s.witness_vars as u64,
             io_vars: s.state_vars as u64,

@@ -116,6 +116,10 @@ pub struct Baselines {
 pub struct BlockCost {
     /// The block's name, e.g. `b3` (or `main/b3`).
     pub label: String,
+    /// The source lines its instructions come from (`bubble_sort.zok:6-9`), `null` when none is
+    /// located.
+    #[serde(default)]
+    pub source: Option<String>,
     /// `cons_b`: R1CS constraints of the block's instance.
     pub constraints: u64,
     /// `vars_b`: witness variables of the instance.
@@ -166,6 +170,10 @@ pub struct Report {
 pub struct BlockReport {
     /// The block's name.
     pub label: String,
+    /// The source lines its instructions come from (`bubble_sort.zok:6-9`), `null` when none is
+    /// located.
+    #[serde(default)]
+    pub source: Option<String>,
     /// `cons_b`.
     pub constraints: u64,
     /// `vars_b`.
@@ -334,6 +342,7 @@ impl ProgramCost {
             };
             blocks.push(BlockReport {
                 label: b.label.clone(),
+                source: b.source.clone(),
                 constraints: b.constraints,
                 witness_vars: b.witness_vars,
                 io_vars: b.io_vars,

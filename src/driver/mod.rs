@@ -354,6 +354,7 @@ pub(crate) fn block_instances_with(
         let i = *index.entry(key).or_insert_with(|| {
             instances.push(prove::BlockInstance {
                 name: instance_name(program, blk),
+                source: program.block_source(blk.func_id(), blk.block()),
                 r1cs: sparse_r1cs(blk),
                 executions: Vec::new(),
             });
@@ -378,6 +379,7 @@ pub fn block_systems(program: &Program) -> Result<Vec<prove::BlockInstance>, r1c
         for blk in r1cs::lower_function(program, fid)? {
             out.push(prove::BlockInstance {
                 name: instance_name(program, &blk),
+                source: program.block_source(blk.func_id(), blk.block()),
                 r1cs: sparse_r1cs(&blk),
                 executions: Vec::new(),
             });

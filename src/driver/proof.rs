@@ -82,6 +82,7 @@ pub fn proof_instances(
         let sorted = mem::sorted(trace);
         let pairs = BlockInstance {
             name: "memory.pairs".into(),
+            source: None,
             r1cs: pair_r1cs(t_bits),
             executions: sorted
                 .windows(2)

@@ -124,6 +124,7 @@ fn lower_program_here(
     ir::Program {
         funcs,
         main: ir::FuncId(program.main.0),
+        files: source.names(),
     }
 }
 
@@ -170,6 +171,10 @@ impl<'a, 'f> FnLower<'a, 'f> {
     fn run(mut self) {
         let entry = self.b.func().entry;
         self.b.switch_to_block(entry);
+        // What the function does before its first statement (and a `return` it falls off
+        // with) is located at its definition.
+        let def = self.loc(self.func.span);
+        self.b.set_loc(Some(def));
         for &p in &self.func.params {
             let vals: Vec<ValueId> = ir_leaves(&self.func.local(p).ty)
                 .into_iter()
@@ -189,15 +194,18 @@ impl<'a, 'f> FnLower<'a, 'f> {
         SrcLoc {
             line: lc.line as u32,
             col: lc.col as u32,
+            file: self.source.file_index(span.start),
         }
     }
 
-    /// Runs `f` with instructions located at `span`.
+    /// Runs `f` with instructions located at `span` (an instruction that can fail, which the
+    /// failure then points at); the statement's location is restored after.
     fn located<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> T) -> T {
         let loc = self.loc(span);
+        let outer = self.b.loc();
         self.b.set_loc(Some(loc));
         let r = f(self);
-        self.b.set_loc(None);
+        self.b.set_loc(outer);
         r
     }
 
@@ -253,6 +261,18 @@ impl<'a, 'f> FnLower<'a, 'f> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        // Every instruction of the statement is located at it (so a block knows its lines),
+        // and an instruction that can fail more precisely at its expression.
+        let outer = self.b.loc();
+        if let Some(span) = stmt_span(s) {
+            let loc = self.loc(span);
+            self.b.set_loc(Some(loc));
+        }
+        self.stmt_here(s);
+        self.b.set_loc(outer);
+    }
+
+    fn stmt_here(&mut self, s: &Stmt) {
         match s {
             Stmt::Let { local, value } => {
                 let vals = self.expr(value);
@@ -826,4 +846,20 @@ fn log_template(format: &str, shapes: &[String]) -> String {
         out.push_str(&escape_braces(part));
     }
     out
+}
+
+/// Where a statement is written, for the locations of its instructions (`None`: a `log` without
+/// arguments, located at the enclosing statement).
+fn stmt_span(s: &Stmt) -> Option<Span> {
+    match s {
+        Stmt::Let { value, .. } => Some(value.span),
+        Stmt::Assign { place, .. } => Some(place.span),
+        Stmt::Return { span, .. }
+        | Stmt::Assert { span, .. }
+        | Stmt::For { span, .. }
+        | Stmt::While { span, .. }
+        | Stmt::If { span, .. } => Some(*span),
+        Stmt::Expr(e) => Some(e.span),
+        Stmt::Log { args, .. } => args.first().map(|a| a.span),
+    }
 }

@@ -37,6 +37,21 @@ pub const EMBED_SOURCE: &str = include_str!("embed.zok");
 /// The name `"EMBED"`'s diagnostics and locations show.
 pub const EMBED_NAME: &str = "<zkbc>/EMBED.zok";
 
+/// The text of a module by the name [`SourceMap::names`] gives it: a built-in module's from the
+/// binary, any other read from its path (`None` when it cannot be read).
+pub fn module_text(name: &str) -> Option<String> {
+    if name == EMBED_NAME {
+        return Some(EMBED_SOURCE.to_string());
+    }
+    match name
+        .strip_prefix(stdlib::ROOT)
+        .and_then(|r| r.strip_prefix('/'))
+    {
+        Some(path) => stdlib::source(Path::new(path)).map(str::to_string),
+        None => std::fs::read_to_string(name).ok(),
+    }
+}
+
 /// The most modules one program may load.
 const MAX_MODULES: usize = 4096;
 
@@ -72,6 +87,18 @@ impl SourceMap {
             .partition_point(|(base, _)| *base <= offset)
             .saturating_sub(1);
         self.files.get(i).map(|(base, file)| (*base, file))
+    }
+
+    /// The index of the file the global `offset` is in (0, the root, for an empty map).
+    pub fn file_index(&self, offset: usize) -> u32 {
+        self.files
+            .partition_point(|(base, _)| *base <= offset)
+            .saturating_sub(1) as u32
+    }
+
+    /// The names of the files, in index order (the root first).
+    pub fn names(&self) -> Vec<String> {
+        self.files.iter().map(|(_, f)| f.name.clone()).collect()
     }
 
     /// The line and column of a global offset, in its own file.

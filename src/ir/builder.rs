@@ -71,6 +71,11 @@ impl<'f> FunctionBuilder<'f> {
         self.loc = loc;
     }
 
+    /// The source location attached to the next instruction.
+    pub fn loc(&self) -> Option<SrcLoc> {
+        self.loc
+    }
+
     /// A `field` constant.
     pub fn field(&mut self, value: Fr) -> ValueId {
         self.func.const_field(value)
@@ -209,6 +214,7 @@ impl<'f> FunctionBuilder<'f> {
         let data = self.func.block_mut(block);
         assert!(data.term.is_none(), "bug: block {block} terminated twice");
         data.term = Some(term);
+        data.term_loc = self.loc;
     }
 
     /// `jmp b(args)`

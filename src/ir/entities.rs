@@ -49,14 +49,19 @@ entity!(
     "i"
 );
 
-/// A position in the source program (1-based line and column), carried by instructions that can
-/// fail at run time so that the failure points at the user's code.
+/// A position in the source program: the file (an index into [`crate::ir::Program::files`]; 0 is
+/// the file compiled, the others modules it imports) and the 1-based line and column in it.
+/// Instructions lowered from source carry one, so that a failure points at the user's code and a
+/// block can say which lines it came from. The text format writes `@line:col` and only on
+/// instructions that can fail; a location parsed from text is in file 0.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct SrcLoc {
     /// 1-based line.
     pub line: u32,
     /// 1-based column, counted in characters.
     pub col: u32,
+    /// The file: an index into [`crate::ir::Program::files`].
+    pub file: u32,
 }
 
 impl fmt::Display for SrcLoc {

@@ -55,6 +55,9 @@ pub struct BlockData {
     pub insts: Vec<InstId>,
     /// How it ends; `None` only while a block is being built (the verifier rejects it).
     pub term: Option<Terminator>,
+    /// Where in the source program its terminator comes from, if known (not in the text
+    /// format).
+    pub term_loc: Option<SrcLoc>,
 }
 
 /// A function: its entry block's parameters are the function's parameters.
@@ -83,6 +86,9 @@ pub struct Program {
     pub funcs: Vec<Function>,
     /// The function executed by the interpreter and lowered to R1CS.
     pub main: FuncId,
+    /// The source files [`SrcLoc::file`] indexes, by the names the user knows them by (the file
+    /// compiled first); empty for a program read from IR text.
+    pub files: Vec<String>,
 }
 
 impl Program {

@@ -422,7 +422,7 @@ impl InstKind {
         }
     }
 
-    /// Whether the instruction can fail at run time (and so carries a source location).
+    /// Whether the instruction can fail at run time (the text format writes its source location).
     pub fn can_fail(&self) -> bool {
         match self {
             InstKind::Binary { op, .. } => op.can_fail(),

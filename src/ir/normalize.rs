@@ -13,6 +13,7 @@ pub fn normalize_program(program: &Program) -> Program {
     Program {
         funcs: program.funcs.iter().map(normalize_function).collect(),
         main: program.main,
+        files: program.files.clone(),
     }
 }
 
@@ -110,6 +111,7 @@ pub fn normalize_function(func: &Function) -> Function {
             params,
             insts: inst_ids,
             term,
+            term_loc: block.term_loc,
         });
     }
     out

@@ -50,7 +50,7 @@ pub fn print_function(func: &Function, id: FuncId) -> String {
                 }
                 _ => out.push_str(&text),
             }
-            if let Some(loc) = data.loc {
+            if let Some(loc) = data.loc.filter(|_| data.kind.can_fail()) {
                 let _ = write!(out, " @{loc}");
             }
             out.push('\n');

@@ -210,6 +210,7 @@ fn inline_call(caller: &mut Function, block: BlockId, pos: usize, inst: InstId, 
     caller.block_mut(block).insts.pop();
     caller.block_mut(cont).insts = tail;
     caller.block_mut(cont).term = caller.block_mut(block).term.take();
+    caller.block_mut(cont).term_loc = caller.block(block).term_loc;
 
     // Copy the callee: blocks and parameters, then instructions, then operands.
     let mut block_map: HashMap<BlockId, BlockId> = HashMap::new();
@@ -280,6 +281,7 @@ fn inline_call(caller: &mut Function, block: BlockId, pos: usize, inst: InstId, 
             }
         };
         caller.block_mut(nb).term = Some(term);
+        caller.block_mut(nb).term_loc = callee.block(b).term_loc;
     }
     caller.block_mut(block).term = Some(Terminator::Jmp(BlockCall {
         block: block_map[&callee.entry],

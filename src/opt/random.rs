@@ -105,6 +105,7 @@ pub fn random_program(seed: u64) -> RandomProgram {
     let program = Program {
         funcs,
         main: main_id,
+        files: Vec::new(),
     };
     if let Err(e) = crate::ir::verify::verify_program(&program) {
         panic!("bug: random program {seed} is invalid:\n{e}\n{program}");

@@ -179,6 +179,7 @@ impl Ctx<'_> {
                 let block = self.func.block_mut(p);
                 block.insts.extend(data.insts);
                 block.term = data.term;
+                block.term_loc = data.term_loc;
                 merged.insert(b);
             }
         }

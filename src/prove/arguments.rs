@@ -54,6 +54,7 @@ pub fn product_instance(
     }
     BlockInstance {
         name: name.to_string(),
+        source: None,
         r1cs,
         executions,
     }

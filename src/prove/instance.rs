@@ -119,6 +119,8 @@ impl SparseR1cs {
 pub struct BlockInstance {
     /// The block's name, for messages and file names (e.g. `b3`).
     pub name: String,
+    /// The source lines the block came from (`bubble_sort.zok:6-9`), when known.
+    pub source: Option<String>,
     /// The block's constraint system.
     pub r1cs: SparseR1cs,
     /// One assignment `z = [1, instance..., witness...]` per execution.

@@ -112,6 +112,7 @@ pub fn block(
         .collect();
     BlockInstance {
         name: name.to_string(),
+        source: None,
         r1cs,
         executions,
     }

@@ -51,11 +51,11 @@ pub fn to_dot(program: &Program, show: Show) -> String {
         );
         match show {
             Show::Cfg => {
-                blocks(&mut out, fid, func, &func.layout, "    ");
+                blocks(&mut out, program, fid, &func.layout, "    ");
                 cfg_edges(&mut out, fid, func);
             }
             Show::Cdg | Show::CdgSeed | Show::CdgBoth => {
-                blocks(&mut out, fid, func, &func.layout, "    ");
+                blocks(&mut out, program, fid, &func.layout, "    ");
                 let post = ControlDependence::new(func);
                 let seed = ControlDependence::seed(func);
                 let edges: std::collections::BTreeSet<_> = match show {
@@ -77,7 +77,7 @@ pub fn to_dot(program: &Program, show: Show) -> String {
                 }
             }
             Show::Pdg => pdg(&mut out, fid, func),
-            Show::Regions => regions(&mut out, fid, func),
+            Show::Regions => regions(&mut out, program, fid),
         }
         out.push_str("  }\n");
     }
@@ -90,8 +90,13 @@ fn esc(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-fn block_label(func: &Function, b: crate::ir::BlockId) -> String {
+/// A block's box: its name and parameters, the source lines it came from, its size.
+fn block_label(program: &Program, fid: FuncId, b: crate::ir::BlockId) -> String {
+    let func = program.func(fid);
     let data = func.block(b);
+    let source = program
+        .block_source(fid, b)
+        .map_or_else(String::new, |s| format!("\\n{}", esc(&s)));
     let params: Vec<String> = data
         .params
         .iter()
@@ -103,7 +108,7 @@ fn block_label(func: &Function, b: crate::ir::BlockId) -> String {
         Terminator::Return(_) => "return",
     });
     format!(
-        "{b}({})\\n{} insts, {term}",
+        "{b}({}){source}\\n{} insts, {term}",
         esc(&params.join(", ")),
         data.insts.len()
     )
@@ -111,8 +116,8 @@ fn block_label(func: &Function, b: crate::ir::BlockId) -> String {
 
 fn blocks(
     out: &mut String,
+    program: &Program,
     fid: FuncId,
-    func: &Function,
     which: &[crate::ir::BlockId],
     indent: &str,
 ) {
@@ -120,7 +125,7 @@ fn blocks(
         let _ = writeln!(
             out,
             "{indent}{fid}_{b} [label=\"{}\"];",
-            block_label(func, b)
+            block_label(program, fid, b)
         );
     }
 }
@@ -185,13 +190,14 @@ fn pdg(out: &mut String, fid: FuncId, func: &Function) {
     }
 }
 
-fn regions(out: &mut String, fid: FuncId, func: &Function) {
+fn regions(out: &mut String, program: &Program, fid: FuncId) {
+    let func = program.func(fid);
     let tree = RegionTree::new(func);
     let mut placed: HashSet<crate::ir::BlockId> = HashSet::new();
     fn cluster(
         out: &mut String,
+        program: &Program,
         fid: FuncId,
-        func: &Function,
         tree: &RegionTree,
         r: RegionId,
         depth: usize,
@@ -208,7 +214,7 @@ fn regions(out: &mut String, fid: FuncId, func: &Function) {
         let mut children = reg.children.clone();
         children.sort_by_key(|c| tree.get(*c).entry);
         for c in children {
-            cluster(out, fid, func, tree, c, depth + 1, placed);
+            cluster(out, program, fid, tree, c, depth + 1, placed);
         }
         let own: Vec<_> = reg
             .blocks
@@ -216,14 +222,14 @@ fn regions(out: &mut String, fid: FuncId, func: &Function) {
             .copied()
             .filter(|b| !placed.contains(b))
             .collect();
-        blocks(out, fid, func, &own, &format!("{indent}  "));
+        blocks(out, program, fid, &own, &format!("{indent}  "));
         placed.extend(own);
         let _ = writeln!(out, "{indent}}}");
     }
     let mut roots = tree.roots();
     roots.sort_by_key(|r| tree.get(*r).entry);
     for r in roots {
-        cluster(out, fid, func, &tree, r, 0, &mut placed);
+        cluster(out, program, fid, &tree, r, 0, &mut placed);
     }
     let rest: Vec<_> = func
         .layout
@@ -231,6 +237,6 @@ fn regions(out: &mut String, fid: FuncId, func: &Function) {
         .copied()
         .filter(|b| !placed.contains(b))
         .collect();
-    blocks(out, fid, func, &rest, "    ");
+    blocks(out, program, fid, &rest, "    ");
     cfg_edges(out, fid, func);
 }

@@ -33,12 +33,14 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::{self, Write};
 
 /// What a block's node shows.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct BlockAnnotation {
     /// `cons_b`.
     pub constraints: u64,
     /// `exec_b`, `None` when unknown.
     pub executions: Option<u64>,
+    /// The source lines the block came from (`bubble_sort.zok:6-9`), when known.
+    pub source: Option<String>,
 }
 
 /// Why the DOT graph could not be drawn.
@@ -110,6 +112,7 @@ pub fn annotations_from_report(
                 BlockAnnotation {
                     constraints: b.constraints,
                     executions: b.executions,
+                    source: b.source.clone(),
                 },
             )
         })
@@ -122,7 +125,7 @@ pub fn annotations_from_report(
             .get(short.as_str())
             .or_else(|| by_label.get(long.as_str()))
         {
-            out.insert(block, *a);
+            out.insert(block, a.clone());
         }
     }
     out
@@ -208,6 +211,9 @@ fn node_line(func: &Function, block: BlockId, annotation: Option<&BlockAnnotatio
     let mut attrs = Vec::new();
     match annotation {
         Some(a) => {
+            if let Some(source) = &a.source {
+                let _ = write!(label, "\n{source}");
+            }
             let pad = padded_constraints(a.constraints)
                 .map_or_else(|| "?".into(), |x| group_digits(x.into()));
             let noun = if a.constraints == 1 {

@@ -53,6 +53,61 @@ pub fn to_json(report: &Report) -> String {
 
 pub use crate::cost::group_digits;
 
+/// How long a command took and where: the `timings` object of `zkbc report --format json`
+/// (docs/report.md). Not part of [`Report`]: the same program reports the same numbers, but
+/// never twice the same times.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Timings {
+    /// The command's wall time, milliseconds.
+    pub wall_ms: f64,
+    /// The process's peak resident memory, bytes (`null` where the platform does not say).
+    pub peak_rss_bytes: Option<u64>,
+    /// Every recorded stage, in the order they started.
+    pub stages: Vec<StageTiming>,
+}
+
+/// One stage of [`Timings`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct StageTiming {
+    /// The stage (`front`, `opt`, a pass, `lower`, `run`, ...).
+    pub name: String,
+    /// How many stages enclose it.
+    pub depth: usize,
+    /// Wall time, milliseconds.
+    pub ms: f64,
+    /// Peak resident memory while it ran, bytes.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+impl Timings {
+    /// The stages recorded so far ([`crate::timing::records`]) and the time since `start`.
+    pub fn since(start: std::time::Instant) -> Timings {
+        Timings {
+            wall_ms: start.elapsed().as_secs_f64() * 1e3,
+            peak_rss_bytes: crate::timing::peak_rss(),
+            stages: crate::timing::records()
+                .into_iter()
+                .map(|r| StageTiming {
+                    name: r.name,
+                    depth: r.depth,
+                    ms: r.time.as_secs_f64() * 1e3,
+                    peak_rss_bytes: r.peak_rss,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A JSON object (as [`to_json`] writes it) with `timings` as its last field.
+pub fn with_timings(json: &str, timings: &Timings) -> String {
+    let body = json.trim_end();
+    let body = body.strip_suffix('}').unwrap_or(body).trim_end();
+    let timings = serde_json::to_string_pretty(timings)
+        .expect("bug: timings always serialize")
+        .replace('\n', "\n  ");
+    format!("{body},\n  \"timings\": {timings}\n}}\n")
+}
+
 /// A fraction as a percentage with one decimal, e.g. `0.4375` is `43.8%`.
 pub fn percent(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)

@@ -93,9 +93,20 @@ pub fn render(report: &Report) -> String {
     ]
     .map(String::from)
     .to_vec()];
+    let label_width = report
+        .blocks
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(0);
     for b in &report.blocks {
+        // The block and, left-aligned after it, the source lines it came from.
+        let name = match &b.source {
+            Some(source) => format!("{:label_width$}  {source}", b.label),
+            None => b.label.clone(),
+        };
         rows.push(vec![
-            b.label.clone(),
+            name,
             group_digits(b.constraints.into()),
             group_digits(b.padded_constraints.into()),
             group_digits(b.witness_vars.into()),

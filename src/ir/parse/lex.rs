@@ -312,7 +312,7 @@ impl<'a> Cursor<'a> {
         let line = number(self)?;
         self.expect(&Tok::Punct(':'))?;
         let col = number(self)?;
-        Ok(Some(SrcLoc { line, col }))
+        Ok(Some(SrcLoc { line, col, file: 0 }))
     }
 
     pub(super) fn end(&self) -> Result<()> {

@@ -67,6 +67,7 @@ pub fn parse_program(text: &str) -> Result<Program> {
     let mut program = Program {
         funcs: Vec::new(),
         main: FuncId(0),
+        files: Vec::new(),
     };
     for (f, sig) in funcs.iter().zip(&signatures) {
         let ctx = FuncParser {

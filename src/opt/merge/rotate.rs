@@ -311,6 +311,7 @@ fn copy_block(func: &mut Function, b: BlockId) -> BlockId {
         t.map_operands(|v| map.get(&v).copied().unwrap_or(v));
     }
     func.block_mut(new).term = term;
+    func.block_mut(new).term_loc = data.term_loc;
     new
 }
 
