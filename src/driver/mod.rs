@@ -215,6 +215,7 @@ pub fn compile(
                         max_steps: options.profile_max_steps,
                         ..interp::Limits::default()
                     },
+                    runs: Default::default(),
                 }));
         }
     }
