@@ -158,7 +158,7 @@ pub struct CheckOptions<'a> {
     /// How witnesses are computed.
     pub witnesses: Witnesses,
     /// Called after each chunk with the number of executions done so far (a progress bar).
-    pub progress: Option<&'a (dyn Fn(usize) + Sync)>,
+    pub progress: Option<&'a dyn Fn(usize)>,
 }
 
 /// Assigns and checks every block execution of a successful run, evaluating the rows directly.
@@ -258,7 +258,7 @@ pub fn for_each_execution_opts<'p>(
     program: &'p Program,
     outcome: &Outcome,
     witnesses: Witnesses,
-    progress: Option<&(dyn Fn(usize) + Sync)>,
+    progress: Option<&dyn Fn(usize)>,
     mut visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), CheckError>,
 ) -> Result<CheckReport, CheckError> {
     walk(program, outcome, witnesses, progress, |blocks, chunk| {
@@ -328,7 +328,7 @@ fn walk<'p>(
     program: &'p Program,
     outcome: &Outcome,
     witnesses: Witnesses,
-    progress: Option<&(dyn Fn(usize) + Sync)>,
+    progress: Option<&dyn Fn(usize)>,
     mut flush: impl FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), CheckError>,
 ) -> Result<CheckReport, CheckError> {
     let mut w = Walk::new(program, witnesses);
