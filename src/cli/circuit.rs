@@ -99,8 +99,10 @@ fn check_and_print(
         progress: Some(&checked),
         ..r1cs::CheckOptions::default()
     };
-    let report = r1cs::check_trace_opts(&compiled.program, &outcome, opts)
-        .map_err(|e| check_failure(file, e))?;
+    let report = zkbc::timing::stage("check", || {
+        r1cs::check_trace_opts(&compiled.program, &outcome, opts)
+    })
+    .map_err(|e| check_failure(file, e))?;
     let blocks: Vec<serde_json::Value> = report
         .blocks
         .iter()

@@ -379,7 +379,7 @@ struct Walk<'p> {
     /// Each circuit function's memory plan and live-ins.
     infos: HashMap<FuncId, Arc<super::live::FuncInfo>>,
     /// Where each function's addresses and segments start in the program's memory.
-    offsets: HashMap<FuncId, (u64, u64)>,
+    offsets: FxMap<FuncId, (u64, u64)>,
     memory: MemoryTrace,
     /// The last value written of every spilled scalar.
     spilled: FxMap<(FuncId, crate::ir::ValueId), Fr>,
@@ -400,7 +400,7 @@ impl<'p> Walk<'p> {
     fn new(program: &'p Program, witnesses: Witnesses) -> Walk<'p> {
         let circuit = program.circuit_funcs();
         let mut infos = HashMap::new();
-        let mut offsets = HashMap::new();
+        let mut offsets = FxMap::default();
         let mut memory = MemoryTrace::default();
         let (mut addr_off, mut seg_off) = (0u64, 0u64);
         for f in program.func_ids().filter(|f| circuit[f.index()]) {

@@ -9,10 +9,12 @@
 //! 2. Linear elimination ([`eliminate`]) substitutes every linear constraint away, pivoting only on
 //!    witness variables, then renumbers.
 //! 3. [`BlockR1cs::assign`] re-runs the same lowering in *witness* mode on an input state and
-//!    returns every variable's value; [`check_trace`] does so for every block execution of an
-//!    interpreter trace and evaluates every row on it, naming the first that fails;
-//!    [`check_trace_with`] and [`Checker::Ark`] emit the instance into an ark-relations `gr1cs`
-//!    constraint system instead and ask `which_is_unsatisfied` (an independent cross-check).
+//!    returns every variable's value (the reference). [`check_trace`] lowers each executed
+//!    block once more in *recording* mode, which keeps every variable's recipe as the
+//!    block's [`Tape`], assigns every execution of an interpreter trace by running the tape,
+//!    and evaluates every row on it, naming the first that fails; [`check_trace_with`] and
+//!    [`Checker::Ark`] emit the instance into an ark-relations `gr1cs` constraint system
+//!    instead and ask `which_is_unsatisfied` (an independent cross-check).
 //! 4. [`stats`] lowers every block of a program in parallel (rayon; each task builds its own
 //!    system, nothing crosses threads but plain numbers); [`stats_sequential`] is the reference.
 //!
