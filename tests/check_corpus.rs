@@ -176,3 +176,148 @@ fn the_direct_checker_and_ark_relations_agree_on_random_programs() {
     println!("{programs} random programs, {executions} executions");
     assert!(programs > 500, "only {programs} random programs ran");
 }
+
+/// Every assignment of every execution of `program`, computed as `witnesses` says.
+fn assignments(
+    program: &ir::Program,
+    outcome: &interp::Outcome,
+    witnesses: r1cs::Witnesses,
+) -> Vec<r1cs::Assignment> {
+    let mut all = Vec::new();
+    r1cs::for_each_execution_opts(program, outcome, witnesses, None, |_, _, asg| {
+        all.push(asg.clone());
+        Ok(())
+    })
+    .unwrap();
+    all
+}
+
+/// The block's compiled witness tape computes, on every execution of every corpus program at
+/// -O0 and -O3, exactly the assignment the lowering re-run in witness mode computes; and a
+/// corrupted witness variable is judged alike by the direct checker and ark-relations.
+#[test]
+fn the_compiled_witness_equals_the_relowered_one_on_the_corpus() {
+    let (mut compared, mut corrupted, mut rejected) = (0, 0, 0);
+    for file in corpus() {
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let inputs: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(file.with_extension("json")).unwrap())
+                .unwrap();
+        for level in [OptLevel::O0, OptLevel::O3] {
+            let options = driver::Options {
+                opt_level: level,
+                ..driver::Options::default()
+            };
+            let mut compiled = driver::compile(&name, &text, &options).unwrap();
+            driver::legalize_for_r1cs(&mut compiled.program).unwrap();
+            let values = compiled.inputs_from_json(&inputs).unwrap();
+            let outcome =
+                interp::run(&compiled.program, &values, interp::Limits::default()).unwrap();
+            let fast = assignments(&compiled.program, &outcome, r1cs::Witnesses::Compiled);
+            let slow = assignments(&compiled.program, &outcome, r1cs::Witnesses::Relowered);
+            assert_eq!(fast.len(), slow.len(), "{name} {level:?}");
+            for (step, (a, b)) in fast.iter().zip(&slow).enumerate() {
+                assert!(a == b, "{name} {level:?} step {step}: the tape differs");
+            }
+            compared += fast.len();
+            let mut seen = std::collections::HashSet::new();
+            r1cs::for_each_execution(&compiled.program, &outcome, |step, blk, asg| {
+                if asg.witness.is_empty() || !seen.insert((blk.func_id(), blk.block())) {
+                    return Ok(());
+                }
+                let mut bad = asg.clone();
+                bad.witness[0] += zkbc::field::Fr::from(1u64);
+                let direct = blk.first_unsatisfied(&bad);
+                let ark = blk.to_ark(&bad).is_satisfied().unwrap();
+                assert_eq!(
+                    direct.is_none(),
+                    ark,
+                    "{name} {level:?} step {step}: the checkers disagree on a corrupted witness"
+                );
+                corrupted += 1;
+                rejected += usize::from(!ark);
+                Ok(())
+            })
+            .unwrap();
+        }
+    }
+    assert!(compared > 10_000, "only {compared} executions compared");
+    assert!(
+        rejected > 100 && rejected * 10 > corrupted * 9,
+        "{rejected} of {corrupted} corrupted witnesses rejected"
+    );
+}
+
+/// The tape equals the re-run lowering on 300 random programs too.
+#[test]
+fn the_compiled_witness_equals_the_relowered_one_on_random_programs() {
+    let mut programs = 0;
+    for seed in 0..300 {
+        let case = zkbc::testgen::generate(70_000 + seed);
+        let Ok(mut compiled) =
+            driver::compile("random.zok", &case.program.to_string(), &Default::default())
+        else {
+            continue;
+        };
+        if driver::legalize_for_r1cs(&mut compiled.program).is_err() {
+            continue;
+        }
+        let Ok(values) = compiled.inputs_from_json(&case.inputs_json()) else {
+            continue;
+        };
+        let limits = interp::Limits {
+            max_steps: 100_000,
+            ..interp::Limits::default()
+        };
+        let Ok(outcome) = interp::run(&compiled.program, &values, limits) else {
+            continue;
+        };
+        programs += 1;
+        let fast = assignments(&compiled.program, &outcome, r1cs::Witnesses::Compiled);
+        let slow = assignments(&compiled.program, &outcome, r1cs::Witnesses::Relowered);
+        assert!(fast == slow, "seed {seed}: the tape differs");
+    }
+    assert!(programs > 150, "only {programs} random programs ran");
+}
+
+/// Checked in parallel chunks, a trace with several unsatisfied executions (output values
+/// changed in the interpreter's trace, in one chunk and across chunks) reports the first in
+/// trace order, with 1 thread and with 2.
+#[test]
+fn the_first_unsatisfied_execution_in_trace_order_is_reported() {
+    // Everything runs inside the pool: a trace holds `Rc`s and may not cross threads.
+    fn first_reported(steps: &[usize]) -> usize {
+        let text = "def main(field x, u32 n) -> field {\n    field mut acc = x;\n    for u32 i in 0..n {\n        acc = acc * acc + x;\n    }\n    return acc;\n}\n";
+        let compiled = driver::compile("loop.zok", text, &Default::default()).unwrap();
+        let values = compiled
+            .inputs_from_json(&serde_json::json!({"x": "3", "n": 20000}))
+            .unwrap();
+        let mut o = interp::run(&compiled.program, &values, interp::Limits::default()).unwrap();
+        for &s in steps {
+            match &mut o.trace[s].exit {
+                interp::Exit::Jump(_, args) | interp::Exit::Return(args) => {
+                    let v = args.iter_mut().find(|v| matches!(v, interp::Val::Field(_)));
+                    if let Some(interp::Val::Field(x)) = v {
+                        *x += zkbc::field::Fr::from(1u64);
+                    }
+                }
+            }
+        }
+        match r1cs::check_trace(&compiled.program, &o).unwrap_err() {
+            r1cs::CheckError::Unsatisfied { step, .. } => step,
+            e => panic!("{e}"),
+        }
+    }
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        for steps in [vec![17_001, 300, 9_000], vec![5_001, 5_000], vec![12_345]] {
+            let first = *steps.iter().min().unwrap();
+            let reported = pool.install(|| first_reported(&steps));
+            assert_eq!(reported, first, "{threads} threads, {steps:?}");
+        }
+    }
+}

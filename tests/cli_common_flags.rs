@@ -347,3 +347,41 @@ fn every_example_runs() {
     }
     assert!(ran >= 2 * 10, "only {ran} examples");
 }
+
+/// Piped, the long-running commands draw no progress bar: stderr holds no carriage return, no
+/// escape sequence and no ETA, with and without `--quiet` (a bar is drawn only on a terminal).
+#[test]
+fn piped_output_has_no_progress_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = write(
+        dir.path(),
+        "loop.zok",
+        "def main(private field x, u32 n) -> field {\n    field mut acc = x;\n    for u32 i in 0..n {\n        acc = acc * acc + x;\n    }\n    return acc;\n}\n",
+    );
+    let inputs = write(dir.path(), "loop.json", r#"{"x": "3", "n": 5000}"#);
+    let (p, i) = (program.to_str().unwrap(), inputs.to_str().unwrap());
+    let out_dir = dir.path().join("out");
+    let o = out_dir.to_str().unwrap();
+    for args in [
+        vec!["check", p, "--inputs", i],
+        vec!["report", p, "--inputs", i],
+        vec!["prove", p, "--inputs", i],
+        vec!["export", p, "--inputs", i, "-o", o],
+    ] {
+        for quiet in [false, true] {
+            let args = if quiet {
+                with(&args, &["-q"])
+            } else {
+                args.clone()
+            };
+            let out = zkbc(&args);
+            assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+            let err = &out.stderr;
+            assert!(
+                !err.contains(&b'\r') && !err.contains(&0x1b) && !stderr(&out).contains("ETA"),
+                "{args:?}: progress bytes on a pipe: {:?}",
+                stderr(&out)
+            );
+        }
+    }
+}

@@ -96,6 +96,7 @@ fn a_profiled_prediction_is_the_reports_cells() {
         let counts = Counts::Profile(Rc::new(Profile {
             inputs,
             limits: interp::Limits::default(),
+            runs: Default::default(),
         }));
         let predicted = predict(&m.compilation.program, &counts).expect("lowers");
         assert_eq!(

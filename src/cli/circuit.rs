@@ -92,8 +92,17 @@ fn check_and_print(
     let (compiled, outcome) = compile_and_run(compile, run, progress)?;
     let file = &compile.file;
     progress.set_message(format!("{}: checking", file.display()));
-    let report = r1cs::check_trace_with(&compiled.program, &outcome, checker)
-        .map_err(|e| check_failure(file, e))?;
+    progress.set_total(outcome.trace.len() as u64);
+    let checked = |done: usize| progress.set_position(done as u64);
+    let opts = r1cs::CheckOptions {
+        checker,
+        progress: Some(&checked),
+        ..r1cs::CheckOptions::default()
+    };
+    let report = zkbc::timing::stage("check", || {
+        r1cs::check_trace_opts(&compiled.program, &outcome, opts)
+    })
+    .map_err(|e| check_failure(file, e))?;
     let blocks: Vec<serde_json::Value> = report
         .blocks
         .iter()
@@ -200,7 +209,9 @@ pub(crate) fn prove_command(
     let file = compile.file.display();
     let instances = compile_and_run(&compile, &run, &progress).and_then(|(compiled, outcome)| {
         progress.set_message(format!("{file}: assigning the blocks"));
-        driver::proof::proof_instances(&compiled.program, &outcome)
+        progress.set_total(outcome.trace.len() as u64);
+        let assigned = |done: usize| progress.set_position(done as u64);
+        driver::proof::proof_instances_with_progress(&compiled.program, &outcome, Some(&assigned))
             .map_err(|e| check_failure(&compile.file, e))
     });
     let proved = instances.and_then(|p| {
@@ -296,8 +307,21 @@ pub(crate) fn export_command(
     out: PathBuf,
     quiet: bool,
 ) -> Result<(), Exit> {
-    let (compiled, outcome) = compile_and_run_with(&compile, &run, &Progress::hidden(), false)?;
-    std::fs::create_dir_all(&out)
+    let progress = Progress::new(None, "", quiet);
+    let result = export_and_print(&compile, &run, &out, quiet, &progress);
+    progress.finish();
+    result
+}
+
+fn export_and_print(
+    compile: &CompileArgs,
+    run: &RunArgs,
+    out: &Path,
+    quiet: bool,
+    progress: &Progress,
+) -> Result<(), Exit> {
+    let (compiled, outcome) = compile_and_run_with(compile, run, progress, false)?;
+    std::fs::create_dir_all(out)
         .map_err(|e| user_error(format!("cannot create {}: {e}", out.display())))?;
     let file = compile.file.display();
     if driver::circuit::not_one_block(&compiled.program).is_none() {
@@ -306,7 +330,8 @@ pub(crate) fn export_command(
                 driver::circuit::CircuitError::Check(e) => check_failure(&compile.file, e),
                 driver::circuit::CircuitError::Shape(why) => bug(format!("{file}: {why}")),
             })?;
-        zkbc::export::write_circuit(&out, "main", &instance, &interface)
+        progress.set_message(format!("{file}: writing"));
+        zkbc::export::write_circuit(out, "main", &instance, &interface)
             .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
         if quiet {
             return Ok(());
@@ -343,14 +368,27 @@ pub(crate) fn export_command(
         );
     }
     let instances = match &outcome {
-        Some(outcome) => driver::block_instances(&compiled.program, outcome)
-            .map_err(|e| check_failure(&compile.file, e))?,
+        Some(outcome) => {
+            progress.set_message(format!("{file}: assigning the blocks"));
+            progress.set_total(outcome.trace.len() as u64);
+            let assigned = |done: usize| progress.set_position(done as u64);
+            driver::block_instances_with_progress(&compiled.program, outcome, Some(&assigned))
+                .map_err(|e| check_failure(&compile.file, e))?
+        }
         None => driver::block_systems(&compiled.program)
             .map_err(|e| check_failure(&compile.file, r1cs::CheckError::Lower(e)))?,
     };
+    progress.set_message(format!("{file}: writing"));
+    progress.set_total(
+        instances
+            .iter()
+            .map(|i| i.executions.len().max(1) as u64)
+            .sum(),
+    );
     for inst in &instances {
-        zkbc::export::write_block(&out, &inst.name, inst)
+        zkbc::export::write_block(out, &inst.name, inst)
             .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
+        progress.inc(inst.executions.len().max(1) as u64);
         if quiet {
             continue;
         }

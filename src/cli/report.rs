@@ -35,17 +35,28 @@ fn measure_error(e: measure::MeasureError, file: &Path) -> Exit {
     }
 }
 
-/// Reads and measures one program with a progress spinner naming the stage.
+/// Reads and measures one program with a progress spinner naming the stage; with `counted`,
+/// the check of the run's block executions turns it into a bar over them (the table's bar
+/// counts programs instead).
 fn measure_file(
     file: &Path,
     (json, inputs): (Option<&serde_json::Value>, Option<&Path>),
     settings: &Settings,
-    progress: &report::progress::Progress,
+    (progress, counted): (&report::progress::Progress, bool),
 ) -> Result<measure::Measurement, Exit> {
     let source = read(file)?;
     let name = file.display().to_string();
-    measure::measure(&name, &source, json, settings, &|stage| {
-        progress.set_message(format!("{name}: {}", stage.name()));
+    let counting = std::cell::Cell::new(false);
+    measure::measure(&name, &source, json, settings, &|stage| match stage {
+        measure::Stage::Checked { done, total } => {
+            if counted {
+                if !counting.replace(true) {
+                    progress.set_total(total as u64);
+                }
+                progress.set_position(done as u64);
+            }
+        }
+        _ => progress.set_message(format!("{name}: {}", stage.name())),
     })
     .map_err(|e| {
         // Input errors name the inputs file rather than the program.
@@ -83,7 +94,12 @@ pub(crate) fn report_command(
         zkbc::timing::enable();
     }
     let progress = report::progress::Progress::new(None, "", quiet);
-    let measured = measure_file(&compile.file, (json.as_ref(), inputs), settings, &progress);
+    let measured = measure_file(
+        &compile.file,
+        (json.as_ref(), inputs),
+        settings,
+        (&progress, true),
+    );
     // The CFG the decisions name: the program before merging (drawn only with --explain).
     let before = match (&measured, format, explain) {
         (Ok(_), ReportFormat::Dot, true) if settings.without_decisions().is_none() => Some(
@@ -161,7 +177,9 @@ fn measure_before_merging(
     let source = read(file)?;
     let name = file.display().to_string();
     measure::before_merging(&name, &source, json, settings, &|stage| {
-        progress.set_message(format!("{name} before merging: {}", stage.name()));
+        if !matches!(stage, measure::Stage::Checked { .. }) {
+            progress.set_message(format!("{name} before merging: {}", stage.name()));
+        }
     })
     .map_err(|e| measure_error(e, file))
 }
@@ -323,7 +341,7 @@ pub(crate) fn table_command(
                     file,
                     (json.as_ref(), inputs.as_deref()),
                     &settings,
-                    &progress,
+                    (&progress, false),
                 )
             });
             match measured {

@@ -19,6 +19,61 @@ pub struct Profile {
     pub inputs: Vec<Val>,
     /// The interpreter's limits for profile runs.
     pub limits: Limits,
+    /// The counts of the last programs profiled (not part of the profile's identity).
+    pub runs: RunCache,
+}
+
+/// The counts of the last [`RunCache::CAPACITY`] programs a profile ran, by the program
+/// itself (compared with `==`): block formation scores the same candidate program several
+/// times (each formation it compares, a clean-up that changed nothing), and a run of a long
+/// loop costs far more than the comparison. A program of more than [`RunCache::MAX_INSTS`]
+/// instructions is not kept (its copy would cost memory, its comparison time).
+#[derive(Default)]
+pub struct RunCache(std::cell::RefCell<Vec<(Program, BlockCounts)>>);
+
+impl RunCache {
+    /// Programs kept.
+    pub const CAPACITY: usize = 4;
+    /// Instructions (over every function) of the largest program kept.
+    pub const MAX_INSTS: usize = 100_000;
+
+    fn get_or_run(&self, program: &Program, run: impl FnOnce() -> BlockCounts) -> BlockCounts {
+        if let Some((_, counts)) = self.0.borrow().iter().find(|(p, _)| p == program) {
+            return counts.clone();
+        }
+        let counts = run();
+        let size: usize = program.funcs.iter().map(|f| f.insts.len()).sum();
+        if size <= Self::MAX_INSTS {
+            let mut cache = self.0.borrow_mut();
+            if cache.len() == Self::CAPACITY {
+                cache.remove(0);
+            }
+            cache.push((program.clone(), counts.clone()));
+        }
+        counts
+    }
+}
+
+impl Clone for RunCache {
+    /// An empty cache: a copy profiles afresh.
+    fn clone(&self) -> RunCache {
+        RunCache::default()
+    }
+}
+
+impl PartialEq for RunCache {
+    /// Always equal: what was cached does not change what a profile is.
+    fn eq(&self, _: &RunCache) -> bool {
+        true
+    }
+}
+
+impl Eq for RunCache {}
+
+impl std::fmt::Debug for RunCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RunCache({} programs)", self.0.borrow().len())
+    }
 }
 
 /// Where execution counts come from.
@@ -39,10 +94,12 @@ impl Counts {
     /// a program that fails on its inputs is reported as a failure anyway), or estimates.
     pub fn of(&self, program: &Program) -> BlockCounts {
         match self {
-            Counts::Profile(p) => match interp::count_blocks(program, &p.inputs, p.limits) {
-                Ok(counts) => counts,
-                Err(_) => estimated_executions(program),
-            },
+            Counts::Profile(p) => p.runs.get_or_run(program, || {
+                match interp::count_blocks(program, &p.inputs, p.limits) {
+                    Ok(counts) => counts,
+                    Err(_) => estimated_executions(program),
+                }
+            }),
             Counts::Static => estimated_executions(program),
         }
     }

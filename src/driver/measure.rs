@@ -239,6 +239,14 @@ pub enum Stage {
     Lower,
     /// Assigning and checking every executed block.
     Check,
+    /// Block executions checked so far, of the run's total (after [`Stage::Check`], once per
+    /// chunk of executions).
+    Checked {
+        /// Executions checked.
+        done: usize,
+        /// Executions in the run.
+        total: usize,
+    },
     /// Compiling, running and lowering the `--no-merge` and `--monolithic` baselines.
     Baselines,
 }
@@ -250,7 +258,7 @@ impl Stage {
             Stage::Compile => "compiling",
             Stage::Run => "running",
             Stage::Lower => "lowering",
-            Stage::Check => "checking",
+            Stage::Check | Stage::Checked { .. } => "checking",
             Stage::Baselines => "measuring the baselines",
         }
     }
@@ -376,7 +384,13 @@ pub fn measure(
     let (executions, outputs, satisfied) = match &run {
         Some(outcome) => {
             progress(Stage::Check);
-            crate::timing::stage("check", || r1cs::check_trace(program, outcome))
+            let total = outcome.trace.len();
+            let checked = |done| progress(Stage::Checked { done, total });
+            let opts = r1cs::CheckOptions {
+                progress: Some(&checked),
+                ..r1cs::CheckOptions::default()
+            };
+            crate::timing::stage("check", || r1cs::check_trace_opts(program, outcome, opts))
                 .map_err(MeasureError::Check)?;
             let outputs = compilation.outputs_to_json(&outcome.outputs);
             // `{"outputs": [...]}`: the report's `outputs` is the list itself.

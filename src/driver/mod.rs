@@ -215,6 +215,7 @@ pub fn compile(
                         max_steps: options.profile_max_steps,
                         ..interp::Limits::default()
                     },
+                    runs: Default::default(),
                 }));
         }
     }
@@ -337,33 +338,47 @@ pub fn block_instances(
     program: &Program,
     outcome: &interp::Outcome,
 ) -> Result<Vec<prove::BlockInstance>, r1cs::CheckError> {
-    block_instances_with(program, outcome, |_, _| {}).map(|(instances, _)| instances)
+    block_instances_with(program, outcome, None, |_, _| {}).map(|(instances, _)| instances)
+}
+
+/// [`block_instances`], calling `progress` with the block executions assigned so far (a
+/// progress bar's position).
+pub fn block_instances_with_progress(
+    program: &Program,
+    outcome: &interp::Outcome,
+    progress: Option<&dyn Fn(usize)>,
+) -> Result<Vec<prove::BlockInstance>, r1cs::CheckError> {
+    block_instances_with(program, outcome, progress, |_, _| {}).map(|(instances, _)| instances)
 }
 
 /// [`block_instances`], calling `visit` on every execution's block and assignment in trace
-/// order, and giving the trace's report too (its memory: initial entries and accesses).
+/// order and `progress` with the executions assigned so far, and giving the trace's report too
+/// (its memory: initial entries and accesses).
 pub(crate) fn block_instances_with(
     program: &Program,
     outcome: &interp::Outcome,
+    progress: Option<&dyn Fn(usize)>,
     mut visit: impl FnMut(&r1cs::BlockR1cs<'_>, &r1cs::Assignment),
 ) -> Result<(Vec<prove::BlockInstance>, r1cs::CheckReport), r1cs::CheckError> {
     let mut instances: Vec<prove::BlockInstance> = Vec::new();
     let mut index: HashMap<(ir::FuncId, ir::BlockId), usize> = HashMap::new();
-    let report = r1cs::for_each_execution(program, outcome, |_, blk, asg| {
-        let key = (blk.func_id(), blk.block());
-        let i = *index.entry(key).or_insert_with(|| {
-            instances.push(prove::BlockInstance {
-                name: instance_name(program, blk),
-                source: program.block_source(blk.func_id(), blk.block()),
-                r1cs: sparse_r1cs(blk),
-                executions: Vec::new(),
+    let witnesses = r1cs::Witnesses::Compiled;
+    let report =
+        r1cs::for_each_execution_opts(program, outcome, witnesses, progress, |_, blk, asg| {
+            let key = (blk.func_id(), blk.block());
+            let i = *index.entry(key).or_insert_with(|| {
+                instances.push(prove::BlockInstance {
+                    name: instance_name(program, blk),
+                    source: program.block_source(blk.func_id(), blk.block()),
+                    r1cs: sparse_r1cs(blk),
+                    executions: Vec::new(),
+                });
+                instances.len() - 1
             });
-            instances.len() - 1
-        });
-        instances[i].executions.push(asg.full());
-        visit(blk, asg);
-        Ok(())
-    })?;
+            instances[i].executions.push(asg.full());
+            visit(blk, asg);
+            Ok(())
+        })?;
     Ok((instances, report))
 }
 

@@ -67,9 +67,19 @@ pub fn proof_instances(
     program: &Program,
     outcome: &interp::Outcome,
 ) -> Result<ProofInstances, r1cs::CheckError> {
+    proof_instances_with_progress(program, outcome, None)
+}
+
+/// [`proof_instances`], calling `progress` with the block executions assigned so far (a
+/// progress bar's position).
+pub fn proof_instances_with_progress(
+    program: &Program,
+    outcome: &interp::Outcome,
+    progress: Option<&dyn Fn(usize)>,
+) -> Result<ProofInstances, r1cs::CheckError> {
     let mut states_in: Vec<Vec<Fr>> = Vec::new();
     let mut states_out: Vec<Vec<Fr>> = Vec::new();
-    let (mut instances, report) = block_instances_with(program, outcome, |blk, asg| {
+    let (mut instances, report) = block_instances_with(program, outcome, progress, |blk, asg| {
         let l = blk.layout();
         states_in.push(asg.instance[..1 + l.in_leaves()].to_vec());
         let at = l.out_label_index();

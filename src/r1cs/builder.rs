@@ -1,13 +1,17 @@
 //! The constraint builder the gadgets write to. It runs in one of two modes with the same
 //! sequence of calls: *structure* mode records constraints (flat arenas of sorted terms) and
 //! *witness* mode records only variable values. Gadgets never branch on values, so both modes
-//! allocate the same variables in the same order; that is what lets [`super::BlockR1cs`] compute
-//! a witness by re-running the lowering instead of storing a hint per variable.
+//! allocate the same variables in the same order. Every allocation names its value by a
+//! [`Recipe`]: witness mode evaluates it at once (re-running the lowering per execution, the
+//! reference), *recording* mode (structure mode with a [`Recorder`]) stores it on the block's
+//! tape, which computes the witness of every later execution without lowering again.
 
 use super::fxhash::FxMap;
 use super::lc::{Lc, Var, ONE};
+use super::recipe::Recipe;
+use super::tape::Recorder;
 use crate::field::Fr;
-use ark_ff::{One, Zero};
+use ark_ff::One;
 
 /// The distinct coefficients of a block's constraints, each stored once: a term names its
 /// coefficient by index (4 bytes instead of a 32-byte field element). Index 0 is 1 and index 1
@@ -146,6 +150,8 @@ pub(crate) struct Builder {
     pub(crate) canonical: FxMap<Lc, Vec<Lc>>,
     /// `[d == 0]` flags already built, by `d` up to sign (see `Builder::is_zero`).
     pub(crate) zeros: FxMap<Lc, Lc>,
+    /// The recipes of every allocation, in order (recording mode only).
+    pub(crate) recorder: Option<Recorder>,
 }
 
 impl Builder {
@@ -166,14 +172,26 @@ impl Builder {
             general_products: 0,
             canonical: FxMap::default(),
             zeros: FxMap::default(),
+            recorder: None,
         }
     }
 
-    fn alloc(&mut self, instance: bool, value: impl FnOnce(&Builder) -> Fr) -> Var {
+    /// Structure mode that also records every allocation's recipe (the block's tape).
+    pub fn recording() -> Builder {
+        Builder {
+            recorder: Some(Recorder::default()),
+            ..Builder::new(false)
+        }
+    }
+
+    fn alloc(&mut self, instance: bool, recipe: Recipe<'_>) -> Var {
         let v = self.is_instance.len() as Var;
         if self.witness_mode {
-            let x = value(self);
-            self.values.push(x);
+            let mut xs = Vec::with_capacity(1);
+            recipe.eval_into(&self.values, &mut xs);
+            self.values.extend(xs);
+        } else if let Some(r) = &mut self.recorder {
+            r.record(v, &recipe);
         }
         self.is_instance.push(instance);
         self.n_instance += usize::from(instance);
@@ -185,39 +203,35 @@ impl Builder {
         self.quad.len() / 3 + self.linear.len()
     }
 
-    /// A new witness variable whose value (witness mode) is `value(self)`.
-    pub fn witness(&mut self, value: impl FnOnce(&Builder) -> Fr) -> Var {
-        self.alloc(false, value)
+    /// A new witness variable whose value is `recipe`'s.
+    pub fn witness(&mut self, recipe: Recipe<'_>) -> Var {
+        self.alloc(false, recipe)
     }
 
-    /// `n` new witness variables with the given values (witness mode).
-    pub fn witnesses(&mut self, n: usize, values: impl FnOnce(&Builder) -> Vec<Fr>) -> Vec<Var> {
+    /// `recipe.arity()` new witness variables with the recipe's values.
+    pub fn witnesses(&mut self, recipe: Recipe<'_>) -> Vec<Var> {
         let first = self.is_instance.len() as Var;
+        let n = recipe.arity();
         if self.witness_mode {
-            let xs = values(self);
-            assert_eq!(
-                xs.len(),
-                n,
-                "bug: witness hint gave the wrong number of values"
-            );
+            let before = self.values.len();
+            let mut xs = Vec::with_capacity(n);
+            recipe.eval_into(&self.values, &mut xs);
             self.values.extend(xs);
+            assert_eq!(
+                self.values.len() - before,
+                n,
+                "bug: a recipe gave the wrong number of values"
+            );
+        } else if let Some(r) = &mut self.recorder {
+            r.record(first, &recipe);
         }
         self.is_instance.extend(std::iter::repeat_n(false, n));
         (first..first + n as Var).collect()
     }
 
-    /// A new instance variable holding `value` (ignored in structure mode).
-    pub fn instance(&mut self, value: Fr) -> Var {
-        self.alloc(true, |_| value)
-    }
-
-    /// The value of a combination (witness mode; zero in structure mode).
-    pub fn eval(&self, lc: &Lc) -> Fr {
-        if self.witness_mode {
-            lc.eval(&self.values)
-        } else {
-            Fr::zero()
-        }
+    /// A new instance variable whose value is `recipe`'s.
+    pub fn instance(&mut self, recipe: Recipe<'_>) -> Var {
+        self.alloc(true, recipe)
     }
 
     /// Enforces `a · b = c`. When `a` or `b` is constant the constraint is linear and goes to
@@ -261,7 +275,7 @@ impl Builder {
     /// A witness variable equal to `lc` (one linear constraint), so that long combinations do
     /// not get copied into every later use.
     pub fn materialize(&mut self, lc: &Lc) -> Lc {
-        let w = self.witness(|cs| cs.eval(lc));
+        let w = self.witness(Recipe::Lin(lc));
         let w = Lc::var(w);
         self.enforce_eq(&w, lc);
         w
@@ -286,7 +300,7 @@ impl Builder {
                 e.insert(next);
             }
         }
-        let p = self.witness(|cs| cs.eval(a) * cs.eval(b));
+        let p = self.witness(Recipe::Mul(a, b));
         debug_assert_eq!(p, next);
         self.enforce(a, b, &Lc::var(p));
         if general {

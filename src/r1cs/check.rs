@@ -1,21 +1,38 @@
 //! Witness generation from the interpreter's block trace, and the check that it satisfies the
 //! block's instance.
 //!
-//! For every block execution of the trace the block's instance is assigned by re-running its
-//! lowering on the input state, the output state is then overwritten with what the *interpreter*
-//! says the block produced (next label and arguments, or returned values), and every row must
-//! hold: evaluated directly over the block's rows ([`Checker::Direct`], the default), or by
-//! emitting the instance into an ark-relations `gr1cs` system whose `which_is_unsatisfied` must
-//! be `None` ([`Checker::Ark`], an independent cross-check). So a gadget that computes a
-//! different result than the interpreter shows up as an unsatisfied block, with the row. Live-in leaves (values not passed as parameters) are carried from
-//! the previous execution's output state.
+//! Every executed block is lowered once, with its witness [`Tape`](super::Tape); every
+//! execution of it is then assigned by running the tape on its input state
+//! ([`Witnesses::Compiled`], the default; [`Witnesses::Relowered`] re-runs the lowering in
+//! witness mode instead, the reference). The output state is then overwritten with what the
+//! *interpreter* says the block produced (next label and arguments, or returned values), and
+//! every row must hold: evaluated directly over the block's rows ([`Checker::Direct`], the
+//! default), or by emitting the instance into an ark-relations `gr1cs` system whose
+//! `which_is_unsatisfied` must be `None` ([`Checker::Ark`], an independent cross-check). So a
+//! gadget that computes a different result than the interpreter shows up as an unsatisfied
+//! block, with the row. Live-in leaves (values not passed as parameters) are carried from the
+//! previous execution's output state.
+//!
+//! # Chunks
+//!
+//! The walk over the trace is sequential (an execution's live-ins, spilled scalars and memory
+//! timestamps come from the ones before it), but it only runs tapes: executions are assigned
+//! into a flat buffer, a *chunk* of up to [`CHUNK_EXECUTIONS`] executions or
+//! [`CHUNK_VALUES`] values. A full chunk has its deferred inverses inverted in one batch, then
+//! its rows are checked in parallel (rayon), and the first unsatisfied execution *in trace
+//! order* is the one reported (`find_first`), so the result does not depend on the number of
+//! threads. An error met while assigning is reported after the chunk's earlier executions are
+//! checked, so it too is the first in trace order.
 
+use super::fxhash::FxMap;
 use super::memory::{check_memory, AccessKind, MemoryEntry, MemoryError, MemoryTrace};
-use super::{block_label, lower_with, return_label, Assignment, BlockR1cs, LowerError};
+use super::tape::{batch_invert, Inputs};
+use super::{block_label, lower_with_tape, return_label, Assignment, BlockR1cs, LowerError};
 use crate::field::Fr;
 use crate::ir::interp::{Exit, Outcome, Val};
 use crate::ir::{BlockId, FuncId, Program};
 use ark_ff::{One, Zero};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -117,9 +134,36 @@ pub enum Checker {
     Ark,
 }
 
+/// How an execution's witness is computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Witnesses {
+    /// By the block's [`Tape`](super::Tape), compiled once.
+    #[default]
+    Compiled,
+    /// By re-running the block's lowering in witness mode for every execution: the reference
+    /// the tape is tested against (slow).
+    Relowered,
+}
+
+/// Executions in one chunk at most.
+pub const CHUNK_EXECUTIONS: usize = 4096;
+/// Values (`z` slots) in one chunk at most, unless one execution alone has more.
+pub const CHUNK_VALUES: usize = 1 << 18;
+
+/// What [`check_trace_opts`] does besides checking.
+#[derive(Clone, Copy, Default)]
+pub struct CheckOptions<'a> {
+    /// How satisfaction is decided.
+    pub checker: Checker,
+    /// How witnesses are computed.
+    pub witnesses: Witnesses,
+    /// Called after each chunk with the number of executions done so far (a progress bar).
+    pub progress: Option<&'a dyn Fn(usize)>,
+}
+
 /// Assigns and checks every block execution of a successful run, evaluating the rows directly.
 pub fn check_trace(program: &Program, outcome: &Outcome) -> Result<CheckReport, CheckError> {
-    check_trace_with(program, outcome, Checker::Direct)
+    check_trace_opts(program, outcome, CheckOptions::default())
 }
 
 /// [`check_trace`] with the given checker.
@@ -128,28 +172,60 @@ pub fn check_trace_with(
     outcome: &Outcome,
     checker: Checker,
 ) -> Result<CheckReport, CheckError> {
-    let report = for_each_execution(program, outcome, |step, blk, asg| {
-        let unsat = match checker {
-            Checker::Direct => blk.first_unsatisfied(asg).map(|k| format!("#{k}")),
-            Checker::Ark => {
-                blk.to_ark(asg)
-                    .which_is_unsatisfied()
-                    .map_err(|e| LowerError::BadState {
-                        block: blk.block(),
-                        message: format!("ark-relations: {e}"),
-                    })?
+    check_trace_opts(
+        program,
+        outcome,
+        CheckOptions {
+            checker,
+            ..CheckOptions::default()
+        },
+    )
+}
+
+/// [`check_trace`] with every option.
+pub fn check_trace_opts(
+    program: &Program,
+    outcome: &Outcome,
+    opts: CheckOptions<'_>,
+) -> Result<CheckReport, CheckError> {
+    let unsat = |blk: &BlockR1cs<'_>, step: usize, constraint: String| CheckError::Unsatisfied {
+        func: blk.func_name().to_string(),
+        block: blk.block(),
+        step,
+        constraint,
+    };
+    let report = walk(
+        program,
+        outcome,
+        opts.witnesses,
+        opts.progress,
+        |blocks, chunk| match opts.checker {
+            Checker::Direct => {
+                let bad = chunk.entries.par_iter().find_map_first(|e| {
+                    let blk = &blocks[e.block];
+                    blk.first_unsatisfied_z(&chunk.z[e.at..])
+                        .map(|k| unsat(blk, e.step, format!("#{k}")))
+                });
+                bad.map_or(Ok(()), Err)
             }
-        };
-        match unsat {
-            Some(constraint) => Err(CheckError::Unsatisfied {
-                func: blk.func_name().to_string(),
-                block: blk.block(),
-                step,
-                constraint,
-            }),
-            None => Ok(()),
-        }
-    })?;
+            Checker::Ark => {
+                for e in &chunk.entries {
+                    let blk = &blocks[e.block];
+                    let asg = chunk.assignment(blk, e);
+                    let found = blk.to_ark(&asg).which_is_unsatisfied().map_err(|err| {
+                        LowerError::BadState {
+                            block: blk.block(),
+                            message: format!("ark-relations: {err}"),
+                        }
+                    })?;
+                    if let Some(constraint) = found {
+                        return Err(unsat(blk, e.step, constraint));
+                    }
+                }
+                Ok(())
+            }
+        },
+    )?;
     check_memory(&report.memory).map_err(CheckError::Memory)?;
     Ok(report)
 }
@@ -166,51 +242,215 @@ fn flatten_state(vals: &[Val], in_memory: &[bool], out: &mut Vec<Fr>) -> Result<
 
 /// Assigns every block execution of a successful run — the input state from the trace, the
 /// output state (next label and arguments, or returned values) from the trace too, every other
-/// variable by the gadgets — and hands each `(trace step, instance, assignment)` to `visit` in
-/// trace order. [`check_trace`] checks each; the prover and the exporter collect them.
+/// variable by the block's tape — and hands each `(trace step, instance, assignment)` to
+/// `visit` in trace order. [`check_trace`] checks each; the prover and the exporter collect them.
 pub fn for_each_execution<'p>(
     program: &'p Program,
     outcome: &Outcome,
+    visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), CheckError>,
+) -> Result<CheckReport, CheckError> {
+    for_each_execution_opts(program, outcome, Witnesses::Compiled, None, visit)
+}
+
+/// [`for_each_execution`] with the witnesses computed as `witnesses` says, calling `progress`
+/// after each chunk with the number of executions done.
+pub fn for_each_execution_opts<'p>(
+    program: &'p Program,
+    outcome: &Outcome,
+    witnesses: Witnesses,
+    progress: Option<&dyn Fn(usize)>,
     mut visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), CheckError>,
 ) -> Result<CheckReport, CheckError> {
-    // Each circuit function's memory plan, and where its addresses and segments start in the
-    // program's memory.
-    let circuit = program.circuit_funcs();
-    let mut infos = HashMap::new();
-    let mut offsets = HashMap::new();
-    let mut memory = MemoryTrace::default();
-    let (mut addr_off, mut seg_off) = (0u64, 0u64);
-    for f in program.func_ids().filter(|f| circuit[f.index()]) {
-        let info = Arc::new(super::live::FuncInfo::new(program.func(f)));
-        offsets.insert(f, (addr_off, seg_off));
-        for (s, seg) in info.memory.segments.iter().enumerate() {
-            for k in 0..seg.len {
-                memory.inits.push(MemoryEntry {
-                    addr: Fr::from(addr_off + seg.base + k),
-                    seg: seg_off + s as u64,
-                    value: seg
-                        .init
-                        .as_ref()
-                        .and_then(|v| v.get(k as usize).copied())
-                        .unwrap_or_else(Fr::zero),
-                    rw: Fr::one(),
-                    ts: 0,
-                });
+    walk(program, outcome, witnesses, progress, |blocks, chunk| {
+        for e in &chunk.entries {
+            let blk = &blocks[e.block];
+            visit(e.step, blk, &chunk.assignment(blk, e))?;
+        }
+        Ok(())
+    })
+}
+
+/// One execution in a chunk.
+struct Entry {
+    /// Its index in the trace.
+    step: usize,
+    /// Its block, an index into the walk's blocks.
+    block: usize,
+    /// Where its `z` starts in the chunk's buffer.
+    at: usize,
+    /// Whether its tape left deferred inverses (a re-lowered execution has none).
+    deferred: bool,
+}
+
+/// Executions assigned but not yet checked (see the module doc).
+#[derive(Default)]
+struct Chunk {
+    z: Vec<Fr>,
+    entries: Vec<Entry>,
+}
+
+impl Chunk {
+    fn assignment(&self, blk: &BlockR1cs<'_>, e: &Entry) -> Assignment {
+        let (ni, nw) = (blk.n_instance(), blk.n_witness());
+        let z = &self.z[e.at..];
+        Assignment {
+            instance: z[1..1 + ni].to_vec(),
+            witness: z[1 + ni..1 + ni + nw].to_vec(),
+        }
+    }
+
+    /// Inverts the deferred slots of every execution in one batch.
+    fn invert(&mut self, blocks: &[BlockR1cs<'_>]) {
+        let mut dens = Vec::new();
+        for e in self.entries.iter().filter(|e| e.deferred) {
+            if let Some(t) = blocks[e.block].tape() {
+                dens.extend(t.deferred().iter().map(|&d| self.z[e.at + d as usize]));
             }
         }
-        addr_off += info.memory.size;
-        seg_off += info.memory.segments.len() as u64;
-        infos.insert(f, info);
+        if dens.is_empty() {
+            return;
+        }
+        batch_invert(&mut dens);
+        let mut it = dens.into_iter();
+        for e in self.entries.iter().filter(|e| e.deferred) {
+            if let Some(t) = blocks[e.block].tape() {
+                for &d in t.deferred() {
+                    self.z[e.at + d as usize] = it.next().expect("one inverse per slot");
+                }
+            }
+        }
     }
-    // The last value written of every spilled scalar.
-    let mut spilled: HashMap<(FuncId, crate::ir::ValueId), Fr> = HashMap::new();
-    let mut cache: HashMap<(FuncId, BlockId), BlockR1cs<'_>> = HashMap::new();
-    let mut order: Vec<(FuncId, BlockId)> = Vec::new();
-    let mut runs: HashMap<(FuncId, BlockId), usize> = HashMap::new();
-    // Live-in leaves the previous execution passed to the block it jumped to.
-    let mut carried: Option<(BlockId, Vec<Fr>)> = None;
+}
+
+/// The walk over the trace shared by the checker and [`for_each_execution`]: assigns every
+/// execution into chunks and hands each full chunk, its inverses done, to `flush`.
+fn walk<'p>(
+    program: &'p Program,
+    outcome: &Outcome,
+    witnesses: Witnesses,
+    progress: Option<&dyn Fn(usize)>,
+    mut flush: impl FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), CheckError>,
+) -> Result<CheckReport, CheckError> {
+    let mut w = Walk::new(program, witnesses);
+    let mut chunk = Chunk::default();
+    let mut done = 0;
     for (step, entry) in outcome.trace.iter().enumerate() {
+        if let Err(e) = w.assign(step, entry, &mut chunk) {
+            chunk.invert(&w.blocks);
+            flush(&w.blocks, &chunk)?;
+            return Err(e);
+        }
+        if chunk.entries.len() >= CHUNK_EXECUTIONS || chunk.z.len() >= CHUNK_VALUES {
+            chunk.invert(&w.blocks);
+            flush(&w.blocks, &chunk)?;
+            done += chunk.entries.len();
+            chunk.entries.clear();
+            chunk.z.clear();
+            if let Some(p) = progress {
+                p(done);
+            }
+        }
+    }
+    chunk.invert(&w.blocks);
+    flush(&w.blocks, &chunk)?;
+    if let Some(p) = progress {
+        p(outcome.trace.len());
+    }
+    Ok(CheckReport {
+        executions: outcome.trace.len(),
+        blocks: w
+            .order
+            .iter()
+            .map(|key| BlockCheck {
+                func: key.0,
+                block: key.1,
+                executions: w.runs[w.index[key]],
+                constraints: w.blocks[w.index[key]].n_constraints(),
+            })
+            .collect(),
+        memory: w.memory,
+    })
+}
+
+/// The state of the walk over a trace.
+struct Walk<'p> {
+    program: &'p Program,
+    witnesses: Witnesses,
+    /// Each circuit function's memory plan and live-ins.
+    infos: HashMap<FuncId, Arc<super::live::FuncInfo>>,
+    /// Where each function's addresses and segments start in the program's memory.
+    offsets: FxMap<FuncId, (u64, u64)>,
+    memory: MemoryTrace,
+    /// The last value written of every spilled scalar.
+    spilled: FxMap<(FuncId, crate::ir::ValueId), Fr>,
+    /// Every executed block, lowered once, in order of first execution.
+    blocks: Vec<BlockR1cs<'p>>,
+    index: FxMap<(FuncId, BlockId), usize>,
+    order: Vec<(FuncId, BlockId)>,
+    runs: Vec<usize>,
+    /// Live-in leaves the previous execution passed to the block it jumped to.
+    carried: Option<(BlockId, Vec<Fr>)>,
+    leaves: Vec<Fr>,
+    hints: Vec<Fr>,
+    spills: Vec<Fr>,
+    out: Vec<Fr>,
+}
+
+impl<'p> Walk<'p> {
+    fn new(program: &'p Program, witnesses: Witnesses) -> Walk<'p> {
+        let circuit = program.circuit_funcs();
+        let mut infos = HashMap::new();
+        let mut offsets = FxMap::default();
+        let mut memory = MemoryTrace::default();
+        let (mut addr_off, mut seg_off) = (0u64, 0u64);
+        for f in program.func_ids().filter(|f| circuit[f.index()]) {
+            let info = Arc::new(super::live::FuncInfo::new(program.func(f)));
+            offsets.insert(f, (addr_off, seg_off));
+            for (s, seg) in info.memory.segments.iter().enumerate() {
+                for k in 0..seg.len {
+                    memory.inits.push(MemoryEntry {
+                        addr: Fr::from(addr_off + seg.base + k),
+                        seg: seg_off + s as u64,
+                        value: seg
+                            .init
+                            .as_ref()
+                            .and_then(|v| v.get(k as usize).copied())
+                            .unwrap_or_else(Fr::zero),
+                        rw: Fr::one(),
+                        ts: 0,
+                    });
+                }
+            }
+            addr_off += info.memory.size;
+            seg_off += info.memory.segments.len() as u64;
+            infos.insert(f, info);
+        }
+        Walk {
+            program,
+            witnesses,
+            infos,
+            offsets,
+            memory,
+            spilled: FxMap::default(),
+            blocks: Vec::new(),
+            index: FxMap::default(),
+            order: Vec::new(),
+            runs: Vec::new(),
+            carried: None,
+            leaves: Vec::new(),
+            hints: Vec::new(),
+            spills: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    /// The index of the block `entry` executes, lowered on its first execution.
+    fn block(&mut self, entry: &crate::ir::interp::TraceEntry) -> Result<usize, CheckError> {
         let key = (entry.func, entry.block);
+        if let Some(&k) = self.index.get(&key) {
+            return Ok(k);
+        }
+        let program = self.program;
         let func =
             program
                 .funcs
@@ -219,47 +459,86 @@ pub fn for_each_execution<'p>(
                     func: entry.func.to_string(),
                     block: entry.block,
                 })?;
-        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(key) {
-            let info = infos
-                .entry(entry.func)
-                .or_insert_with(|| Arc::new(super::live::FuncInfo::new(func)))
-                .clone();
-            let main_entry = entry.func == program.main && entry.block == func.entry;
-            slot.insert(lower_with(func, entry.func, info, entry.block, main_entry)?);
-            order.push(key);
-        }
-        *runs.entry(key).or_insert(0) += 1;
-        let blk = &cache[&key];
+        let info = self
+            .infos
+            .entry(entry.func)
+            .or_insert_with(|| Arc::new(super::live::FuncInfo::new(func)))
+            .clone();
+        let main_entry = entry.func == program.main && entry.block == func.entry;
+        let blk = lower_with_tape(func, entry.func, info, entry.block, main_entry)?;
+        let k = self.blocks.len();
+        self.blocks.push(blk);
+        self.index.insert(key, k);
+        self.order.push(key);
+        self.runs.push(0);
+        Ok(k)
+    }
+
+    /// Assigns one execution into `chunk`.
+    fn assign(
+        &mut self,
+        step: usize,
+        entry: &crate::ir::interp::TraceEntry,
+        chunk: &mut Chunk,
+    ) -> Result<(), CheckError> {
+        let k = self.block(entry)?;
+        self.runs[k] += 1;
+        let blk = &self.blocks[k];
         let layout = blk.layout();
         let bad = |message: String| LowerError::BadState {
             block: entry.block,
             message,
         };
-        let mut leaves = Vec::new();
-        flatten_state(&entry.params, &layout.memory_params, &mut leaves).map_err(bad)?;
-        match carried.take() {
-            Some((b, live)) if b == entry.block => leaves.extend(live),
+        self.leaves.clear();
+        flatten_state(&entry.params, &layout.memory_params, &mut self.leaves).map_err(bad)?;
+        match self.carried.take() {
+            Some((b, live)) if b == entry.block => self.leaves.extend(live),
             _ if layout.live_leaves == 0 => {}
             _ => {
                 return Err(bad("live-in values without a predecessor in the trace".into()).into())
             }
         }
-        let mut hints = Vec::new();
+        self.hints.clear();
         for h in &entry.hints {
-            flatten_val(h, &mut hints).map_err(bad)?;
+            flatten_val(h, &mut self.hints).map_err(bad)?;
         }
-        let spill_values = layout
-            .spill_reads
-            .iter()
-            .map(|v| {
-                spilled.get(&(entry.func, *v)).copied().ok_or_else(|| {
-                    bad(format!("{v} is read from memory before any block wrote it"))
-                })
-            })
-            .collect::<Result<Vec<Fr>, _>>()?;
-        let mut asg = blk.assign_with(&leaves, &hints, &entry.accesses, &spill_values)?;
-        for &(k, v) in &layout.spill_writes {
-            spilled.insert((entry.func, v), asg.instance[layout.accesses[k].value]);
+        self.spills.clear();
+        for v in &layout.spill_reads {
+            let x = self
+                .spilled
+                .get(&(entry.func, *v))
+                .copied()
+                .ok_or_else(|| bad(format!("{v} is read from memory before any block wrote it")))?;
+            self.spills.push(x);
+        }
+        let at = chunk.z.len();
+        let deferred = match (self.witnesses, blk.tape()) {
+            (Witnesses::Compiled, Some(tape)) => {
+                check_sizes(blk, &self.leaves, &self.hints)?;
+                chunk.z.resize(at + tape.n_slots(), Fr::zero());
+                let inputs = Inputs {
+                    leaves: &self.leaves,
+                    hints: &self.hints,
+                    accesses: &entry.accesses,
+                    spills: &self.spills,
+                };
+                tape.eval(&inputs, &mut chunk.z[at..]);
+                true
+            }
+            _ => {
+                let asg =
+                    blk.assign_with(&self.leaves, &self.hints, &entry.accesses, &self.spills)?;
+                chunk.z.push(Fr::one());
+                chunk.z.extend_from_slice(&asg.instance);
+                chunk.z.extend_from_slice(&asg.witness);
+                false
+            }
+        };
+        // Instance variable `i` (0-based, without the constant) is `inst[i]`.
+        let inst = &mut chunk.z[at + 1..];
+        for &(a, v) in &layout.spill_writes {
+            self.spilled
+                .insert((entry.func, v), inst[layout.accesses[a].value]);
         }
         let (label, values, target) = match &entry.exit {
             Exit::Jump(b, args) => (block_label(*b), args, Some(*b)),
@@ -271,54 +550,74 @@ pub fn for_each_execution<'p>(
             .find(|e| e.target == target)
             .map(|e| e.memory_args.as_slice())
             .unwrap_or(&[]);
-        let mut out = Vec::new();
-        flatten_state(values, in_memory, &mut out).map_err(bad)?;
-        if out.len() > layout.out_leaves {
+        self.out.clear();
+        flatten_state(values, in_memory, &mut self.out).map_err(bad)?;
+        if self.out.len() > layout.out_leaves {
             return Err(bad(format!(
                 "the trace leaves with {} values, the output state has {}",
-                out.len(),
+                self.out.len(),
                 layout.out_leaves
             ))
             .into());
         }
-        let at = layout.out_label_index();
-        asg.instance[at] = label;
-        asg.instance[at + 1..at + 1 + out.len()].copy_from_slice(&out);
-        let (addr_off, seg_off) = offsets.get(&entry.func).copied().unwrap_or_default();
+        let out_at = layout.out_label_index();
+        inst[out_at] = label;
+        inst[out_at + 1..out_at + 1 + self.out.len()].copy_from_slice(&self.out);
+        let (addr_off, seg_off) = self.offsets.get(&entry.func).copied().unwrap_or_default();
         for a in &layout.accesses {
-            memory.accesses.push(MemoryEntry {
-                addr: asg.instance[a.addr] + Fr::from(addr_off),
+            self.memory.accesses.push(MemoryEntry {
+                addr: inst[a.addr] + Fr::from(addr_off),
                 seg: seg_off + u64::from(a.seg),
-                value: asg.instance[a.value],
+                value: inst[a.value],
                 rw: match (a.kind, a.rw) {
                     (AccessKind::Read, _) => Fr::zero(),
                     (AccessKind::Write, _) => Fr::one(),
-                    (AccessKind::Guarded, Some(k)) => asg.instance[k],
+                    (AccessKind::Guarded, Some(k)) => inst[k],
                     (AccessKind::Guarded, None) => Fr::zero(),
                 },
-                ts: memory.accesses.len() as u64 + 1,
+                ts: self.memory.accesses.len() as u64 + 1,
             });
-            memory.steps.push(step);
+            self.memory.steps.push(step);
         }
-        visit(step, blk, &asg)?;
         if let Some(t) = target {
             if let Some(exit) = layout.exits.iter().find(|e| e.target == Some(t)) {
-                let start = at + 1 + exit.arg_leaves;
-                carried = Some((t, asg.instance[start..start + exit.live_leaves].to_vec()));
+                let start = out_at + 1 + exit.arg_leaves;
+                let live = inst[start..start + exit.live_leaves].to_vec();
+                self.carried = Some((t, live));
             }
         }
+        chunk.entries.push(Entry {
+            step,
+            block: k,
+            at,
+            deferred,
+        });
+        Ok(())
     }
-    Ok(CheckReport {
-        executions: outcome.trace.len(),
-        blocks: order
-            .into_iter()
-            .map(|key| BlockCheck {
-                func: key.0,
-                block: key.1,
-                executions: runs[&key],
-                constraints: cache[&key].n_constraints(),
-            })
-            .collect(),
-        memory,
-    })
+}
+
+/// The checks [`BlockR1cs::assign_with`] makes of an input state, for the tape.
+fn check_sizes(blk: &BlockR1cs<'_>, leaves: &[Fr], hints: &[Fr]) -> Result<(), LowerError> {
+    let layout = blk.layout();
+    if hints.len() > layout.hint_leaves {
+        return Err(LowerError::BadState {
+            block: blk.block(),
+            message: format!(
+                "{} hint values given, the block has {}",
+                hints.len(),
+                layout.hint_leaves
+            ),
+        });
+    }
+    if leaves.len() != layout.in_leaves() {
+        return Err(LowerError::BadState {
+            block: blk.block(),
+            message: format!(
+                "{} input leaves given, the block's state has {}",
+                leaves.len(),
+                layout.in_leaves()
+            ),
+        });
+    }
+    Ok(())
 }

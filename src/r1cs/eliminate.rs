@@ -372,15 +372,16 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
 
 #[cfg(test)]
 mod tests {
+    use super::super::recipe::Recipe;
     use super::*;
 
     #[test]
     fn linear_constraint_is_substituted_and_instances_are_kept() {
         // x (instance), w1, w2 witnesses: w1 * w1 = w2, w2 = x + 3 (linear).
         let mut cs = Builder::new(false);
-        let x = cs.instance(Fr::from(0u64));
-        let w1 = cs.witness(|_| Fr::from(0u64));
-        let w2 = cs.witness(|_| Fr::from(0u64));
+        let x = cs.instance(Recipe::Const(Fr::from(0u64)));
+        let w1 = cs.witness(Recipe::Const(Fr::from(0u64)));
+        let w2 = cs.witness(Recipe::Const(Fr::from(0u64)));
         cs.enforce(&Lc::var(w1), &Lc::var(w1), &Lc::var(w2));
         cs.enforce_eq(&Lc::var(w2), &Lc::var(x).add_const(Fr::from(3u64)));
         let r = reduce(cs);
@@ -400,10 +401,10 @@ mod tests {
         // mentions (found by the random-program run, seed 2004250: the kept row named a variable
         // the renumbering had dropped).
         let mut cs = Builder::new(false);
-        let x = cs.instance(Fr::from(0u64));
-        let w = cs.witness(|_| Fr::from(0u64));
+        let x = cs.instance(Recipe::Const(Fr::from(0u64)));
+        let w = cs.witness(Recipe::Const(Fr::from(0u64)));
         let others: Vec<Var> = (0..ELIM_MAX_TERMS)
-            .map(|_| cs.witness(|_| Fr::from(0u64)))
+            .map(|_| cs.witness(Recipe::Const(Fr::from(0u64))))
             .collect();
         let mut long = vec![(w, Fr::one())];
         long.extend(others.iter().map(|&v| (v, Fr::one())));
@@ -429,7 +430,7 @@ mod tests {
     #[test]
     fn instance_only_linear_constraint_stays() {
         let mut cs = Builder::new(false);
-        let x = cs.instance(Fr::from(0u64));
+        let x = cs.instance(Recipe::Const(Fr::from(0u64)));
         cs.enforce_eq(&Lc::var(x), &Lc::from_u64(5));
         let r = reduce(cs);
         assert_eq!(r.rows.len(), 3);

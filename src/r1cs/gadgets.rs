@@ -16,6 +16,7 @@
 
 use super::builder::Builder;
 use super::lc::Lc;
+use super::recipe::Recipe;
 use crate::field::{self, Fr};
 use ark_ff::{Field, One, PrimeField, Zero};
 use std::rc::Rc;
@@ -222,13 +223,7 @@ impl Builder {
             Pivot::Low => 0,
             Pivot::High => m - 1,
         };
-        let vars = self.witnesses(m as usize - 1, |cs| {
-            let bits = bits_le(&cs.eval(x), m);
-            (0..m)
-                .filter(|&i| i != skip)
-                .map(|i| Fr::from(u64::from(bits[i as usize])))
-                .collect()
-        });
+        let vars = self.witnesses(Recipe::Bits { x, m, skip });
         let mut bits: Vec<Lc> = Vec::with_capacity(m as usize);
         let mut rest = Vec::with_capacity(m as usize);
         let mut it = vars.into_iter();
@@ -250,12 +245,10 @@ impl Builder {
         bits
     }
 
-    /// A fresh normalized `n`-bit value with witness `value`: `n` booleans.
-    pub fn alloc_uint(&mut self, n: u32, value: impl FnOnce(&Builder) -> u64) -> Num {
-        let vars = self.witnesses(n as usize, |cs| {
-            let x = value(cs);
-            (0..n).map(|i| Fr::from((x >> i) & 1)).collect()
-        });
+    /// A fresh normalized `n`-bit value whose bits are `recipe`'s ([`Recipe::UDiv`] or
+    /// [`Recipe::URem`]): `n` booleans.
+    pub fn alloc_uint(&mut self, recipe: Recipe<'_>) -> Num {
+        let vars = self.witnesses(recipe);
         let bits: Vec<Lc> = vars.into_iter().map(Lc::var).collect();
         for b in &bits {
             self.boolean(b);
@@ -319,8 +312,8 @@ impl Builder {
     }
 
     fn is_zero_fresh(&mut self, d: &Lc) -> Lc {
-        let inv = self.witness(|cs| field::inverse(&cs.eval(d)).unwrap_or_else(Fr::zero));
-        let z = self.witness(|cs| Fr::from(u64::from(cs.eval(d).is_zero())));
+        let inv = self.witness(Recipe::Inverse(d));
+        let z = self.witness(Recipe::IsZero(d));
         let (inv, z) = (Lc::var(inv), Lc::var(z));
         self.enforce(d, &inv, &z.const_minus(Fr::one()));
         self.enforce(d, &z, &Lc::zero());
@@ -486,14 +479,12 @@ impl Builder {
                 }
             };
         }
-        let q = self.witness(|cs| {
-            field::inverse(&cs.eval(&b)).map_or_else(Fr::zero, |inv| cs.eval(a) * inv)
-        });
+        let q = self.witness(Recipe::Quotient(a, &b));
         let q = Lc::var(q);
         self.enforce(&q, &b, a);
         let a_nonzero_const = a.as_constant().is_some_and(|k| !k.is_zero());
         if !a_nonzero_const {
-            let inv = self.witness(|cs| field::inverse(&cs.eval(&b)).unwrap_or_else(Fr::zero));
+            let inv = self.witness(Recipe::Inverse(&b));
             self.enforce(&b, &Lc::var(inv), &Lc::from_u64(1));
         }
         q
@@ -503,14 +494,8 @@ impl Builder {
     /// (q and r as N bits each, `q b = a - r`, `b - r - 1` as N bits); a guard adds 1.
     pub fn udiv_rem(&mut self, a: &Num, b: &Num, n: u32, guard: Option<&Lc>) -> (Num, Num) {
         let b = self.guarded_divisor(&b.lc, guard);
-        let q = self.alloc_uint(n, |cs| {
-            let (x, y) = (low_u64(&cs.eval(&a.lc)), low_u64(&cs.eval(&b)));
-            x.checked_div(y).unwrap_or(0)
-        });
-        let r = self.alloc_uint(n, |cs| {
-            let (x, y) = (low_u64(&cs.eval(&a.lc)), low_u64(&cs.eval(&b)));
-            x.checked_rem(y).unwrap_or(x)
-        });
+        let q = self.alloc_uint(Recipe::UDiv { a: &a.lc, b: &b, n });
+        let r = self.alloc_uint(Recipe::URem { a: &a.lc, b: &b, n });
         let qb = a.lc.sub(&r.lc);
         if let Some(k) = b.as_constant() {
             self.enforce_eq(&q.lc.scale(k), &qb);
@@ -556,18 +541,10 @@ impl Builder {
             self.enforce_zero(&g);
             return Vec::new();
         }
-        let vars = self.witnesses(len - 1, |cs| {
-            let i = cs.eval(index);
-            let on = cs.eval(&g);
-            (1..len)
-                .map(|j| {
-                    if i == Fr::from(j as u64) {
-                        on
-                    } else {
-                        Fr::zero()
-                    }
-                })
-                .collect()
+        let vars = self.witnesses(Recipe::Selectors {
+            index,
+            guard: &g,
+            len,
         });
         let mut sel: Vec<Lc> = Vec::with_capacity(len);
         let rest = Lc::from_terms(vars.iter().map(|&v| (v, -Fr::one())).collect());
@@ -615,14 +592,14 @@ mod tests {
         let mut cs = Builder::new(false);
         let ins: Vec<Lc> = inputs
             .iter()
-            .map(|_| Lc::var(cs.instance(Fr::zero())))
+            .map(|_| Lc::var(cs.instance(Recipe::Const(Fr::zero()))))
             .collect();
         g(&mut cs, &ins);
         let red = reduce(cs);
         let mut cs = Builder::new(true);
         let ins: Vec<Lc> = inputs
             .iter()
-            .map(|&x| Lc::var(cs.instance(Fr::from(x))))
+            .map(|&x| Lc::var(cs.instance(Recipe::Const(Fr::from(x)))))
             .collect();
         g(&mut cs, &ins);
         let mut vals = vec![Fr::zero(); 1 + red.n_instance + red.n_witness];

@@ -9,10 +9,12 @@
 //! 2. Linear elimination ([`eliminate`]) substitutes every linear constraint away, pivoting only on
 //!    witness variables, then renumbers.
 //! 3. [`BlockR1cs::assign`] re-runs the same lowering in *witness* mode on an input state and
-//!    returns every variable's value; [`check_trace`] does so for every block execution of an
-//!    interpreter trace and evaluates every row on it, naming the first that fails;
-//!    [`check_trace_with`] and [`Checker::Ark`] emit the instance into an ark-relations `gr1cs`
-//!    constraint system instead and ask `which_is_unsatisfied` (an independent cross-check).
+//!    returns every variable's value (the reference). [`check_trace`] lowers each executed
+//!    block once more in *recording* mode, which keeps every variable's recipe as the
+//!    block's [`Tape`], assigns every execution of an interpreter trace by running the tape,
+//!    and evaluates every row on it, naming the first that fails; [`check_trace_with`] and
+//!    [`Checker::Ark`] emit the instance into an ark-relations `gr1cs` constraint system
+//!    instead and ask `which_is_unsatisfied` (an independent cross-check).
 //! 4. [`stats`] lowers every block of a program in parallel (rayon; each task builds its own
 //!    system, nothing crosses threads but plain numbers); [`stats_sequential`] is the reference.
 //!
@@ -141,16 +143,19 @@ mod lc;
 mod live;
 mod lower;
 pub mod memory;
+mod recipe;
 pub mod soundness;
+pub mod tape;
 
 pub use cache::StatsCache;
 pub use check::{
-    check_trace, check_trace_with, flatten_val, for_each_execution, BlockCheck, CheckError,
-    CheckReport, Checker,
+    check_trace, check_trace_opts, check_trace_with, flatten_val, for_each_execution,
+    for_each_execution_opts, BlockCheck, CheckError, CheckOptions, CheckReport, Checker, Witnesses,
 };
 pub use lc::{Lc, Var, ONE};
 pub use lower::{block_label, return_label, ExitLayout, StateLayout};
 pub use soundness::{check_soundness, SoundnessOptions, SoundnessReport};
+pub use tape::Tape;
 
 use crate::field::Fr;
 use crate::ir::interp::{Access, Val};
@@ -355,6 +360,8 @@ pub struct BlockR1cs<'f> {
     main_entry: bool,
     layout: StateLayout,
     reduced: Reduced,
+    /// The compiled witness computation, when lowered for witnesses ([`tape`]).
+    tape: Option<Arc<Tape>>,
 }
 
 /// Lowers block `block` of function `func` of `program`. The entry block of `main`
@@ -422,6 +429,33 @@ fn lower_with(
         main_entry,
         layout,
         reduced,
+        tape: None,
+    })
+}
+
+/// [`lower_with`] that also compiles the block's witness [`Tape`]: lowered once for every
+/// execution a trace checks.
+fn lower_with_tape(
+    func: &Function,
+    func_id: FuncId,
+    info: Arc<FuncInfo>,
+    block: BlockId,
+    main_entry: bool,
+) -> Result<BlockR1cs<'_>, LowerError> {
+    let (mut cs, layout) = lower::lower_recording(func, &info, block, main_entry)?;
+    let recorder = cs.recorder.take().expect("recording mode has a recorder");
+    let reduced = eliminate::reduce(cs);
+    let n_vars = 1 + reduced.n_instance + reduced.n_witness;
+    let tape = recorder.finish(&reduced.var_map, n_vars);
+    Ok(BlockR1cs {
+        func,
+        func_id,
+        info,
+        block,
+        main_entry,
+        layout,
+        reduced,
+        tape: Some(Arc::new(tape)),
     })
 }
 
@@ -594,11 +628,49 @@ impl<'f> BlockR1cs<'f> {
 
     /// The first constraint the assignment violates, by direct evaluation.
     pub fn first_unsatisfied(&self, a: &Assignment) -> Option<usize> {
-        let v = a.full();
+        self.first_unsatisfied_z(&a.full())
+    }
+
+    /// [`BlockR1cs::first_unsatisfied`] over `z = [1, instance.., witness..]` (anything after
+    /// the witness is ignored): the rows in one pass over the packed arenas, ±1 coefficients
+    /// added or subtracted without a multiplication.
+    pub fn first_unsatisfied_z(&self, z: &[Fr]) -> Option<usize> {
+        let rows = &self.reduced.rows;
+        let coeffs = &self.reduced.coeffs.values;
+        let eval = |terms: &[builder::Packed]| {
+            let mut acc = Fr::from(0u64);
+            for &(v, c) in terms {
+                let x = z[v as usize];
+                match c {
+                    0 => acc += x,
+                    1 => acc -= x,
+                    _ => acc += x * coeffs[c as usize],
+                }
+            }
+            acc
+        };
+        let mut start = 0usize;
+        let ends = &rows.ends;
         (0..self.n_constraints()).find(|&k| {
-            let (ra, rb, rc) = self.constraint(k);
-            ra.eval(&v) * rb.eval(&v) != rc.eval(&v)
+            let (ea, eb, ec) = (
+                ends[3 * k] as usize,
+                ends[3 * k + 1] as usize,
+                ends[3 * k + 2] as usize,
+            );
+            let (a, b, c) = (
+                eval(&rows.terms[start..ea]),
+                eval(&rows.terms[ea..eb]),
+                eval(&rows.terms[eb..ec]),
+            );
+            start = ec;
+            a * b != c
         })
+    }
+
+    /// The compiled witness computation, for a block lowered by [`for_each_execution`] and the
+    /// checker (`None` for a block lowered only for its structure).
+    pub fn tape(&self) -> Option<&Tape> {
+        self.tape.as_deref()
     }
 
     /// The instance with an assignment as an ark-relations `gr1cs` constraint system (not

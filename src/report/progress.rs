@@ -28,6 +28,9 @@ use std::time::Duration;
 /// How long work runs before its bar appears.
 pub const DELAY: Duration = Duration::from_secs(1);
 
+/// The template of a bar with a known amount of work.
+const COUNTED: &str = "{spinner} {msg} [{bar:30}] {human_pos}/{human_len} ({elapsed}, ETA {eta})";
+
 /// Whether a bar may be drawn: not quiet and stderr is a terminal.
 pub fn should_draw(quiet: bool, stderr_is_terminal: bool) -> bool {
     !quiet && stderr_is_terminal
@@ -63,7 +66,7 @@ impl Progress {
     ) -> Progress {
         let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::hidden());
         let template = match total {
-            Some(_) => "{spinner} {msg} [{bar:30}] {pos}/{len} ({elapsed})",
+            Some(_) => COUNTED,
             None => "{spinner} {msg} ({elapsed})",
         };
         // The templates are constants: an error here is a bug in this file.
@@ -98,6 +101,23 @@ impl Progress {
     /// Advances by `n` steps.
     pub fn inc(&self, n: u64) {
         self.bar.inc(n);
+    }
+
+    /// Makes this a bar over `total` steps, from 0, with the counts and an ETA (the block
+    /// executions a check assigns, say).
+    pub fn set_total(&self, total: u64) {
+        let style = ProgressStyle::with_template(COUNTED)
+            .expect("bug: invalid progress template")
+            .progress_chars("=> ");
+        self.bar.set_style(style);
+        self.bar.set_length(total);
+        self.bar.set_position(0);
+        self.bar.reset_eta();
+    }
+
+    /// Sets the steps done.
+    pub fn set_position(&self, n: u64) {
+        self.bar.set_position(n);
     }
 
     /// Steps done so far.
@@ -156,6 +176,9 @@ mod tests {
             progress.inc(2);
             progress.inc(1);
             assert_eq!(progress.position(), 3);
+            progress.set_total(10);
+            progress.set_position(7);
+            assert_eq!(progress.position(), 7);
             progress.finish();
         }
     }

@@ -6,6 +6,7 @@ use crate::field::Fr;
 use crate::ir::{InstKind, Type, ValueId};
 use crate::r1cs::gadgets::{sum_bits, Num, Pivot, MAX_EXACT, UNBOUNDED};
 use crate::r1cs::lc::Lc;
+use crate::r1cs::recipe::{Recipe, Source};
 use ark_ff::One;
 
 impl<'a> Lowerer<'a> {
@@ -235,8 +236,9 @@ impl<'a> Lowerer<'a> {
         Ok(match ty {
             Type::Field | Type::UInt(_) => {
                 let x = self.hints.get(self.next_hint).copied().unwrap_or_default();
+                let k = self.next_hint as u32;
                 self.next_hint += 1;
-                let v = Lc::var(self.cs.witness(|_| x));
+                let v = Lc::var(self.cs.witness(Recipe::Source(Source::Hint(k), x)));
                 match ty {
                     Type::UInt(w) => {
                         let bits = self.cs.decompose(&v, *w, Pivot::Low);

@@ -9,7 +9,8 @@ use crate::ir::{InstKind, Type, ValueId};
 use crate::r1cs::gadgets::{Num, UNBOUNDED};
 use crate::r1cs::lc::Lc;
 use crate::r1cs::memory::{AccessKind, AccessSlot};
-use ark_ff::Zero;
+use crate::r1cs::recipe::{Recipe, Source};
+use ark_ff::{AdditiveGroup, Zero};
 
 fn scalar(v: &Val) -> Fr {
     match v {
@@ -18,6 +19,9 @@ fn scalar(v: &Val) -> Fr {
         _ => Fr::zero(),
     }
 }
+
+/// What a write reads (nothing: its value is its own combination).
+const NO_READ: Recipe<'static> = Recipe::Const(Fr::ZERO);
 
 impl<'a> Lowerer<'a> {
     /// The next access the interpreter recorded for this block execution (witness mode), for
@@ -36,7 +40,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// An instance variable holding `value`, and the number of instance variables before it.
-    fn expose(&mut self, value: Fr) -> (Lc, usize) {
+    fn expose(&mut self, value: Recipe<'_>) -> (Lc, usize) {
         let k = self.cs.n_instance;
         (Lc::var(self.cs.instance(value)), k)
     }
@@ -49,21 +53,21 @@ impl<'a> Lowerer<'a> {
         kind: AccessKind,
         addr: &Lc,
         value: Option<&Lc>,
-        read: Fr,
+        read: Recipe<'_>,
         rw: Option<&Lc>,
     ) -> Lc {
-        let (a, addr_var) = self.expose(self.cs.eval(addr));
+        let (a, addr_var) = self.expose(Recipe::Lin(addr));
         self.cs.enforce_eq(&a, addr);
         let (v, value_var) = match value {
             Some(x) => {
-                let (v, k) = self.expose(self.cs.eval(x));
+                let (v, k) = self.expose(Recipe::Lin(x));
                 self.cs.enforce_eq(&v, x);
                 (v, k)
             }
             None => self.expose(read),
         };
         let rw_var = rw.map(|g| {
-            let (w, k) = self.expose(self.cs.eval(g));
+            let (w, k) = self.expose(Recipe::Lin(g));
             self.cs.enforce_eq(&w, g);
             k
         });
@@ -89,7 +93,7 @@ impl<'a> Lowerer<'a> {
             AccessKind::Write,
             &Lc::constant(Fr::from(addr)),
             Some(&x),
-            Fr::zero(),
+            NO_READ,
             None,
         );
         self.spill_writes.push((index, v));
@@ -124,17 +128,14 @@ impl<'a> Lowerer<'a> {
         }
         for v in wanted {
             let addr = self.plan.spill_of(v).unwrap_or_default();
-            let value = self
-                .spills
-                .get(self.spill_reads.len())
-                .copied()
-                .unwrap_or_default();
+            let k = self.spill_reads.len();
+            let value = self.spills.get(k).copied().unwrap_or_default();
             let x = self.access(
                 seg,
                 AccessKind::Read,
                 &Lc::constant(Fr::from(addr)),
                 None,
-                value,
+                Recipe::Source(Source::Spill(k as u32), value),
                 None,
             );
             let bits = match self.ty(v) {
@@ -183,7 +184,7 @@ impl<'a> Lowerer<'a> {
                 _ => x.lc.clone(),
             };
             let addr = Lc::constant(Fr::from(base + k as u64));
-            self.access(seg, AccessKind::Write, &addr, Some(&x), Fr::zero(), None);
+            self.access(seg, AccessKind::Write, &addr, Some(&x), NO_READ, None);
         }
         Ok(())
     }
@@ -196,7 +197,11 @@ impl<'a> Lowerer<'a> {
         results: &[ValueId],
         access: Option<&Access>,
     ) -> R<Option<Vec<Wire>>> {
-        let read = access.map(|a| scalar(&a.read)).unwrap_or_default();
+        // The access this instruction took (`take_access`), by its index in the execution's.
+        let read = Recipe::Source(
+            Source::Access(self.next_access.saturating_sub(1) as u32),
+            access.map(|a| scalar(&a.read)).unwrap_or_default(),
+        );
         match kind {
             InstKind::ArrayGet { array, index } => {
                 let Some(seg) = self.plan.segment_of(*array) else {
@@ -232,7 +237,7 @@ impl<'a> Lowerer<'a> {
                         let g = self.num(guard)?.lc;
                         let g = if polarity { g } else { Lc::from_u64(1).sub(&g) };
                         // value = old + g·(x − old), old the element before (from the trace).
-                        let old = Lc::var(self.cs.witness(|_| read));
+                        let old = Lc::var(self.cs.witness(read));
                         let chosen =
                             self.cs
                                 .select(&g, &Num::new(x, UNBOUNDED), &Num::new(old, UNBOUNDED));

@@ -35,6 +35,7 @@ use super::gadgets::Num;
 use super::lc::Lc;
 use super::live::FuncInfo;
 use super::memory::{AccessSlot, MemoryPlan};
+use super::recipe::Recipe;
 use super::LowerError;
 use crate::field::Fr;
 use crate::ir::interp::Access;
@@ -115,13 +116,42 @@ pub(crate) fn lower<'a>(
     main_entry: bool,
     witness: Option<Witness<'a>>,
 ) -> Result<(Builder, StateLayout), LowerError> {
+    lower_into(
+        Builder::new(witness.is_some()),
+        func,
+        info,
+        block,
+        main_entry,
+        witness,
+    )
+}
+
+/// Lowers `block` of `func` in structure mode, recording every allocation's recipe (the
+/// builder's `recorder`: the block's witness tape).
+pub(crate) fn lower_recording<'a>(
+    func: &'a Function,
+    info: &'a FuncInfo,
+    block: BlockId,
+    main_entry: bool,
+) -> Result<(Builder, StateLayout), LowerError> {
+    lower_into(Builder::recording(), func, info, block, main_entry, None)
+}
+
+fn lower_into<'a>(
+    cs: Builder,
+    func: &'a Function,
+    info: &'a FuncInfo,
+    block: BlockId,
+    main_entry: bool,
+    witness: Option<Witness<'a>>,
+) -> Result<(Builder, StateLayout), LowerError> {
     let w = witness.unwrap_or_default();
     let (inputs, hints, accesses, spills) =
         (witness.map(|w| w.inputs), w.hints, w.accesses, w.spills);
     let mut l = Lowerer {
         func,
         block,
-        cs: Builder::new(witness.is_some()),
+        cs,
         env: Env::new(func, block),
         fused: FxSet::default(),
         folded: FxSet::default(),
@@ -162,7 +192,7 @@ impl<'a> Lowerer<'a> {
     fn run(&mut self, info: &FuncInfo, main_entry: bool) -> R<StateLayout> {
         let func = self.func;
         let data = func.block(self.block);
-        let in_label = self.cs.instance(block_label(self.block));
+        let in_label = self.cs.instance(Recipe::Const(block_label(self.block)));
         let mut param_leaves = 0;
         let mut memory_params = Vec::with_capacity(data.params.len());
         let mut initial_writes = Vec::new();

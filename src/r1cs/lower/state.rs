@@ -9,6 +9,7 @@ use crate::r1cs::gadgets::{Num, Pivot, UNBOUNDED};
 use crate::r1cs::lc::Lc;
 use crate::r1cs::live::FuncInfo;
 use crate::r1cs::memory::AccessSlot;
+use crate::r1cs::recipe::{Recipe, Source};
 use crate::r1cs::LowerError;
 use ark_ff::Zero;
 
@@ -107,9 +108,14 @@ pub(crate) fn leaf_widths(ty: &Type, out: &mut Vec<Option<u32>>) -> Result<(), S
 }
 
 impl<'a> Lowerer<'a> {
-    fn next_input(&mut self) -> R<Fr> {
-        match self.inputs {
-            None => Ok(Fr::zero()),
+    /// The next input leaf as a recipe (with its value in witness mode).
+    fn next_input(&mut self) -> R<Recipe<'static>> {
+        let k = self.next_input as u32;
+        let x = match self.inputs {
+            None => {
+                self.next_input += 1;
+                Fr::zero()
+            }
             Some(xs) => {
                 let x = xs
                     .get(self.next_input)
@@ -119,9 +125,10 @@ impl<'a> Lowerer<'a> {
                         message: format!("the input state has only {} leaves", xs.len()),
                     })?;
                 self.next_input += 1;
-                Ok(x)
+                x
             }
-        }
+        };
+        Ok(Recipe::Source(Source::Input(k), x))
     }
 
     /// A wire of fresh instance variables for a value of type `ty`; range-checks `uN` leaves
@@ -260,10 +267,10 @@ impl<'a> Lowerer<'a> {
                 (c.scale(lt - le).add_const(le), leaves, vec![te, ee])
             }
         };
-        let out_label = self.cs.instance(self.cs.eval(&label));
+        let out_label = self.cs.instance(Recipe::Lin(&label));
         self.cs.enforce_eq(&Lc::var(out_label), &label);
         for leaf in &leaves {
-            let o = self.cs.instance(self.cs.eval(leaf));
+            let o = self.cs.instance(Recipe::Lin(leaf));
             self.cs.enforce_eq(&Lc::var(o), leaf);
         }
         let accesses = std::mem::take(&mut self.mem_slots);
