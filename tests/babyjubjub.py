@@ -17,10 +17,13 @@ with zkbc.
   256-bit big-endian integer, R.x and A.x as 32 big-endian bytes, M the 64-byte message;
   S = r + h k mod l. Valid when S G = R + h A.
 
-`python3 tests/babyjubjub.py` prints every vector the tests and README use.
+`python3 tests/babyjubjub.py` prints every vector the tests and README use;
+`python3 tests/babyjubjub.py --eddsa-json > examples/eddsa.json` writes README's example inputs.
 """
 
 import hashlib
+import json
+import sys
 
 P = 21888242871839275222246405745257275088548364400416034343698204186575808495617
 A_COEF = 168700
@@ -139,7 +142,24 @@ def verify(r_point, s, a_point, message):
     return mul(s, G) == add(r_point, mul(h, a_point))
 
 
+def example_signature():
+    """README's example: a key derived from a phrase signs a 64-byte message."""
+    k = int.from_bytes(hashlib.sha256(b"zkbc EdDSA example secret key").digest(), "big") % L
+    message = b"zkbc checks an EdDSA signature over Baby Jubjub in one circuit.."
+    assert len(message) == 64
+    r_point, s, a_point = sign(k, message)
+    return r_point, s, a_point, message
+
+
 def main():
+    r_point, s, a_point, message = example_signature()
+    assert verify(r_point, s, a_point, message)
+    if sys.argv[1:] == ["--eddsa-json"]:
+        print(json.dumps({"R": [str(c) for c in r_point], "S": str(s),
+                          "A": [str(c) for c in a_point],
+                          "M0": words(bits_of_bytes(message[:32])),
+                          "M1": words(bits_of_bytes(message[32:]))}, indent=1))
+        return
     assert on_curve(G) and mul(L, G) == ZERO
     zokrates_entropy = bytes.fromhex(
         "17d2e6d95c74e97c4bf60cc0c6a6b417bafc54e9205c8080261f42449634d6df"
@@ -162,11 +182,6 @@ def main():
     zm = bytes(63) + bytes([5])
     print(f"ZoKrates' EdDSA vector verifies: {verify(zr, zs, za, zm)}")
 
-    k = int.from_bytes(hashlib.sha256(b"zkbc EdDSA example secret key").digest(), "big") % L
-    message = b"zkbc checks an EdDSA signature over Baby Jubjub in one circuit.."
-    assert len(message) == 64
-    r_point, s, a_point = sign(k, message)
-    assert verify(r_point, s, a_point, message)
     assert not verify(r_point, (s + 1) % L, a_point, message)
     print("EdDSA example (inputs of examples/eddsa.zok):")
     print(f"  R = [\"{r_point[0]}\", \"{r_point[1]}\"]")
