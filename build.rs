@@ -4,7 +4,11 @@
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("stdlib");
+    // The manifest directory of this build, read when the script runs: a build script binary
+    // compiled for one checkout may be reused for another (a shared or copied target
+    // directory), and `env!` would name the first one's library.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("stdlib");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, &mut files);
@@ -25,7 +29,11 @@ fn main() {
     }
     table.push(']');
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    std::fs::write(out.join("stdlib_table.rs"), table).expect("OUT_DIR is writable");
+    // A fresh file, never written through: a target directory seeded with hard links shares
+    // this file's inode with other checkouts' builds.
+    let path = out.join("stdlib_table.rs");
+    let _ = std::fs::remove_file(&path);
+    std::fs::write(&path, table).expect("OUT_DIR is writable");
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -1,7 +1,8 @@
 //! zkbc's built-in standard library (`stdlib/`, in the binary): every module loads (parses, and
 //! its imports resolve inside the library), and the hashes and curve operations give the test
 //! vectors of their own specifications, not only ZoKrates' (`tests/zokrates_stdlib.rs` runs
-//! those).
+//! those); the Baby Jubjub vectors (Pedersen, EdDSA) come from `tests/babyjubjub.py`, a plain
+//! Python reference.
 
 use zkbc::driver;
 use zkbc::front::{modules, stdlib};
@@ -129,6 +130,113 @@ def main() {
         "14035240266687799601661095864649209771790948434046947201833777492504781204499",
         "14035240266687799601661095864649209771790948434046947201833777492504781204498",
     );
+}
+
+/// Pedersen hashes of 512 bits (`hashes/pedersen/512bit` on words, `512bitBool` on bits)
+/// against `tests/babyjubjub.py`, which computes them from the definition with integer
+/// scalar multiplication (ZoKrates' own vector is in its spec, run by `tests/zokrates_stdlib.rs`):
+/// the bytes 0x00..0x3f, all zero bits (every window +1 times its point), all one bits (every
+/// window -4 times its point, but the last, whose padding bit makes it +4).
+#[test]
+fn pedersen_vectors() {
+    check_vector(
+        r#"import "hashes/pedersen/512bit" as pedersen;
+import "hashes/pedersen/512bitBool" as pedersenBool;
+import "utils/casts/u32_array_to_bool_array" as to_bits;
+import "utils/casts/u32_8_to_bool_256" as digest_bits;
+def main() {
+    u32[16] counting = [0x00010203, 0x04050607, 0x08090a0b, 0x0c0d0e0f, 0x10111213, 0x14151617, 0x18191a1b, 0x1c1d1e1f, 0x20212223, 0x24252627, 0x28292a2b, 0x2c2d2e2f, 0x30313233, 0x34353637, 0x38393a3b, 0x3c3d3e3f];
+    assert(pedersen(counting) == [0x0cbacf04, 0xf58094d9, 0xf996ee39, 0xc3c7112f, 0xca68216e, 0x53f167ee, 0x1f9c11f6, 0x886b8ac6]);
+    assert(pedersenBool(to_bits::<16, 512>(counting)) == digest_bits([0x0cbacf04, 0xf58094d9, 0xf996ee39, 0xc3c7112f, 0xca68216e, 0x53f167ee, 0x1f9c11f6, 0x886b8ac6]));
+    assert(pedersen([0; 16]) == [0xa65f3fa0, 0x002aba81, 0xad5f5805, 0x158ca53b, 0x4c6786ad, 0x9dc9845a, 0x0acbd5e7, 0x18ffe95d]);
+    assert(pedersen([0xffffffff; 16]) == [0x19a0f961, 0xd0401baa, 0xf08dc427, 0x30f7b9bf, 0x077720bc, 0x1f2c8b8f, 0x42122bf8, 0xea803643]);
+    return;
+}
+"#,
+        "0x886b8ac6]));",
+        "0x886b8ac7]));",
+    );
+}
+
+/// The EdDSA signature `tests/babyjubjub.py` makes (README's example, `examples/eddsa.json`)
+/// verifies; with S + 1 or one message bit changed it does not, nor under a key off the curve;
+/// an R off the curve fails the run.
+#[test]
+fn eddsa_signature_verifies_and_wrong_ones_do_not() {
+    let source = r#"import "signatures/verifyEddsa" as verify;
+from "ecc/babyjubjubParams" import BABYJUBJUB_PARAMS;
+def main() {
+    field[2] R = [20660574075928822615888545700260849650980173289651325612975768257771085761877, 9081525143598831030757692101253327234860524107375182614384535098414528434231];
+    field S = 2182351618573338934748764865288626706328868127703284539639606024855901836999;
+    field[2] A = [14327039817503873024967736713852913199242764120832910357889866705806368150726, 332103340253488217891425676753549135495447072963296949782714588221038075020];
+    u32[8] M0 = [0x7a6b6263, 0x20636865, 0x636b7320, 0x616e2045, 0x64445341, 0x20736967, 0x6e617475, 0x7265206f];
+    u32[8] M1 = [0x76657220, 0x42616279, 0x204a7562, 0x6a756220, 0x696e206f, 0x6e652063, 0x69726375, 0x69742e2e];
+    assert(verify(R, S, A, M0, M1, BABYJUBJUB_PARAMS));
+    return;
+}
+"#;
+    // A wrong signature: S + 1.
+    check_vector(
+        source,
+        "2182351618573338934748764865288626706328868127703284539639606024855901836999;",
+        "2182351618573338934748764865288626706328868127703284539639606024855901837000;",
+    );
+    // A message with its last bit changed.
+    check_vector(source, "0x69742e2e]", "0x69742e2f]");
+    // A key off the curve (A.v + 1) verifies nothing: false, not a failure.
+    let off_key = source
+        .replace("221038075020]", "221038075021]")
+        .replace("assert(verify(", "assert(!verify(");
+    assert_eq!(run(&off_key), Ok(r#"{"outputs":[]}"#.to_string()));
+    // R off the curve (R.v + 1) fails verifyEddsa's assertion.
+    let off_r = source.replace("414528434231]", "414528434232]");
+    let e = run(&off_r).expect_err("R off the curve fails");
+    assert!(e.contains("R is not on the curve"), "{e}");
+}
+
+/// README's worked examples of the library: each program is shown in README as it is in
+/// `examples/`, and each `$ zkbc run ...` line README shows prints what README shows under it.
+#[test]
+fn readme_library_examples() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).expect("README.md");
+    for name in ["poseidon_merkle", "eddsa"] {
+        let program =
+            std::fs::read_to_string(format!("{root}/examples/{name}.zok")).expect("the example");
+        let body = program
+            .split_once("import ")
+            .map(|(_, rest)| format!("import {rest}"))
+            .expect("an import");
+        assert!(readme.contains(&body), "README shows examples/{name}.zok");
+        let args = [
+            "run".to_string(),
+            format!("examples/{name}.zok"),
+            "--inputs".to_string(),
+            format!("examples/{name}.json"),
+        ];
+        let command = format!("$ zkbc {}\n", args.join(" "));
+        let (_, after) = readme
+            .split_once(&command)
+            .unwrap_or_else(|| panic!("README shows {command}"));
+        let shown: String = after
+            .lines()
+            .take_while(|l| !l.starts_with("$ ") && !l.starts_with("```"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_zkbc"))
+            .current_dir(root)
+            .env_remove("ZOKRATES_STDLIB")
+            .args(&args)
+            .output()
+            .expect("zkbc runs");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(printed, shown, "{command}");
+    }
 }
 
 /// README's example: the tutorial's preimage program runs without `--stdlib-path`, and what

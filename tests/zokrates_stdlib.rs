@@ -30,14 +30,7 @@ use zkbc::opt::OptLevel;
 const KNOWN_FAILURES: &[(&str, usize, &str)] = &[];
 
 /// Cases zkbc does not pass yet with its built-in library: (spec, case index), and why.
-const BUILTIN_KNOWN_FAILURES: &[(&str, usize, &str)] = &[
-    ("hashes/pedersen/512bit.json", 0, PEDERSEN),
-    ("hashes/pedersen/512bitBool.json", 0, PEDERSEN),
-    ("signatures/verifyEddsa.json", 0, EDDSA),
-];
-
-const PEDERSEN: &str = "hashes/pedersen is not written yet";
-const EDDSA: &str = "signatures/verifyEddsa is not written yet";
+const BUILTIN_KNOWN_FAILURES: &[(&str, usize, &str)] = &[];
 
 /// Specs that test ZoKrates' semantics where zkbc's differs (`field_to_uN` truncates a value
 /// that does not fit in ZoKrates, fails in zkbc): run with `--compat zokrates` against the
@@ -45,11 +38,7 @@ const EDDSA: &str = "signatures/verifyEddsa is not written yet";
 const BUILTIN_COMPAT: &[&str] = &["utils/casts/field_to_uint.json"];
 
 /// Yardsticks that do not compile with the built-in library yet, and why.
-const BUILTIN_YARDSTICKS_MISSING: &[(&str, &str)] = &[
-    ("pedersen_512bit.zok", PEDERSEN),
-    ("pedersen_512bitBool.zok", PEDERSEN),
-    ("verifyEddsa.zok", EDDSA),
-];
+const BUILTIN_YARDSTICKS_MISSING: &[(&str, &str)] = &[];
 
 /// The shared folder: `shared/peers/zokrates-stdlib` beside the crate or one of its ancestors
 /// (a git worktree sits one level deeper than the main checkout).
