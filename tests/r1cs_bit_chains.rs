@@ -35,7 +35,8 @@ fn an_xor_chain_costs_n_per_xor() {
 fn an_and_after_an_xor_of_the_same_bits_reuses_its_products() {
     // x ^ y then x & y: the bits (2·8), the xor's 8 bits, the and free (x·y = (x + y − r)/2),
     // and the 9-bit sum normalized (9).
-    let body = "    v20 = xor v10, v11\n    v21 = and v10, v11\n    v22 = add v20, v21\n    return v22";
+    let body =
+        "    v20 = xor v10, v11\n    v21 = and v10, v11\n    v22 = add v20, v21\n    return v22";
     let p = parse(&prog(2, body));
     assert_eq!(gadget_cost(&p, 1), 2 * 8 + 8 + 9);
     let out = run_and_check(&p, &[u(0xf0), u(0x3c)]);
@@ -47,14 +48,19 @@ fn bits_nothing_reads_cost_nothing() {
     // x ^ y, shifted and xored with z, computed and dropped: the operands' decompositions stay
     // (3·8: they also assert each operand is below 2^8, a fact about the instance), the xors'
     // 16 products go, and the output leaf (a combination of instance variables only) costs 1.
-    let body = "    v20 = xor v10, v11\n    v21 = shl v20, u8 1\n    v22 = xor v21, v12\n    return v10";
+    let body =
+        "    v20 = xor v10, v11\n    v21 = shl v20, u8 1\n    v22 = xor v21, v12\n    return v10";
     let p = parse(&prog(3, body));
     assert_eq!(gadget_cost(&p, 1), 3 * 8 + 1);
     assert_eq!(run_and_check(&p, &[u(7), u(9), u(200)]), vec![u(7)]);
     // Half of the bits read (the low nibble of x ^ y, by a shift pair): 2·8 for the operands'
     // bits, 4 xors for the low nibble; the high nibble's 4 products are removed.
-    let body = "    v20 = xor v10, v11\n    v21 = shl v20, u8 4\n    v22 = shr v21, u8 4\n    return v22";
+    let body =
+        "    v20 = xor v10, v11\n    v21 = shl v20, u8 4\n    v22 = shr v21, u8 4\n    return v22";
     let p = parse(&prog(2, body));
     assert_eq!(gadget_cost(&p, 1), 2 * 8 + 4);
-    assert_eq!(run_and_check(&p, &[u(0x5a), u(0x3c)]), vec![u((0x5a ^ 0x3c) & 0x0f)]);
+    assert_eq!(
+        run_and_check(&p, &[u(0x5a), u(0x3c)]),
+        vec![u((0x5a ^ 0x3c) & 0x0f)]
+    );
 }
