@@ -11,7 +11,7 @@ use super::lc::{Lc, Var, ONE};
 use super::recipe::Recipe;
 use super::tape::Recorder;
 use crate::field::Fr;
-use ark_ff::One;
+use ark_ff::{Field, One};
 
 /// The distinct coefficients of a block's constraints, each stored once: a term names its
 /// coefficient by index (4 bytes instead of a 32-byte field element). Index 0 is 1 and index 1
@@ -124,6 +124,24 @@ impl ProdKey {
     }
 }
 
+/// What holds a product `a · b` already constrained.
+#[derive(Clone, Debug)]
+enum Product {
+    /// A variable equal to `a · b` ([`Builder::mul`]).
+    Var(Var),
+    /// `(r - c) / k`, from `r = c + k · a · b` ([`Builder::mul_affine`]).
+    Affine(Box<Lc>),
+}
+
+impl Product {
+    fn lc(&self) -> Lc {
+        match self {
+            Product::Var(v) => Lc::var(*v),
+            Product::Affine(lc) => (**lc).clone(),
+        }
+    }
+}
+
 /// Records variables and either constraints (structure mode) or values (witness mode).
 pub(crate) struct Builder {
     witness_mode: bool,
@@ -139,10 +157,10 @@ pub(crate) struct Builder {
     pub linear: Rows,
     /// The coefficients the rows refer to.
     pub coeffs: Coeffs,
-    /// Products already constrained, `(a, b)` with `a ≤ b` → the variable holding `a · b`:
-    /// [`Builder::mul`] of the same two combinations again reuses the product (both modes build
-    /// it alike).
-    products: FxMap<ProdKey, Var>,
+    /// Products already constrained, `(a, b)` with `a ≤ b` → what holds `a · b`:
+    /// [`Builder::mul`] (or [`Builder::mul_affine`]) of the same two combinations again reuses
+    /// the product (both modes build it alike).
+    products: FxMap<ProdKey, Product>,
     /// How many keys of `products` are [`ProdKey::General`] (a `boolean` can only find one).
     general_products: usize,
     /// Canonical bit decompositions already built, by combination: a second comparison of the
@@ -152,6 +170,9 @@ pub(crate) struct Builder {
     pub(crate) zeros: FxMap<Lc, Lc>,
     /// The recipes of every allocation, in order (recording mode only).
     pub(crate) recorder: Option<Recorder>,
+    /// The last factor [`Builder::mul_affine`] inverted, with its inverse (it is −2 or −1
+    /// nearly always; an inversion costs as much as a few hundred products).
+    last_inverse: Option<(Fr, Fr)>,
 }
 
 impl Builder {
@@ -173,6 +194,7 @@ impl Builder {
             canonical: FxMap::default(),
             zeros: FxMap::default(),
             recorder: None,
+            last_inverse: None,
         }
     }
 
@@ -295,9 +317,9 @@ impl Builder {
         // One lookup: the product's variable is the next one allocated.
         let next = self.is_instance.len() as Var;
         match self.products.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => return Lc::var(*e.get()),
+            std::collections::hash_map::Entry::Occupied(e) => return e.get().lc(),
             std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(next);
+                e.insert(Product::Var(next));
             }
         }
         let p = self.witness(Recipe::Mul(a, b));
@@ -309,6 +331,39 @@ impl Builder {
         Lc::var(p)
     }
 
+    /// `c + k · a · b` as one new variable `r`, with the one constraint `(k·a) · b = r − c`
+    /// (`k ≠ 0`): a bit operation (`xor` is `x + y − 2xy`, `or` is `x + y − xy`) whose result
+    /// is a single variable, so that chains of them keep short combinations. Linear, with no
+    /// new variable, when `a` or `b` is constant or the product `a · b` was constrained before;
+    /// a later product of `a` and `b` is `(r − c) / k`.
+    pub fn mul_affine(&mut self, a: &Lc, b: &Lc, k: Fr, c: &Lc) -> Lc {
+        if a.as_constant().is_some() || b.as_constant().is_some() {
+            return c.add_scaled(&self.mul(a, b), k);
+        }
+        let key = ProdKey::new(a, b);
+        if let Some(p) = self.products.get(&key) {
+            return c.add_scaled(&p.lc(), k);
+        }
+        if matches!(key, ProdKey::General(_)) {
+            self.general_products += 1;
+        }
+        let ka = a.scale(k);
+        let r = self.witness(Recipe::MulAdd(&ka, b, c));
+        let r = Lc::var(r);
+        let k_inv = match self.last_inverse {
+            Some((x, x_inv)) if x == k => x_inv,
+            _ => {
+                let x_inv = k.inverse().expect("bug: mul_affine by 0");
+                self.last_inverse = Some((k, x_inv));
+                x_inv
+            }
+        };
+        self.products
+            .insert(key, Product::Affine(Box::new(r.sub(c).scale(k_inv))));
+        self.enforce(&ka, b, &r.sub(c));
+        r
+    }
+
     /// Enforces `x ∈ {0, 1}`: `x · (x - 1) = 0` (one constraint unless `x` is constant).
     /// When the product `x · (x - 1)` was constrained before (an `asm` block's own
     /// `x * (x - 1) === 0`, say), the check is the linear `p = 0` on it instead.
@@ -316,8 +371,9 @@ impl Builder {
         let x1 = x.add_const(-Fr::one());
         // `x - 1` is never a single variable with coefficient 1, so only a general key can match.
         if self.general_products > 0 {
-            if let Some(&p) = self.products.get(&ProdKey::new(x, &x1)) {
-                self.enforce_zero(&Lc::var(p));
+            if let Some(p) = self.products.get(&ProdKey::new(x, &x1)) {
+                let p = p.lc();
+                self.enforce_zero(&p);
                 return;
             }
         }

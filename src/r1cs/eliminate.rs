@@ -42,6 +42,8 @@ pub(crate) struct Reduced {
     pub var_map: Vec<u32>,
     /// Linear constraints removed by substitution.
     pub n_eliminated: usize,
+    /// Dead constraints removed afterwards (see [`super::dead`]).
+    pub n_dead: usize,
 }
 
 struct Elim {
@@ -185,7 +187,8 @@ fn rewrite(
     }
 }
 
-/// Runs elimination on a builder's constraints (structure mode) and renumbers.
+/// Runs elimination on a builder's constraints (structure mode), removes dead constraints
+/// ([`super::dead`]) and renumbers.
 pub(crate) fn reduce(cs: Builder) -> Reduced {
     let Builder {
         is_instance,
@@ -360,14 +363,17 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
         rows.push(&[(ONE, Fr::one())], &mut coeffs);
         rows.push(&[], &mut coeffs);
     }
-    Reduced {
+    let mut red = Reduced {
         rows,
         coeffs,
         n_instance,
         n_witness,
         var_map,
         n_eliminated: n_linear - residual.len(),
-    }
+        n_dead: 0,
+    };
+    red.n_dead = super::dead::remove_dead(&mut red);
+    red
 }
 
 #[cfg(test)]

@@ -62,6 +62,11 @@ impl Lc {
         &self.0
     }
 
+    /// How many terms are variables (all but the constant).
+    pub fn n_vars(&self) -> usize {
+        self.0.len() - usize::from(self.0.first().is_some_and(|t| t.0 == ONE))
+    }
+
     /// Whether this is the zero combination.
     pub fn is_zero(&self) -> bool {
         self.0.is_empty()

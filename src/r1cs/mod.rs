@@ -7,7 +7,8 @@
 //!    *structure* mode: the constraints are recorded as sorted sparse linear combinations in flat
 //!    arenas (never ark-relations' chained `new_lc`).
 //! 2. Linear elimination ([`eliminate`]) substitutes every linear constraint away, pivoting only on
-//!    witness variables, then renumbers.
+//!    witness variables, removes dead constraints (`dead.rs`: a constraint whose witness nothing
+//!    else mentions, solvable for it whatever the rest), then renumbers.
 //! 3. [`BlockR1cs::assign`] re-runs the same lowering in *witness* mode on an input state and
 //!    returns every variable's value (the reference). [`check_trace`] lowers each executed
 //!    block once more in *recording* mode, which keeps every variable's recipe as the
@@ -115,7 +116,8 @@
 //! | field `lt` / `le` with `--field-cmp zokrates` (two `bound _, 252`, then the bounded form) | 252 + 252 + 253 = 757 |
 //! | field `lt` / `le` against a constant `c < 2^k`, k ≤ 126 | 384 + k + 4; other constants 384 + 131 |
 //! | canonical bits of a combination already decomposed in the block | 0 (kept) |
-//! | `uN` `and` / `or` / `xor` | N, plus N per operand whose bits are not yet known |
+//! | `uN` `and` / `or` / `xor` | N, plus N per operand whose bits are not yet known; each result bit of `or` / `xor` is one variable (`(−2x)·y = r − x − y`), so chains of them keep short rows; 0 per bit whose product `x·y` was built before |
+//! | a constraint defining a witness nothing else mentions (the bits of a value the block never reads) | 0 (removed after elimination, see `dead.rs`) |
 //! | choice `(x & y) ^ (!x & z)` (or `\|`), the `and`s used only there | N (`z + x·(y − z)` per bit) |
 //! | majority `(a & b) ^ (a & c) ^ (b & c)`, the `and`s and inner `xor` used only there | 2N (`p + c·(a + b − 2p)`, `p = a·b`); N when the product of one of its pairs was built by an earlier majority (SHA-256's `b & c` is the previous round's `a & b`) |
 //! | `to_bits` of a `uN` | N (0 when the bits are known; they are kept) |
@@ -136,6 +138,7 @@
 mod builder;
 mod cache;
 mod check;
+mod dead;
 pub mod eliminate;
 pub(crate) use crate::fxhash;
 pub mod gadgets;

@@ -45,6 +45,8 @@ pub(crate) enum Recipe<'a> {
     Lin(&'a Lc),
     /// `⟨a, z⟩ · ⟨b, z⟩`.
     Mul(&'a Lc, &'a Lc),
+    /// `⟨a, z⟩ · ⟨b, z⟩ + ⟨c, z⟩` (a bit of `xor`/`or` as one variable).
+    MulAdd(&'a Lc, &'a Lc, &'a Lc),
     /// `⟨d, z⟩⁻¹`, 0 for 0.
     Inverse(&'a Lc),
     /// `[⟨d, z⟩ = 0]`.
@@ -85,6 +87,7 @@ impl Recipe<'_> {
             Recipe::Source(_, x) => out.push(x),
             Recipe::Lin(x) => out.push(v(x)),
             Recipe::Mul(a, b) => out.push(v(a) * v(b)),
+            Recipe::MulAdd(a, b, c) => out.push(v(a) * v(b) + v(c)),
             Recipe::Inverse(d) => out.push(inverse_or_zero(v(d))),
             Recipe::IsZero(d) => out.push(bool_fr(v(d).is_zero())),
             Recipe::Quotient(a, b) => out.push(quotient(v(a), v(b))),

@@ -42,6 +42,7 @@ enum Op {
     Source(Source),
     Lin(L),
     Mul(L, L),
+    MulAdd(L, L, L),
     Inverse(L),
     /// An inverse no recipe reads: the slot gets the denominator, inverted per chunk.
     Deferred(L),
@@ -70,14 +71,17 @@ enum Op {
 }
 
 impl Op {
-    fn lcs(&self) -> [Option<L>; 2] {
+    fn lcs(&self) -> [Option<L>; 3] {
         match *self {
-            Op::Const(_) | Op::Source(_) => [None, None],
-            Op::Lin(x) | Op::Inverse(x) | Op::Deferred(x) | Op::IsZero(x) => [Some(x), None],
-            Op::Bits { x, .. } => [Some(x), None],
-            Op::Mul(a, b) | Op::Quotient(a, b) => [Some(a), Some(b)],
-            Op::UDiv { a, b, .. } | Op::URem { a, b, .. } => [Some(a), Some(b)],
-            Op::Selectors { index, guard, .. } => [Some(index), Some(guard)],
+            Op::Const(_) | Op::Source(_) => [None, None, None],
+            Op::Lin(x) | Op::Inverse(x) | Op::Deferred(x) | Op::IsZero(x) => {
+                [Some(x), None, None]
+            }
+            Op::Bits { x, .. } => [Some(x), None, None],
+            Op::Mul(a, b) | Op::Quotient(a, b) => [Some(a), Some(b), None],
+            Op::MulAdd(a, b, c) => [Some(a), Some(b), Some(c)],
+            Op::UDiv { a, b, .. } | Op::URem { a, b, .. } => [Some(a), Some(b), None],
+            Op::Selectors { index, guard, .. } => [Some(index), Some(guard), None],
         }
     }
 }
@@ -109,6 +113,7 @@ impl Recorder {
             Recipe::Source(s, _) => Op::Source(s),
             Recipe::Lin(x) => Op::Lin(self.lc(x)),
             Recipe::Mul(a, b) => Op::Mul(self.lc(a), self.lc(b)),
+            Recipe::MulAdd(a, b, c) => Op::MulAdd(self.lc(a), self.lc(b), self.lc(c)),
             Recipe::Inverse(d) => Op::Inverse(self.lc(d)),
             Recipe::IsZero(d) => Op::IsZero(self.lc(d)),
             Recipe::Quotient(a, b) => Op::Quotient(self.lc(a), self.lc(b)),
@@ -206,6 +211,7 @@ impl Recorder {
             let op = match *op {
                 Op::Lin(x) => Op::Lin(remap(x)),
                 Op::Mul(a, b) => Op::Mul(remap(a), remap(b)),
+                Op::MulAdd(a, b, c) => Op::MulAdd(remap(a), remap(b), remap(c)),
                 Op::Inverse(d) if !read_later[first] => {
                     tape.deferred.push(slot[first]);
                     Op::Deferred(remap(d))
@@ -346,6 +352,7 @@ impl Tape {
                 },
                 Op::Lin(x) | Op::Deferred(x) => self.val(x, z),
                 Op::Mul(a, b) => self.val(a, z) * self.val(b, z),
+                Op::MulAdd(a, b, c) => self.val(a, z) * self.val(b, z) + self.val(c, z),
                 Op::Inverse(d) => recipe::inverse_or_zero(self.val(d, z)),
                 Op::IsZero(d) => bool_fr(self.val(d, z).is_zero()),
                 Op::Quotient(a, b) => recipe::quotient(self.val(a, z), self.val(b, z)),

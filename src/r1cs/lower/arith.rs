@@ -177,12 +177,18 @@ impl<'a> Lowerer<'a> {
                     b.bitvec.clone().unwrap_or_else(|| Rc::from(Vec::new())),
                 );
                 let mut out = Vec::with_capacity(n as usize);
+                // Each result bit is one variable (`x + y − 2xy` for `xor`, `x + y − xy` for
+                // `or`): a chain of bit operations (Keccak's rounds) keeps combinations short.
+                let k = if op == BinOp::Or {
+                    -Fr::one()
+                } else {
+                    -Fr::from(2u64)
+                };
                 for (x, y) in ab.iter().zip(bb.iter()) {
-                    let p = self.cs.mul(x, y);
-                    out.push(match op {
-                        BinOp::And => p,
-                        BinOp::Or => x.add(y).sub(&p),
-                        _ => x.add(y).add_scaled(&p, -Fr::from(2u64)),
+                    out.push(if op == BinOp::And {
+                        self.cs.mul(x, y)
+                    } else {
+                        self.cs.mul_affine(x, y, k, &x.add(y))
                     });
                 }
                 Num::from_bits(out)

@@ -349,14 +349,13 @@ impl<'a> Lowerer<'a> {
     fn shorten(&mut self, w: &mut Wire) {
         match w {
             Wire::Num(n) => {
-                if n.lc.terms().len() > MAX_LC_TERMS {
+                // The constant does not count: `not` of a `u64` has 64 variables and `2^64 − 1`.
+                if n.lc.n_vars() > MAX_LC_TERMS {
                     n.lc = self.cs.materialize(&n.lc);
                 }
-                // The bits too: a bit built from earlier bits (an `xor` is `a + b − 2ab`) carries
-                // their combinations, which would otherwise grow round after round (Keccak).
-                // Shortening can cost a row elimination does not remove (sudoku_check's block
-                // has 54 more constraints, the same padded size; at 256 terms Keccak-256 takes
-                // 169,375 constraints and 4.2 GB instead of 155,916 and 1.2 GB).
+                // The bits too: a bit built from earlier bits by linear operations (`not`, the
+                // choice idiom's `z + t`) carries their combinations. The bits of `uN` `xor` and
+                // `or` are single variables (`Builder::mul_affine`), so this rarely applies.
                 let long = n
                     .bitvec
                     .as_ref()

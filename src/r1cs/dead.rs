@@ -1,0 +1,269 @@
+//! Dead constraints: removal of constraints that define a witness nothing else reads.
+//!
+//! A constraint `A · B = C` in which a witness variable `w` occurs in `C` only, and in no other
+//! constraint of the system, is satisfied by some value of `w` whatever the other variables are
+//! (`w`'s coefficient is nonzero, so `C` can be solved for it). Removing the constraint and `w`
+//! therefore leaves exactly the same satisfying assignments of every other variable — in
+//! particular of the instance variables, so no output becomes less determined. The same holds
+//! for a linear constraint (one side constant, `k · A − C = 0` after elimination) in which `w`
+//! has a nonzero coefficient. Such constraints are the bits of values the block computes but
+//! never reads: the lanes of Keccak's last round a digest drops, the top half of a lane of
+//! which Keccak-224 keeps only 32 bits.
+//!
+//! Removing a constraint lowers the occurrence count of each variable it mentions; a variable
+//! left with one occurrence may free the constraint that still mentions it, so the removal runs
+//! as a worklist to a fixpoint. Finally the rows are compacted and the surviving witness
+//! variables renumbered (instance variables keep their numbers).
+//!
+//! ```text
+//! p = x · y        (x, y inputs)        p is read by r's constraint only
+//! (−2x) · y = r − x − y                 r is read by nothing: dead, then p is read by nothing
+//! ```
+//!
+//! Removing a constraint never changes what the lowering computes: the witness of a removed
+//! variable is still computed (witness mode re-runs the lowering) and is dropped by `var_map`.
+
+use super::builder::{Coeffs, Packed, Rows};
+use super::eliminate::{Reduced, GONE};
+use super::lc::{Var, ONE};
+use crate::field::Fr;
+use ark_ff::Zero;
+
+/// Removes dead constraints from a reduced system and renumbers its witness variables; returns
+/// how many constraints were removed.
+pub(crate) fn remove_dead(red: &mut Reduced) -> usize {
+    let n_cons = red.rows.len() / 3;
+    let n_vars = 1 + red.n_instance + red.n_witness;
+    let first_witness = 1 + red.n_instance as Var;
+    let (alive, occ) = {
+        let rows = &red.rows;
+        let abc = |k: usize| [rows.row(3 * k), rows.row(3 * k + 1), rows.row(3 * k + 2)];
+        search(n_vars, n_cons, abc, first_witness, &red.coeffs)
+    };
+    let n_dead = alive.iter().filter(|a| !**a).count();
+    if n_dead == 0 {
+        return 0;
+    }
+    // Renumber: instance variables stay, surviving witnesses keep their order.
+    let mut renumber = vec![GONE; n_vars];
+    for (v, slot) in renumber.iter_mut().enumerate().take(first_witness as usize) {
+        *slot = v as u32;
+    }
+    let mut next = first_witness;
+    for v in first_witness as usize..n_vars {
+        if occ[v] > 0 {
+            renumber[v] = next;
+            next += 1;
+        }
+    }
+    red.n_witness = (next - first_witness) as usize;
+    for slot in red.var_map.iter_mut() {
+        if *slot != GONE {
+            *slot = renumber[*slot as usize];
+        }
+    }
+    let mut rows = Rows {
+        terms: Vec::with_capacity(red.rows.terms.len()),
+        ends: Vec::with_capacity(3 * (n_cons - n_dead)),
+    };
+    let mut row: Vec<Packed> = Vec::new();
+    for k in (0..n_cons).filter(|&k| alive[k]) {
+        for j in 0..3 {
+            // Renumbering keeps the order of variables, so rows stay sorted.
+            row.clear();
+            row.extend(
+                red.rows
+                    .row(3 * k + j)
+                    .iter()
+                    .map(|&(v, c)| (renumber[v as usize], c)),
+            );
+            rows.push_packed(&row);
+        }
+    }
+    red.rows = rows;
+    n_dead
+}
+
+/// The worklist search: which constraints stay, and how many live constraints mention each
+/// variable.
+fn search<'r>(
+    n_vars: usize,
+    n_cons: usize,
+    abc: impl Fn(usize) -> [&'r [Packed]; 3],
+    first_witness: Var,
+    coeffs: &Coeffs,
+) -> (Vec<bool>, Vec<u32>) {
+    let is_witness = |v: Var| v >= first_witness;
+    // Distinct variables of each constraint, and each variable's constraints (CSR).
+    let mut seen = vec![u32::MAX; n_vars];
+    let mut occ = vec![0u32; n_vars];
+    let mut cons_vars: Vec<Var> = Vec::new();
+    let mut cons_ends: Vec<u32> = Vec::with_capacity(n_cons);
+    for k in 0..n_cons {
+        for row in abc(k) {
+            for &(v, _) in row {
+                if v != ONE && seen[v as usize] != k as u32 {
+                    seen[v as usize] = k as u32;
+                    occ[v as usize] += 1;
+                    cons_vars.push(v);
+                }
+            }
+        }
+        cons_ends.push(cons_vars.len() as u32);
+    }
+    drop(seen);
+    let vars_of = |k: usize| -> &[Var] {
+        let start = if k == 0 { 0 } else { cons_ends[k - 1] as usize };
+        &cons_vars[start..cons_ends[k] as usize]
+    };
+    let mut var_starts = vec![0u32; n_vars + 1];
+    for v in 0..n_vars {
+        var_starts[v + 1] = var_starts[v] + occ[v];
+    }
+    let mut fill = var_starts.clone();
+    let mut var_cons = vec![0u32; cons_vars.len()];
+    for k in 0..n_cons {
+        for &v in vars_of(k) {
+            var_cons[fill[v as usize] as usize] = k as u32;
+            fill[v as usize] += 1;
+        }
+    }
+    drop(fill);
+
+    let mut alive = vec![true; n_cons];
+    let mut worklist: Vec<u32> = (0..n_cons as u32).rev().collect();
+    while let Some(k) = worklist.pop() {
+        let k = k as usize;
+        if !alive[k] {
+            continue;
+        }
+        let free = |v: Var| is_witness(v) && occ[v as usize] == 1;
+        if !vars_of(k).iter().any(|&v| free(v)) || !has_solvable(abc(k), coeffs, &free) {
+            continue;
+        }
+        alive[k] = false;
+        for &v in vars_of(k) {
+            occ[v as usize] -= 1;
+            if occ[v as usize] == 1 && is_witness(v) {
+                let (s, e) = (var_starts[v as usize], var_starts[v as usize + 1]);
+                if let Some(&other) = var_cons[s as usize..e as usize]
+                    .iter()
+                    .find(|&&c| alive[c as usize])
+                {
+                    worklist.push(other);
+                }
+            }
+        }
+    }
+    (alive, occ)
+}
+
+/// Whether some `free` variable (a witness occurring once in the system) can be solved for in
+/// the constraint `[A, B, C]`: it occurs in `C` only, or the constraint is linear (`A` or `B`
+/// constant) and its coefficient in `k · other − C` is nonzero.
+fn has_solvable(abc: [&[Packed]; 3], coeffs: &Coeffs, free: &impl Fn(Var) -> bool) -> bool {
+    let constant = |row: &[Packed]| match row {
+        [] => Some(Fr::zero()),
+        [(ONE, c)] => Some(coeffs.get(*c)),
+        _ => None,
+    };
+    let coeff = |row: &[Packed], v: Var| {
+        row.binary_search_by_key(&v, |t| t.0)
+            .map_or_else(|_| Fr::zero(), |i| coeffs.get(row[i].1))
+    };
+    let [a, b, c] = abc;
+    // The linear form `k · other − C` when one side is the constant k.
+    let linear = match (constant(a), constant(b)) {
+        (Some(k), _) => Some((k, b)),
+        (_, Some(k)) => Some((k, a)),
+        _ => None,
+    };
+    a.iter().chain(b).chain(c).any(|t| {
+        let v = t.0;
+        free(v)
+            && match linear {
+                Some((k, other)) => !(k * coeff(other, v) - coeff(c, v)).is_zero(),
+                None => coeff(a, v).is_zero() && coeff(b, v).is_zero(),
+            }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reduced system from rows over `n_instance` instance and `n_witness` witness variables.
+    fn system(n_instance: usize, n_witness: usize, cons: &[[&[(Var, i64)]; 3]]) -> Reduced {
+        let mut coeffs = Coeffs::default();
+        let mut rows = Rows::default();
+        for abc in cons {
+            for row in abc {
+                let row: Vec<(Var, Fr)> = row
+                    .iter()
+                    .map(|&(v, c)| {
+                        let c = if c < 0 {
+                            -Fr::from(c.unsigned_abs())
+                        } else {
+                            Fr::from(c as u64)
+                        };
+                        (v, c)
+                    })
+                    .collect();
+                rows.push(&row, &mut coeffs);
+            }
+        }
+        Reduced {
+            rows,
+            coeffs,
+            n_instance,
+            n_witness,
+            var_map: (0..=(n_instance + n_witness) as u32).collect(),
+            n_eliminated: 0,
+            n_dead: 0,
+        }
+    }
+
+    #[test]
+    fn an_unread_product_chain_is_removed_and_witnesses_renumbered() {
+        // Instance 1, 2; witness 3 = 1·2, 4 = 3·3 (read by nothing), 5 = 1·1 read by 2 = 5.
+        let mut red = system(
+            2,
+            3,
+            &[
+                [&[(1, 1)], &[(2, 1)], &[(3, 1)]],
+                [&[(3, 1)], &[(3, 1)], &[(4, 1)]],
+                [&[(1, 1)], &[(1, 1)], &[(5, 1)]],
+                [&[(2, 1), (5, -1)], &[(ONE, 1)], &[]],
+            ],
+        );
+        assert_eq!(remove_dead(&mut red), 2);
+        assert_eq!(red.rows.len() / 3, 2);
+        assert_eq!(red.n_witness, 1);
+        assert_eq!(red.var_map, vec![0, 1, 2, GONE, GONE, 3]);
+        assert_eq!(red.rows.row(2), &[(3, 0)]);
+    }
+
+    #[test]
+    fn constraints_that_restrict_their_variables_stay() {
+        // 3 occurs once, in A of the linear `3 · 1 = 2`: solvable, dead. 4 occurs once, in B of
+        // the quadratic `1 · 4 = 2` (no solution when 1 = 0 and 2 ≠ 0): stays. 5 is a boolean
+        // (`5 · 5 = 5`): stays. 6 occurs in C and in A (`6 · 2 = 6`): stays.
+        let mut red = system(
+            2,
+            4,
+            &[
+                [&[(3, 1)], &[(ONE, 1)], &[(2, 1)]],
+                [&[(1, 1)], &[(4, 1)], &[(2, 1)]],
+                [&[(5, 1)], &[(5, 1)], &[(5, 1)]],
+                [&[(6, 1)], &[(2, 1)], &[(6, 1)]],
+            ],
+        );
+        assert_eq!(remove_dead(&mut red), 1);
+        assert_eq!(red.rows.len() / 3, 3);
+        assert_eq!(red.var_map, vec![0, 1, 2, GONE, 3, 4, 5]);
+        // A linear constraint in which the variable cancels (`1 · 2 = 1 + 2` is `1 = 0`) stays
+        // (rows are sorted by variable).
+        let mut red = system(1, 1, &[[&[(ONE, 1)], &[(2, 1)], &[(1, 1), (2, 1)]]]);
+        assert_eq!(remove_dead(&mut red), 0);
+    }
+}
