@@ -1,9 +1,10 @@
 //! A function under construction and its straight-line statements: arithmetic, comparisons,
-//! conversions, arrays, locals, references (to references, in arrays), assertions and calls.
+//! conversions, arrays, locals, references (to references, in arrays), assertions, calls,
+//! hints and logs.
 
-use super::Rng;
+use super::{Callee, Rng};
 use crate::field::Fr;
-use crate::ir::{BinOp, BlockCall, BlockId, FuncId, Function, InstKind, Terminator, Type, ValueId};
+use crate::ir::{BinOp, BlockCall, BlockId, Function, InstKind, Terminator, Type, ValueId};
 
 pub(super) const SCALARS: [Type; 4] = [Type::Field, Type::U32, Type::UInt(8), Type::BOOL];
 
@@ -15,7 +16,12 @@ pub(super) struct Gen<'r> {
     pub(super) scopes: Vec<Vec<ValueId>>,
     pub(super) depth: usize,
     pub(super) budget: usize,
-    pub(super) helper: Option<(FuncId, Vec<Type>, Vec<Type>)>,
+    /// The functions a `call` may call.
+    pub(super) callees: Vec<Callee>,
+    /// The function a `hint` runs.
+    pub(super) hint: Option<Callee>,
+    /// `log`s built so far: each line starts with its number, so a moved line shows.
+    pub(super) logs: usize,
 }
 
 impl<'r> Gen<'r> {
@@ -24,7 +30,8 @@ impl<'r> Gen<'r> {
         name: &str,
         params: Vec<Type>,
         returns: Vec<Type>,
-        helper: Option<(FuncId, Vec<Type>, Vec<Type>)>,
+        callees: Vec<Callee>,
+        hint: Option<Callee>,
     ) -> Self {
         let mut func = Function::new(name, returns);
         let entry = func.entry;
@@ -39,27 +46,34 @@ impl<'r> Gen<'r> {
             scopes: vec![params],
             depth: 0,
             budget: 60,
-            helper,
+            callees,
+            hint,
+            logs: 0,
         }
     }
 
     pub(super) fn finish(mut self) -> Function {
+        let values = self.return_values();
+        self.terminate(Terminator::Return(values));
+        self.func
+    }
+
+    /// Values to return from the current point.
+    pub(super) fn return_values(&mut self) -> Vec<ValueId> {
         let returns = self.func.returns.clone();
-        let values = returns
+        returns
             .iter()
             .enumerate()
             .map(|(k, t)| {
                 // Observe memory: the last field result is read through a reference if any.
-                if k == 2 {
+                if k == 2 && *t == Type::Field {
                     if let Some(r) = self.existing(&Type::reference(Type::Field)) {
                         return self.inst(InstKind::Load { ptr: r });
                     }
                 }
                 self.pick(t)
             })
-            .collect();
-        self.terminate(Terminator::Return(values));
-        self.func
+            .collect()
     }
 
     // ---- building blocks ----
@@ -188,7 +202,7 @@ impl<'r> Gen<'r> {
 
     pub(super) fn stmt(&mut self) {
         let control = self.depth < 2;
-        match self.rng.below(if control { 21 } else { 17 }) {
+        match self.rng.below(if control { 24 } else { 19 }) {
             0..=3 => self.arith(),
             4 => self.compare(),
             5 => self.convert(),
@@ -201,7 +215,10 @@ impl<'r> Gen<'r> {
             14 => self.assert(),
             15 => self.call(),
             16 => self.stash(),
-            17 | 18 => self.diamond(),
+            17 => self.hint(),
+            18 => self.log(),
+            19 | 20 => self.diamond(),
+            21 => self.irreducible_loop(),
             _ => self.counted_loop(),
         }
     }
@@ -459,9 +476,10 @@ impl<'r> Gen<'r> {
     }
 
     pub(super) fn call(&mut self) {
-        let Some((f, params, returns)) = self.helper.clone() else {
+        if self.callees.is_empty() {
             return self.arith();
-        };
+        }
+        let (f, params, returns) = self.rng.pick(&self.callees);
         let args = params.iter().map(|t| self.pick(t)).collect();
         let i = self
             .func
@@ -472,5 +490,95 @@ impl<'r> Gen<'r> {
             .last_mut()
             .expect("bug: no scope")
             .extend(results);
+    }
+
+    /// `hint witness(..)`, guarded by a visible `u1` half of the time: the function may fail
+    /// (then the results are zeros) or run a loop.
+    pub(super) fn hint(&mut self) {
+        let Some((func, params, ret)) = self.hint.clone() else {
+            return self.log();
+        };
+        let args = params.iter().map(|t| self.pick(t)).collect();
+        let guard = if self.rng.percent(50) {
+            Some(self.pick(&Type::BOOL))
+        } else {
+            None
+        };
+        let i = self.func.create_inst(
+            InstKind::Hint {
+                func,
+                args,
+                ret,
+                guard,
+            },
+            &[],
+            None,
+        );
+        self.func.append_inst(self.block, i);
+        let results = self.func.inst(i).results.clone();
+        self.scopes
+            .last_mut()
+            .expect("bug: no scope")
+            .extend(results);
+    }
+
+    /// `log "<fn>#<n> {} {}", ..` of up to two scalars or arrays, guarded by a visible `u1` a
+    /// third of the time.
+    pub(super) fn log(&mut self) {
+        self.logs += 1;
+        let types = [
+            Type::Field,
+            Type::U32,
+            Type::UInt(8),
+            Type::BOOL,
+            Type::array(Type::U32, 3),
+            Type::array(Type::Field, 3),
+        ];
+        let args: Vec<ValueId> = (0..self.rng.below(3))
+            .map(|_| {
+                let t = self.rng.pick(&types);
+                self.pick(&t)
+            })
+            .collect();
+        let mut template = format!("{}#{}", self.func.name, self.logs);
+        for _ in &args {
+            template.push_str(" {}");
+        }
+        let guard = if self.rng.percent(33) {
+            Some(self.pick(&Type::BOOL))
+        } else {
+            None
+        };
+        let i = self.func.create_inst(
+            InstKind::Log {
+                template,
+                args,
+                guard,
+            },
+            &[],
+            None,
+        );
+        self.func.append_inst(self.block, i);
+    }
+
+    /// The start of `redirect(c: &&field, r: &field, rs: [&field; 2])`: stores `r` (or an
+    /// element of `rs`) into `c`, so that the caller's later loads through `c` reach a cell the
+    /// caller may know by another name.
+    pub(super) fn redirect(&mut self) {
+        let params = self.scopes[0].clone();
+        let (c, r, rs) = (params[0], params[1], params[2]);
+        let value = if self.rng.percent(70) {
+            r
+        } else {
+            let i = self.pick(&Type::U32);
+            let two = self.func.const_uint(32, 2);
+            let index = self.inst(InstKind::Binary {
+                op: BinOp::URem,
+                lhs: i,
+                rhs: two,
+            });
+            self.inst(InstKind::ArrayGet { array: rs, index })
+        };
+        self.inst(InstKind::Store { ptr: c, value });
     }
 }

@@ -8,9 +8,16 @@
 //! constant bound or a bound computed from an input (`n % 5`), nested up to depth 2, arrays with
 //! dynamic (possibly out-of-bounds) indices, locals through `allocate`/`load`/`store`,
 //! references stored in references, arrays of references indexed dynamically, block parameters
-//! bound to the same reference, calls of a helper function that reads and writes through a
-//! reference argument, and assertions that sometimes fail. Every allocated cell is stored to at
-//! once, so no program ever loads a reference that does not exist.
+//! bound to the same reference, calls of functions that read and write through reference
+//! arguments (a reference to a reference, an array of references) and store references they
+//! were given where the caller will read them, irreducible loops (a cycle of two blocks, both
+//! entered from outside it), `hint`s of a function that may fail (with and without a guard
+//! `if g`), `log`s of scalars and arrays (with and without a guard), and assertions that
+//! sometimes fail. Every allocated cell is stored to at once, so no program ever loads a
+//! reference that does not exist; every loop counts a fresh counter up to a bound below 6 and
+//! no call is recursive, so every program terminates well within [`compare::MAX_STEPS`] (a
+//! run of a generated program that reaches it is reported as a broken generator, never
+//! discarded).
 //!
 //! The generator carries its own small PRNG (SplitMix64) so that it needs no dependency.
 //!
@@ -22,7 +29,7 @@ mod compare;
 mod control;
 mod gen;
 
-pub use compare::compare_runs;
+pub use compare::{compare_runs, MAX_STEPS};
 
 use crate::field::Fr;
 use crate::ir::interp::Val;
@@ -73,39 +80,84 @@ pub struct RandomProgram {
     pub inputs: Vec<Vec<Val>>,
 }
 
+/// The signature of a function a generated function may call or hint: its id, parameter types
+/// and result types.
+pub(crate) type Callee = (FuncId, Vec<Type>, Vec<Type>);
+
 /// The program of `seed`, with three input vectors.
+///
+/// Its functions, each present or not by a draw of the seed, callees before callers (so no
+/// call is recursive): `witness(field, u32) -> field, u32`, only ever run by `hint`s (with or
+/// without a guard `if g`); `helper(field, u32, &field) -> field, u32`; `redirect(&&field,
+/// &field, [&field; 2]) -> field, &field`, which may store a reference it was given into a
+/// cell it was given and call `helper` (issue 20's first miscompilation was of this shape);
+/// then `main(field, u32, u8, [u32; 3]) -> field, u32, field`, which may call both.
 pub fn random_program(seed: u64) -> RandomProgram {
     let mut rng = Rng::new(seed);
-    let with_helper = rng.percent(50);
     let mut funcs = Vec::new();
-    let helper = if with_helper {
+    let add = |funcs: &mut Vec<crate::ir::Function>, f: crate::ir::Function| -> Callee {
+        let sig = (FuncId::new(funcs.len()), f.param_types(), f.returns.clone());
+        funcs.push(f);
+        sig
+    };
+    let witness = if rng.percent(50) {
+        let mut g = Gen::new(
+            &mut rng,
+            "witness",
+            vec![Type::Field, Type::U32],
+            vec![Type::Field, Type::U32],
+            Vec::new(),
+            None,
+        );
+        g.body(4);
+        Some(add(&mut funcs, g.finish()))
+    } else {
+        None
+    };
+    let mut callees = Vec::new();
+    if rng.percent(50) {
         let mut g = Gen::new(
             &mut rng,
             "helper",
             vec![Type::Field, Type::U32, Type::reference(Type::Field)],
             vec![Type::Field, Type::U32],
-            None,
+            Vec::new(),
+            witness.clone(),
         );
         g.body(6);
-        let f = g.finish();
-        funcs.push(f);
-        Some(FuncId(0))
-    } else {
-        None
-    };
+        callees.push(add(&mut funcs, g.finish()));
+    }
+    if rng.percent(40) {
+        let field_ref = Type::reference(Type::Field);
+        let mut g = Gen::new(
+            &mut rng,
+            "redirect",
+            vec![
+                Type::reference(field_ref.clone()),
+                field_ref.clone(),
+                Type::array(field_ref.clone(), 2),
+            ],
+            vec![Type::Field, field_ref],
+            callees.clone(),
+            witness.clone(),
+        );
+        g.redirect();
+        g.body(5);
+        callees.push(add(&mut funcs, g.finish()));
+    }
     let main_params = vec![
         Type::Field,
         Type::U32,
         Type::UInt(8),
         Type::array(Type::U32, 3),
     ];
-    let helper_sig = helper.map(|id| (id, funcs[0].param_types(), funcs[0].returns.clone()));
     let mut g = Gen::new(
         &mut rng,
         "main",
         main_params.clone(),
         vec![Type::Field, Type::U32, Type::Field],
-        helper_sig,
+        callees,
+        witness,
     );
     g.body(14);
     let main = g.finish();
