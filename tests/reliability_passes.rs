@@ -390,3 +390,39 @@ fn generated_programs_lower_to_satisfied_blocks() {
         "too few programs lowered ({accepted}) or searched ({searched})"
     );
 }
+
+/// The oracle is not vacuous: a dropped log line, a guard that prints on the wrong path, a log
+/// line lost before a failure and a changed failure kind are each reported.
+#[test]
+fn the_oracle_reports_changed_logs_and_failures() {
+    use zkbc::ir::interp::Val;
+    use zkbc::ir::parse_program;
+    let program = |body: &str| {
+        let text = format!("fn main f0 -> u32 {{\nb0(v0: u32, v1: u1):\n{body}\n}}");
+        let p = parse_program(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        verify::verify_program(&p).unwrap();
+        p
+    };
+    let inputs = vec![vec![Val::UInt(3), Val::UInt(0)]];
+    let logged = program("    log \"x is {}\", v0\n    return v0");
+    let guarded = program("    log \"x is {}\", v0 if v1\n    return v0");
+    let silent = program("    return v0");
+    assert_eq!(compare_runs(&logged, &logged, &inputs), Ok(()));
+    let dropped = compare_runs(&logged, &silent, &inputs).unwrap_err();
+    assert!(dropped.contains("the log changed"), "{dropped}");
+    let wrong_path = compare_runs(&logged, &guarded, &inputs).unwrap_err();
+    assert!(wrong_path.contains("0x00000003"), "{wrong_path}");
+    let fails = |msg: &str| {
+        program(&format!(
+            "    log \"x is {{}}\", v0\n    assert v1, \"{msg}\"\n    return v0"
+        ))
+    };
+    let fails_silently = program("    assert v1, \"one\"\n    return v0");
+    let before_failure = compare_runs(&fails("one"), &fails_silently, &inputs).unwrap_err();
+    assert!(
+        before_failure.contains("the log changed"),
+        "{before_failure}"
+    );
+    let other_failure = compare_runs(&fails("one"), &fails("two"), &inputs).unwrap_err();
+    assert!(other_failure.contains("AssertionFailed"), "{other_failure}");
+}
