@@ -136,3 +136,60 @@ fn a_hint_on_an_untaken_path_does_not_run() {
         }
     }
 }
+
+/// Issue 20's generator (seed 30,031,050, shrunk): a counted loop whose body breaks to the
+/// component's tail, which uses the loop header's parameter `v3` directly. The tail was given
+/// the last iteration's copy of `v3` whichever exit was taken (`["3125"]`, 5^5, for `["5"]`);
+/// edges into the tail now carry the copies of the loop's values, combined like arguments.
+#[test]
+fn a_break_to_the_tail_uses_its_own_iterations_value() {
+    use expect_test::expect;
+    use zkbc::ir::interp::{inputs_from_json, run_logged, Limits};
+    use zkbc::opt::{optimize, Options, Pipeline};
+    let text =
+        std::fs::read_to_string("tests/reliability_findings/merge_break_exit_value.ir").unwrap();
+    let before = zkbc::ir::parse_program(&text).unwrap();
+    let mut after = before.clone();
+    let options = Options {
+        verify: true,
+        ..Options::default()
+    };
+    optimize(
+        &mut after,
+        &Pipeline::from_names(&["merge"]).unwrap(),
+        &options,
+    )
+    .unwrap();
+    expect![[r#"
+        fn main f0 -> field {
+        b0(v0: field):
+            v1 = le v0, field 1000
+            v2 = mul v0, v0
+            v3 = not v1
+            v4 = mul v0, v2
+            v5 = and v3, v1
+            v6 = and v3, v3
+            v7 = mul v0, v4
+            v8 = and v6, v1
+            v9 = and v6, v3
+            v10 = mul v0, v7
+            v11 = and v9, v1
+            v12 = and v9, v3
+            v13 = select v1, v7, v10
+            v14 = select v1, v4, v13
+            v15 = select v1, v2, v14
+            v16 = select v1, v0, v15
+            return v16
+        }
+    "#]]
+    .assert_eq(&after.normalized_text());
+    for (input, expected) in [("5", "5"), ("1001", "1005010010005001")] {
+        let json = serde_json::json!([input]);
+        let values = inputs_from_json(&before, &json).unwrap();
+        for program in [&before, &after] {
+            let (outputs, _) = run_logged(program, &values, Limits::default());
+            let out = outputs.unwrap()[0].to_json(&zkbc::ir::Type::Field);
+            assert_eq!(out, serde_json::json!(expected), "input {input}\n{program}");
+        }
+    }
+}

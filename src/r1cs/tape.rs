@@ -74,9 +74,7 @@ impl Op {
     fn lcs(&self) -> [Option<L>; 3] {
         match *self {
             Op::Const(_) | Op::Source(_) => [None, None, None],
-            Op::Lin(x) | Op::Inverse(x) | Op::Deferred(x) | Op::IsZero(x) => {
-                [Some(x), None, None]
-            }
+            Op::Lin(x) | Op::Inverse(x) | Op::Deferred(x) | Op::IsZero(x) => [Some(x), None, None],
             Op::Bits { x, .. } => [Some(x), None, None],
             Op::Mul(a, b) | Op::Quotient(a, b) => [Some(a), Some(b), None],
             Op::MulAdd(a, b, c) => [Some(a), Some(b), Some(c)],

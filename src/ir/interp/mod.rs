@@ -223,6 +223,22 @@ pub fn run(program: &Program, inputs: &[Val], limits: Limits) -> Result<Outcome,
     })
 }
 
+/// Runs `main` on `inputs` as [`run`] does, without recording the trace, and returns with the
+/// outputs or the failure the lines the executed `log` instructions printed until then: what
+/// differential tests compare, since a failed run's log is part of its behaviour too.
+pub fn run_logged(
+    program: &Program,
+    inputs: &[Val],
+    limits: Limits,
+) -> (Result<Vec<Val>, Failure>, Vec<String>) {
+    if let Err(f) = check_inputs(program, inputs) {
+        return (Err(f), Vec::new());
+    }
+    let mut m = Machine::new(program, limits, false);
+    let result = m.call(program.main, inputs.to_vec(), 0);
+    (result, m.log)
+}
+
 /// One input per parameter of `main`, each a value of its type.
 fn check_inputs(program: &Program, inputs: &[Val]) -> Result<(), Failure> {
     let main = program.main_func();

@@ -273,7 +273,7 @@ impl<'a> Emitter<'a> {
 
     /// [`Emitter::combine`], also combining the edges' [`Edge::live`] copies and renaming each
     /// original to its combined copy.
-    fn combine_live(&mut self, edges: Vec<Edge>) -> (ValueId, Vec<ValueId>) {
+    pub(super) fn combine_live(&mut self, edges: Vec<Edge>) -> (ValueId, Vec<ValueId>) {
         let mut keys: Vec<ValueId> = edges
             .iter()
             .flat_map(|e| e.live.iter().map(|(v, _)| *v))

@@ -376,7 +376,10 @@ pub fn merge_component(
         .pending
         .remove(&tail)
         .ok_or_else(|| unsupported(em.func, "the tail is not reached"))?;
-    let (_, args) = em.combine(edges);
+    // The tail may use values of a loop unrolled inside the component directly (not through
+    // its parameters): each edge leaving the loop carries their copies at the time it was
+    // taken, combined here like arguments.
+    let (_, args) = em.combine_live(edges);
     let tail_params = em.func.block(tail).params.clone();
     for (p, a) in tail_params.iter().zip(args) {
         em.env.insert(*p, a);

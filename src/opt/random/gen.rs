@@ -1,202 +1,37 @@
-//! Random IR programs for differential testing of the passes: a program and its optimized form
-//! must give the same outputs on the same inputs (or fail with the same kind of failure).
-//!
-//! [`random_program`] builds, from a seed, a well-typed program that the verifier accepts and
-//! that always terminates: straight-line `field`, `u1`, `u8` and `u32` arithmetic (including
-//! divisions by values that may be zero, checked casts that may not fit, shifts, bit
-//! decompositions), `if`/`else` diamonds whose join block takes parameters, loops with a
-//! constant bound or a bound computed from an input (`n % 5`), nested up to depth 2, arrays with
-//! dynamic (possibly out-of-bounds) indices, locals through `allocate`/`load`/`store`,
-//! references stored in references, arrays of references indexed dynamically, block parameters
-//! bound to the same reference, calls of a helper function that reads and writes through a
-//! reference argument, and assertions that sometimes fail. Every allocated cell is stored to at
-//! once, so no program ever loads a reference that does not exist.
-//!
-//! The generator carries its own small PRNG (SplitMix64) so that it needs no dependency.
+//! A function under construction and its straight-line statements: arithmetic, comparisons,
+//! conversions, arrays, locals, references (to references, in arrays), assertions, calls,
+//! hints and logs.
 
+use super::{Callee, Rng};
 use crate::field::Fr;
-use crate::ir::interp::{self, FailureKind, Limits, Val};
-use crate::ir::{
-    BinOp, BlockCall, BlockId, FuncId, Function, InstKind, Program, Terminator, Type, ValueId,
-};
-use std::rc::Rc;
+use crate::ir::{BinOp, BlockCall, BlockId, Function, InstKind, Terminator, Type, ValueId};
 
-/// A SplitMix64 pseudo-random generator.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub(super) const SCALARS: [Type; 4] = [Type::Field, Type::U32, Type::UInt(8), Type::BOOL];
 
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
-    /// True with probability `percent`/100.
-    pub fn percent(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<T: Clone>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u64) as usize].clone()
-    }
-}
-
-/// A generated program with the inputs to run it on.
-#[derive(Clone, Debug)]
-pub struct RandomProgram {
-    /// The program (verified).
-    pub program: Program,
-    /// Input vectors for `main`.
-    pub inputs: Vec<Vec<Val>>,
-}
-
-/// The program of `seed`, with three input vectors.
-pub fn random_program(seed: u64) -> RandomProgram {
-    let mut rng = Rng::new(seed);
-    let with_helper = rng.percent(50);
-    let mut funcs = Vec::new();
-    let helper = if with_helper {
-        let mut g = Gen::new(
-            &mut rng,
-            "helper",
-            vec![Type::Field, Type::U32, Type::reference(Type::Field)],
-            vec![Type::Field, Type::U32],
-            None,
-        );
-        g.body(6);
-        let f = g.finish();
-        funcs.push(f);
-        Some(FuncId(0))
-    } else {
-        None
-    };
-    let main_params = vec![
-        Type::Field,
-        Type::U32,
-        Type::UInt(8),
-        Type::array(Type::U32, 3),
-    ];
-    let helper_sig = helper.map(|id| (id, funcs[0].param_types(), funcs[0].returns.clone()));
-    let mut g = Gen::new(
-        &mut rng,
-        "main",
-        main_params.clone(),
-        vec![Type::Field, Type::U32, Type::Field],
-        helper_sig,
-    );
-    g.body(14);
-    let main = g.finish();
-    let main_id = FuncId::new(funcs.len());
-    funcs.push(main);
-    let program = Program {
-        funcs,
-        main: main_id,
-        files: Vec::new(),
-    };
-    if let Err(e) = crate::ir::verify::verify_program(&program) {
-        panic!("bug: random program {seed} is invalid:\n{e}\n{program}");
-    }
-    let inputs = (0..3)
-        .map(|_| {
-            main_params
-                .iter()
-                .map(|t| random_input(&mut rng, t))
-                .collect()
-        })
-        .collect();
-    RandomProgram { program, inputs }
-}
-
-fn random_input(rng: &mut Rng, ty: &Type) -> Val {
-    match ty {
-        Type::Field => Val::Field(match rng.below(4) {
-            0 => Fr::from(0u64),
-            1 => -Fr::from(rng.below(5)),
-            _ => Fr::from(rng.below(20)),
-        }),
-        Type::UInt(w) => {
-            let v = match rng.below(5) {
-                0 => 0,
-                1 => u64::MAX,
-                _ => rng.below(12),
-            };
-            Val::UInt(crate::ir::wrap(v, *w))
-        }
-        Type::Array(elem, n) => {
-            Val::Array(Rc::new((0..*n).map(|_| random_input(rng, elem)).collect()))
-        }
-        Type::Ref(_) => panic!("bug: reference input"),
-    }
-}
-
-/// Runs both programs on every input and describes the first difference: outputs must be equal,
-/// or both runs must fail with the same kind of failure.
-pub fn compare_runs(before: &Program, after: &Program, inputs: &[Vec<Val>]) -> Result<(), String> {
-    let limits = Limits {
-        max_steps: 1_000_000,
-        ..Limits::default()
-    };
-    for input in inputs {
-        let a = interp::run(before, input, limits).map(|o| o.outputs);
-        let b = interp::run(after, input, limits).map(|o| o.outputs);
-        let same = match (&a, &b) {
-            (Ok(x), Ok(y)) => x == y,
-            (Err(x), Err(y)) => x.kind == y.kind,
-            _ => false,
-        };
-        if !same {
-            return Err(format!(
-                "inputs {input:?}: before {:?}, after {:?}",
-                a.as_ref().map_err(|f| &f.kind),
-                b.as_ref().map_err(|f| &f.kind)
-            ));
-        }
-        if let Err(f) = &a {
-            if matches!(
-                f.kind,
-                FailureKind::InvalidProgram(_) | FailureKind::StepLimit(_)
-            ) {
-                return Err(format!("the generated program itself is broken: {f}"));
-            }
-        }
-    }
-    Ok(())
-}
-
-const SCALARS: [Type; 4] = [Type::Field, Type::U32, Type::UInt(8), Type::BOOL];
-
-struct Gen<'r> {
-    rng: &'r mut Rng,
-    func: Function,
-    block: BlockId,
+pub(super) struct Gen<'r> {
+    pub(super) rng: &'r mut Rng,
+    pub(super) func: Function,
+    pub(super) block: BlockId,
     /// Values usable at the current point, innermost region last.
-    scopes: Vec<Vec<ValueId>>,
-    depth: usize,
-    budget: usize,
-    helper: Option<(FuncId, Vec<Type>, Vec<Type>)>,
+    pub(super) scopes: Vec<Vec<ValueId>>,
+    pub(super) depth: usize,
+    pub(super) budget: usize,
+    /// The functions a `call` may call.
+    pub(super) callees: Vec<Callee>,
+    /// The function a `hint` runs.
+    pub(super) hint: Option<Callee>,
+    /// `log`s built so far: each line starts with its number, so a moved line shows.
+    pub(super) logs: usize,
 }
 
 impl<'r> Gen<'r> {
-    fn new(
+    pub(super) fn new(
         rng: &'r mut Rng,
         name: &str,
         params: Vec<Type>,
         returns: Vec<Type>,
-        helper: Option<(FuncId, Vec<Type>, Vec<Type>)>,
+        callees: Vec<Callee>,
+        hint: Option<Callee>,
     ) -> Self {
         let mut func = Function::new(name, returns);
         let entry = func.entry;
@@ -211,32 +46,39 @@ impl<'r> Gen<'r> {
             scopes: vec![params],
             depth: 0,
             budget: 60,
-            helper,
+            callees,
+            hint,
+            logs: 0,
         }
     }
 
-    fn finish(mut self) -> Function {
+    pub(super) fn finish(mut self) -> Function {
+        let values = self.return_values();
+        self.terminate(Terminator::Return(values));
+        self.func
+    }
+
+    /// Values to return from the current point.
+    pub(super) fn return_values(&mut self) -> Vec<ValueId> {
         let returns = self.func.returns.clone();
-        let values = returns
+        returns
             .iter()
             .enumerate()
             .map(|(k, t)| {
                 // Observe memory: the last field result is read through a reference if any.
-                if k == 2 {
+                if k == 2 && *t == Type::Field {
                     if let Some(r) = self.existing(&Type::reference(Type::Field)) {
                         return self.inst(InstKind::Load { ptr: r });
                     }
                 }
                 self.pick(t)
             })
-            .collect();
-        self.terminate(Terminator::Return(values));
-        self.func
+            .collect()
     }
 
     // ---- building blocks ----
 
-    fn inst(&mut self, kind: InstKind) -> ValueId {
+    pub(super) fn inst(&mut self, kind: InstKind) -> ValueId {
         let i = self.func.create_inst(kind, &[], None);
         self.func.append_inst(self.block, i);
         let r = self.func.inst(i).results.first().copied();
@@ -248,15 +90,15 @@ impl<'r> Gen<'r> {
         }
     }
 
-    fn terminate(&mut self, term: Terminator) {
+    pub(super) fn terminate(&mut self, term: Terminator) {
         self.func.block_mut(self.block).term = Some(term);
     }
 
-    fn jmp(&mut self, block: BlockId, args: Vec<ValueId>) {
+    pub(super) fn jmp(&mut self, block: BlockId, args: Vec<ValueId>) {
         self.terminate(Terminator::Jmp(BlockCall { block, args }));
     }
 
-    fn visible(&self, ty: &Type) -> Vec<ValueId> {
+    pub(super) fn visible(&self, ty: &Type) -> Vec<ValueId> {
         self.scopes
             .iter()
             .flatten()
@@ -265,7 +107,7 @@ impl<'r> Gen<'r> {
             .collect()
     }
 
-    fn existing(&mut self, ty: &Type) -> Option<ValueId> {
+    pub(super) fn existing(&mut self, ty: &Type) -> Option<ValueId> {
         let vals = self.visible(ty);
         if vals.is_empty() {
             None
@@ -274,7 +116,7 @@ impl<'r> Gen<'r> {
         }
     }
 
-    fn constant(&mut self, ty: &Type) -> ValueId {
+    pub(super) fn constant(&mut self, ty: &Type) -> ValueId {
         match ty {
             Type::Field => {
                 let x = match self.rng.below(5) {
@@ -295,7 +137,7 @@ impl<'r> Gen<'r> {
     }
 
     /// A value of type `ty`: a visible one, a constant, or a fresh one.
-    fn pick(&mut self, ty: &Type) -> ValueId {
+    pub(super) fn pick(&mut self, ty: &Type) -> ValueId {
         if ty.is_scalar() {
             if self.rng.percent(70) {
                 if let Some(v) = self.existing(ty) {
@@ -332,7 +174,7 @@ impl<'r> Gen<'r> {
         }
     }
 
-    fn index(&mut self) -> ValueId {
+    pub(super) fn index(&mut self) -> ValueId {
         let i = self.pick(&Type::U32);
         if self.rng.percent(95) {
             let three = self.func.const_uint(32, 3);
@@ -348,7 +190,7 @@ impl<'r> Gen<'r> {
 
     // ---- statements ----
 
-    fn body(&mut self, n: usize) {
+    pub(super) fn body(&mut self, n: usize) {
         for _ in 0..n {
             if self.budget == 0 {
                 return;
@@ -358,9 +200,9 @@ impl<'r> Gen<'r> {
         }
     }
 
-    fn stmt(&mut self) {
+    pub(super) fn stmt(&mut self) {
         let control = self.depth < 2;
-        match self.rng.below(if control { 21 } else { 17 }) {
+        match self.rng.below(if control { 24 } else { 19 }) {
             0..=3 => self.arith(),
             4 => self.compare(),
             5 => self.convert(),
@@ -373,12 +215,15 @@ impl<'r> Gen<'r> {
             14 => self.assert(),
             15 => self.call(),
             16 => self.stash(),
-            17 | 18 => self.diamond(),
+            17 => self.hint(),
+            18 => self.log(),
+            19 | 20 => self.diamond(),
+            21 => self.irreducible_loop(),
             _ => self.counted_loop(),
         }
     }
 
-    fn arith(&mut self) {
+    pub(super) fn arith(&mut self) {
         let ty = self.rng.pick(&SCALARS[..3]);
         let ops: &[BinOp] = if ty == Type::Field {
             &[BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div]
@@ -407,7 +252,7 @@ impl<'r> Gen<'r> {
         self.inst(InstKind::Binary { op, lhs, rhs });
     }
 
-    fn compare(&mut self) {
+    pub(super) fn compare(&mut self) {
         let ty = self.rng.pick(&SCALARS);
         let op = self.rng.pick(&[BinOp::Eq, BinOp::Lt, BinOp::Le]);
         let (lhs, rhs) = (self.pick(&ty), self.pick(&ty));
@@ -437,7 +282,7 @@ impl<'r> Gen<'r> {
         }
     }
 
-    fn convert(&mut self) {
+    pub(super) fn convert(&mut self) {
         let from = self.rng.pick(&SCALARS);
         let arg = self.pick(&from);
         match self.rng.below(4) {
@@ -467,7 +312,7 @@ impl<'r> Gen<'r> {
         }
     }
 
-    fn array(&mut self) {
+    pub(super) fn array(&mut self) {
         let ty = self
             .rng
             .pick(&[Type::array(Type::Field, 3), Type::array(Type::U32, 3)]);
@@ -485,7 +330,7 @@ impl<'r> Gen<'r> {
         }
     }
 
-    fn ref_type(&mut self) -> Type {
+    pub(super) fn ref_type(&mut self) -> Type {
         self.rng.pick(&[
             Type::reference(Type::Field),
             Type::reference(Type::Field),
@@ -494,7 +339,7 @@ impl<'r> Gen<'r> {
         ])
     }
 
-    fn local(&mut self) {
+    pub(super) fn local(&mut self) {
         let ty = self.ref_type();
         let inner = ty.pointee().expect("bug: ref type").clone();
         let init = self.pick(&inner);
@@ -505,7 +350,7 @@ impl<'r> Gen<'r> {
         });
     }
 
-    fn store(&mut self) {
+    pub(super) fn store(&mut self) {
         let ty = self.ref_type();
         let ptr = self.pick(&ty);
         let value = if ty == Type::reference(Type::array(Type::Field, 3)) && self.rng.percent(60) {
@@ -535,14 +380,14 @@ impl<'r> Gen<'r> {
         self.inst(InstKind::Store { ptr, value });
     }
 
-    fn load(&mut self) {
+    pub(super) fn load(&mut self) {
         let ty = self.ref_type();
         let ptr = self.pick(&ty);
         self.inst(InstKind::Load { ptr });
     }
 
     /// `c: &&field` holding a reference; loads and stores through the loaded reference.
-    fn ref_in_ref(&mut self) {
+    pub(super) fn ref_in_ref(&mut self) {
         let rr = Type::reference(Type::reference(Type::Field));
         let c = self.pick(&rr);
         if self.rng.percent(40) {
@@ -564,7 +409,7 @@ impl<'r> Gen<'r> {
     /// Reads the cell stashed in a `&&field` cell, then stashes a fresh cell holding a new value:
     /// in a loop, each iteration reads the cell of the previous one (one allocation site, many
     /// cells).
-    fn stash(&mut self) {
+    pub(super) fn stash(&mut self) {
         let c = self.pick(&Type::reference(Type::reference(Type::Field)));
         let old = self.inst(InstKind::Load { ptr: c });
         let x = self.inst(InstKind::Load { ptr: old });
@@ -586,7 +431,7 @@ impl<'r> Gen<'r> {
     }
 
     /// `[&field; 2]` written or read through a dynamic index.
-    fn array_of_refs(&mut self) {
+    pub(super) fn array_of_refs(&mut self) {
         let ty = Type::array(Type::reference(Type::Field), 2);
         let arr = self.pick(&ty);
         let i = self.pick(&Type::U32);
@@ -605,7 +450,7 @@ impl<'r> Gen<'r> {
         }
     }
 
-    fn assert(&mut self) {
+    pub(super) fn assert(&mut self) {
         let ty = self.rng.pick(&[Type::U32, Type::Field, Type::UInt(8)]);
         let a = self.pick(&ty);
         let bound = match ty {
@@ -630,10 +475,11 @@ impl<'r> Gen<'r> {
         self.func.append_inst(self.block, i);
     }
 
-    fn call(&mut self) {
-        let Some((f, params, returns)) = self.helper.clone() else {
+    pub(super) fn call(&mut self) {
+        if self.callees.is_empty() {
             return self.arith();
-        };
+        }
+        let (f, params, returns) = self.rng.pick(&self.callees);
         let args = params.iter().map(|t| self.pick(t)).collect();
         let i = self
             .func
@@ -646,150 +492,93 @@ impl<'r> Gen<'r> {
             .extend(results);
     }
 
-    /// `if c { .. } else { .. }` with a join block taking up to two parameters; sometimes the
-    /// two sides pass the same reference.
-    fn diamond(&mut self) {
-        let cond = self.pick(&Type::BOOL);
-        let mut join_types: Vec<Type> = (0..self.rng.below(3))
-            .map(|_| self.rng.pick(&SCALARS[..3]))
-            .collect();
-        let shared_ref = if self.rng.percent(30) {
-            let r = self.pick(&Type::reference(Type::Field));
-            join_types.push(Type::reference(Type::Field));
-            join_types.push(Type::reference(Type::Field));
-            Some(r)
+    /// `hint witness(..)`, guarded by a visible `u1` half of the time: the function may fail
+    /// (then the results are zeros) or run a loop.
+    pub(super) fn hint(&mut self) {
+        let Some((func, params, ret)) = self.hint.clone() else {
+            return self.log();
+        };
+        let args = params.iter().map(|t| self.pick(t)).collect();
+        let guard = if self.rng.percent(50) {
+            Some(self.pick(&Type::BOOL))
         } else {
             None
         };
-        let then_block = self.func.create_block();
-        let else_block = self.func.create_block();
-        let join = self.func.create_block();
-        self.terminate(Terminator::Br {
-            cond,
-            then_dest: BlockCall {
-                block: then_block,
-                args: vec![],
+        let i = self.func.create_inst(
+            InstKind::Hint {
+                func,
+                args,
+                ret,
+                guard,
             },
-            else_dest: BlockCall {
-                block: else_block,
-                args: vec![],
-            },
-        });
-        for side in [then_block, else_block] {
-            self.block = side;
-            self.scopes.push(Vec::new());
-            self.depth += 1;
-            let n = self.rng.below(4) as usize;
-            self.body(n);
-            self.depth -= 1;
-            let mut args: Vec<ValueId> = join_types
-                .iter()
-                .filter(|t| t.is_scalar())
-                .map(|t| self.pick(t))
-                .collect();
-            if let Some(r) = shared_ref {
-                // Both parameters bound to one reference on this side: they alias.
-                let other = if self.rng.percent(50) {
-                    r
-                } else {
-                    self.pick(&Type::reference(Type::Field))
-                };
-                args.push(r);
-                args.push(other);
-            }
-            self.scopes.pop();
-            self.jmp(join, args);
-        }
-        self.block = join;
-        let params: Vec<ValueId> = join_types
-            .into_iter()
-            .map(|t| self.func.append_block_param(join, t))
-            .collect();
-        self.scopes
-            .last_mut()
-            .expect("bug: no scope")
-            .extend(params);
-    }
-
-    /// `for i in 0..bound`, the bound a constant or `n % 5` of a visible `u32`, with up to two
-    /// loop-carried scalars.
-    fn counted_loop(&mut self) {
-        let bound = if self.rng.percent(50) {
-            self.func.const_uint(32, self.rng.below(4))
-        } else {
-            let n = self.pick(&Type::U32);
-            let five = self.func.const_uint(32, 5);
-            self.inst(InstKind::Binary {
-                op: BinOp::URem,
-                lhs: n,
-                rhs: five,
-            })
-        };
-        let carried: Vec<Type> = (0..self.rng.below(3))
-            .map(|_| {
-                // A carried reference: iterations may read cells of earlier iterations.
-                if self.rng.percent(25) {
-                    Type::reference(Type::Field)
-                } else {
-                    self.rng.pick(&SCALARS[..3])
-                }
-            })
-            .collect();
-        let init: Vec<ValueId> = carried.iter().map(|t| self.pick(t)).collect();
-        let header = self.func.create_block();
-        let body = self.func.create_block();
-        let exit = self.func.create_block();
-        let zero = self.func.const_uint(32, 0);
-        self.jmp(header, std::iter::once(zero).chain(init).collect());
-        self.block = header;
-        let i = self.func.append_block_param(header, Type::U32);
-        let params: Vec<ValueId> = carried
-            .iter()
-            .map(|t| self.func.append_block_param(header, t.clone()))
-            .collect();
-        self.scopes.push(vec![i]);
-        self.scopes
-            .last_mut()
-            .expect("bug: no scope")
-            .extend(&params);
-        let c = self.inst(InstKind::Binary {
-            op: BinOp::Lt,
-            lhs: i,
-            rhs: bound,
-        });
-        self.terminate(Terminator::Br {
-            cond: c,
-            then_dest: BlockCall {
-                block: body,
-                args: vec![],
-            },
-            else_dest: BlockCall {
-                block: exit,
-                args: params.clone(),
-            },
-        });
-        self.block = body;
-        self.depth += 1;
-        let n = 1 + self.rng.below(4) as usize;
-        self.body(n);
-        self.depth -= 1;
-        let one = self.func.const_uint(32, 1);
-        let next = self.inst(InstKind::Binary {
-            op: BinOp::Add,
-            lhs: i,
-            rhs: one,
-        });
-        let updates: Vec<ValueId> = carried.iter().map(|t| self.pick(t)).collect();
-        self.jmp(header, std::iter::once(next).chain(updates).collect());
-        self.scopes.pop();
-        self.block = exit;
-        let results: Vec<ValueId> = carried
-            .into_iter()
-            .map(|t| self.func.append_block_param(exit, t))
-            .collect();
+            &[],
+            None,
+        );
+        self.func.append_inst(self.block, i);
+        let results = self.func.inst(i).results.clone();
         self.scopes
             .last_mut()
             .expect("bug: no scope")
             .extend(results);
+    }
+
+    /// `log "<fn>#<n> {} {}", ..` of up to two scalars or arrays, guarded by a visible `u1` a
+    /// third of the time.
+    pub(super) fn log(&mut self) {
+        self.logs += 1;
+        let types = [
+            Type::Field,
+            Type::U32,
+            Type::UInt(8),
+            Type::BOOL,
+            Type::array(Type::U32, 3),
+            Type::array(Type::Field, 3),
+        ];
+        let args: Vec<ValueId> = (0..self.rng.below(3))
+            .map(|_| {
+                let t = self.rng.pick(&types);
+                self.pick(&t)
+            })
+            .collect();
+        let mut template = format!("{}#{}", self.func.name, self.logs);
+        for _ in &args {
+            template.push_str(" {}");
+        }
+        let guard = if self.rng.percent(33) {
+            Some(self.pick(&Type::BOOL))
+        } else {
+            None
+        };
+        let i = self.func.create_inst(
+            InstKind::Log {
+                template,
+                args,
+                guard,
+            },
+            &[],
+            None,
+        );
+        self.func.append_inst(self.block, i);
+    }
+
+    /// The start of `redirect(c: &&field, r: &field, rs: [&field; 2])`: stores `r` (or an
+    /// element of `rs`) into `c`, so that the caller's later loads through `c` reach a cell the
+    /// caller may know by another name.
+    pub(super) fn redirect(&mut self) {
+        let params = self.scopes[0].clone();
+        let (c, r, rs) = (params[0], params[1], params[2]);
+        let value = if self.rng.percent(70) {
+            r
+        } else {
+            let i = self.pick(&Type::U32);
+            let two = self.func.const_uint(32, 2);
+            let index = self.inst(InstKind::Binary {
+                op: BinOp::URem,
+                lhs: i,
+                rhs: two,
+            });
+            self.inst(InstKind::ArrayGet { array: rs, index })
+        };
+        self.inst(InstKind::Store { ptr: c, value });
     }
 }
