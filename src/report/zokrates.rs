@@ -136,12 +136,20 @@ pub fn yardsticks_markdown(rows: &[YardstickRow]) -> String {
         .iter()
         .filter(|r| r.at_or_below() == Some(true))
         .count();
-    s.push_str(&format!(
-        "\n{below} of the {} yardsticks compile at or below ZoKrates' count; {} compile above it; \
-         {} have no circuit (the row says why).\n",
-        rows.len(),
-        n - below,
-        rows.len() - n
-    ));
+    let mut summary = format!(
+        "\n{below} of the {} yardsticks compile at or below ZoKrates' count",
+        rows.len()
+    );
+    if n > below {
+        summary.push_str(&format!("; {} compile above it", n - below));
+    }
+    if rows.len() > n {
+        summary.push_str(&format!(
+            "; {} have no circuit (the row says why)",
+            rows.len() - n
+        ));
+    }
+    s.push_str(&summary);
+    s.push_str(".\n");
     s
 }
