@@ -200,7 +200,14 @@ fn export_without_inputs_writes_the_constraint_systems_alone() {
         })
         .collect();
     assert!(!files.is_empty());
-    assert!(files.iter().all(|f| f.ends_with(".r1cs")), "{files:?}");
+    // The constraint systems and the manifest saying what they are; no witness.
+    assert!(
+        files
+            .iter()
+            .all(|f| f.ends_with(".r1cs") || f == "manifest.json"),
+        "{files:?}"
+    );
+    assert!(files.iter().any(|f| f == "manifest.json"), "{files:?}");
 
     let one = dir.path().join("one");
     let zok = write(dir.path(), "p.zok", PROGRAM);

@@ -62,6 +62,7 @@ fn affine_block() -> BlockInstance {
     BlockInstance {
         name: "affine".into(),
         source: None,
+        state: None,
         r1cs,
         executions,
     }

@@ -36,6 +36,7 @@ fn power_block(inputs: &[i64]) -> BlockInstance {
     BlockInstance {
         name: "power".into(),
         source: None,
+        state: None,
         r1cs,
         executions,
     }
@@ -70,6 +71,7 @@ fn bits_block(values: &[u64]) -> BlockInstance {
     BlockInstance {
         name: "bits".into(),
         source: None,
+        state: None,
         r1cs,
         executions,
     }
@@ -124,6 +126,7 @@ fn one_execution_and_one_constraint_still_prove() {
     let block = BlockInstance {
         name: "square".into(),
         source: None,
+        state: None,
         r1cs: SparseR1cs {
             num_instance: 2,
             num_witness: 0,

@@ -400,5 +400,31 @@ fn export_and_print(
             inst.executions.len()
         );
     }
+    // The executions in the order the program ran them: (instance, its execution number).
+    let mut order = Vec::new();
+    if let Some(outcome) = &outcome {
+        let index: std::collections::HashMap<&str, usize> = instances
+            .iter()
+            .enumerate()
+            .map(|(i, inst)| (inst.name.as_str(), i))
+            .collect();
+        let mut seen = vec![0usize; instances.len()];
+        for entry in &outcome.trace {
+            let name = driver::instance_label(&compiled.program, entry.func, entry.block);
+            if let Some(&i) = index.get(name.as_str()) {
+                order.push((i, seen[i]));
+                seen[i] += 1;
+            }
+        }
+    }
+    let manifest =
+        zkbc::export::write_manifest(out, &compile.file.display().to_string(), &instances, &order)
+            .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
+    if !quiet {
+        println!(
+            "{}: which wire means what, and the executions in order",
+            manifest.display()
+        );
+    }
     Ok(())
 }

@@ -135,6 +135,7 @@ pub fn main_circuit(
     let instance = prove::BlockInstance {
         name: "main".into(),
         source: None,
+        state: None,
         r1cs: super::sparse_r1cs(block),
         executions,
     };

@@ -370,6 +370,7 @@ pub(crate) fn block_instances_with(
                 instances.push(prove::BlockInstance {
                     name: instance_name(program, blk),
                     source: program.block_source(blk.func_id(), blk.block()),
+                    state: Some(state_wires(blk)),
                     r1cs: sparse_r1cs(blk),
                     executions: Vec::new(),
                 });
@@ -395,6 +396,7 @@ pub fn block_systems(program: &Program) -> Result<Vec<prove::BlockInstance>, r1c
             out.push(prove::BlockInstance {
                 name: instance_name(program, &blk),
                 source: program.block_source(blk.func_id(), blk.block()),
+                state: Some(state_wires(&blk)),
                 r1cs: sparse_r1cs(&blk),
                 executions: Vec::new(),
             });
@@ -403,13 +405,29 @@ pub fn block_systems(program: &Program) -> Result<Vec<prove::BlockInstance>, r1c
     Ok(out)
 }
 
+/// What a lowered block's instance variables mean.
+fn state_wires(blk: &r1cs::BlockR1cs<'_>) -> prove::StateWires {
+    let layout = blk.layout();
+    prove::StateWires {
+        input_state: layout.in_leaves(),
+        accesses: layout.access_vars,
+        output_state: layout.out_leaves,
+    }
+}
+
+/// The name of the instance of block `block` of `func`: `b3` in main, `f.b3` elsewhere (the
+/// export's file names).
+pub fn instance_label(program: &Program, func: ir::FuncId, block: ir::BlockId) -> String {
+    if func == program.main {
+        block.to_string()
+    } else {
+        format!("{}.{}", program.func(func).name, block)
+    }
+}
+
 /// A block instance's name: `b3` in main, `f.b3` elsewhere.
 fn instance_name(program: &Program, blk: &r1cs::BlockR1cs<'_>) -> String {
-    if blk.func_id() == program.main {
-        blk.block().to_string()
-    } else {
-        format!("{}.{}", blk.func_name(), blk.block())
-    }
+    instance_label(program, blk.func_id(), blk.block())
 }
 
 /// A block's constraint system as the prover's sparse matrices.

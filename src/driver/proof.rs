@@ -93,6 +93,7 @@ pub fn proof_instances_with_progress(
         let pairs = BlockInstance {
             name: "memory.pairs".into(),
             source: None,
+            state: None,
             r1cs: pair_r1cs(t_bits),
             executions: sorted
                 .windows(2)

@@ -36,6 +36,18 @@
 //! `snarkjs r1cs info NAME.r1cs` reads the first, `snarkjs wtns check NAME.r1cs NAME_e0.wtns`
 //! checks an assignment against it; `tests/export_snarkjs.rs` runs both.
 //!
+//! # The manifest of a block export ([`write_manifest`])
+//!
+//! `manifest.json` beside the files says what they are: the program, and per block its files
+//! (`r1cs`, `witnesses` in execution order), the source lines it came from, and which wires
+//! are its transition state: `input_label`, `input_state` (first wire and count),
+//! `memory_accesses`, `output_label`, `output_state`; wire 0 is the constant one and every wire
+//! after the instance is private witness. `executions` lists every execution in the order the
+//! program ran them (`block`, `witness` file): the output state of one is the input state of
+//! the next (the transition the prover checks), and the last one's output label is 0 (return).
+//! Every instance wire is public in the `.r1cs` files, so the state (and main's inputs in the
+//! entry block's) is public to a proof of these blocks.
+//!
 //! # One circuit with a declared interface ([`write_circuit`])
 //!
 //! A program that is one block (`--monolithic`) is exported as the circuit of `main`, as circom
@@ -124,6 +136,68 @@ pub fn write_block(
         files.push((dir.join(format!("{name}_e{k}.wtns")), wtns_bytes(z)?));
     }
     write_files(dir, files)
+}
+
+/// Writes `DIR/manifest.json` for the blocks `write_block` wrote (see the module docs):
+/// `executions` lists, in the order the program ran them, each execution as (index into
+/// `instances`, execution number within it). Returns the path written.
+pub fn write_manifest(
+    dir: &Path,
+    program: &str,
+    instances: &[BlockInstance],
+    executions: &[(usize, usize)],
+) -> Result<PathBuf, ExportError> {
+    let range = |r: std::ops::Range<usize>| serde_json::json!([r.start, r.len()]);
+    let mut blocks = Vec::with_capacity(instances.len());
+    for inst in instances {
+        let wires = match inst.state {
+            Some(state) if state.width() == inst.r1cs.num_instance => serde_json::json!({
+                "one": 0,
+                "input_label": state.input_label(),
+                "input_state": range(state.input_values()),
+                "memory_accesses": range(state.access_values()),
+                "output_label": state.output_label(),
+                "output_state": range(state.output_values()),
+            }),
+            Some(state) => {
+                return Err(ExportError::BadInterface(format!(
+                    "block {}: its state describes {} instance variables, it has {}",
+                    inst.name,
+                    state.width(),
+                    inst.r1cs.num_instance
+                )))
+            }
+            None => serde_json::Value::Null,
+        };
+        blocks.push(serde_json::json!({
+            "name": inst.name,
+            "source": inst.source,
+            "r1cs": format!("{}.r1cs", inst.name),
+            "constraints": inst.r1cs.num_constraints(),
+            "public_wires": inst.r1cs.num_instance,
+            "wires": wires,
+            "witnesses": (0..inst.executions.len())
+                .map(|k| format!("{}_e{k}.wtns", inst.name))
+                .collect::<Vec<_>>(),
+        }));
+    }
+    let executions: Vec<serde_json::Value> = executions
+        .iter()
+        .filter_map(|&(i, k)| instances.get(i).map(|inst| (inst, k)))
+        .map(|(inst, k)| serde_json::json!({"block": inst.name, "witness": format!("{}_e{k}.wtns", inst.name)}))
+        .collect();
+    let manifest = serde_json::json!({
+        "format": "zkbc block export 1",
+        "program": program,
+        "field": "bn254",
+        "blocks": blocks,
+        "executions": executions,
+    });
+    let mut text = serde_json::to_string_pretty(&manifest).expect("bug: JSON values serialize");
+    text.push('\n');
+    let path = dir.join("manifest.json");
+    write_files(dir, vec![(path.clone(), text.into_bytes())])?;
+    Ok(path)
 }
 
 /// Creates `dir` if needed and writes each file.

@@ -55,6 +55,7 @@ pub fn product_instance(
     BlockInstance {
         name: name.to_string(),
         source: None,
+        state: None,
         r1cs,
         executions,
     }

@@ -113,6 +113,53 @@ impl SparseR1cs {
     }
 }
 
+/// The transition state of a block instance: after the constant 1 (wire 0), the instance
+/// variables are the input label, `input_state` input values, `accesses` memory-access values,
+/// the output label and `output_state` output values, in that order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateWires {
+    /// Values of the input state after its label.
+    pub input_state: usize,
+    /// Values of the block's memory accesses (address, value, and whether it writes).
+    pub accesses: usize,
+    /// Values of the output state after its label.
+    pub output_state: usize,
+}
+
+impl StateWires {
+    /// The wire of the input label.
+    pub fn input_label(&self) -> usize {
+        1
+    }
+
+    /// The wires of the input state's values.
+    pub fn input_values(&self) -> std::ops::Range<usize> {
+        2..2 + self.input_state
+    }
+
+    /// The wires of the memory accesses.
+    pub fn access_values(&self) -> std::ops::Range<usize> {
+        let start = 2 + self.input_state;
+        start..start + self.accesses
+    }
+
+    /// The wire of the output label.
+    pub fn output_label(&self) -> usize {
+        2 + self.input_state + self.accesses
+    }
+
+    /// The wires of the output state's values.
+    pub fn output_values(&self) -> std::ops::Range<usize> {
+        let start = self.output_label() + 1;
+        start..start + self.output_state
+    }
+
+    /// How many instance variables (wires after the constant 1) this describes.
+    pub fn width(&self) -> usize {
+        2 + self.input_state + self.accesses + self.output_state
+    }
+}
+
 /// A block's instance and the assignments of its executions (one full `z` per execution, from
 /// the run's block trace).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -121,6 +168,9 @@ pub struct BlockInstance {
     pub name: String,
     /// The source lines the block came from (`bubble_sort.zok:6-9`), when known.
     pub source: Option<String>,
+    /// What its instance variables mean, for a block of a program (`None` for other
+    /// instances: the memory and transition arguments, synthetic blocks).
+    pub state: Option<StateWires>,
     /// The block's constraint system.
     pub r1cs: SparseR1cs,
     /// One assignment `z = [1, instance..., witness...]` per execution.

@@ -72,7 +72,8 @@ pub mod synthetic;
 pub mod transcript;
 
 pub use instance::{
-    BlockInstance, BlockShape, InstanceError, Matrix, ShapeError, SparseR1cs, SparseRow, MAX_CELLS,
+    BlockInstance, BlockShape, InstanceError, Matrix, ShapeError, SparseR1cs, SparseRow,
+    StateWires, MAX_CELLS,
 };
 pub use transcript::Transcript;
 

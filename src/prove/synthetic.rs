@@ -113,6 +113,7 @@ pub fn block(
     BlockInstance {
         name: name.to_string(),
         source: None,
+        state: None,
         r1cs,
         executions,
     }
