@@ -129,6 +129,22 @@ fn the_direct_checker_and_ark_relations_agree_on_the_corpus() {
     assert!(agreed > 100 && rejected == agreed, "{agreed} {rejected}");
 }
 
+/// Random source program `seed` (`zkbc::testgen`) compiled at -O3, legalized and run on its
+/// inputs; `None` when it does not compile, lower or return.
+fn random_run(seed: u64) -> Option<(driver::Compilation, interp::Outcome)> {
+    let case = zkbc::testgen::generate(seed);
+    let mut compiled =
+        driver::compile("random.zok", &case.program.to_string(), &Default::default()).ok()?;
+    driver::legalize_for_r1cs(&mut compiled.program).ok()?;
+    let values = compiled.inputs_from_json(&case.inputs_json()).ok()?;
+    let limits = interp::Limits {
+        max_steps: 100_000,
+        ..interp::Limits::default()
+    };
+    let outcome = interp::run(&compiled.program, &values, limits).ok()?;
+    Some((compiled, outcome))
+}
+
 /// The same agreement on 1,000 random source programs (`zkbc::testgen`) at -O3: on every
 /// execution of every program that compiles and returns, the direct checker and ark-relations
 /// both accept the trace's witness and both reject it with its last instance value changed.
@@ -136,23 +152,7 @@ fn the_direct_checker_and_ark_relations_agree_on_the_corpus() {
 fn the_direct_checker_and_ark_relations_agree_on_random_programs() {
     let (mut programs, mut executions) = (0, 0);
     for seed in 0..1000 {
-        let case = zkbc::testgen::generate(50_000 + seed);
-        let Ok(mut compiled) =
-            driver::compile("random.zok", &case.program.to_string(), &Default::default())
-        else {
-            continue;
-        };
-        if driver::legalize_for_r1cs(&mut compiled.program).is_err() {
-            continue;
-        }
-        let Ok(values) = compiled.inputs_from_json(&case.inputs_json()) else {
-            continue;
-        };
-        let limits = interp::Limits {
-            max_steps: 100_000,
-            ..interp::Limits::default()
-        };
-        let Ok(outcome) = interp::run(&compiled.program, &values, limits) else {
+        let Some((compiled, outcome)) = random_run(50_000 + seed) else {
             continue;
         };
         programs += 1;
@@ -254,23 +254,7 @@ fn the_compiled_witness_equals_the_relowered_one_on_the_corpus() {
 fn the_compiled_witness_equals_the_relowered_one_on_random_programs() {
     let mut programs = 0;
     for seed in 0..300 {
-        let case = zkbc::testgen::generate(70_000 + seed);
-        let Ok(mut compiled) =
-            driver::compile("random.zok", &case.program.to_string(), &Default::default())
-        else {
-            continue;
-        };
-        if driver::legalize_for_r1cs(&mut compiled.program).is_err() {
-            continue;
-        }
-        let Ok(values) = compiled.inputs_from_json(&case.inputs_json()) else {
-            continue;
-        };
-        let limits = interp::Limits {
-            max_steps: 100_000,
-            ..interp::Limits::default()
-        };
-        let Ok(outcome) = interp::run(&compiled.program, &values, limits) else {
+        let Some((compiled, outcome)) = random_run(70_000 + seed) else {
             continue;
         };
         programs += 1;

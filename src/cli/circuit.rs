@@ -408,10 +408,18 @@ fn export_and_print(
             .enumerate()
             .map(|(i, inst)| (inst.name.as_str(), i))
             .collect();
+        // Each (function, block) named once, not once per execution.
+        let mut of_block: std::collections::HashMap<_, Option<usize>> =
+            std::collections::HashMap::new();
         let mut seen = vec![0usize; instances.len()];
         for entry in &outcome.trace {
-            let name = driver::instance_label(&compiled.program, entry.func, entry.block);
-            if let Some(&i) = index.get(name.as_str()) {
+            let i = *of_block
+                .entry((entry.func, entry.block))
+                .or_insert_with(|| {
+                    let name = driver::instance_label(&compiled.program, entry.func, entry.block);
+                    index.get(name.as_str()).copied()
+                });
+            if let Some(i) = i {
                 order.push((i, seen[i]));
                 seen[i] += 1;
             }

@@ -422,18 +422,10 @@ fn lower_with(
     block: BlockId,
     main_entry: bool,
 ) -> Result<BlockR1cs<'_>, LowerError> {
-    let (cs, layout) = lower::lower(func, &info, block, main_entry, None)?;
-    let reduced = eliminate::reduce(cs);
-    Ok(BlockR1cs {
-        func,
-        func_id,
-        info,
-        block,
-        main_entry,
-        layout,
-        reduced,
-        tape: None,
-    })
+    let lowered = lower::lower(func, &info, block, main_entry, None)?;
+    Ok(reduced_block(
+        func, func_id, info, block, main_entry, lowered,
+    ))
 }
 
 /// [`lower_with`] that also compiles the block's witness [`Tape`]: lowered once for every
@@ -445,12 +437,26 @@ fn lower_with_tape(
     block: BlockId,
     main_entry: bool,
 ) -> Result<BlockR1cs<'_>, LowerError> {
-    let (mut cs, layout) = lower::lower_recording(func, &info, block, main_entry)?;
-    let recorder = cs.recorder.take().expect("recording mode has a recorder");
+    let lowered = lower::lower_recording(func, &info, block, main_entry)?;
+    Ok(reduced_block(
+        func, func_id, info, block, main_entry, lowered,
+    ))
+}
+
+/// A lowered block's constraints reduced, with its witness tape when the lowering recorded one.
+fn reduced_block(
+    func: &Function,
+    func_id: FuncId,
+    info: Arc<FuncInfo>,
+    block: BlockId,
+    main_entry: bool,
+    (mut cs, layout): (builder::Builder, StateLayout),
+) -> BlockR1cs<'_> {
+    let recorder = cs.recorder.take();
     let reduced = eliminate::reduce(cs);
     let n_vars = 1 + reduced.n_instance + reduced.n_witness;
-    let tape = recorder.finish(&reduced.var_map, n_vars);
-    Ok(BlockR1cs {
+    let tape = recorder.map(|r| Arc::new(r.finish(&reduced.var_map, n_vars)));
+    BlockR1cs {
         func,
         func_id,
         info,
@@ -458,8 +464,8 @@ fn lower_with_tape(
         main_entry,
         layout,
         reduced,
-        tape: Some(Arc::new(tape)),
-    })
+        tape,
+    }
 }
 
 impl<'f> BlockR1cs<'f> {
