@@ -8,8 +8,10 @@
 //! function (gadgets fuse a comparison "used only there"), and its place in memory (segment,
 //! guarded write, initial contents); and the live-in values of the block and of each successor
 //! (they are its input and output state). Two blocks with the same key lower to the same
-//! constraints. The function's memory size is not part of the key: it is read from the
-//! function's plan, not from the cached block.
+//! constraints. Values enter the key by the order the key first meets them, not by their
+//! numbers, so the same block reached by two orders of merging (whose copies number their
+//! values differently) is lowered once. The function's memory size is not part of the key: it
+//! is read from the function's plan, not from the cached block.
 
 use super::fxhash::FxHasher;
 use super::live::FuncInfo;
@@ -74,50 +76,107 @@ impl StatsCache {
     }
 }
 
+/// Values renamed in the order a fingerprint first meets them, so that two blocks equal up to
+/// a consistent renaming of their values (a candidate program and the same code reached by
+/// another order of merges) get the same key. A different order of first meeting only makes
+/// the keys differ: a miss, never a false hit.
+#[derive(Default)]
+struct Renaming(HashMap<ValueId, u32>);
+
+impl Renaming {
+    fn of(&mut self, v: ValueId) -> u32 {
+        let next = self.0.len() as u32;
+        *self.0.entry(v).or_insert(next)
+    }
+}
+
 fn fingerprint(func: &Function, info: &FuncInfo, b: BlockId, main_entry: bool) -> u64 {
     let mut h = FxHasher::default();
+    let mut names = Renaming::default();
     main_entry.hash(&mut h);
     let data = func.block(b);
-    let value = |v: ValueId, h: &mut FxHasher| {
-        v.hash(h);
+    let value = |v: ValueId, h: &mut FxHasher, names: &mut Renaming| {
+        names.of(v).hash(h);
         func.value_type(v).hash(h);
         func.const_value(v).hash(h);
         info.uses.get(&v).copied().unwrap_or(0).hash(h);
-        // Where it lives in memory, and whether it is a guarded write.
+        // Where it lives in memory, and whether it is a guarded write (by which guard).
         let seg = info.memory.segment_of(v);
         seg.map(|s| &info.memory.segments[s as usize]).hash(h);
-        info.memory.guarded.get(&v).hash(h);
+        info.memory
+            .guarded
+            .get(&v)
+            .map(|&(g, when)| (names.of(g), when))
+            .hash(h);
         info.memory.init_arrays.contains(&v).hash(h);
         info.memory.spill_of(v).hash(h);
     };
     info.memory.spill_segment.hash(&mut h);
     for &p in &data.params {
-        value(p, &mut h);
+        value(p, &mut h, &mut names);
     }
     for &i in &data.insts {
         let inst = func.inst(i);
-        inst.kind.hash(&mut h);
+        // The kind with its operands renamed (they are hashed once more, in full, below).
+        let mut kind = inst.kind.clone();
+        kind.map_operands(|v| ValueId::new(names.of(v) as usize));
+        kind.hash(&mut h);
         inst.no_wrap.hash(&mut h);
-        inst.kind.for_each_operand(|v| value(v, &mut h));
+        inst.kind.for_each_operand(|v| value(v, &mut h, &mut names));
         for &r in &inst.results {
-            value(r, &mut h);
+            value(r, &mut h, &mut names);
         }
     }
-    data.term.hash(&mut h);
+    if let Some(t) = &data.term {
+        let mut t = t.clone();
+        t.map_operands(|v| ValueId::new(names.of(v) as usize));
+        t.hash(&mut h);
+    }
     if let Some(t) = &data.term {
         for v in t.operands() {
-            value(v, &mut h);
+            value(v, &mut h, &mut names);
         }
     }
-    let live = |x: BlockId, h: &mut FxHasher| {
+    let live = |x: BlockId, h: &mut FxHasher, names: &mut Renaming| {
         x.hash(h);
         for &v in info.live_in.get(&x).map(Vec::as_slice).unwrap_or(&[]) {
-            value(v, h);
+            value(v, h, names);
         }
     };
-    live(b, &mut h);
+    live(b, &mut h, &mut names);
     for s in func.successors(b) {
-        live(s, &mut h);
+        live(s, &mut h, &mut names);
     }
     h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_program;
+
+    /// A function whose values are numbered from `base`.
+    fn numbered(base: u32, constant: u32) -> Program {
+        let v = |i: u32| format!("v{}", base + i);
+        parse_program(&format!(
+            "fn main f0 -> u32 {{\nb0({}: u32, {}: u32):\n    {} = mul {}, {}\n    {} = add {}, u32 {constant}\n    jmp b1({})\nb1({}: u32):\n    {} = mul {}, {}\n    return {}\n}}",
+            v(0), v(1), v(2), v(0), v(1), v(3), v(2), v(3), v(4), v(5), v(4), v(4), v(5)
+        ))
+        .expect("parses")
+    }
+
+    #[test]
+    fn a_renamed_block_is_lowered_once_and_a_changed_one_again() {
+        let cache = StatsCache::new();
+        let first = cache.stats(&numbered(0, 7)).expect("lowers");
+        assert_eq!(cache.hits_and_misses(), (0, 2));
+        // The same code with every value numbered differently: answered from the cache.
+        let renamed = cache.stats(&numbered(40, 7)).expect("lowers");
+        assert_eq!(cache.hits_and_misses(), (2, 2));
+        let sizes = |s: &[BlockStats]| s.iter().map(|b| b.constraints).collect::<Vec<_>>();
+        assert_eq!(sizes(&first), sizes(&renamed));
+        // Another constant in b0: b0 is lowered again, b1 (which does not see it) is not.
+        cache.stats(&numbered(40, 9)).expect("lowers");
+        assert_eq!(cache.hits_and_misses(), (3, 3));
+    }
 }
