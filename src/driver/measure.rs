@@ -176,12 +176,40 @@ pub fn monolithic_circuit(
     monolithic_circuit_with(file_name, source, &settings)
 }
 
+/// Programs a measurement has lowered, with their blocks' sizes: the report compiles its own
+/// program, the one-block circuit and the baselines, and often two of them are the same
+/// program (the cheapest formation is often one block), which is then lowered once.
+#[derive(Default)]
+struct Lowered(std::cell::RefCell<Vec<(crate::ir::Program, Vec<BlockStats>)>>);
+
+impl Lowered {
+    /// The sizes of `program`'s blocks, lowered now unless an equal program was.
+    fn stats(&self, program: &crate::ir::Program) -> Result<Vec<BlockStats>, r1cs::LowerError> {
+        if let Some((_, stats)) = self.0.borrow().iter().find(|(p, _)| p == program) {
+            return Ok(stats.clone());
+        }
+        let stats = r1cs::stats(program)?;
+        self.0.borrow_mut().push((program.clone(), stats.clone()));
+        Ok(stats)
+    }
+}
+
 /// [`monolithic_circuit`] with the front-end settings of `base` (`--field-cmp`, `--compat`,
 /// `--stdlib-path`).
 fn monolithic_circuit_with(file_name: &str, source: &str, base: &Settings) -> Result<u64, String> {
+    monolithic_circuit_lowered(file_name, source, base, &Lowered::default())
+}
+
+/// [`monolithic_circuit_with`], its program lowered through `lowered`.
+fn monolithic_circuit_lowered(
+    file_name: &str,
+    source: &str,
+    base: &Settings,
+    lowered: &Lowered,
+) -> Result<u64, String> {
     let compilation = monolithic_compilation(file_name, source, base)?;
     let program = &compilation.program;
-    let stats = r1cs::stats(program).map_err(|e| e.to_string())?;
+    let stats = lowered.stats(program).map_err(|e| e.to_string())?;
     // One block in `main` (other functions, if any survived, are not part of the circuit).
     let main_blocks: Vec<&BlockStats> = stats.iter().filter(|s| s.func == program.main).collect();
     match main_blocks.as_slice() {
@@ -379,7 +407,8 @@ pub fn measure(
     };
 
     progress(Stage::Lower);
-    let stats = r1cs::stats(program).map_err(MeasureError::Lower)?;
+    let lowered = Lowered::default();
+    let stats = lowered.stats(program).map_err(MeasureError::Lower)?;
 
     let (executions, outputs, satisfied) = match &run {
         Some(outcome) => {
@@ -421,7 +450,7 @@ pub fn measure(
             None,
         ),
         _ => match crate::timing::stage("monolithic C", || {
-            monolithic_circuit_with(file_name, source, settings)
+            monolithic_circuit_lowered(file_name, source, settings, &lowered)
         }) {
             Ok(c) => (Some(c), None),
             Err(why) => (None, Some(why)),
@@ -452,7 +481,7 @@ pub fn measure(
                     _ => "baseline --monolithic",
                 };
                 split(crate::timing::stage(name, || {
-                    baseline_cells(file_name, source, inputs, settings, merging)
+                    baseline_cells(file_name, source, inputs, settings, merging, &lowered)
                 }))
             }
         };
@@ -494,6 +523,7 @@ fn baseline_cells(
     inputs: Option<&serde_json::Value>,
     settings: &Settings,
     merging: Merging,
+    lowered: &Lowered,
 ) -> Result<Option<u128>, String> {
     let settings = Settings {
         merging,
@@ -507,7 +537,7 @@ fn baseline_cells(
         .map_err(|e| no_circuit_reason(&e))?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
     let program = &compilation.program;
-    let stats = r1cs::stats(program).map_err(|e| e.to_string())?;
+    let stats = lowered.stats(program).map_err(|e| e.to_string())?;
     let executions = match inputs {
         Some(json) => {
             let values = compilation.inputs_from_json(json)?;
