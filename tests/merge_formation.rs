@@ -193,3 +193,119 @@ b5():
     verify::verify_program(&rotated).unwrap_or_else(|e| panic!("{e}\n{rotated}"));
     same_behaviour(&original, &rotated, &[r#"["0"]"#, r#"["1"]"#, r#"["9"]"#]);
 }
+
+/// The Keccak-256 yardstick of ZoKrates' library, compiled with the built-in library (`None`
+/// when `../shared` is not beside the crate).
+fn keccak_yardstick() -> Option<(String, String)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .skip(1)
+        .map(|a| a.join("shared/peers/zokrates-stdlib/yardsticks/keccak256_u8_64.zok"))
+        .find(|p| p.is_file())?;
+    let source = std::fs::read_to_string(&path).ok()?;
+    Some((path.display().to_string(), source))
+}
+
+/// Cost-driven formation takes every function as one block in the round where that beats the
+/// round's best merge, and leaves unscored the candidates whose untouched blocks alone already
+/// cost more. Each such candidate, merged and scored here as formation would have, costs more
+/// than the one block: the bound that let formation skip it held.
+#[test]
+fn one_block_is_taken_early_and_the_candidates_it_outruns_cost_more() {
+    use zkbc::analysis::MergeComponents;
+    use zkbc::cost::{predict, Counts};
+    use zkbc::driver::{self, measure};
+    use zkbc::opt::merge::{merge_component, Subject, Verdict};
+
+    let Some((name, source)) = keccak_yardstick() else {
+        eprintln!("skipped: no ../shared/peers/zokrates-stdlib beside the crate");
+        return;
+    };
+    let compiled = driver::compile(&name, &source, &driver::Options::default()).expect("compiles");
+    let decisions: Vec<_> = compiled
+        .opt_report
+        .runs
+        .iter()
+        .flat_map(|r| r.stats.decisions.iter().cloned())
+        .collect();
+    let one_block = decisions
+        .iter()
+        .find(|d| d.subject == Subject::OneBlock)
+        .unwrap_or_else(|| panic!("every function as one block was never a move: {decisions:#?}"));
+    assert_eq!(one_block.verdict, Verdict::Taken);
+    let mono_cells = one_block.cells_taken.expect("scored");
+    assert!(one_block.cells_kept.expect("scored") > mono_cells);
+    assert_eq!(compiled.program.main_func().layout.len(), 1);
+
+    // The program formation started from (the -O2 pipeline and the latches), and the
+    // candidates of that round it did not score.
+    let settings = measure::Settings::default();
+    let start = measure::before_merging(&name, &source, None, &settings, &|_| {})
+        .expect("measures")
+        .compilation
+        .program;
+    let outrun: Vec<_> = decisions
+        .iter()
+        .filter(|d| d.round == one_block.round && d.reason.starts_with("not scored"))
+        .collect();
+    assert!(
+        !outrun.is_empty(),
+        "no candidate was outrun: {decisions:#?}"
+    );
+    let mut checked = 0;
+    let label = |b: &str| BlockId(b.trim_start_matches('b').parse().expect("a label"));
+    for d in &outrun {
+        let mut program = start.clone();
+        let find = |program: &Program, name: &str| {
+            program
+                .func_ids()
+                .find(|&f| program.func(f).name == name)
+                .expect("the function")
+        };
+        let merged = match &d.subject {
+            Subject::Component { func, head, .. } => {
+                let f = find(&program, func);
+                let comp = MergeComponents::new(program.func(f))
+                    .component(label(head))
+                    .cloned()
+                    .expect("the component");
+                merge_component(program.func_mut(f), &comp, DEFAULT_MAX_UNROLLED)
+            }
+            Subject::Loop {
+                func,
+                header,
+                per_block,
+                ..
+            } => {
+                let f = find(&program, func);
+                rotate_loop(
+                    program.func_mut(f),
+                    label(header),
+                    *per_block,
+                    DEFAULT_MAX_UNROLLED,
+                )
+            }
+            other => panic!("outrun: {other:?}"),
+        };
+        if merged.is_err() {
+            continue;
+        }
+        zkbc::opt::sccp::run(&mut program);
+        zkbc::opt::gvn::run(&mut program);
+        zkbc::opt::ranges::run(&mut program);
+        zkbc::opt::dce::run(&mut program);
+        zkbc::opt::simplify_cfg::run(&mut program);
+        let cells = predict(&program, &Counts::Static).expect("lowers").cells;
+        assert!(
+            cells > mono_cells,
+            "{:?} costs {cells} cells, not more than one block's {mono_cells}",
+            d.subject
+        );
+        checked += 1;
+    }
+    println!(
+        "{checked} of {} outrun candidates merged and scored",
+        outrun.len()
+    );
+    assert!(checked > 0, "no outrun component could be merged");
+}

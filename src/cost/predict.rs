@@ -151,6 +151,21 @@ pub fn prediction_of(stats: &[BlockStats], counts: &BlockCounts) -> Prediction {
     p
 }
 
+/// Each block's own cells `Q_b · X_b` (its padded constraints times its padded executions;
+/// blocks that never run cost 0): the part of [`prediction_of`]'s cells that belongs to one
+/// block. Their sum is at most the prediction's cells.
+pub fn block_cells(stats: &[BlockStats], counts: &BlockCounts) -> HashMap<(FuncId, BlockId), u128> {
+    stats
+        .iter()
+        .map(|s| {
+            let exec = counts.get(&(s.func, s.block)).copied().unwrap_or(0);
+            let x = padded_constraints(s.constraints as u64).unwrap_or(u64::MAX);
+            let q = padded_executions(exec).unwrap_or(u64::MAX);
+            ((s.func, s.block), u128::from(q) * u128::from(x))
+        })
+        .collect()
+}
+
 /// Lowers every block of `program` and predicts its cost with `counts`.
 pub fn predict(program: &Program, counts: &Counts) -> Result<Prediction, LowerError> {
     let stats = r1cs::stats(program)?;

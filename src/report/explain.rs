@@ -132,6 +132,7 @@ impl From<&Decision> for Entry {
                 e.has_loop = Some(true);
                 e.per_block = Some(*per_block);
             }
+            Subject::OneBlock => e.kind = "one_block",
             Subject::Formation { name } => {
                 e.kind = "formation";
                 e.formation = Some(name.clone());
@@ -316,6 +317,7 @@ pub fn render(decisions: &[Decision], profiled: bool, without: Option<&str>) -> 
                 loop_name(func, header, blocks.len(), *lines, *per_block),
                 "rotated",
             ),
+            Subject::OneBlock => ("every function as one block".to_string(), "merged"),
             Subject::Formation { .. } => continue,
         };
         if last_round.is_some_and(|r| r != d.round) {

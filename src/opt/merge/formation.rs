@@ -19,6 +19,14 @@
 //!    result. A candidate's change in score is remembered while its blocks are untouched
 //!    (lazy greedy); one that cannot be merged (a run-time bound, over `--max-unrolled`) is
 //!    not tried again. The search stops when no candidate lowers the score.
+//!
+//!    The program as one block per function (`--monolithic`) is scored once, before the first
+//!    round (its score does not depend on what the greedy merged), and is a move of every
+//!    round: when it costs less than the round's best merge it is taken and the search ends.
+//!    A candidate whose untouched blocks alone (each block's `Q_b · X_b` in the program as it
+//!    is) already cost more than that one block is not scored: it could not be the round's
+//!    choice. This is what makes straight-line circuits (a hash, a signature) cheap to form:
+//!    their inner loops are outrun without being unrolled and lowered one by one.
 //! 4. **Best of the formations.** The greedy result is compared with the program unmerged,
 //!    merged into one block per function (`--monolithic`, when every loop bound is constant),
 //!    and merged by the seed's threshold rule at MIN_BLOCK_SIZE 1024 and 32768; the lowest
@@ -31,7 +39,7 @@
 use super::rotate::rotate_loop;
 use super::{merge_below_threshold, merge_component, merge_function, MergeError, MergeOptions};
 use crate::analysis::{LoopForest, MergeComponents};
-use crate::cost::{group_digits, prediction_of, Counts, Prediction};
+use crate::cost::{block_cells, group_digits, prediction_of, Counts, Prediction};
 use crate::ir::{BlockCall, BlockId, FuncId, Function, Program, Terminator, ValueId};
 use crate::opt::PassStats;
 use crate::r1cs::StatsCache;
@@ -72,6 +80,9 @@ pub enum Subject {
         /// Iterations per block.
         per_block: usize,
     },
+    /// Every function merged into one block, a move of a greedy round (the `monolithic`
+    /// formation, taken early when it beats the round's best merge).
+    OneBlock,
     /// A whole-program block formation compared at the end.
     Formation {
         /// `unmerged`, `greedy`, `monolithic`, `threshold 1024`, `threshold 32768`.
@@ -118,11 +129,32 @@ struct Scorer<'a> {
 
 impl Scorer<'_> {
     fn score(&self, program: &Program) -> Option<Prediction> {
+        self.score_by_block(program).map(|(p, _)| p)
+    }
+
+    /// The prediction and each block's own cells ([`block_cells`]).
+    fn score_by_block(&self, program: &Program) -> Option<(Prediction, BlockCells)> {
         let mut copy = program.clone();
         cleanup(&mut copy);
         let stats = self.cache.stats(&copy).ok()?;
-        Some(prediction_of(&stats, &self.counts.of(&copy)))
+        let counts = self.counts.of(&copy);
+        Some((prediction_of(&stats, &counts), block_cells(&stats, &counts)))
     }
+}
+
+/// Each block's own cells, by function and block.
+type BlockCells = HashMap<(FuncId, BlockId), u128>;
+
+/// A bound below the cells of `key` applied to the program whose blocks cost `cells`: the
+/// blocks it leaves alone keep their cells. (Not quite a bound when the clean-up after a merge
+/// makes a block outside it cheaper, e.g. a constant flowing out of an unrolled loop; the
+/// greedy then misses that candidate in a round the whole program as one block wins anyway.)
+fn cells_outside(cells: &BlockCells, key: &Key) -> u128 {
+    cells
+        .iter()
+        .filter(|((f, b), _)| *f != key.0 || !key.2.contains(b))
+        .map(|(_, c)| *c)
+        .sum()
 }
 
 /// The passes `-O3` runs after merging (its `O3_EXTRA` without `merge`).
@@ -240,173 +272,253 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     for func in &mut work.funcs {
         stats.add("latches_added", add_latches(func));
     }
-    let mut current = scorer.score(&work).unwrap_or(unmerged);
+    let (mut current, mut current_cells) = scorer
+        .score_by_block(&work)
+        .unwrap_or_else(|| (unmerged, BlockCells::new()));
+    // The program as one block per function: a move of every round (taken when it beats that
+    // round's best merge) and one of the formations compared at the end. Its score does not
+    // depend on what the greedy merged before, so it is scored once.
+    let monolithic = crate::timing::stage("formation: one block", || {
+        monolithic_formation(program, options, &scorer)
+    });
     let chunk_cap = MIN_CHUNK_CAP.max(CHUNK_PER_PROGRAM * program.n_insts());
     let mut decisions = Vec::new();
     // The change in score of each candidate when it was last scored (lazy greedy: it stays a
     // good estimate while the candidate's blocks are untouched).
     let mut estimate: HashMap<Key, (i128, i128)> = HashMap::new();
     let mut impossible: HashSet<Key> = HashSet::new();
-    for round in 1..=MAX_MERGES {
-        let mut fresh: HashMap<Key, (Prediction, Program)> = HashMap::new();
-        let cands = candidates(&work, chunk_cap);
-        let subjects: HashMap<Key, Subject> = cands.iter().cloned().collect();
-        // Unroll factors of one loop are tried in increasing order, and no further once a
-        // larger factor scores worse than the one before it.
-        let mut last_factor: HashMap<(FuncId, BlockId), (i128, i128)> = HashMap::new();
-        let mut stop_factors: HashSet<(FuncId, BlockId)> = HashSet::new();
-        for (key, subject) in cands {
-            let rotation = match key.1 {
-                Candidate::Rotate(h, _) => Some((key.0, h)),
-                Candidate::Component(_) => None,
-            };
-            if rotation.is_some_and(|r| stop_factors.contains(&r)) {
-                continue;
-            }
-            let note_factor =
-                |d: (i128, i128),
-                 last: &mut HashMap<(FuncId, BlockId), (i128, i128)>,
-                 stop: &mut HashSet<(FuncId, BlockId)>| {
-                    if let Some(r) = rotation {
-                        if last.get(&r).is_some_and(|prev| d > *prev) {
-                            stop.insert(r);
-                        }
-                        last.insert(r, d);
-                    }
+    crate::timing::stage("formation: greedy", || {
+        for round in 1..=MAX_MERGES {
+            let mut fresh: HashMap<Key, (Prediction, BlockCells, Program)> = HashMap::new();
+            let cands = candidates(&work, chunk_cap);
+            let subjects: HashMap<Key, Subject> = cands.iter().cloned().collect();
+            // Unroll factors of one loop are tried in increasing order, and no further once a
+            // larger factor scores worse than the one before it.
+            let mut last_factor: HashMap<(FuncId, BlockId), (i128, i128)> = HashMap::new();
+            let mut stop_factors: HashSet<(FuncId, BlockId)> = HashSet::new();
+            // Candidates not scored this round (see below), with the cells of their other blocks.
+            let mut outrun: HashMap<Key, (Subject, u128)> = HashMap::new();
+            for (key, subject) in cands {
+                let rotation = match key.1 {
+                    Candidate::Rotate(h, _) => Some((key.0, h)),
+                    Candidate::Component(_) => None,
                 };
-            if impossible.contains(&key) {
-                if let Some(r) = rotation {
-                    stop_factors.insert(r);
+                if rotation.is_some_and(|r| stop_factors.contains(&r)) {
+                    continue;
                 }
-                continue;
-            }
-            if let Some(d) = estimate.get(&key) {
-                note_factor(*d, &mut last_factor, &mut stop_factors);
-                continue;
-            }
-            let cand = match apply(&work, &key, options.max_unrolled) {
-                Ok(c) => c,
-                Err(e) => {
+                let note_factor =
+                    |d: (i128, i128),
+                     last: &mut HashMap<(FuncId, BlockId), (i128, i128)>,
+                     stop: &mut HashSet<(FuncId, BlockId)>| {
+                        if let Some(r) = rotation {
+                            if last.get(&r).is_some_and(|prev| d > *prev) {
+                                stop.insert(r);
+                            }
+                            last.insert(r, d);
+                        }
+                    };
+                if impossible.contains(&key) {
                     if let Some(r) = rotation {
                         stop_factors.insert(r);
                     }
-                    impossible.insert(key);
-                    decisions.push(Decision {
-                        round,
-                        subject,
-                        cells_kept: Some(current.cells),
-                        cells_taken: None,
-                        transitions: (Some(current.transitions), None),
-                        verdict: Verdict::Impossible,
-                        reason: e.reason(),
-                    });
                     continue;
                 }
-            };
-            match scorer.score(&cand) {
-                Some(p) => {
-                    let d = delta(current, p);
-                    note_factor(d, &mut last_factor, &mut stop_factors);
-                    estimate.insert(key.clone(), d);
-                    fresh.insert(key, (p, cand));
+                if let Some(d) = estimate.get(&key) {
+                    note_factor(*d, &mut last_factor, &mut stop_factors);
+                    continue;
                 }
-                None => {
-                    impossible.insert(key);
-                }
-            }
-        }
-        // Best estimate first; a stale estimate is scored again before it is taken.
-        let mut order: Vec<(&Key, (i128, i128))> = estimate
-            .iter()
-            .filter(|(k, _)| subjects.contains_key(*k))
-            .map(|(k, d)| (k, *d))
-            .collect();
-        order.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
-        let mut taken: Option<(Key, Prediction, Program)> = None;
-        let mut rescored: Vec<(Key, (i128, i128))> = Vec::new();
-        for (key, d) in order {
-            if d >= (0, 0) {
-                break;
-            }
-            let (p, cand) = match fresh.remove(key) {
-                Some(x) => x,
-                None => {
-                    let Ok(cand) = apply(&work, key, options.max_unrolled) else {
+                // A candidate whose untouched blocks alone cost more than the whole program as one
+                // block cannot be taken this round: that block would be taken instead.
+                if let Some((m, _)) = &monolithic.1 {
+                    let outside = cells_outside(&current_cells, &key);
+                    if outside > m.cells {
+                        outrun.insert(key, (subject, outside));
                         continue;
-                    };
-                    let Some(p) = scorer.score(&cand) else {
-                        continue;
-                    };
-                    rescored.push((key.clone(), delta(current, p)));
-                    (p, cand)
+                    }
                 }
-            };
-            if p < current {
-                taken = Some((key.clone(), p, cand));
-                break;
+                let cand = match apply(&work, &key, options.max_unrolled) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        if let Some(r) = rotation {
+                            stop_factors.insert(r);
+                        }
+                        impossible.insert(key);
+                        decisions.push(Decision {
+                            round,
+                            subject,
+                            cells_kept: Some(current.cells),
+                            cells_taken: None,
+                            transitions: (Some(current.transitions), None),
+                            verdict: Verdict::Impossible,
+                            reason: e.reason(),
+                        });
+                        continue;
+                    }
+                };
+                match scorer.score_by_block(&cand) {
+                    Some((p, cells)) => {
+                        let d = delta(current, p);
+                        note_factor(d, &mut last_factor, &mut stop_factors);
+                        estimate.insert(key.clone(), d);
+                        fresh.insert(key, (p, cells, cand));
+                    }
+                    None => {
+                        impossible.insert(key);
+                    }
+                }
             }
-        }
-        estimate.extend(rescored);
-        let Some((key, p, cand)) = taken else {
-            // Nothing lowers the score: the remaining candidates are kept.
-            let mut kept: Vec<(&Key, &(i128, i128))> = estimate
+            // Best estimate first; a stale estimate is scored again before it is taken.
+            let mut order: Vec<(&Key, (i128, i128))> = estimate
                 .iter()
                 .filter(|(k, _)| subjects.contains_key(*k))
+                .map(|(k, d)| (k, *d))
                 .collect();
-            kept.sort();
-            for (k, d) in kept {
-                decisions.push(Decision {
-                    round,
-                    subject: subjects[k].clone(),
-                    cells_kept: Some(current.cells),
-                    cells_taken: Some(apply_delta(current.cells, d.0)),
-                    transitions: (
-                        Some(current.transitions),
-                        Some(apply_delta(current.transitions, d.1)),
-                    ),
-                    verdict: Verdict::Kept,
-                    reason: if d.0 > 0 {
-                        format!("would cost {} more cells", group_digits(d.0.unsigned_abs()))
-                    } else {
-                        "would not lower the cells or transitions".into()
-                    },
-                });
+            order.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+            let mut taken: Option<(Key, Prediction, BlockCells, Program)> = None;
+            let mut rescored: Vec<(Key, (i128, i128))> = Vec::new();
+            for (key, d) in order {
+                if d >= (0, 0) {
+                    break;
+                }
+                let (p, cells, cand) = match fresh.remove(key) {
+                    Some(x) => x,
+                    None => {
+                        let Ok(cand) = apply(&work, key, options.max_unrolled) else {
+                            continue;
+                        };
+                        let Some((p, cells)) = scorer.score_by_block(&cand) else {
+                            continue;
+                        };
+                        rescored.push((key.clone(), delta(current, p)));
+                        (p, cells, cand)
+                    }
+                };
+                if p < current {
+                    taken = Some((key.clone(), p, cells, cand));
+                    break;
+                }
             }
-            break;
-        };
-        decisions.push(Decision {
-            round,
-            subject: subjects[&key].clone(),
-            cells_kept: Some(current.cells),
-            cells_taken: Some(p.cells),
-            transitions: (Some(current.transitions), Some(p.transitions)),
-            verdict: Verdict::Taken,
-            reason: saving(current, p),
-        });
-        let touched: BTreeSet<BlockId> = key.2.iter().copied().collect();
-        estimate
-            .retain(|(g, _, blocks), _| *g != key.0 || blocks.iter().all(|b| !touched.contains(b)));
-        work = cand;
-        current = p;
-        stats.add(
-            match key.1 {
-                Candidate::Component(_) => "components_merged",
-                Candidate::Rotate(..) => "loops_rotated",
-            },
-            1,
-        );
-    }
-    choose_formation(
-        program,
-        (work, current),
-        unmerged,
-        options,
-        &scorer,
-        &mut decisions,
-        &mut stats,
-    );
+            estimate.extend(rescored);
+            if let Some((m, mono)) = monolithic.1.as_ref() {
+                if *m < current && taken.as_ref().is_none_or(|(_, p, _, _)| m < p) {
+                    record_outrun(&mut decisions, round, current, m.cells, outrun);
+                    decisions.push(Decision {
+                        round,
+                        subject: Subject::OneBlock,
+                        cells_kept: Some(current.cells),
+                        cells_taken: Some(m.cells),
+                        transitions: (Some(current.transitions), Some(m.transitions)),
+                        verdict: Verdict::Taken,
+                        reason: format!(
+                            "{}, more than this round's best merge",
+                            saving(current, *m)
+                        ),
+                    });
+                    work = mono.clone();
+                    current = *m;
+                    stats.add("monolithic_taken", 1);
+                    // Nothing is left to merge.
+                    break;
+                }
+            }
+            let Some((key, p, cells, cand)) = taken else {
+                if let Some((m, _)) = &monolithic.1 {
+                    record_outrun(&mut decisions, round, current, m.cells, outrun);
+                }
+                // Nothing lowers the score: the remaining candidates are kept.
+                let mut kept: Vec<(&Key, &(i128, i128))> = estimate
+                    .iter()
+                    .filter(|(k, _)| subjects.contains_key(*k))
+                    .collect();
+                kept.sort();
+                for (k, d) in kept {
+                    decisions.push(Decision {
+                        round,
+                        subject: subjects[k].clone(),
+                        cells_kept: Some(current.cells),
+                        cells_taken: Some(apply_delta(current.cells, d.0)),
+                        transitions: (
+                            Some(current.transitions),
+                            Some(apply_delta(current.transitions, d.1)),
+                        ),
+                        verdict: Verdict::Kept,
+                        reason: if d.0 > 0 {
+                            format!("would cost {} more cells", group_digits(d.0.unsigned_abs()))
+                        } else {
+                            "would not lower the cells or transitions".into()
+                        },
+                    });
+                }
+                break;
+            };
+            decisions.push(Decision {
+                round,
+                subject: subjects[&key].clone(),
+                cells_kept: Some(current.cells),
+                cells_taken: Some(p.cells),
+                transitions: (Some(current.transitions), Some(p.transitions)),
+                verdict: Verdict::Taken,
+                reason: saving(current, p),
+            });
+            let touched: BTreeSet<BlockId> = key.2.iter().copied().collect();
+            estimate.retain(|(g, _, blocks), _| {
+                *g != key.0 || blocks.iter().all(|b| !touched.contains(b))
+            });
+            work = cand;
+            current = p;
+            current_cells = cells;
+            stats.add(
+                match key.1 {
+                    Candidate::Component(_) => "components_merged",
+                    Candidate::Rotate(..) => "loops_rotated",
+                },
+                1,
+            );
+        }
+    });
+    crate::timing::stage("formation: compare", || {
+        choose_formation(
+            program,
+            (work, current),
+            unmerged,
+            monolithic,
+            options,
+            &scorer,
+            &mut decisions,
+            &mut stats,
+        )
+    });
     stats.decisions = decisions;
     stats
+}
+
+/// Records the candidates a round did not score because their other blocks alone cost more
+/// than the whole program as one block (`mono` cells).
+fn record_outrun(
+    decisions: &mut Vec<Decision>,
+    round: usize,
+    current: Prediction,
+    mono: u128,
+    outrun: HashMap<Key, (Subject, u128)>,
+) {
+    let mut outrun: Vec<(Key, (Subject, u128))> = outrun.into_iter().collect();
+    outrun.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, (subject, outside)) in outrun {
+        decisions.push(Decision {
+            round,
+            subject,
+            cells_kept: Some(current.cells),
+            cells_taken: None,
+            transitions: (Some(current.transitions), None),
+            verdict: Verdict::Kept,
+            reason: format!(
+                "not scored: the blocks it leaves alone cost {} cells, more than the whole \
+                 program as one block ({})",
+                group_digits(outside),
+                group_digits(mono)
+            ),
+        });
+    }
 }
 
 /// `after − before` in (cells, transitions).
@@ -427,12 +539,38 @@ fn apply_delta(x: u128, d: i128) -> u128 {
 /// A whole-program formation: its name, its score and program (if it exists), and why not.
 type Formation = (String, Option<(Prediction, Program)>, String);
 
+/// `program` merged into one block per function (`--monolithic`) and scored, or why not.
+fn monolithic_formation(
+    program: &Program,
+    options: &MergeOptions,
+    scorer: &Scorer<'_>,
+) -> Formation {
+    let mut mono = program.clone();
+    let mut why = String::new();
+    let ok = mono.func_ids().collect::<Vec<_>>().into_iter().all(|f| {
+        match merge_function(mono.func_mut(f), options.max_unrolled) {
+            Ok(_) => true,
+            Err(e) => {
+                why = e.reason();
+                false
+            }
+        }
+    });
+    let scored = if ok {
+        scorer.score(&mono).map(|p| (p, mono))
+    } else {
+        None
+    };
+    ("monolithic".into(), scored, why)
+}
+
 /// Step 4 of the module doc: the best of the greedy result and the other formations.
 #[allow(clippy::too_many_arguments)]
 fn choose_formation(
     program: &mut Program,
     (greedy, greedy_score): (Program, Prediction),
     unmerged: Prediction,
+    monolithic: Formation,
     options: &MergeOptions,
     scorer: &Scorer<'_>,
     decisions: &mut Vec<Decision>,
@@ -446,26 +584,7 @@ fn choose_formation(
         ),
         ("greedy".into(), Some((greedy_score, greedy)), String::new()),
     ];
-    let mut mono = program.clone();
-    let mut mono_err = String::new();
-    let mono_ok = mono.func_ids().collect::<Vec<_>>().into_iter().all(|f| {
-        match merge_function(mono.func_mut(f), options.max_unrolled) {
-            Ok(_) => true,
-            Err(e) => {
-                mono_err = e.reason();
-                false
-            }
-        }
-    });
-    formations.push((
-        "monolithic".into(),
-        if mono_ok {
-            scorer.score(&mono).map(|p| (p, mono))
-        } else {
-            None
-        },
-        mono_err,
-    ));
+    formations.push(monolithic);
     for size in [1024u64, 32768] {
         let mut t = program.clone();
         let o = MergeOptions {
