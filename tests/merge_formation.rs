@@ -65,17 +65,17 @@ fn a_loop_rotates_into_one_block_per_iteration() {
         expect![[r#"
             fn main f0 -> field {
             b0(v0: u32, v1: field):
-                jmp b1(u32 0, v1)
-            b1(v2: u32, v3: field):
-                v4 = eq v2, v0
-                br v4, b3(v3), b2(v2, v3)
-            b2(v5: u32, v6: field):
-                v7 = mul v6, v6
-                v8 = add nuw v5, u32 1
-                v9 = eq v8, v0
-                br v9, b3(v7), b2(v8, v7)
-            b3(v10: field):
-                return v10
+                jmp b1()
+            b1():
+                v2 = eq u32 0, v0
+                br v2, b3(v1), b2(u32 0, v1)
+            b2(v3: u32, v4: field):
+                v5 = mul v4, v4
+                v6 = add nuw v3, u32 1
+                v7 = eq v6, v0
+                br v7, b3(v5), b2(v6, v5)
+            b3(v8: field):
+                return v8
             }
         "#]],
     );
@@ -97,39 +97,94 @@ fn a_rotated_loop_unrolls_by_three_with_guarded_iterations() {
         expect![[r#"
             fn main f0 -> field {
             b0(v0: u32, v1: field):
-                jmp b1(u32 0, v1)
-            b1(v2: u32, v3: field):
-                v4 = eq v2, v0
-                br v4, b3(v3), b2(v2, v3)
-            b2(v5: u32, v6: field):
-                v7 = mul v6, v6
-                v8 = add nuw v5, u32 1
-                v9 = eq v8, v0
-                v10 = not v9
-                v11 = mul v7, v7
-                v12 = add v8, u32 1
-                v13 = eq v12, v0
-                v14 = and v10, v13
-                v15 = not v13
-                v16 = and v10, v15
-                v17 = mul v11, v11
-                v18 = add v12, u32 1
-                v19 = eq v18, v0
-                v20 = and v16, v19
-                v21 = not v19
-                v22 = and v16, v21
-                v23 = select v19, u1 0, u1 1
-                v24 = select v13, u1 0, v23
-                v25 = select v13, v12, v18
-                v26 = select v13, v11, v17
-                v27 = select v13, v11, v17
-                v28 = select v9, u1 0, v24
-                v29 = select v9, v8, v25
-                v30 = select v9, v7, v26
-                v31 = select v9, v7, v27
-                br v28, b2(v29, v30), b3(v31)
-            b3(v32: field):
-                return v32
+                jmp b1()
+            b1():
+                v2 = eq u32 0, v0
+                br v2, b3(v1), b2(u32 0, v1)
+            b2(v3: u32, v4: field):
+                v5 = mul v4, v4
+                v6 = add nuw v3, u32 1
+                v7 = eq v6, v0
+                v8 = not v7
+                v9 = mul v5, v5
+                v10 = add v6, u32 1
+                v11 = eq v10, v0
+                v12 = and v8, v11
+                v13 = not v11
+                v14 = and v8, v13
+                v15 = mul v9, v9
+                v16 = add v10, u32 1
+                v17 = eq v16, v0
+                v18 = and v14, v17
+                v19 = not v17
+                v20 = and v14, v19
+                v21 = select v17, u1 0, u1 1
+                v22 = select v11, u1 0, v21
+                v23 = select v11, v10, v16
+                v24 = select v11, v9, v15
+                v25 = select v11, v9, v15
+                v26 = select v7, u1 0, v22
+                v27 = select v7, v6, v23
+                v28 = select v7, v5, v24
+                v29 = select v7, v5, v25
+                br v26, b2(v27, v28), b3(v29)
+            b3(v30: field):
+                return v30
+            }
+        "#]],
+    );
+}
+
+/// An outer loop whose body holds a counted inner loop (`for i in 0..n { for j in 0..3 { .. } }`
+/// at -O2): the inner loop's start reaches it through the edge rotation splits, bound to the
+/// same constant by the header and its copy, so the inner loop keeps its constant bound and is
+/// unrolled into the rotated body.
+#[test]
+fn a_loop_with_a_counted_inner_loop_rotates_with_the_inner_loop_unrolled() {
+    check_rotate(
+        "
+fn main f0 -> field {
+b0(v0: field, v1: u32):
+    jmp b1(u32 0, v0)
+b1(v4: u32, v29: field):
+    v5 = eq v4, v1
+    br v5, b3(), b4(u32 0, v29)
+b3():
+    return v29
+b4(v8: u32, v30: field):
+    v9 = eq v8, u32 3
+    br v9, b9(), b5()
+b5():
+    v11 = mul v30, v0
+    v13 = add v11, v30
+    v15 = add nuw v8, u32 1
+    jmp b4(v15, v13)
+b9():
+    v26 = add nuw v4, u32 1
+    jmp b1(v26, v30)
+}",
+        1,
+        1,
+        &[r#"["2", "0"]"#, r#"["2", "1"]"#, r#"["5", "4"]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: field, v1: u32):
+                jmp b1()
+            b1():
+                v2 = eq u32 0, v1
+                br v2, b3(v0), b2(v0, u32 0)
+            b2(v3: field, v4: u32):
+                v5 = mul v3, v0
+                v6 = add v5, v3
+                v7 = mul v6, v0
+                v8 = add v7, v6
+                v9 = mul v8, v0
+                v10 = add v9, v8
+                v11 = add nuw v4, u32 1
+                v12 = eq v11, v1
+                br v12, b3(v10), b2(v10, v11)
+            b3(v13: field):
+                return v13
             }
         "#]],
     );

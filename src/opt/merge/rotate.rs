@@ -144,6 +144,9 @@ fn rotate(func: &mut Function, h: BlockId, max_unrolled: usize) -> Result<BlockI
             }
         }
     }
+    // A parameter that h and h' bind to the same value (a counted inner loop's start, passed
+    // through the split edge) is that value, so the inner loop keeps its constant bound.
+    crate::opt::util::replace_trivial_params(func);
     // Step 3: T .. h' into T, one component at a time (T's nearest tail may be an `if`'s join
     // inside the body; each merge moves it on, until it is h').
     for _ in 0..func.layout.len() {
