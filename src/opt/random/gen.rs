@@ -25,8 +25,8 @@ pub(super) struct Gen<'r> {
     /// `log`s built so far: each line starts with its number, so a moved line shows.
     pub(super) logs: usize,
     /// Whether mem2reg must be able to promote every allocation once calls are inlined
-    /// ([`super::random_lowerable_program`]); the default generator leaves it false and never
-    /// reads `loops`.
+    /// ([`super::random_lowerable_program`]); false, it changes no draw, and `loops` is not
+    /// read.
     pub(super) promotable: bool,
     /// Loops around the current point, counting one more for a function that may be called
     /// inside a loop: a cell allocated there has several instances, so mem2reg cannot know
