@@ -6,13 +6,15 @@ use crate::ir::{BinOp, BlockCall, InstKind, Terminator, Type, ValueId};
 
 impl Gen<'_> {
     /// `if c { .. } else { .. }` with a join block taking up to two parameters; sometimes the
-    /// two sides pass the same reference; sometimes the else side returns instead.
+    /// two sides pass the same reference (never in a promotable program); sometimes the else
+    /// side returns instead.
     pub(super) fn diamond(&mut self) {
         let cond = self.pick(&Type::BOOL);
         let mut join_types: Vec<Type> = (0..self.rng.below(3))
             .map(|_| self.rng.pick(&SCALARS[..3]))
             .collect();
-        let shared_ref = if self.rng.percent(30) {
+        // (mem2reg never promotes a reference passed to a block: none in a promotable program)
+        let shared_ref = if !self.promotable && self.rng.percent(30) {
             let r = self.pick(&Type::reference(Type::Field));
             join_types.push(Type::reference(Type::Field));
             join_types.push(Type::reference(Type::Field));
@@ -79,7 +81,8 @@ impl Gen<'_> {
     }
 
     /// `for i in 0..bound`, the bound a constant or `n % 5` of a visible `u32`, with up to two
-    /// loop-carried scalars or references, and sometimes a `break` from the body.
+    /// loop-carried scalars or references (scalars only in a promotable program), and sometimes
+    /// a `break` from the body.
     pub(super) fn counted_loop(&mut self) {
         let bound = if self.rng.percent(50) {
             self.func.const_uint(32, self.rng.below(4))
@@ -95,7 +98,7 @@ impl Gen<'_> {
         let carried: Vec<Type> = (0..self.rng.below(3))
             .map(|_| {
                 // A carried reference: iterations may read cells of earlier iterations.
-                if self.rng.percent(25) {
+                if !self.promotable && self.rng.percent(25) {
                     Type::reference(Type::Field)
                 } else {
                     self.rng.pick(&SCALARS[..3])
@@ -137,6 +140,7 @@ impl Gen<'_> {
         });
         self.block = body;
         self.depth += 1;
+        self.loops += 1;
         let n = 1 + self.rng.below(4) as usize;
         self.body(n);
         if self.rng.percent(30) {
@@ -161,6 +165,7 @@ impl Gen<'_> {
             self.body(n);
         }
         self.depth -= 1;
+        self.loops -= 1;
         let one = self.func.const_uint(32, 1);
         let next = self.inst(InstKind::Binary {
             op: BinOp::Add,
@@ -184,7 +189,8 @@ impl Gen<'_> {
     /// An irreducible loop: blocks `a` and `b` jump to each other and the current block enters
     /// the cycle at either, so neither dominates the other. A counter passed around the cycle
     /// leaves it (from either block, to one exit block) once it reaches a bound below 6; up to
-    /// two scalars or references are carried around the cycle and out of it.
+    /// two scalars or references (scalars only in a promotable program) are carried around the
+    /// cycle and out of it.
     ///
     /// ```text
     /// br c, a(0, x..), b(0, x..)
@@ -205,7 +211,7 @@ impl Gen<'_> {
         };
         let carried: Vec<Type> = (0..self.rng.below(3))
             .map(|_| {
-                if self.rng.percent(25) {
+                if !self.promotable && self.rng.percent(25) {
                     Type::reference(Type::Field)
                 } else {
                     self.rng.pick(&SCALARS[..3])
@@ -240,9 +246,11 @@ impl Gen<'_> {
                 .collect();
             self.scopes.push(std::iter::once(i).chain(params).collect());
             self.depth += 1;
+            self.loops += 1;
             let n = self.rng.below(4) as usize;
             self.body(n);
             self.depth -= 1;
+            self.loops -= 1;
             let one = self.func.const_uint(32, 1);
             let next = self.inst(InstKind::Binary {
                 op: BinOp::Add,

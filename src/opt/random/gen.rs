@@ -4,7 +4,9 @@
 
 use super::{Callee, Rng};
 use crate::field::Fr;
-use crate::ir::{BinOp, BlockCall, BlockId, Function, InstKind, Terminator, Type, ValueId};
+use crate::ir::{
+    BinOp, BlockCall, BlockId, Function, InstKind, Terminator, Type, ValueDef, ValueId,
+};
 
 pub(super) const SCALARS: [Type; 4] = [Type::Field, Type::U32, Type::UInt(8), Type::BOOL];
 
@@ -22,6 +24,14 @@ pub(super) struct Gen<'r> {
     pub(super) hint: Option<Callee>,
     /// `log`s built so far: each line starts with its number, so a moved line shows.
     pub(super) logs: usize,
+    /// Whether mem2reg must be able to promote every allocation once calls are inlined
+    /// ([`super::random_lowerable_program`]); false, it changes no draw, and `loops` is not
+    /// read.
+    pub(super) promotable: bool,
+    /// Loops around the current point, counting one more for a function that may be called
+    /// inside a loop: a cell allocated there has several instances, so mem2reg cannot know
+    /// which reference a cell of references holds.
+    pub(super) loops: usize,
 }
 
 impl<'r> Gen<'r> {
@@ -49,6 +59,8 @@ impl<'r> Gen<'r> {
             callees,
             hint,
             logs: 0,
+            promotable: false,
+            loops: 0,
         }
     }
 
@@ -159,19 +171,51 @@ impl<'r> Gen<'r> {
                     elem_ty: (**elem).clone(),
                 })
             }
-            Type::Ref(inner) => {
-                let init = self.pick(inner);
-                let r = self.inst(InstKind::Allocate {
-                    ty: (**inner).clone(),
-                });
-                self.inst(InstKind::Store {
-                    ptr: r,
-                    value: init,
-                });
-                r
-            }
+            Type::Ref(inner) => self.allocate_cell(inner),
             _ => unreachable!(),
         }
+    }
+
+    /// A fresh cell holding a value of type `inner`.
+    pub(super) fn allocate_cell(&mut self, inner: &Type) -> ValueId {
+        assert!(
+            !(self.promotable && self.loops > 0 && inner.contains_ref()),
+            "bug: a cell of references allocated in a loop of a promotable program"
+        );
+        let init = self.pick(inner);
+        let r = self.inst(InstKind::Allocate { ty: inner.clone() });
+        self.inst(InstKind::Store {
+            ptr: r,
+            value: init,
+        });
+        r
+    }
+
+    /// Whether storing a reference into the cell `c` keeps every later load of `c` to one
+    /// reference mem2reg knows (promotable programs): `c` was allocated in the innermost scope
+    /// (so the store dominates every later load of `c` and no join mixes it with an older
+    /// content) and no loop is around (so `c` has one instance).
+    pub(super) fn may_store_into(&self, c: ValueId) -> bool {
+        let allocated = match self.func.value(c).def {
+            ValueDef::Result(i, _) => matches!(self.func.inst(i).kind, InstKind::Allocate { .. }),
+            _ => false,
+        };
+        self.loops == 0 && allocated && self.scopes.last().is_some_and(|s| s.contains(&c))
+    }
+
+    /// A `&&field` cell a reference may be stored into (promotable programs, outside loops):
+    /// one [`Gen::may_store_into`] allows, or a fresh one.
+    pub(super) fn cell_for_reference(&mut self) -> ValueId {
+        let rr = Type::reference(Type::reference(Type::Field));
+        let own: Vec<ValueId> = self
+            .visible(&rr)
+            .into_iter()
+            .filter(|&c| self.may_store_into(c))
+            .collect();
+        if !own.is_empty() && self.rng.percent(80) {
+            return self.rng.pick(&own);
+        }
+        self.allocate_cell(rr.pointee().expect("bug: ref type"))
     }
 
     pub(super) fn index(&mut self) -> ValueId {
@@ -211,6 +255,8 @@ impl<'r> Gen<'r> {
             9 | 10 => self.store(),
             11 => self.load(),
             12 => self.ref_in_ref(),
+            // mem2reg never promotes a reference that is an element of an array.
+            13 if self.promotable => self.ref_in_ref(),
             13 => self.array_of_refs(),
             14 => self.assert(),
             15 => self.call(),
@@ -386,11 +432,20 @@ impl<'r> Gen<'r> {
         self.inst(InstKind::Load { ptr });
     }
 
-    /// `c: &&field` holding a reference; loads and stores through the loaded reference.
+    /// `c: &&field` holding a reference; loads and stores through the loaded reference. In a
+    /// promotable program, a reference is stored into `c` only where [`Gen::may_store_into`]
+    /// allows, and inside a loop `c` is an existing cell (else this is a plain `load`).
     pub(super) fn ref_in_ref(&mut self) {
         let rr = Type::reference(Type::reference(Type::Field));
-        let c = self.pick(&rr);
-        if self.rng.percent(40) {
+        let c = if self.promotable && self.loops > 0 {
+            match self.existing(&rr) {
+                Some(c) => c,
+                None => return self.load(),
+            }
+        } else {
+            self.pick(&rr)
+        };
+        if (!self.promotable || self.may_store_into(c)) && self.rng.percent(40) {
             let r = self.pick(&Type::reference(Type::Field));
             self.inst(InstKind::Store { ptr: c, value: r });
         }
@@ -408,9 +463,16 @@ impl<'r> Gen<'r> {
 
     /// Reads the cell stashed in a `&&field` cell, then stashes a fresh cell holding a new value:
     /// in a loop, each iteration reads the cell of the previous one (one allocation site, many
-    /// cells).
+    /// cells). A promotable program stashes only outside loops, into a cell
+    /// [`Gen::may_store_into`] allows (inside a loop this is [`Gen::ref_in_ref`]).
     pub(super) fn stash(&mut self) {
-        let c = self.pick(&Type::reference(Type::reference(Type::Field)));
+        let c = if !self.promotable {
+            self.pick(&Type::reference(Type::reference(Type::Field)))
+        } else if self.loops == 0 {
+            self.cell_for_reference()
+        } else {
+            return self.ref_in_ref();
+        };
         let old = self.inst(InstKind::Load { ptr: c });
         let x = self.inst(InstKind::Load { ptr: old });
         let d = self.pick(&Type::Field);
@@ -475,12 +537,35 @@ impl<'r> Gen<'r> {
         self.func.append_inst(self.block, i);
     }
 
+    /// A call of one of the callees. In a promotable program, a callee that stores into a cell
+    /// of references it is given (`redirect`) is called only outside loops, with a cell
+    /// [`Gen::may_store_into`] allows.
     pub(super) fn call(&mut self) {
-        if self.callees.is_empty() {
+        let stores_refs = |params: &[Type]| {
+            params
+                .iter()
+                .any(|t| t.pointee().is_some_and(Type::contains_ref))
+        };
+        let callees: Vec<Callee> = self
+            .callees
+            .iter()
+            .filter(|(_, params, _)| !self.promotable || self.loops == 0 || !stores_refs(params))
+            .cloned()
+            .collect();
+        if callees.is_empty() {
             return self.arith();
         }
-        let (f, params, returns) = self.rng.pick(&self.callees);
-        let args = params.iter().map(|t| self.pick(t)).collect();
+        let (f, params, returns) = self.rng.pick(&callees);
+        let args = params
+            .iter()
+            .map(|t| {
+                if self.promotable && stores_refs(std::slice::from_ref(t)) {
+                    self.cell_for_reference()
+                } else {
+                    self.pick(t)
+                }
+            })
+            .collect();
         let i = self
             .func
             .create_inst(InstKind::Call { func: f, args }, &returns, None);
@@ -564,8 +649,21 @@ impl<'r> Gen<'r> {
     /// The start of `redirect(c: &&field, r: &field, rs: [&field; 2])`: stores `r` (or an
     /// element of `rs`) into `c`, so that the caller's later loads through `c` reach a cell the
     /// caller may know by another name.
+    ///
+    /// In a promotable program, `redirect(c: &&field, r: &field)` stores `r` or a fresh cell of
+    /// its own into `c`: at its start, so on every path through it.
     pub(super) fn redirect(&mut self) {
         let params = self.scopes[0].clone();
+        if self.promotable {
+            let (c, r) = (params[0], params[1]);
+            let value = if self.rng.percent(70) {
+                r
+            } else {
+                self.allocate_cell(&Type::Field)
+            };
+            self.inst(InstKind::Store { ptr: c, value });
+            return;
+        }
         let (c, r, rs) = (params[0], params[1], params[2]);
         let value = if self.rng.percent(70) {
             r

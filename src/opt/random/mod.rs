@@ -19,6 +19,14 @@
 //! run of a generated program that reaches it is reported as a broken generator, never
 //! discarded).
 //!
+//! [`random_lowerable_program`] builds programs of the same shapes whose memory mem2reg promotes
+//! entirely once calls are inlined, so that R1CS lowering accepts every one: it leaves out
+//! exactly what mem2reg cannot follow (an array of references, a reference passed to a block, a
+//! reference stored into a cell where a later load may find one of several references: inside
+//! a loop, or in a branch when the cell was allocated before it). The option draws nothing in
+//! [`random_program`], whose seeds name the same programs as before it existed (long runs are
+//! reported by seed range).
+//!
 //! The generator carries its own small PRNG (SplitMix64) so that it needs no dependency.
 //!
 //! This module assembles programs and their inputs; `gen` builds a function's straight-line
@@ -93,6 +101,27 @@ pub(crate) type Callee = (FuncId, Vec<Type>, Vec<Type>);
 /// cell it was given and call `helper` (issue 20's first miscompilation was of this shape);
 /// then `main(field, u32, u8, [u32; 3]) -> field, u32, field`, which may call both.
 pub fn random_program(seed: u64) -> RandomProgram {
+    generate(seed, false)
+}
+
+/// The program of `seed` whose memory mem2reg promotes entirely once calls are inlined, so
+/// that R1CS lowering accepts it after `driver::legalize_for_r1cs`, with three input vectors.
+///
+/// The same shapes as [`random_program`] (calls passing references, references stored in
+/// references, loops reducible and irreducible, hints, logs, arrays, failures) but for the
+/// references mem2reg cannot follow: no array of references and no reference passed to a block
+/// (a `redirect(&&field, &field) -> field, field` without the array parameter or the returned
+/// reference, no reference joined after a diamond or carried by a loop); a reference is stored
+/// into a cell of references only outside loops and into a cell allocated in the innermost
+/// scope, so that every load of that cell gives one known reference (`redirect` is called only
+/// there, and stores at its start); no cell of references is allocated inside a loop (nor in
+/// `helper`, which may be called inside one). It is a different program from
+/// `random_program(seed)`.
+pub fn random_lowerable_program(seed: u64) -> RandomProgram {
+    generate(seed, true)
+}
+
+fn generate(seed: u64, promotable: bool) -> RandomProgram {
     let mut rng = Rng::new(seed);
     let mut funcs = Vec::new();
     let add = |funcs: &mut Vec<crate::ir::Function>, f: crate::ir::Function| -> Callee {
@@ -109,6 +138,7 @@ pub fn random_program(seed: u64) -> RandomProgram {
             Vec::new(),
             None,
         );
+        g.promotable = promotable;
         g.body(4);
         Some(add(&mut funcs, g.finish()))
     } else {
@@ -124,23 +154,38 @@ pub fn random_program(seed: u64) -> RandomProgram {
             Vec::new(),
             witness.clone(),
         );
+        // `main` may call it inside a loop.
+        (g.promotable, g.loops) = (promotable, 1);
         g.body(6);
         callees.push(add(&mut funcs, g.finish()));
     }
     if rng.percent(40) {
         let field_ref = Type::reference(Type::Field);
+        let (params, returns) = if promotable {
+            (
+                vec![Type::reference(field_ref.clone()), field_ref],
+                vec![Type::Field, Type::Field],
+            )
+        } else {
+            (
+                vec![
+                    Type::reference(field_ref.clone()),
+                    field_ref.clone(),
+                    Type::array(field_ref.clone(), 2),
+                ],
+                vec![Type::Field, field_ref],
+            )
+        };
         let mut g = Gen::new(
             &mut rng,
             "redirect",
-            vec![
-                Type::reference(field_ref.clone()),
-                field_ref.clone(),
-                Type::array(field_ref.clone(), 2),
-            ],
-            vec![Type::Field, field_ref],
+            params,
+            returns,
             callees.clone(),
             witness.clone(),
         );
+        // Called only outside loops (`Gen::call`).
+        g.promotable = promotable;
         g.redirect();
         g.body(5);
         callees.push(add(&mut funcs, g.finish()));
@@ -159,6 +204,7 @@ pub fn random_program(seed: u64) -> RandomProgram {
         callees,
         witness,
     );
+    g.promotable = promotable;
     g.body(14);
     let main = g.finish();
     let main_id = FuncId::new(funcs.len());
