@@ -2,7 +2,7 @@
 //! `--soundness` not under-constrained), `prove` (the sumcheck prover) and `export` (iden3
 //! files).
 
-use super::{bug, execute, inputs_in_encoding, print_log, user_error, Exit};
+use super::{bug, execute, inputs_in_encoding, print_log, user_error, Exit, StageNames};
 use crate::{CompileArgs, ResultFormat, RunArgs};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -38,7 +38,9 @@ fn compile_and_run_with(
     // may be a pipe).
     let json = compile.input_json()?;
     progress.set_message(format!("{name}: compiling"));
+    let stages = StageNames::on(progress, &compile.file);
     let mut compiled = compile.compile_profiled(json.clone(), run.max_steps)?;
+    drop(stages);
     driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
     if json.is_none() && !without_inputs {
         return Ok((compiled, None));
