@@ -85,6 +85,8 @@ enum Command {
         compile: CompileArgs,
         #[command(flatten)]
         run: RunArgs,
+        #[command(flatten)]
+        quiet: QuietArg,
     },
     /// Compile and run a program, lower every executed block to its R1CS instance, assign it
     /// from the run's trace and check it is satisfied (exit 0 only if every executed block is).
@@ -152,9 +154,10 @@ enum Command {
         #[command(flatten)]
         quiet: QuietArg,
     },
-    /// Write each executed block's instance as an iden3 `.r1cs` file and each of its executions
-    /// as a `.wtns` witness (the formats circom writes and snarkjs reads) into the directory
-    /// `-o`. A one-block program (`--monolithic`) is written as one circuit, `main.r1cs` with
+    /// Write each executed block's instance as an iden3 `.r1cs` file and all its executions as
+    /// one `.wtns` (the formats circom writes and snarkjs reads; execution 0 is the witness
+    /// snarkjs reads, the others follow as sections of their own) into the directory `-o`,
+    /// with `manifest.json` saying where each execution is, in run order (docs/export.md). A one-block program (`--monolithic`) is written as one circuit, `main.r1cs` with
     /// `main.sym` and `main.wtns`, whose public wires are exactly main's outputs and public
     /// inputs (parameters are public unless declared `private`, as in ZoKrates); a block-based
     /// export makes every block's state public and warns about each private input of main.
@@ -187,6 +190,8 @@ enum Command {
         /// Which graph to draw; implies `--emit dot` (default with `--emit dot`: cfg).
         #[arg(long, value_enum)]
         show: Option<Show>,
+        #[command(flatten)]
+        quiet: QuietArg,
     },
     /// One table over many programs and pipelines (like Bril's brench): a row per program,
     /// -O level, min block size and merge policy, with the report's totals. Program NAME.zok
@@ -618,7 +623,11 @@ enum Emit {
 
 fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
-        Command::Run { compile, run } => run_command(compile, run),
+        Command::Run {
+            compile,
+            run,
+            quiet,
+        } => run_command(compile, run, quiet.quiet),
         Command::Check {
             compile,
             run,
@@ -664,7 +673,8 @@ fn run(cli: Cli) -> Result<(), Exit> {
             compile,
             emit,
             show,
-        } => compile_command(compile, emit, show),
+            quiet,
+        } => compile_command(compile, emit, show, quiet.quiet),
         Command::Table {
             zokrates: Some(dir),
             format,
@@ -820,7 +830,7 @@ mod tests {
         assert_eq!(users("output"), ["report", "export", "table"]);
         assert_eq!(
             users("quiet"),
-            ["check", "report", "prove", "export", "table"]
+            ["run", "check", "report", "prove", "export", "compile", "table"]
         );
         assert_eq!(users("log"), ["run", "check", "report", "prove", "export"]);
         assert_eq!(users("format"), ["check", "report", "prove", "table"]);

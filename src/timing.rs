@@ -18,6 +18,9 @@
 //!
 //! Recording is process-wide (the CLI turns it on once); stages record from the thread that
 //! runs them, so work a stage hands to rayon is timed as part of it.
+//!
+//! Independently of recording, an *observer* ([`observe_stages`]) is told the name of every
+//! stage as it starts: the CLI's progress spinner names the pass a long compile is in.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -48,6 +51,31 @@ thread_local! {
     static OPEN: RefCell<Vec<(usize, u64)>> = const { RefCell::new(Vec::new()) };
 }
 
+/// What [`observe_stages`] installs: called with each stage's name as it starts.
+pub type StageObserver = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
+
+static OBSERVING: AtomicBool = AtomicBool::new(false);
+static OBSERVER: Mutex<Option<StageObserver>> = Mutex::new(None);
+
+/// Installs (or, with `None`, removes) the observer every stage is announced to as it starts,
+/// on whatever thread runs it. Off, announcing costs one atomic load.
+pub fn observe_stages(observer: Option<StageObserver>) {
+    let mut slot = OBSERVER.lock().unwrap_or_else(|e| e.into_inner());
+    OBSERVING.store(observer.is_some(), Ordering::Relaxed);
+    *slot = observer;
+}
+
+fn announce(name: &str) {
+    if !OBSERVING.load(Ordering::Relaxed) {
+        return;
+    }
+    // Cloned out so the observer runs without the lock (it may be slow, or start stages).
+    let observer = OBSERVER.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(observer) = observer {
+        observer(name);
+    }
+}
+
 /// Turns recording on for the rest of the process.
 pub fn enable() {
     ENABLED.store(true, Ordering::Relaxed);
@@ -60,6 +88,7 @@ pub fn enabled() -> bool {
 
 /// Runs `f` as the stage `name`, recording its time and peak memory when recording is on.
 pub fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    announce(name);
     if !enabled() {
         return f();
     }
@@ -199,6 +228,26 @@ mod tests {
         assert!(outer.time >= inner.time);
         assert!(outer.peak_rss >= inner.peak_rss);
         assert!(table(&records).contains("  inner"));
+    }
+
+    #[test]
+    fn an_observer_hears_every_stage_as_it_starts() {
+        let heard = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let sink = heard.clone();
+        observe_stages(Some(std::sync::Arc::new(move |name: &str| {
+            sink.lock().unwrap().push(name.to_string())
+        })));
+        stage("observed outer", || stage("observed inner", || ()));
+        observe_stages(None);
+        stage("not observed", || ());
+        let heard = heard.lock().unwrap();
+        // Other tests' stages may run meanwhile: only this test's names are compared.
+        let ours: Vec<&str> = heard
+            .iter()
+            .map(String::as_str)
+            .filter(|n| n.contains("observed"))
+            .collect();
+        assert_eq!(ours, ["observed outer", "observed inner"]);
     }
 
     #[test]

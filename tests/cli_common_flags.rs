@@ -202,7 +202,7 @@ fn quiet_leaves_the_result() {
     assert_eq!(quiet.status.code(), Some(0), "{}", stderr(&quiet));
     assert_eq!(stdout(&quiet), "");
     // On the others the result is the same with and without.
-    for cmd in ["check", "prove", "report"] {
+    for cmd in ["run", "compile", "check", "prove", "report"] {
         let loud = zkbc(&with(&[cmd], &GCD));
         let quiet = zkbc(&with(&[cmd], &with(&GCD, &["--quiet"])));
         assert_eq!(quiet.status.code(), Some(0), "{cmd}: {}", stderr(&quiet));
@@ -348,7 +348,7 @@ fn every_example_runs() {
     assert!(ran >= 2 * 10, "only {ran} examples");
 }
 
-/// Piped, the long-running commands draw no progress bar: stderr holds no carriage return, no
+/// Piped, the long-running commands (and `run`, `compile`, `table`) draw no progress bar: stderr holds no carriage return, no
 /// escape sequence and no ETA, with and without `--quiet` (a bar is drawn only on a terminal).
 #[test]
 fn piped_output_has_no_progress_bytes() {
@@ -367,6 +367,9 @@ fn piped_output_has_no_progress_bytes() {
         vec!["report", p, "--inputs", i],
         vec!["prove", p, "--inputs", i],
         vec!["export", p, "--inputs", i, "-o", o],
+        vec!["run", p, "--inputs", i],
+        vec!["compile", p, "--inputs", i],
+        vec!["table", p, "-O", "3"],
     ] {
         for quiet in [false, true] {
             let args = if quiet {

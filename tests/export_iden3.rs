@@ -3,7 +3,7 @@
 
 use ark_ff::PrimeField;
 use std::collections::BTreeMap;
-use zkbc::export::{r1cs_bytes, write_block, wtns_bytes, ExportError};
+use zkbc::export::{r1cs_bytes, single_wtns, write_block, wtns_bytes, wtns_offset, ExportError};
 use zkbc::field::Fr;
 use zkbc::prove::{synthetic, BlockInstance, SparseR1cs, SparseRow};
 
@@ -175,25 +175,62 @@ fn wtns_round_trips() {
     assert_eq!(read_wtns(&bytes), z);
 }
 
+/// A block's `.wtns` of several executions: the header, then each execution as a section of
+/// its own in order (type 2 for the first, the one snarkjs reads; type 3 after), each
+/// starting at `wtns_offset`.
+fn read_block_wtns(bytes: &[u8]) -> Vec<Vec<Fr>> {
+    let mut r = Reader { bytes, pos: 0 };
+    assert_eq!(r.take(4), b"wtns");
+    assert_eq!(r.u32(), 2);
+    let n_sections = r.u32() as usize;
+    assert_eq!(r.u32(), 1, "the header comes first");
+    assert_eq!(r.u64(), 40);
+    assert_eq!(r.u32(), 32);
+    assert_eq!(r.take(32), prime().as_slice());
+    let n = r.u32() as usize;
+    let mut executions = Vec::new();
+    for k in 0..n_sections - 1 {
+        assert_eq!(
+            r.u32(),
+            if k == 0 { 2 } else { 3 },
+            "section of execution {k}"
+        );
+        assert_eq!(r.u64() as usize, 32 * n);
+        assert_eq!(r.pos as u64, wtns_offset(n, k));
+        executions.push((0..n).map(|_| r.field()).collect());
+    }
+    assert_eq!(r.pos, bytes.len(), "trailing bytes");
+    executions
+}
+
 #[test]
-fn write_block_writes_one_r1cs_and_one_wtns_per_execution() {
+fn write_block_writes_one_r1cs_and_one_wtns_of_every_execution() {
     let dir = tempfile::tempdir().unwrap();
     let block = synthetic::block("ignored", 5, 3, 11);
+    assert!(block.executions.len() > 1);
     let out = dir.path().join("nested");
     let paths = write_block(&out, "b7", &block).unwrap();
     let names: Vec<String> = paths
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, ["b7.r1cs", "b7_e0.wtns", "b7_e1.wtns", "b7_e2.wtns"]);
+    assert_eq!(names, ["b7.r1cs", "b7.wtns"]);
     let (_, _, r1cs) = read_r1cs(&std::fs::read(&paths[0]).unwrap());
     assert_eq!(r1cs, block.r1cs);
-    for (k, path) in paths[1..].iter().enumerate() {
-        assert_eq!(
-            read_wtns(&std::fs::read(path).unwrap()),
-            block.executions[k]
-        );
+    let bytes = std::fs::read(&paths[1]).unwrap();
+    assert_eq!(read_block_wtns(&bytes), block.executions);
+    // Each execution alone, as a one-witness file.
+    for (k, z) in block.executions.iter().enumerate() {
+        let single = single_wtns(&bytes, k).expect("execution k");
+        assert_eq!(read_wtns(&single), *z);
+        assert_eq!(single, wtns_bytes(z).unwrap());
     }
+    assert_eq!(single_wtns(&bytes, block.executions.len()), None);
+    // A block that never ran has no witness file.
+    let mut idle = block.clone();
+    idle.executions.clear();
+    let paths = write_block(&dir.path().join("idle"), "b8", &idle).unwrap();
+    assert_eq!(paths.len(), 1);
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Exported instances and witnesses checked by snarkjs itself: `snarkjs r1cs info` reads every
 //! `.r1cs` and reports its counts, `snarkjs wtns check` accepts every satisfied execution and
-//! rejects an unsatisfied one.
+//! rejects an unsatisfied one. A block's `.wtns` holds all its executions; snarkjs reads it as
+//! it is (execution 0, its type-2 section), and each later execution as the one-witness file
+//! `single_wtns` cuts out of it.
 //!
 //! snarkjs is found as `$SNARKJS`, on `PATH`, or in `node_modules/.bin` of the crate. Where node
 //! or snarkjs is absent the test prints why and passes, except under CI (`CI` set), where a
@@ -10,9 +12,9 @@
 mod common;
 use common::find_snarkjs;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
-use zkbc::export::write_block;
+use zkbc::export::{single_wtns, write_block};
 use zkbc::field::Fr;
 use zkbc::prove::{synthetic, BlockInstance, SparseR1cs};
 
@@ -38,6 +40,23 @@ fn wtns_check(exe: &Path, r1cs: &Path, wtns: &Path, expect_ok: bool) {
     };
     assert_eq!(ok, expect_ok, "wtns check {}:\n{text}", wtns.display());
     assert!(text.contains(verdict), "{}:\n{text}", wtns.display());
+}
+
+/// The witness files snarkjs checks for a block written by `write_block` (`.r1cs`, `.wtns`):
+/// the block's `.wtns` itself for execution 0, then `NAME_eK.wtns` cut out for each later K.
+fn witness_files(paths: &[PathBuf], executions: usize) -> Vec<PathBuf> {
+    let wtns = &paths[1];
+    let bytes = std::fs::read(wtns).unwrap();
+    let mut files = vec![wtns.clone()];
+    for k in 1..executions {
+        let single = wtns.with_file_name(format!(
+            "{}_e{k}.wtns",
+            wtns.file_stem().unwrap().to_string_lossy()
+        ));
+        std::fs::write(&single, single_wtns(&bytes, k).expect("execution k")).unwrap();
+        files.push(single);
+    }
+    files
 }
 
 /// `x·y = t`, `t·(x − 1) = out − 5`: a constant term and a negative coefficient.
@@ -84,24 +103,30 @@ fn snarkjs_accepts_exports_and_rejects_an_unsatisfied_witness() {
     assert!(good.iter().all(|b| b.first_unsatisfied().is_none()));
     assert_eq!(bad.first_unsatisfied().map(|(e, _)| e), Some(1));
 
-    // (system, [.r1cs, .wtns...]); every good execution must pass.
+    // (system, .r1cs, [.wtns...]); every good execution must pass.
     let mut cases = Vec::new();
     for block in &good {
         let paths = write_block(dir.path(), &block.name, block).unwrap();
-        cases.push((block.r1cs.clone(), paths));
+        assert_eq!(paths.len(), 2, "one .r1cs and one .wtns");
+        let wtns = witness_files(&paths, block.executions.len());
+        cases.push((block.r1cs.clone(), paths[0].clone(), wtns));
     }
-    // The bad block's .r1cs equals syn's and its execution 0 is syn's: check execution 1 only.
+    // The bad block's .r1cs equals syn's and its execution 0 is syn's: snarkjs reads the file
+    // as execution 0, correct; execution 1, cut out, is not.
     let bad_paths = write_block(dir.path(), "syn_bad", &bad).unwrap();
+    let bad_wtns = witness_files(&bad_paths, bad.executions.len());
 
     // Each snarkjs start takes about half a second: run them all at once.
     std::thread::scope(|scope| {
         let mut jobs = Vec::new();
         let exe = &exe;
-        jobs.push(scope.spawn(move || wtns_check(exe, &bad_paths[0], &bad_paths[2], false)));
-        for (r1cs, paths) in &cases {
+        let (bad_r1cs, bad_wtns) = (&bad_paths[0], &bad_wtns);
+        jobs.push(scope.spawn(move || wtns_check(exe, bad_r1cs, &bad_wtns[0], true)));
+        jobs.push(scope.spawn(move || wtns_check(exe, bad_r1cs, &bad_wtns[1], false)));
+        for (r1cs, r1cs_path, wtns) in &cases {
             jobs.push(scope.spawn(move || {
-                let (ok, text) = snarkjs(exe, &[Path::new("r1cs"), Path::new("info"), &paths[0]]);
-                assert!(ok, "r1cs info {}:\n{text}", paths[0].display());
+                let (ok, text) = snarkjs(exe, &[Path::new("r1cs"), Path::new("info"), r1cs_path]);
+                assert!(ok, "r1cs info {}:\n{text}", r1cs_path.display());
                 for line in [
                     "Curve: bn-128".to_string(),
                     format!("# of Wires: {}", r1cs.num_vars()),
@@ -113,8 +138,8 @@ fn snarkjs_accepts_exports_and_rejects_an_unsatisfied_witness() {
                     assert!(text.contains(&line), "missing {line:?} in:\n{text}");
                 }
             }));
-            for wtns in &paths[1..] {
-                jobs.push(scope.spawn(move || wtns_check(exe, &paths[0], wtns, true)));
+            for w in wtns {
+                jobs.push(scope.spawn(move || wtns_check(exe, r1cs_path, w, true)));
             }
         }
         for job in jobs {

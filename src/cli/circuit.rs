@@ -2,7 +2,7 @@
 //! `--soundness` not under-constrained), `prove` (the sumcheck prover) and `export` (iden3
 //! files).
 
-use super::{bug, execute, inputs_in_encoding, print_log, user_error, Exit};
+use super::{bug, execute, inputs_in_encoding, print_log, user_error, Exit, StageNames};
 use crate::{CompileArgs, ResultFormat, RunArgs};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -38,7 +38,9 @@ fn compile_and_run_with(
     // may be a pipe).
     let json = compile.input_json()?;
     progress.set_message(format!("{name}: compiling"));
+    let stages = StageNames::on(progress, &compile.file);
     let mut compiled = compile.compile_profiled(json.clone(), run.max_steps)?;
+    drop(stages);
     driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
     if json.is_none() && !without_inputs {
         return Ok((compiled, None));
@@ -367,72 +369,53 @@ fn export_and_print(
             private.join(", ")
         );
     }
-    let instances = match &outcome {
-        Some(outcome) => {
-            progress.set_message(format!("{file}: assigning the blocks"));
-            progress.set_total(outcome.trace.len() as u64);
-            let assigned = |done: usize| progress.set_position(done as u64);
-            driver::block_instances_with_progress(&compiled.program, outcome, Some(&assigned))
-                .map_err(|e| check_failure(&compile.file, e))?
-        }
-        None => driver::block_systems(&compiled.program)
-            .map_err(|e| check_failure(&compile.file, r1cs::CheckError::Lower(e)))?,
-    };
-    progress.set_message(format!("{file}: writing"));
-    progress.set_total(
-        instances
-            .iter()
-            .map(|i| i.executions.len().max(1) as u64)
-            .sum(),
-    );
-    for inst in &instances {
-        zkbc::export::write_block(out, &inst.name, inst)
-            .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
-        progress.inc(inst.executions.len().max(1) as u64);
-        if quiet {
-            continue;
-        }
-        println!(
-            "{}: {}.r1cs ({} constraints) and {} witness file(s)",
-            out.display(),
-            inst.name,
-            inst.r1cs.num_constraints(),
-            inst.executions.len()
-        );
-    }
-    // The executions in the order the program ran them: (instance, its execution number).
-    let mut order = Vec::new();
     if let Some(outcome) = &outcome {
-        let index: std::collections::HashMap<&str, usize> = instances
-            .iter()
-            .enumerate()
-            .map(|(i, inst)| (inst.name.as_str(), i))
-            .collect();
-        // Each (function, block) named once, not once per execution.
-        let mut of_block: std::collections::HashMap<_, Option<usize>> =
-            std::collections::HashMap::new();
-        let mut seen = vec![0usize; instances.len()];
-        for entry in &outcome.trace {
-            let i = *of_block
-                .entry((entry.func, entry.block))
-                .or_insert_with(|| {
-                    let name = driver::instance_label(&compiled.program, entry.func, entry.block);
-                    index.get(name.as_str()).copied()
-                });
-            if let Some(i) = i {
-                order.push((i, seen[i]));
-                seen[i] += 1;
-            }
-        }
+        progress.set_message(format!("{file}: writing the blocks and their witnesses"));
+        progress.set_total(outcome.trace.len() as u64);
+    } else {
+        progress.set_message(format!("{file}: writing the blocks"));
     }
-    let manifest =
-        zkbc::export::write_manifest(out, &compile.file.display().to_string(), &instances, &order)
-            .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
-    if !quiet {
+    let written = |done: usize| progress.set_position(done as u64);
+    let export = driver::export::export_blocks(
+        &compiled.program,
+        outcome.as_ref(),
+        out,
+        &compile.file.display().to_string(),
+        Some(&written),
+    )
+    .map_err(|e| match e {
+        driver::export::BlockExportError::Check(e) => check_failure(&compile.file, e),
+        driver::export::BlockExportError::Export(e) => {
+            user_error(format!("{}: {e}", out.display()))
+        }
+    })?;
+    if quiet {
+        return Ok(());
+    }
+    for b in &export.blocks {
+        let witnesses = match b.executions {
+            0 => String::new(),
+            n => format!(" and {}.wtns ({n} execution{})", b.name, plural(n)),
+        };
         println!(
-            "{}: which wire means what, and the executions in order",
-            manifest.display()
+            "{}: {}.r1cs ({} constraints){witnesses}",
+            out.display(),
+            b.name,
+            b.constraints,
         );
     }
+    println!(
+        "{}: which wire means what, and where each execution is, in run order",
+        export.manifest.display()
+    );
     Ok(())
+}
+
+/// `s` after a count other than one.
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }

@@ -15,6 +15,7 @@ use anyhow::Context;
 use std::path::Path;
 use zkbc::driver;
 use zkbc::ir::{self, interp};
+use zkbc::report::progress::Progress;
 
 /// An error with the exit status it implies.
 pub(crate) struct Exit {
@@ -142,5 +143,26 @@ pub(crate) fn print_log(outcome: &interp::Outcome, log: bool) {
         for line in &outcome.log {
             eprintln!("{line}");
         }
+    }
+}
+
+/// While alive, the progress spinner names each compile stage as it starts (`FILE: compiling:
+/// merge`), so a long compile says where it is; dropped, stages are no longer announced.
+pub(crate) struct StageNames;
+
+impl StageNames {
+    /// Announces stages on `progress` (nothing when the bar is never drawn).
+    pub(crate) fn on(progress: &Progress, file: &Path) -> StageNames {
+        if progress.is_enabled() {
+            let prefix = format!("{}: compiling: ", file.display());
+            zkbc::timing::observe_stages(Some(progress.message_setter(prefix)));
+        }
+        StageNames
+    }
+}
+
+impl Drop for StageNames {
+    fn drop(&mut self) {
+        zkbc::timing::observe_stages(None);
     }
 }

@@ -1,17 +1,29 @@
 //! The commands on a program (ZoKrates .zok, or IR text) that print what it is or does:
 //! `compile`, `run`, `query`.
 
-use super::{execute, inputs_in_encoding, print_log, read, user_error, Exit};
+use super::{execute, inputs_in_encoding, print_log, read, user_error, Exit, StageNames};
 use crate::{CompileArgs, Emit, RunArgs, Show};
 use std::path::PathBuf;
+use zkbc::report::progress::Progress;
 use zkbc::{driver, ir, opt};
 
-/// `zkbc run`.
-pub(crate) fn run_command(compile: CompileArgs, run: RunArgs) -> Result<(), Exit> {
-    let json = compile.input_json()?;
-    let compiled = compile.compile()?;
-    let values = inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
-    let outcome = execute(&compile.file, &compiled.program, &values, run.max_steps)?;
+/// `zkbc run`, with a spinner naming the stage (compiling, running) on a terminal unless
+/// `quiet`.
+pub(crate) fn run_command(compile: CompileArgs, run: RunArgs, quiet: bool) -> Result<(), Exit> {
+    let progress = Progress::new(None, "", quiet);
+    let name = compile.file.display();
+    let ran = compile.input_json().and_then(|json| {
+        progress.set_message(format!("{name}: compiling"));
+        let stages = StageNames::on(&progress, &compile.file);
+        let compiled = compile.compile()?;
+        drop(stages);
+        let values = inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
+        progress.set_message(format!("{name}: running"));
+        let outcome = execute(&compile.file, &compiled.program, &values, run.max_steps)?;
+        Ok((compiled, outcome))
+    });
+    progress.finish();
+    let (compiled, outcome) = ran?;
     print_log(&outcome, run.log);
     println!("{}", compiled.outputs_to_json(&outcome.outputs));
     Ok(())
@@ -23,6 +35,7 @@ pub(crate) fn compile_command(
     compile: CompileArgs,
     emit: Option<Emit>,
     show: Option<Show>,
+    quiet: bool,
 ) -> Result<(), Exit> {
     let emit = match (emit, show) {
         (Some(Emit::Ir), Some(_)) => {
@@ -38,8 +51,19 @@ pub(crate) fn compile_command(
     // Read once (the file may be a pipe): it profiles block formation and is checked against
     // main's parameters.
     let json = compile.input_json()?;
+    // A spinner naming the pass while a long compile runs (block formation profiled on
+    // large inputs can take seconds).
+    let progress = Progress::new(
+        None,
+        format!("{}: compiling", compile.file.display()),
+        quiet,
+    );
+    let stages = StageNames::on(&progress, &compile.file);
     let compiled =
-        compile.compile_profiled(json.clone(), zkbc::ir::interp::Limits::default().max_steps)?;
+        compile.compile_profiled(json.clone(), zkbc::ir::interp::Limits::default().max_steps);
+    drop(stages);
+    progress.finish();
+    let compiled = compiled?;
     if json.is_some() {
         inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
     }

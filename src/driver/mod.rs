@@ -13,6 +13,7 @@
 //! [`CompileError`]s; it implements no stage itself.
 
 pub mod circuit;
+pub mod export;
 pub mod measure;
 pub mod proof;
 pub mod zokrates;

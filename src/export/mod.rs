@@ -33,20 +33,43 @@
 //! 2 witness: nWitness × value[n8]
 //! ```
 //!
-//! `snarkjs r1cs info NAME.r1cs` reads the first, `snarkjs wtns check NAME.r1cs NAME_e0.wtns`
-//! checks an assignment against it; `tests/export_snarkjs.rs` runs both.
+//! # A block's executions in one `.wtns` ([`write_block`], [`WtnsWriter`])
+//!
+//! A block that runs 100,000 times is one `NAME.r1cs` and one `NAME.wtns`, not 100,000
+//! files. The `.wtns` is the same container with one more section per further execution, in
+//! the order the program ran them:
+//!
+//! ```text
+//! "wtns"  u32 version = 2  u32 nSections = 1 + E
+//! 1 header:           u32 n8 = 32 · prime[n8] · u32 nWitness
+//! 2 witness:          execution 0, nWitness × value[n8]
+//! 3 more executions:  execution k (k = 1 .. E−1), nWitness × value[n8], one section each
+//! ```
+//!
+//! Execution 0 is the file's one type-2 section, so snarkjs reads the file unchanged as a
+//! witness of execution 0 (`snarkjs wtns check NAME.r1cs NAME.wtns`); it skips section types
+//! it does not know. (Repeating type 2 would not do: snarkjs refuses a file with a duplicated
+//! section.) Execution k's values start at byte [`wtns_offset`]`(nWitness, k)`, and the
+//! file's first 64 bytes followed by a type-2 section holding them are a `.wtns` of that
+//! execution alone, for a tool that reads only type 2 ([`single_wtns`]).
+//!
+//! `snarkjs r1cs info NAME.r1cs` reads the `.r1cs`, `snarkjs wtns check NAME.r1cs NAME.wtns`
+//! checks an assignment against it; `tests/export_snarkjs.rs` runs both, on every execution.
 //!
 //! # The manifest of a block export ([`write_manifest`])
 //!
 //! `manifest.json` beside the files says what they are: the program, and per block its files
-//! (`r1cs`, `witnesses` in execution order), the source lines it came from, and which wires
-//! are its transition state: `input_label`, `input_state` (first wire and count),
-//! `memory_accesses`, `output_label`, `output_state`; wire 0 is the constant one and every wire
-//! after the instance is private witness. `executions` lists every execution in the order the
-//! program ran them (`block`, `witness` file): the output state of one is the input state of
-//! the next (the transition the prover checks), and the last one's output label is 0 (return).
-//! Every instance wire is public in the `.r1cs` files, so the state (and main's inputs in the
-//! entry block's) is public to a proof of these blocks.
+//! (`r1cs`, `witnesses`: the `.wtns` or null when it did not run, and `executions`, how many
+//! it holds), the source lines it came from, and which wires are its transition state:
+//! `input_label`, `input_state` (first wire and count), `memory_accesses`, `output_label`,
+//! `output_state`; wire 0 is the constant one and every wire after the instance is private
+//! witness. `executions` lists every execution in the order the program ran them, one per
+//! line: `block`, `witness` (the file), `execution` (its number in the file: execution k is
+//! the file's section k + 1, counting the header as section 0) and `offset` (the byte where
+//! its values start). The output state of one is the input state of the next (the transition
+//! the prover checks), and the last one's output label is 0 (return). Every instance wire is
+//! public in the `.r1cs` files, so the state (and main's inputs in the entry block's) is
+//! public to a proof of these blocks.
 //!
 //! # One circuit with a declared interface ([`write_circuit`])
 //!
@@ -121,9 +144,10 @@ impl std::error::Error for ExportError {
     }
 }
 
-/// Writes `DIR/NAME.r1cs` and one `DIR/NAME_eK.wtns` per execution K (creating `dir` if
-/// needed) and returns the paths written, the `.r1cs` first. The instance is validated first;
-/// satisfaction is not checked, so an unsatisfied execution exports as it is.
+/// Writes `DIR/NAME.r1cs` and, when the block ran, `DIR/NAME.wtns` holding every execution in
+/// order (see the module docs), creating `dir` if needed, and returns the paths written, the
+/// `.r1cs` first. The instance is validated first; satisfaction is not checked, so an
+/// unsatisfied execution exports as it is.
 pub fn write_block(
     dir: &Path,
     name: &str,
@@ -131,25 +155,186 @@ pub fn write_block(
 ) -> Result<Vec<PathBuf>, ExportError> {
     check_file_name(name)?;
     block.validate().map_err(ExportError::Instance)?;
-    let mut files = vec![(dir.join(format!("{name}.r1cs")), r1cs_bytes(&block.r1cs)?)];
-    for (k, z) in block.executions.iter().enumerate() {
-        files.push((dir.join(format!("{name}_e{k}.wtns")), wtns_bytes(z)?));
+    let mut written = write_files(
+        dir,
+        vec![(dir.join(format!("{name}.r1cs")), r1cs_bytes(&block.r1cs)?)],
+    )?;
+    if !block.executions.is_empty() {
+        let mut wtns = WtnsWriter::create(dir, name, block.r1cs.num_vars())?;
+        for z in &block.executions {
+            wtns.push(&[z])?;
+        }
+        written.push(wtns.finish()?.0);
     }
-    write_files(dir, files)
+    Ok(written)
 }
 
-/// Writes `DIR/manifest.json` for the blocks `write_block` wrote (see the module docs):
+/// Writes `DIR/NAME.r1cs` alone (a block export writes each block's system as soon as the
+/// block first runs, then streams its executions into a [`WtnsWriter`]).
+pub fn write_r1cs(dir: &Path, name: &str, r1cs: &SparseR1cs) -> Result<PathBuf, ExportError> {
+    check_file_name(name)?;
+    let path = dir.join(format!("{name}.r1cs"));
+    write_files(dir, vec![(path.clone(), r1cs_bytes(r1cs)?)])?;
+    Ok(path)
+}
+
+/// The byte at which execution `k`'s values start in a block's `.wtns` of `n_witness` wires
+/// (magic, version and count, 12 bytes; the header section, 12 + 40; then per execution a
+/// 12-byte section header and its values).
+pub fn wtns_offset(n_witness: usize, k: usize) -> u64 {
+    let execution = 12 + 32 * n_witness as u64;
+    12 + 52 + k as u64 * execution + 12
+}
+
+/// Writes a block's `.wtns` execution by execution, so a long run's witnesses are never held
+/// whole: [`WtnsWriter::push`] appends one section, [`WtnsWriter::finish`] writes the section
+/// count into the file's head.
+pub struct WtnsWriter {
+    path: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+    n_witness: usize,
+    executions: usize,
+}
+
+impl WtnsWriter {
+    /// Creates `DIR/NAME.wtns` (and `dir` if needed) for assignments of `n_witness` wires and
+    /// writes its head and header section.
+    pub fn create(dir: &Path, name: &str, n_witness: usize) -> Result<WtnsWriter, ExportError> {
+        check_file_name(name)?;
+        let n = count_u32("wires", n_witness)?;
+        std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let path = dir.join(format!("{name}.wtns"));
+        let file = std::fs::File::create(&path).map_err(|source| ExportError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let mut writer = WtnsWriter {
+            path,
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            n_witness,
+            executions: 0,
+        };
+        let mut head = Vec::with_capacity(64);
+        head.extend_from_slice(b"wtns");
+        head.extend_from_slice(&2u32.to_le_bytes());
+        head.extend_from_slice(&1u32.to_le_bytes()); // nSections, rewritten by `finish`
+        head.extend_from_slice(&1u32.to_le_bytes());
+        head.extend_from_slice(&40u64.to_le_bytes());
+        head.extend_from_slice(&N8.to_le_bytes());
+        head.extend_from_slice(&prime_bytes());
+        head.extend_from_slice(&n.to_le_bytes());
+        writer.write(&head)?;
+        Ok(writer)
+    }
+
+    /// Appends one execution, the concatenation of `parts` (e.g. `[1]`, the instance, the
+    /// witness), which must be `n_witness` values.
+    pub fn push(&mut self, parts: &[&[Fr]]) -> Result<(), ExportError> {
+        let n: usize = parts.iter().map(|p| p.len()).sum();
+        if n != self.n_witness {
+            return Err(ExportError::BadInterface(format!(
+                "{}: an execution of {n} values in a file of {} wires",
+                self.path.display(),
+                self.n_witness
+            )));
+        }
+        let kind: u32 = if self.executions == 0 { 2 } else { 3 };
+        let mut section = Vec::with_capacity(12 + 32 * n);
+        section.extend_from_slice(&kind.to_le_bytes());
+        section.extend_from_slice(&(32 * n as u64).to_le_bytes());
+        for value in parts.iter().flat_map(|p| p.iter()) {
+            for limb in value.into_bigint().0 {
+                section.extend_from_slice(&limb.to_le_bytes());
+            }
+        }
+        self.write(&section)?;
+        self.executions += 1;
+        Ok(())
+    }
+
+    /// Executions written so far.
+    pub fn executions(&self) -> usize {
+        self.executions
+    }
+
+    /// Writes the section count and closes the file; returns its path and executions.
+    pub fn finish(mut self) -> Result<(PathBuf, usize), ExportError> {
+        use std::io::{Seek, SeekFrom, Write};
+        let sections = count_u32("sections", 1 + self.executions)?;
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ExportError::Io { path, source }
+        };
+        self.file.flush().map_err(io(&self.path))?;
+        let file = self.file.get_mut();
+        file.seek(SeekFrom::Start(8)).map_err(io(&self.path))?;
+        file.write_all(&sections.to_le_bytes())
+            .map_err(io(&self.path))?;
+        Ok((self.path, self.executions))
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), ExportError> {
+        use std::io::Write;
+        self.file
+            .write_all(bytes)
+            .map_err(|source| ExportError::Io {
+                path: self.path.clone(),
+                source,
+            })
+    }
+}
+
+/// Execution `k` of a block's `.wtns` (the file's bytes) as a `.wtns` of its own, for tools
+/// that read a witness from the type-2 section only; `None` when the file has no execution
+/// `k` or is not a block's `.wtns`.
+pub fn single_wtns(bytes: &[u8], k: usize) -> Option<Vec<u8>> {
+    let u32_at = |p: usize| -> Option<usize> {
+        Some(u32::from_le_bytes(bytes.get(p..p + 4)?.try_into().ok()?) as usize)
+    };
+    if bytes.get(..4)? != b"wtns" || u32_at(12)? != 1 || u32_at(24)? != N8 as usize {
+        return None;
+    }
+    let n_witness = u32_at(60)?;
+    if k + 1 >= u32_at(8)? {
+        return None;
+    }
+    let at = usize::try_from(wtns_offset(n_witness, k)).ok()?;
+    let values = bytes.get(at..at + 32 * n_witness)?;
+    let mut out = bytes.get(..64)?.to_vec();
+    out[8..12].copy_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(values.len() as u64).to_le_bytes());
+    out.extend_from_slice(values);
+    Some(out)
+}
+
+/// A block of a block export as its manifest names it: the instance (its executions are not
+/// read) and how many executions its `.wtns` holds.
+#[derive(Clone, Copy)]
+pub struct ManifestBlock<'a> {
+    /// The block's instance: name, source, system and state wires.
+    pub instance: &'a BlockInstance,
+    /// Executions written to `NAME.wtns` (0: no `.wtns`).
+    pub executions: usize,
+}
+
+/// Writes `DIR/manifest.json` for the blocks of a block export (see the module docs):
 /// `executions` lists, in the order the program ran them, each execution as (index into
-/// `instances`, execution number within it). Returns the path written.
+/// `blocks`, execution number within it). Returns the path written.
 pub fn write_manifest(
     dir: &Path,
     program: &str,
-    instances: &[BlockInstance],
+    blocks: &[ManifestBlock<'_>],
     executions: &[(usize, usize)],
 ) -> Result<PathBuf, ExportError> {
+    use std::io::Write;
     let range = |r: std::ops::Range<usize>| serde_json::json!([r.start, r.len()]);
-    let mut blocks = Vec::with_capacity(instances.len());
-    for inst in instances {
+    let mut listed = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        let inst = b.instance;
         let wires = match inst.state {
             Some(state) if state.width() == inst.r1cs.num_instance => serde_json::json!({
                 "one": 0,
@@ -169,34 +354,57 @@ pub fn write_manifest(
             }
             None => serde_json::Value::Null,
         };
-        blocks.push(serde_json::json!({
+        listed.push(serde_json::json!({
             "name": inst.name,
             "source": inst.source,
             "r1cs": format!("{}.r1cs", inst.name),
             "constraints": inst.r1cs.num_constraints(),
             "public_wires": inst.r1cs.num_instance,
             "wires": wires,
-            "witnesses": (0..inst.executions.len())
-                .map(|k| format!("{}_e{k}.wtns", inst.name))
-                .collect::<Vec<_>>(),
+            "witnesses": (b.executions > 0).then(|| format!("{}.wtns", inst.name)),
+            "executions": b.executions,
         }));
     }
-    let executions: Vec<serde_json::Value> = executions
-        .iter()
-        .filter_map(|&(i, k)| instances.get(i).map(|inst| (inst, k)))
-        .map(|(inst, k)| serde_json::json!({"block": inst.name, "witness": format!("{}_e{k}.wtns", inst.name)}))
-        .collect();
-    let manifest = serde_json::json!({
-        "format": "zkbc block export 1",
-        "program": program,
-        "field": "bn254",
-        "blocks": blocks,
-        "executions": executions,
-    });
-    let mut text = serde_json::to_string_pretty(&manifest).expect("bug: JSON values serialize");
-    text.push('\n');
+    // Pretty-printed but for `executions`, one line each: a run of 10^6 executions is 10^6
+    // lines, not 6·10^6.
+    let json = |v: &serde_json::Value| serde_json::to_string(v).expect("bug: JSON serializes");
+    let pretty = serde_json::to_string_pretty(&serde_json::Value::Array(listed))
+        .expect("bug: JSON values serialize")
+        .replace('\n', "\n  ");
     let path = dir.join("manifest.json");
-    write_files(dir, vec![(path.clone(), text.into_bytes())])?;
+    let io = |source| ExportError::Io {
+        path: path.clone(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
+    write!(
+        out,
+        "{{\n  \"format\": \"zkbc block export 2\",\n  \"program\": {},\n  \"field\": \"bn254\",\n  \
+         \"blocks\": {pretty},\n  \"executions\": [",
+        json(&program.into())
+    )
+    .map_err(io)?;
+    let mut first = true;
+    for &(i, k) in executions {
+        let Some(b) = blocks.get(i) else { continue };
+        let inst = b.instance;
+        let line = format!(
+            "{}\n    {{\"block\": {}, \"witness\": {}, \"execution\": {k}, \"offset\": {}}}",
+            if first { "" } else { "," },
+            json(&inst.name.as_str().into()),
+            json(&format!("{}.wtns", inst.name).into()),
+            wtns_offset(inst.r1cs.num_vars(), k)
+        );
+        out.write_all(line.as_bytes()).map_err(io)?;
+        first = false;
+    }
+    out.write_all(if first { b"]\n}\n" } else { b"\n  ]\n}\n" })
+        .map_err(io)?;
+    out.flush().map_err(io)?;
     Ok(path)
 }
 

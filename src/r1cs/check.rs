@@ -259,8 +259,20 @@ pub fn for_each_execution_opts<'p>(
     outcome: &Outcome,
     witnesses: Witnesses,
     progress: Option<&dyn Fn(usize)>,
-    mut visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), CheckError>,
+    visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), CheckError>,
 ) -> Result<CheckReport, CheckError> {
+    try_for_each_execution(program, outcome, witnesses, progress, visit)
+}
+
+/// [`for_each_execution_opts`] whose `visit` may fail with an error of its own (writing a
+/// file, say), which stops the walk and is returned as it is.
+pub fn try_for_each_execution<'p, E: From<CheckError>>(
+    program: &'p Program,
+    outcome: &Outcome,
+    witnesses: Witnesses,
+    progress: Option<&dyn Fn(usize)>,
+    mut visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), E>,
+) -> Result<CheckReport, E> {
     walk(program, outcome, witnesses, progress, |blocks, chunk| {
         for e in &chunk.entries {
             let blk = &blocks[e.block];
@@ -324,13 +336,13 @@ impl Chunk {
 
 /// The walk over the trace shared by the checker and [`for_each_execution`]: assigns every
 /// execution into chunks and hands each full chunk, its inverses done, to `flush`.
-fn walk<'p>(
+fn walk<'p, E: From<CheckError>>(
     program: &'p Program,
     outcome: &Outcome,
     witnesses: Witnesses,
     progress: Option<&dyn Fn(usize)>,
-    mut flush: impl FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), CheckError>,
-) -> Result<CheckReport, CheckError> {
+    mut flush: impl FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), E>,
+) -> Result<CheckReport, E> {
     let mut w = Walk::new(program, witnesses);
     let mut chunk = Chunk::default();
     let mut done = 0;
@@ -338,7 +350,7 @@ fn walk<'p>(
         if let Err(e) = w.assign(step, entry, &mut chunk) {
             chunk.invert(&w.blocks);
             flush(&w.blocks, &chunk)?;
-            return Err(e);
+            return Err(e.into());
         }
         if chunk.entries.len() >= CHUNK_EXECUTIONS || chunk.z.len() >= CHUNK_VALUES {
             chunk.invert(&w.blocks);

@@ -153,7 +153,8 @@ pub mod tape;
 pub use cache::StatsCache;
 pub use check::{
     check_trace, check_trace_opts, check_trace_with, flatten_val, for_each_execution,
-    for_each_execution_opts, BlockCheck, CheckError, CheckOptions, CheckReport, Checker, Witnesses,
+    for_each_execution_opts, try_for_each_execution, BlockCheck, CheckError, CheckOptions,
+    CheckReport, Checker, Witnesses,
 };
 pub use lc::{Lc, Var, ONE};
 pub use lower::{block_label, return_label, ExitLayout, StateLayout};

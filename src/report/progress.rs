@@ -130,6 +130,14 @@ impl Progress {
         self.bar.set_message(message);
     }
 
+    /// A handle that sets this bar's message to `prefix` followed by what it is given, from
+    /// any thread: e.g. a [`crate::timing::observe_stages`] observer naming the pass a long
+    /// compile is in.
+    pub fn message_setter(&self, prefix: String) -> std::sync::Arc<dyn Fn(&str) + Send + Sync> {
+        let bar = self.bar.clone();
+        std::sync::Arc::new(move |what: &str| bar.set_message(format!("{prefix}{what}")))
+    }
+
     /// Prints a line above the bar while the bar is drawn. A hidden bar prints nothing, so this
     /// is for notes that may be lost, never for results or errors.
     pub fn println(&self, line: impl AsRef<str>) {
