@@ -745,7 +745,8 @@ fn explain_in_dot_colours_the_components_before_merging() {
 
 #[test]
 fn compile_with_inputs_is_the_program_report_measures() {
-    // runtime_loop is formed differently with its inputs' counts than with static estimates.
+    // cobbl_kmp_search is formed differently with its inputs' counts than with static estimates
+    // (its loops' trip counts depend on the text searched).
     let blocks_of = |ir: &str| {
         ir.lines()
             .filter(|l| {
@@ -757,17 +758,17 @@ fn compile_with_inputs_is_the_program_report_measures() {
     };
     let profiled = zkbc(&[
         "compile",
-        "circuits/runtime_loop.zok",
+        "circuits/cobbl_kmp_search.zok",
         "--inputs",
-        "circuits/runtime_loop.json",
+        "circuits/cobbl_kmp_search.json",
     ]);
     assert_eq!(profiled.status.code(), Some(0), "{}", stderr(&profiled));
-    let statik = stdout(&zkbc(&["compile", "circuits/runtime_loop.zok"]));
+    let statik = stdout(&zkbc(&["compile", "circuits/cobbl_kmp_search.zok"]));
     let report: Value = serde_json::from_str(&stdout(&zkbc(&[
         "report",
-        "circuits/runtime_loop.zok",
+        "circuits/cobbl_kmp_search.zok",
         "--inputs",
-        "circuits/runtime_loop.json",
+        "circuits/cobbl_kmp_search.json",
         "--format",
         "json",
     ])))
