@@ -3,8 +3,9 @@
 //! `../shared/peers/zokrates-stdlib/yardsticks` at bench time) with zkbc's built-in library and
 //! `--compat zokrates`: front end and `-O3` pipeline (`driver::compile`), legalization, and
 //! every block lowered to R1CS (`driver::block_systems`) — source to constraint systems, what
-//! ZoKrates' `compile` does (its times are in `yardsticks.tsv`). A yardstick that is absent or
-//! does not compile is skipped with the reason printed.
+//! ZoKrates' `compile` does (its times are in `yardsticks.tsv`); and the same with
+//! `--monolithic`, the one circuit ZoKrates itself compiles. A yardstick that is absent or does
+//! not compile is skipped with the reason printed.
 //!
 //! Run with `cargo bench --bench stdlib`.
 
@@ -62,6 +63,11 @@ fn bench(c: &mut Criterion) {
         }
         group.bench_function(file, |b| {
             b.iter(|| black_box(compile(&name, black_box(&source), &options)))
+        });
+        let mut one_circuit = options.clone();
+        one_circuit.opt.merge.monolithic = true;
+        group.bench_function(format!("{file} --monolithic"), |b| {
+            b.iter(|| black_box(compile(&name, black_box(&source), &one_circuit)))
         });
     }
     group.finish();

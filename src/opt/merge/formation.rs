@@ -349,15 +349,13 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                             stop_factors.insert(r);
                         }
                         impossible.insert(key);
-                        decisions.push(Decision {
+                        decisions.push(unscored(
                             round,
                             subject,
-                            cells_kept: Some(current.cells),
-                            cells_taken: None,
-                            transitions: (Some(current.transitions), None),
-                            verdict: Verdict::Impossible,
-                            reason: e.reason(),
-                        });
+                            current,
+                            Verdict::Impossible,
+                            e.reason(),
+                        ));
                         continue;
                     }
                 };
@@ -510,20 +508,32 @@ fn record_outrun(
     let mut outrun: Vec<(Key, (Subject, u128))> = outrun.into_iter().collect();
     outrun.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, (subject, outside)) in outrun {
-        decisions.push(Decision {
-            round,
-            subject,
-            cells_kept: Some(current.cells),
-            cells_taken: None,
-            transitions: (Some(current.transitions), None),
-            verdict: Verdict::Kept,
-            reason: format!(
-                "not scored: the blocks it leaves alone cost {} cells, more than the whole \
-                 program as one block ({})",
-                group_digits(outside),
-                group_digits(mono)
-            ),
-        });
+        let reason = format!(
+            "not scored: the blocks it leaves alone cost {} cells, more than the whole program \
+             as one block ({})",
+            group_digits(outside),
+            group_digits(mono)
+        );
+        decisions.push(unscored(round, subject, current, Verdict::Kept, reason));
+    }
+}
+
+/// A decision about a candidate that was not scored (it cannot be merged, or cannot win).
+fn unscored(
+    round: usize,
+    subject: Subject,
+    current: Prediction,
+    verdict: Verdict,
+    reason: String,
+) -> Decision {
+    Decision {
+        round,
+        subject,
+        cells_kept: Some(current.cells),
+        cells_taken: None,
+        transitions: (Some(current.transitions), None),
+        verdict,
+        reason,
     }
 }
 
