@@ -89,11 +89,23 @@ impl Lc {
         }
     }
 
-    /// `self + k · other`, by a linear merge.
+    /// `self + k · other`, by a linear merge (with `k = ±1`, the common sum and difference,
+    /// without a field multiplication per term).
     pub fn add_scaled(&self, other: &Lc, k: Fr) -> Lc {
         if k.is_zero() {
             return self.clone();
         }
+        if k.is_one() {
+            self.merge(other, |c| c)
+        } else if (-k).is_one() {
+            self.merge(other, |c| -c)
+        } else {
+            self.merge(other, |c| c * k)
+        }
+    }
+
+    /// `self + f(other)`, `f` applied to each coefficient of `other`.
+    fn merge(&self, other: &Lc, f: impl Fn(Fr) -> Fr) -> Lc {
         let (a, b) = (&self.0, &other.0);
         let mut out = Vec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
@@ -104,10 +116,10 @@ impl Lc {
                 out.push((va, ca));
                 i += 1;
             } else if vb < va {
-                out.push((vb, cb * k));
+                out.push((vb, f(cb)));
                 j += 1;
             } else {
-                let c = ca + cb * k;
+                let c = ca + f(cb);
                 if !c.is_zero() {
                     out.push((va, c));
                 }
@@ -116,7 +128,7 @@ impl Lc {
             }
         }
         out.extend_from_slice(&a[i..]);
-        out.extend(b[j..].iter().map(|&(v, c)| (v, c * k)));
+        out.extend(b[j..].iter().map(|&(v, c)| (v, f(c))));
         Lc(out)
     }
 
