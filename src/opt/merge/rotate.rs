@@ -17,7 +17,9 @@
 //! 2. **Rotate.** `h'`, a copy of `h` with fresh values, ends the body: the latch jumps to `h'`
 //!    instead of `h`, and `h'` branches to `T` (stay) or `E` (leave). `h` now runs once per
 //!    entry of the loop (the zero-trip test), the loop is `T ... h'` with header `T`.
-//! 3. **One block.** `T ... h'` is merged into `T`, one merge component at a time (the nearest
+//! 3. **One block.** Block parameters every jump binds to one value become that value (so a
+//!    counted inner loop whose start reaches `T` through the split edge keeps its constant
+//!    bound), then `T ... h'` is merged into `T`, one merge component at a time (the nearest
 //!    tail of `T` may be the join of an `if` in the body; each merge moves it on until it is
 //!    `h'`): the loop is the single block `T(s): body; test; br c', T(s'), E(x)` (a counted
 //!    inner loop unrolled).
