@@ -5,7 +5,7 @@
 use expect_test::{expect, Expect};
 use zkbc::ir::interp::{self, Limits};
 use zkbc::ir::{parse_program, verify, BlockId, Program};
-use zkbc::opt::merge::{add_latches, rotate_loop, DEFAULT_MAX_UNROLLED};
+use zkbc::opt::merge::{add_latches, rotate_loop, Subject, Verdict, DEFAULT_MAX_UNROLLED};
 
 fn same_behaviour(before: &Program, after: &Program, inputs: &[&str]) {
     assert!(!inputs.is_empty());
@@ -339,6 +339,7 @@ fn one_block_is_taken_early_and_the_candidates_it_outruns_cost_more() {
                     *per_block,
                     DEFAULT_MAX_UNROLLED,
                 )
+                .map(|_| ())
             }
             other => panic!("outrun: {other:?}"),
         };
@@ -363,4 +364,46 @@ fn one_block_is_taken_early_and_the_candidates_it_outruns_cost_more() {
         outrun.len()
     );
     assert!(checked > 0, "no outrun component could be merged");
+}
+
+/// With a profile, formation runs the program once: the counts of every candidate it scores
+/// (the loop rotated with 1, 2, ... iterations per block, then the rotated loop again) follow
+/// from that run's. (Debug builds also run each such candidate and compare, in the scorer.)
+#[test]
+fn a_profiled_formation_runs_the_program_once() {
+    let source = "def main(private field x, u32 n) -> field {
+    field mut acc = x;
+    for u32 i in 0..n {
+        acc = acc * acc + x;
+    }
+    return acc;
+}
+";
+    let runs = std::rc::Rc::new(zkbc::cost::RunCache::default());
+    let options = zkbc::driver::Options {
+        profile: Some(serde_json::json!({"x": "3", "n": "1000"})),
+        profile_runs: Some(runs.clone()),
+        ..Default::default()
+    };
+    let compiled = zkbc::driver::compile("loop.zok", source, &options).unwrap();
+    let merge = compiled
+        .opt_report
+        .runs
+        .iter()
+        .find(|r| r.name == "merge")
+        .expect("-O3 merges");
+    let scored_rotations = merge
+        .stats
+        .decisions
+        .iter()
+        .filter(|d| matches!(d.subject, Subject::Loop { .. }) && d.cells_taken.is_some())
+        .count();
+    assert!(scored_rotations >= 2, "{:#?}", merge.stats.decisions);
+    assert!(merge
+        .stats
+        .decisions
+        .iter()
+        .any(|d| matches!(d.subject, Subject::Loop { .. }) && d.verdict == Verdict::Taken));
+    assert!(merge.stats.get("counts_derived") >= scored_rotations);
+    assert_eq!(runs.runs(), 1, "profile runs");
 }

@@ -38,4 +38,6 @@ pub fn group_digits(n: u128) -> String {
     out
 }
 
-pub use predict::{block_cells, predict, prediction_of, BlockCounts, Counts, Prediction, Profile};
+pub use predict::{
+    block_cells, predict, prediction_of, BlockCounts, Counts, Prediction, Profile, RunCache,
+};

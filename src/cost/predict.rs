@@ -7,7 +7,7 @@ use super::executions::estimated_executions;
 use super::executions::memory_size;
 use super::model::{memory_totals, padded_constraints, padded_executions, padded_state};
 use crate::ir::interp::{self, Limits, Val};
-use crate::ir::{BlockId, FuncId, Program};
+use crate::ir::{same_up_to_value_names, BlockId, FuncId, Program};
 use crate::r1cs::{self, BlockStats, LowerError};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -19,17 +19,43 @@ pub struct Profile {
     pub inputs: Vec<Val>,
     /// The interpreter's limits for profile runs.
     pub limits: Limits,
-    /// The counts of the last programs profiled (not part of the profile's identity).
-    pub runs: RunCache,
+    /// The counts of the last programs profiled (not part of the profile's identity), shared
+    /// with the compiles of the same program on the same inputs (a report's baselines).
+    pub runs: Rc<RunCache>,
 }
 
-/// The counts of the last [`RunCache::CAPACITY`] programs a profile ran, by the program
-/// itself (compared with `==`): block formation scores the same candidate program several
-/// times (each formation it compares, a clean-up that changed nothing), and a run of a long
-/// loop costs far more than the comparison. A program of more than [`RunCache::MAX_INSTS`]
-/// instructions is not kept (its copy would cost memory, its comparison time).
+/// The counts of the last [`RunCache::CAPACITY`] programs a profile ran (`None`: the run
+/// failed), by the program itself, compared up to the numbers of its values
+/// ([`same_up_to_value_names`]): block formation scores the same candidate program several
+/// times (each formation it compares, a clean-up that changed nothing, the same merge reached
+/// by two routes), and a run of a long loop costs far more than the comparison. A program of
+/// more than [`RunCache::MAX_INSTS`] instructions is not kept (its copy would cost memory, its
+/// comparison time).
 #[derive(Default)]
-pub struct RunCache(std::cell::RefCell<Vec<(Program, BlockCounts)>>);
+pub struct RunCache {
+    kept: std::cell::RefCell<Vec<(Program, Option<BlockCounts>)>>,
+    ran: std::cell::Cell<usize>,
+}
+
+/// The counts of a run of `program` on `inputs` (`None`: it failed), 0 for every laid-out
+/// block that did not run.
+fn run_counts(program: &Program, inputs: &[Val], limits: Limits) -> Option<BlockCounts> {
+    let mut counts = interp::count_blocks(program, inputs, limits).ok()?;
+    for f in program.func_ids() {
+        for &b in &program.func(f).layout {
+            counts.entry((f, b)).or_insert(0);
+        }
+    }
+    Some(counts)
+}
+
+impl Profile {
+    /// A run of `program` on the profile's inputs, past the cache (a check of counts that
+    /// were derived without running).
+    pub fn run_uncached(&self, program: &Program) -> Option<BlockCounts> {
+        run_counts(program, &self.inputs, self.limits)
+    }
+}
 
 impl RunCache {
     /// Programs kept.
@@ -37,27 +63,45 @@ impl RunCache {
     /// Instructions (over every function) of the largest program kept.
     pub const MAX_INSTS: usize = 100_000;
 
-    fn get_or_run(&self, program: &Program, run: impl FnOnce() -> BlockCounts) -> BlockCounts {
-        if let Some((_, counts)) = self.0.borrow().iter().find(|(p, _)| p == program) {
-            return counts.clone();
+    /// The counts of a run of `program` on `inputs` (`None`: it failed; 0 for every laid-out
+    /// block that did not run), run now unless a
+    /// program the same up to its value numbers ran before. Every run through one cache must
+    /// be on the same inputs and limits.
+    pub fn counts(&self, program: &Program, inputs: &[Val], limits: Limits) -> Option<BlockCounts> {
+        self.get_or_run(program, || {
+            self.ran.set(self.ran.get() + 1);
+            run_counts(program, inputs, limits)
+        })
+    }
+
+    /// How many runs the cache made (the rest it answered).
+    pub fn runs(&self) -> usize {
+        self.ran.get()
+    }
+
+    fn get_or_run(
+        &self,
+        program: &Program,
+        run: impl FnOnce() -> Option<BlockCounts>,
+    ) -> Option<BlockCounts> {
+        let cached = self
+            .kept
+            .borrow()
+            .iter()
+            .find_map(|(p, counts)| same_up_to_value_names(p, program).then(|| counts.clone()));
+        if let Some(counts) = cached {
+            return counts;
         }
         let counts = run();
         let size: usize = program.funcs.iter().map(|f| f.insts.len()).sum();
         if size <= Self::MAX_INSTS {
-            let mut cache = self.0.borrow_mut();
+            let mut cache = self.kept.borrow_mut();
             if cache.len() == Self::CAPACITY {
                 cache.remove(0);
             }
             cache.push((program.clone(), counts.clone()));
         }
         counts
-    }
-}
-
-impl Clone for RunCache {
-    /// An empty cache: a copy profiles afresh.
-    fn clone(&self) -> RunCache {
-        RunCache::default()
     }
 }
 
@@ -72,7 +116,7 @@ impl Eq for RunCache {}
 
 impl std::fmt::Debug for RunCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RunCache({} programs)", self.0.borrow().len())
+        write!(f, "RunCache({} programs)", self.kept.borrow().len())
     }
 }
 
@@ -93,14 +137,15 @@ impl Counts {
     /// The counts of `program`'s blocks: a profile run (static estimates if the run fails, as
     /// a program that fails on its inputs is reported as a failure anyway), or estimates.
     pub fn of(&self, program: &Program) -> BlockCounts {
+        self.profiled(program)
+            .unwrap_or_else(|| estimated_executions(program))
+    }
+
+    /// The counts of a profile run of `program`, if there is a profile and the run succeeds.
+    pub fn profiled(&self, program: &Program) -> Option<BlockCounts> {
         match self {
-            Counts::Profile(p) => p.runs.get_or_run(program, || {
-                match interp::count_blocks(program, &p.inputs, p.limits) {
-                    Ok(counts) => counts,
-                    Err(_) => estimated_executions(program),
-                }
-            }),
-            Counts::Static => estimated_executions(program),
+            Counts::Profile(p) => p.runs.counts(program, &p.inputs, p.limits),
+            Counts::Static => None,
         }
     }
 

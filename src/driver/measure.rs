@@ -376,6 +376,10 @@ pub fn measure(
     progress(Stage::Compile);
     let mut options = settings.driver_options();
     options.profile = inputs.cloned();
+    // The profile runs of block formation, shared with the baselines' (the `--no-merge`
+    // program is often the one formation started from, and has run already).
+    let runs = std::rc::Rc::new(crate::cost::RunCache::default());
+    options.profile_runs = Some(runs.clone());
     let mut compilation =
         driver::compile(file_name, source, &options).map_err(MeasureError::Compile)?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(MeasureError::Compile)?;
@@ -481,7 +485,9 @@ pub fn measure(
                     _ => "baseline --monolithic",
                 };
                 split(crate::timing::stage(name, || {
-                    baseline_cells(file_name, source, inputs, settings, merging, &lowered)
+                    baseline_cells(
+                        file_name, source, inputs, settings, merging, &lowered, &runs,
+                    )
                 }))
             }
         };
@@ -524,6 +530,7 @@ fn baseline_cells(
     settings: &Settings,
     merging: Merging,
     lowered: &Lowered,
+    runs: &crate::cost::RunCache,
 ) -> Result<Option<u128>, String> {
     let settings = Settings {
         merging,
@@ -549,9 +556,14 @@ fn baseline_cells(
             // and predicated code runs more instructions). Its executions are counted, not
             // traced: the cells need the counts alone, and a trace of a long run is most of
             // the report's memory (the --no-merge baseline of a 200,000-iteration loop
-            // traced 400,000 block executions, ~100 MB, to count them).
-            interp::count_blocks(program, &values, limits)
-                .map_err(|f| format!("its run failed: {}", f.kind))?
+            // traced 400,000 block executions, ~100 MB, to count them). The program that
+            // block formation started from has run already, and is often this one.
+            let counts = match runs.counts(program, &values, limits) {
+                Some(counts) => counts,
+                None => interp::count_blocks(program, &values, limits)
+                    .map_err(|f| format!("its run failed: {}", f.kind))?,
+            };
+            counts
                 .into_iter()
                 .map(|(block, n)| (block, Some(n)))
                 .collect()

@@ -41,9 +41,13 @@ pub struct Options {
     /// The standard library root (`--stdlib-path`, `ZOKRATES_STDLIB`).
     pub stdlib: Option<std::path::PathBuf>,
     /// Inputs (in the program's JSON encoding) to profile block formation with: cost-driven
-    /// merging then counts executions by running each candidate on them, so its decisions are
-    /// exact for these inputs. `None`: static counts and estimates.
+    /// merging then counts executions by running the program on them (and each candidate whose
+    /// counts do not follow from the program's), so its decisions are exact for these inputs.
+    /// `None`: static counts and estimates.
     pub profile: Option<serde_json::Value>,
+    /// The profile runs' counts, shared by the compiles of one program on the same `profile`
+    /// inputs (a report and its baselines); `None`: this compile's own.
+    pub profile_runs: Option<std::rc::Rc<crate::cost::RunCache>>,
     /// The step limit of profile runs (`--max-steps`): a program that does not finish within
     /// it is formed with static counts instead.
     pub profile_max_steps: u64,
@@ -58,6 +62,7 @@ impl Default for Options {
             compat: front::Compat::Zkbc,
             stdlib: None,
             profile: None,
+            profile_runs: None,
             profile_max_steps: interp::Limits::default().max_steps,
         }
     }
@@ -216,7 +221,7 @@ pub fn compile(
                         max_steps: options.profile_max_steps,
                         ..interp::Limits::default()
                     },
-                    runs: Default::default(),
+                    runs: options.profile_runs.clone().unwrap_or_default(),
                 }));
         }
     }

@@ -113,7 +113,7 @@ pub use entities::{BlockId, FuncId, InstId, SrcLoc, ValueId};
 pub use function::{wrap, BlockData, Function, InstData, Program, ValueData, ValueDef};
 pub use instructions::{BinOp, BlockCall, Const, InstKind, Terminator};
 pub use lines::{block_spans, LineSpan};
-pub use normalize::{normalize_function, normalize_program};
+pub use normalize::{normalize_function, normalize_program, same_up_to_value_names};
 pub use parse::{parse_program, ParseError};
 pub use types::{Type, UINT_WIDTHS};
 

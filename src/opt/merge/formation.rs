@@ -39,7 +39,7 @@
 use super::rotate::rotate_loop;
 use super::{merge_below_threshold, merge_component, merge_function, MergeError, MergeOptions};
 use crate::analysis::{LoopForest, MergeComponents};
-use crate::cost::{block_cells, group_digits, prediction_of, Counts, Prediction};
+use crate::cost::{block_cells, group_digits, prediction_of, BlockCounts, Counts, Prediction};
 use crate::ir::{BlockCall, BlockId, FuncId, Function, Program, Terminator, ValueId};
 use crate::opt::PassStats;
 use crate::r1cs::StatsCache;
@@ -125,25 +125,156 @@ pub struct Decision {
 struct Scorer<'a> {
     counts: &'a Counts,
     cache: StatsCache,
+    /// Programs scored with counts derived from another's, not run.
+    derived: std::cell::Cell<usize>,
 }
 
 impl Scorer<'_> {
-    fn score(&self, program: &Program) -> Option<Prediction> {
-        self.score_by_block(program).map(|(p, _)| p)
+    /// The prediction of `program`; `known`: its blocks' execution counts (before the
+    /// clean-up) when they follow from another program's without a run ([`derived_counts`]).
+    fn score(&self, program: &Program, known: Option<&BlockCounts>) -> Option<Prediction> {
+        self.score_by_block(program, known).map(|(p, _)| p)
     }
 
     /// The prediction and each block's own cells ([`block_cells`]).
-    fn score_by_block(&self, program: &Program) -> Option<(Prediction, BlockCells)> {
+    fn score_by_block(
+        &self,
+        program: &Program,
+        known: Option<&BlockCounts>,
+    ) -> Option<(Prediction, BlockCells)> {
         let mut copy = program.clone();
         cleanup(&mut copy);
         let stats = self.cache.stats(&copy).ok()?;
-        let counts = self.counts.of(&copy);
+        // The clean-up removes blocks and joins a block to its only predecessor (which runs
+        // as often), never changing how often a block it keeps runs: the counts of `program`
+        // are those of `copy` on its blocks.
+        let counts = match known.and_then(|k| on_layout(k, &copy)) {
+            Some(counts) => {
+                self.derived.set(self.derived.get() + 1);
+                if cfg!(debug_assertions) {
+                    let run = match self.counts {
+                        Counts::Profile(p) => p.run_uncached(&copy),
+                        Counts::Static => None,
+                    };
+                    if let Some(run) = run {
+                        assert_eq!(
+                            counts, run,
+                            "bug: derived execution counts differ from a run's\n{copy}"
+                        );
+                    }
+                }
+                counts
+            }
+            None => self.counts.of(&copy),
+        };
         Some((prediction_of(&stats, &counts), block_cells(&stats, &counts)))
     }
 }
 
+/// `counts` of the blocks `program` lays out, if it has them all.
+fn on_layout(counts: &BlockCounts, program: &Program) -> Option<BlockCounts> {
+    let mut out = BlockCounts::new();
+    for f in program.func_ids() {
+        for &b in &program.func(f).layout {
+            out.insert((f, b), *counts.get(&(f, b))?);
+        }
+    }
+    Some(out)
+}
+
+/// The execution counts of the program `key` makes from `work`, from those of `work` (a
+/// profile run's), when they follow without running it; `body` is the block a rotated loop
+/// became. Blocks the transformation leaves alone keep their counts, and:
+///
+/// - a merged component is its head, which is no loop header: it runs as often as the head
+///   did, once per entry of the component;
+/// - a rotated loop with header `h` (its only exit) keeps `h` as the zero-trip test, which
+///   runs once per entry of the loop: `entries` times, the sum of the counts of the blocks
+///   outside the loop that jump to `h` (each by `jmp`), or `counts[h] − counts[latch]` for a
+///   loop with one latch (`jmp h`), or, for a loop formation rotated before (one block that
+///   branches to itself), what `entries` remembers of it. Each entry leaves through `h` once, so `h` sent
+///   `counts[h] − entries` iterations into the body, and the body block runs that often; with
+///   `k` iterations per block it runs `⌈t / k⌉` times for an entry that iterates `t` times,
+///   which the counts tell only when the loop is entered at most once. A loop rotated before
+///   is its own body block and runs once per iteration.
+///
+/// `None` when they do not follow: a block the transformation made is then missing from the
+/// result, and the scorer runs the program.
+fn derived_counts(
+    work: &Program,
+    counts: &BlockCounts,
+    entries: &Entries,
+    key: &Key,
+    body: Option<BlockId>,
+) -> Option<BlockCounts> {
+    let (f, candidate, blocks) = key;
+    let mut out = counts.clone();
+    match *candidate {
+        Candidate::Component(head) => {
+            for b in blocks.iter().filter(|b| **b != head) {
+                out.remove(&(*f, *b));
+            }
+        }
+        Candidate::Rotate(h, k) => {
+            let func = work.func(*f);
+            let jumps_to_h = |b: BlockId| matches!(&func.block(b).term, Some(Terminator::Jmp(c)) if c.block == h);
+            let count = |b: BlockId| counts.get(&(*f, b)).copied();
+            let (inside, outside): (Vec<BlockId>, Vec<BlockId>) = func
+                .layout
+                .iter()
+                .copied()
+                .filter(|b| func.successors(*b).contains(&h))
+                .partition(|b| blocks.contains(b));
+            let entries = if outside.iter().all(|b| jumps_to_h(*b)) {
+                outside
+                    .iter()
+                    .try_fold(0u64, |n, b| n.checked_add(count(*b)?))?
+            } else {
+                match inside.as_slice() {
+                    [latch] if jumps_to_h(*latch) => count(h)?.checked_sub(count(*latch)?)?,
+                    _ => *entries.get(&(*f, h))?,
+                }
+            };
+            // A loop that is already one block testing at its end is not rotated again (its
+            // block is `h` and `body`): every run of it is an iteration.
+            let iterations = if body == Some(h) {
+                count(h)?
+            } else {
+                count(h)?.checked_sub(entries)?
+            };
+            let chunks = match k {
+                1 => iterations,
+                _ if entries <= 1 => iterations.div_ceil(k as u64),
+                _ => return None,
+            };
+            for b in blocks {
+                out.remove(&(*f, *b));
+            }
+            if body != Some(h) {
+                out.insert((*f, h), entries);
+            }
+            out.insert((*f, body?), chunks);
+        }
+    }
+    Some(out)
+}
+
 /// Each block's own cells, by function and block.
 type BlockCells = HashMap<(FuncId, BlockId), u128>;
+
+/// How often each loop that formation rotated into one block is entered, by that block.
+type Entries = HashMap<(FuncId, BlockId), u64>;
+
+/// A scored candidate.
+struct Scored {
+    prediction: Prediction,
+    cells: BlockCells,
+    program: Program,
+    /// The block a rotated loop became.
+    body: Option<BlockId>,
+    /// Its blocks' execution counts before the clean-up, if they followed from `work`'s.
+    counts: Option<BlockCounts>,
+}
 
 /// A bound below the cells of `key` applied to the program whose blocks cost `cells`: the
 /// blocks it leaves alone keep their cells. (Not quite a bound when the clean-up after a merge
@@ -235,21 +366,26 @@ fn candidates(work: &Program, chunk_cap: usize) -> Vec<(Key, Subject)> {
     out
 }
 
-/// Applies the candidate to a copy of `work`.
-fn apply(work: &Program, key: &Key, max_unrolled: usize) -> Result<Program, MergeError> {
+/// Applies the candidate to a copy of `work`, with the block a rotated loop became.
+fn apply(
+    work: &Program,
+    key: &Key,
+    max_unrolled: usize,
+) -> Result<(Program, Option<BlockId>), MergeError> {
     let mut cand = work.clone();
     let func = cand.func_mut(key.0);
-    match key.1 {
+    let body = match key.1 {
         Candidate::Component(h) => {
             let comp = MergeComponents::new(func)
                 .component(h)
                 .cloned()
                 .expect("bug: a candidate component exists");
             merge_component(func, &comp, max_unrolled)?;
+            None
         }
-        Candidate::Rotate(h, k) => rotate_loop(func, h, k, max_unrolled)?,
-    }
-    Ok(cand)
+        Candidate::Rotate(h, k) => Some(rotate_loop(func, h, k, max_unrolled)?),
+    };
+    Ok((cand, body))
 }
 
 /// Cost-driven block formation of `program` (see the module doc).
@@ -258,9 +394,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // A profile that does not run (a failure, the step limit) is no use: static counts then,
     // rather than failing the same run for every candidate.
     let counts = match &options.counts {
-        Counts::Profile(p)
-            if crate::ir::interp::count_blocks(program, &p.inputs, p.limits).is_err() =>
-        {
+        c @ Counts::Profile(_) if c.profiled(program).is_none() => {
             stats.add("profile_failed", 1);
             Counts::Static
         }
@@ -269,8 +403,9 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     let scorer = Scorer {
         counts: &counts,
         cache: StatsCache::new(),
+        derived: Default::default(),
     };
-    let Some(unmerged) = scorer.score(program) else {
+    let Some(unmerged) = scorer.score(program, None) else {
         // Calls or memory left (-O0 programs before legalization): nothing to decide with.
         return stats;
     };
@@ -278,8 +413,12 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     for func in &mut work.funcs {
         stats.add("latches_added", add_latches(func));
     }
+    // The counts of `work` before the clean-up, from which a candidate's follow (a profile
+    // runs `work` once, not every candidate).
+    let mut work_counts = counts.profiled(&work);
+    let mut entries = Entries::new();
     let (mut current, mut current_cells) = scorer
-        .score_by_block(&work)
+        .score_by_block(&work, work_counts.as_ref())
         .unwrap_or_else(|| (unmerged, BlockCells::new()));
     // The program as one block per function: a move of every round (taken when it beats that
     // round's best merge) and one of the formations compared at the end. Its score does not
@@ -295,7 +434,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     let mut impossible: HashSet<Key> = HashSet::new();
     crate::timing::stage("formation: greedy", || {
         for round in 1..=MAX_MERGES {
-            let mut fresh: HashMap<Key, (Prediction, BlockCells, Program)> = HashMap::new();
+            let mut fresh: HashMap<Key, Scored> = HashMap::new();
             let cands = candidates(&work, chunk_cap);
             let subjects: HashMap<Key, Subject> = cands.iter().cloned().collect();
             // Unroll factors of one loop are tried in increasing order, and no further once a
@@ -342,7 +481,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                         continue;
                     }
                 }
-                let cand = match apply(&work, &key, options.max_unrolled) {
+                let (cand, body) = match apply(&work, &key, options.max_unrolled) {
                     Ok(c) => c,
                     Err(e) => {
                         if let Some(r) = rotation {
@@ -359,12 +498,24 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                         continue;
                     }
                 };
-                match scorer.score_by_block(&cand) {
+                let known = work_counts
+                    .as_ref()
+                    .and_then(|c| derived_counts(&work, c, &entries, &key, body));
+                match scorer.score_by_block(&cand, known.as_ref()) {
                     Some((p, cells)) => {
                         let d = delta(current, p);
                         note_factor(d, &mut last_factor, &mut stop_factors);
                         estimate.insert(key.clone(), d);
-                        fresh.insert(key, (p, cells, cand));
+                        fresh.insert(
+                            key,
+                            Scored {
+                                prediction: p,
+                                cells,
+                                program: cand,
+                                body,
+                                counts: known,
+                            },
+                        );
                     }
                     None => {
                         impossible.insert(key);
@@ -378,33 +529,42 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 .map(|(k, d)| (k, *d))
                 .collect();
             order.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
-            let mut taken: Option<(Key, Prediction, BlockCells, Program)> = None;
+            let mut taken: Option<(Key, Scored)> = None;
             let mut rescored: Vec<(Key, (i128, i128))> = Vec::new();
             for (key, d) in order {
                 if d >= (0, 0) {
                     break;
                 }
-                let (p, cells, cand) = match fresh.remove(key) {
+                let scored = match fresh.remove(key) {
                     Some(x) => x,
                     None => {
-                        let Ok(cand) = apply(&work, key, options.max_unrolled) else {
+                        let Ok((cand, body)) = apply(&work, key, options.max_unrolled) else {
                             continue;
                         };
-                        let Some((p, cells)) = scorer.score_by_block(&cand) else {
+                        let known = work_counts
+                            .as_ref()
+                            .and_then(|c| derived_counts(&work, c, &entries, key, body));
+                        let Some((p, cells)) = scorer.score_by_block(&cand, known.as_ref()) else {
                             continue;
                         };
                         rescored.push((key.clone(), delta(current, p)));
-                        (p, cells, cand)
+                        Scored {
+                            prediction: p,
+                            cells,
+                            program: cand,
+                            body,
+                            counts: known,
+                        }
                     }
                 };
-                if p < current {
-                    taken = Some((key.clone(), p, cells, cand));
+                if scored.prediction < current {
+                    taken = Some((key.clone(), scored));
                     break;
                 }
             }
             estimate.extend(rescored);
             if let Some((m, mono)) = monolithic.1.as_ref() {
-                if *m < current && taken.as_ref().is_none_or(|(_, p, _, _)| m < p) {
+                if *m < current && taken.as_ref().is_none_or(|(_, s)| *m < s.prediction) {
                     record_outrun(&mut decisions, round, current, m.cells, outrun);
                     decisions.push(Decision {
                         round,
@@ -425,7 +585,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                     break;
                 }
             }
-            let Some((key, p, cells, cand)) = taken else {
+            let Some((key, scored)) = taken else {
                 if let Some((m, _)) = &monolithic.1 {
                     record_outrun(&mut decisions, round, current, m.cells, outrun);
                 }
@@ -459,18 +619,29 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 round,
                 subject: subjects[&key].clone(),
                 cells_kept: Some(current.cells),
-                cells_taken: Some(p.cells),
-                transitions: (Some(current.transitions), Some(p.transitions)),
+                cells_taken: Some(scored.prediction.cells),
+                transitions: (
+                    Some(current.transitions),
+                    Some(scored.prediction.transitions),
+                ),
                 verdict: Verdict::Taken,
-                reason: saving(current, p),
+                reason: saving(current, scored.prediction),
             });
             let touched: BTreeSet<BlockId> = key.2.iter().copied().collect();
             estimate.retain(|(g, _, blocks), _| {
                 *g != key.0 || blocks.iter().all(|b| !touched.contains(b))
             });
-            work = cand;
-            current = p;
-            current_cells = cells;
+            if let (Candidate::Rotate(h, _), Some(body), Some(known)) =
+                (&key.1, scored.body, &scored.counts)
+            {
+                if let Some(n) = known.get(&(key.0, *h)) {
+                    entries.insert((key.0, body), *n);
+                }
+            }
+            work_counts = scored.counts.or_else(|| counts.profiled(&scored.program));
+            work = scored.program;
+            current = scored.prediction;
+            current_cells = scored.cells;
             stats.add(
                 match key.1 {
                     Candidate::Component(_) => "components_merged",
@@ -492,6 +663,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             &mut stats,
         )
     });
+    stats.add("counts_derived", scorer.derived.get());
     stats.decisions = decisions;
     stats
 }
@@ -573,7 +745,16 @@ fn monolithic_formation(
         }
     });
     let scored = if ok {
-        scorer.score(&mono).map(|p| (p, mono))
+        // Each function is one block, which runs once per call: as often as its entry did.
+        let known: Option<BlockCounts> = scorer.counts.profiled(program).map(|counts| {
+            mono.func_ids()
+                .filter_map(|f| {
+                    let n = counts.get(&(f, program.func(f).entry))?;
+                    Some(((f, mono.func(f).entry), *n))
+                })
+                .collect()
+        });
+        scorer.score(&mono, known.as_ref()).map(|p| (p, mono))
     } else {
         None
     };
@@ -610,7 +791,7 @@ fn choose_formation(
         merge_below_threshold(&mut t, &o);
         formations.push((
             format!("threshold {size}"),
-            scorer.score(&t).map(|p| (p, t)),
+            scorer.score(&t, None).map(|p| (p, t)),
             String::new(),
         ));
     }

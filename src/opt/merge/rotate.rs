@@ -58,18 +58,19 @@ fn unsupported(func: &Function, reason: &str) -> MergeError {
 }
 
 /// Rotates the loop headed by `header` and merges it into one block per `k` iterations (see
-/// the module doc). On an error `func` may be half-changed: work on a copy.
+/// the module doc); returns that block (`T`, and `T1` for `k ≥ 2`). On an error `func` may be
+/// half-changed: work on a copy.
 pub fn rotate_loop(
     func: &mut Function,
     header: BlockId,
     k: usize,
     max_unrolled: usize,
-) -> Result<(), MergeError> {
+) -> Result<BlockId, MergeError> {
     let body = rotate(func, header, max_unrolled)?;
     if k >= 2 {
         unroll_single_block(func, body, k, max_unrolled)?;
     }
-    Ok(())
+    Ok(body)
 }
 
 /// Steps 1–3: returns the single block the loop now is.
