@@ -27,6 +27,14 @@ fn check(
     let outcome = interp::run(&compiled.program, &values, interp::Limits::default())
         .map_err(|e| e.to_string())?;
     let report = r1cs::check_trace(&compiled.program, &outcome).map_err(|e| e.to_string())?;
+    // Checked as the run hands each execution over, never holding the trace: the same report.
+    let program = &compiled.program;
+    let (ran, streamed) = r1cs::check_run(program, Default::default(), |sink| {
+        interp::run_with_sink(program, &values, interp::Limits::default(), sink)
+    });
+    assert_eq!(ran.map_err(|e| e.to_string())?.outputs, outcome.outputs);
+    let streamed = streamed.map_err(|e| e.to_string())?;
+    assert_eq!(streamed, report, "{name} {level:?}");
     Ok(report.executions)
 }
 
@@ -267,7 +275,7 @@ fn the_compiled_witness_equals_the_relowered_one_on_random_programs() {
 
 /// Checked in parallel chunks, a trace with several unsatisfied executions (output values
 /// changed in the interpreter's trace, in one chunk and across chunks) reports the first in
-/// trace order, with 1 thread and with 2.
+/// trace order, with 1 thread and with 2, whole and streamed.
 #[test]
 fn the_first_unsatisfied_execution_in_trace_order_is_reported() {
     // Everything runs inside the pool: a trace holds `Rc`s and may not cross threads.
@@ -288,10 +296,21 @@ fn the_first_unsatisfied_execution_in_trace_order_is_reported() {
                 }
             }
         }
-        match r1cs::check_trace(&compiled.program, &o).unwrap_err() {
+        let whole = match r1cs::check_trace(&compiled.program, &o).unwrap_err() {
             r1cs::CheckError::Unsatisfied { step, .. } => step,
             e => panic!("{e}"),
+        };
+        // The same trace handed over one execution at a time, as a run with a sink does.
+        let (_, streamed) = r1cs::check_run(&compiled.program, Default::default(), |sink| {
+            for entry in o.trace.iter().cloned() {
+                sink(entry);
+            }
+        });
+        match streamed.unwrap_err() {
+            r1cs::CheckError::Unsatisfied { step, .. } => assert_eq!(step, whole),
+            e => panic!("{e}"),
         }
+        whole
     }
     for threads in [1, 2] {
         let pool = rayon::ThreadPoolBuilder::new()

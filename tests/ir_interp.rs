@@ -178,3 +178,50 @@ fn bad_inputs_are_reported() {
         "bad inputs: input 2 is not a value of type u8"
     );
 }
+
+/// A run with a sink hands over exactly the trace `run` records, in order: on random programs
+/// with calls (whose blocks wait for the caller's block), hints (whose blocks are never part of
+/// the trace), logs and failures (a failed run fails the same way).
+#[test]
+fn a_run_with_a_sink_hands_over_the_trace_in_order() {
+    let limits = interp::Limits {
+        max_steps: 20_000,
+        ..interp::Limits::default()
+    };
+    let (mut runs, mut calls_waited) = (0, 0);
+    for seed in 0..300 {
+        let generated = zkbc::opt::random::random_program(seed);
+        let program = &generated.program;
+        for inputs in &generated.inputs {
+            let mut streamed = Vec::new();
+            let mut most_waiting = 0;
+            let whole = interp::run(program, inputs, limits);
+            let sunk =
+                interp::run_with_sink(program, inputs, limits, &mut |entry| streamed.push(entry));
+            match (whole, sunk) {
+                (Ok(whole), Ok(sunk)) => {
+                    assert!(sunk.trace.is_empty());
+                    assert_eq!(whole.outputs, sunk.outputs, "seed {seed}");
+                    assert_eq!(whole.log, sunk.log, "seed {seed}");
+                    assert_eq!(whole.trace, streamed, "seed {seed}");
+                    runs += 1;
+                    // A call's blocks come after the caller's block in the trace.
+                    most_waiting = most_waiting.max(
+                        whole
+                            .trace
+                            .iter()
+                            .filter(|e| e.func != program.main)
+                            .count(),
+                    );
+                }
+                (Err(a), Err(b)) => assert_eq!(a.kind, b.kind, "seed {seed}"),
+                (a, b) => panic!("seed {seed}: {:?} against {:?}", a.err(), b.err()),
+            }
+            if most_waiting > 0 {
+                calls_waited += 1;
+            }
+        }
+    }
+    assert!(runs > 300, "{runs} successful runs");
+    assert!(calls_waited > 50, "{calls_waited} runs with calls");
+}

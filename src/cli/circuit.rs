@@ -33,6 +33,24 @@ fn compile_and_run_with(
     progress: &Progress,
     without_inputs: bool,
 ) -> Result<(driver::Compilation, Option<interp::Outcome>), Exit> {
+    let (compiled, values) = compile_for_run(compile, run, progress, without_inputs)?;
+    let Some(values) = values else {
+        return Ok((compiled, None));
+    };
+    progress.set_message(format!("{}: running", compile.file.display()));
+    let outcome = execute(&compile.file, &compiled.program, &values, run.max_steps)?;
+    print_log(&outcome, run.log);
+    Ok((compiled, Some(outcome)))
+}
+
+/// The compiling half of [`compile_and_run_with`]: the program, legalized, and the values of
+/// its inputs (`None` when there are none and `without_inputs` is false).
+fn compile_for_run(
+    compile: &CompileArgs,
+    run: &RunArgs,
+    progress: &Progress,
+    without_inputs: bool,
+) -> Result<(driver::Compilation, Option<Vec<interp::Val>>), Exit> {
     let name = compile.file.display();
     // Block formation is profiled on the inputs the blocks will run on (read once: the file
     // may be a pipe).
@@ -46,10 +64,7 @@ fn compile_and_run_with(
         return Ok((compiled, None));
     }
     let values = inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
-    progress.set_message(format!("{name}: running"));
-    let outcome = execute(&compile.file, &compiled.program, &values, run.max_steps)?;
-    print_log(&outcome, run.log);
-    Ok((compiled, Some(outcome)))
+    Ok((compiled, Some(values)))
 }
 
 /// A block that cannot be lowered is the user's input (exit 2); an unsatisfied one is exit 1.
@@ -91,20 +106,58 @@ fn check_and_print(
     format: ResultFormat,
     progress: &Progress,
 ) -> Result<(), Exit> {
-    let (compiled, outcome) = compile_and_run(compile, run, progress)?;
     let file = &compile.file;
-    progress.set_message(format!("{}: checking", file.display()));
-    progress.set_total(outcome.trace.len() as u64);
-    let checked = |done: usize| progress.set_position(done as u64);
-    let opts = r1cs::CheckOptions {
-        checker,
-        progress: Some(&checked),
-        ..r1cs::CheckOptions::default()
+    let (compiled, outcome, report) = if soundness {
+        // The soundness search walks the trace again: keep it.
+        let (compiled, outcome) = compile_and_run(compile, run, progress)?;
+        progress.set_message(format!("{}: checking", file.display()));
+        progress.set_total(outcome.trace.len() as u64);
+        let checked = |done: usize| progress.set_position(done as u64);
+        let opts = r1cs::CheckOptions {
+            checker,
+            progress: Some(&checked),
+            ..r1cs::CheckOptions::default()
+        };
+        let report = zkbc::timing::stage("check", || {
+            r1cs::check_trace_opts(&compiled.program, &outcome, opts)
+        })
+        .map_err(|e| check_failure(file, e))?;
+        (compiled, Some(outcome), report)
+    } else {
+        // Each block execution is checked as the run hands it over: the trace is never held
+        // whole. A failed run is reported before an unsatisfied block.
+        let (compiled, values) = compile_for_run(compile, run, progress, true)?;
+        let values = values.expect("bug: a check without inputs runs on the defaults");
+        progress.set_message(format!("{}: running and checking", file.display()));
+        let checked = |done: usize| {
+            progress.set_message(format!(
+                "{}: running and checking, {done} block executions checked",
+                file.display()
+            ))
+        };
+        let opts = r1cs::CheckOptions {
+            checker,
+            progress: Some(&checked),
+            ..r1cs::CheckOptions::default()
+        };
+        let limits = interp::Limits {
+            max_steps: run.max_steps,
+            ..interp::Limits::default()
+        };
+        let program = &compiled.program;
+        let (ran, checked) = zkbc::timing::stage("run and check", || {
+            r1cs::check_run(program, opts, |sink| {
+                interp::run_with_sink(program, &values, limits, sink)
+            })
+        });
+        let ran = ran.map_err(|f| Exit {
+            code: 1,
+            message: super::run_failure_message(file, &program.files, &f),
+        })?;
+        print_log(&ran, run.log);
+        let report = checked.map_err(|e| check_failure(file, e))?;
+        (compiled, None, report)
     };
-    let report = zkbc::timing::stage("check", || {
-        r1cs::check_trace_opts(&compiled.program, &outcome, opts)
-    })
-    .map_err(|e| check_failure(file, e))?;
     let blocks: Vec<serde_json::Value> = report
         .blocks
         .iter()
@@ -150,6 +203,7 @@ fn check_and_print(
             "{}: looking for under-constrained blocks",
             file.display()
         ));
+        let outcome = outcome.expect("bug: the trace is kept for the soundness search");
         let sound = r1cs::check_soundness(
             &compiled.program,
             &outcome,

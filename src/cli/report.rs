@@ -48,14 +48,18 @@ fn measure_file(
     let name = file.display().to_string();
     let counting = std::cell::Cell::new(false);
     measure::measure(&name, &source, json, settings, &|stage| match stage {
-        measure::Stage::Checked { done, total } => {
-            if counted {
+        measure::Stage::Checked { done, total } => match (counted, total) {
+            (true, Some(total)) => {
                 if !counting.replace(true) {
                     progress.set_total(total as u64);
                 }
                 progress.set_position(done as u64);
             }
-        }
+            (true, None) => progress.set_message(format!(
+                "{name}: running and checking, {done} block executions checked"
+            )),
+            (false, _) => {}
+        },
         _ => progress.set_message(format!("{name}: {}", stage.name())),
     })
     .map_err(|e| {

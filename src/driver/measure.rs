@@ -19,7 +19,7 @@
 //! r1cs, query); it computes no constraint itself.
 
 use crate::cost::{
-    program_cost, static_executions, traced_executions, Baselines, CostError, ProgramCost, Report,
+    program_cost, static_executions, Baselines, CostError, Executions, ProgramCost, Report,
 };
 use crate::driver::{self, Compilation, CompileError};
 pub use crate::front::FieldCmp;
@@ -261,19 +261,18 @@ pub fn no_circuit_reason(error: &CompileError) -> String {
 pub enum Stage {
     /// Front end, optimizer and legalization.
     Compile,
-    /// The interpreter on the inputs.
+    /// The interpreter on the inputs, every block execution assigned and checked as it comes
+    /// (then [`Stage::Checked`] counts them).
     Run,
     /// Lowering every block to R1CS.
     Lower,
-    /// Assigning and checking every executed block.
-    Check,
-    /// Block executions checked so far, of the run's total (after [`Stage::Check`], once per
-    /// chunk of executions).
+    /// Block executions checked so far (once per chunk of executions), of the run's total
+    /// when it is known.
     Checked {
         /// Executions checked.
         done: usize,
-        /// Executions in the run.
-        total: usize,
+        /// Executions in the run, when known (a run checked as it goes does not know it).
+        total: Option<usize>,
     },
     /// Compiling, running and lowering the `--no-merge` and `--monolithic` baselines.
     Baselines,
@@ -284,9 +283,9 @@ impl Stage {
     pub fn name(self) -> &'static str {
         match self {
             Stage::Compile => "compiling",
-            Stage::Run => "running",
+            Stage::Run => "running and checking",
             Stage::Lower => "lowering",
-            Stage::Check | Stage::Checked { .. } => "checking",
+            Stage::Checked { .. } => "checking",
             Stage::Baselines => "measuring the baselines",
         }
     }
@@ -385,6 +384,9 @@ pub fn measure(
     driver::legalize_for_r1cs(&mut compilation.program).map_err(MeasureError::Compile)?;
     let program = &compilation.program;
 
+    // With inputs, the program runs and every block execution is assigned and checked as the
+    // run hands it over (`r1cs::check_run`): the trace is never held whole. A failed run is
+    // reported first, then a block that cannot be lowered, then an unsatisfied one.
     let run = match inputs {
         Some(json) => {
             let values = compilation
@@ -395,17 +397,26 @@ pub fn measure(
                 max_steps: settings.max_steps,
                 ..interp::Limits::default()
             };
-            let outcome = crate::timing::stage("run", || interp::run(program, &values, limits))
-                .map_err(|f| {
-                    MeasureError::Run(match f.src {
-                        Some(loc) => match &f.detail {
-                            Some(d) => format!("{file_name}:{loc}: {} ({d})", f.kind),
-                            None => format!("{file_name}:{loc}: {}", f.kind),
-                        },
-                        None => format!("{file_name}: {f}"),
-                    })
-                })?;
-            Some(outcome)
+            let checked = |done| progress(Stage::Checked { done, total: None });
+            let opts = r1cs::CheckOptions {
+                progress: Some(&checked),
+                ..r1cs::CheckOptions::default()
+            };
+            let (outcome, report) = crate::timing::stage("run and check", || {
+                r1cs::check_run(program, opts, |sink| {
+                    interp::run_with_sink(program, &values, limits, sink)
+                })
+            });
+            let outcome = outcome.map_err(|f| {
+                MeasureError::Run(match f.src {
+                    Some(loc) => match &f.detail {
+                        Some(d) => format!("{file_name}:{loc}: {} ({d})", f.kind),
+                        None => format!("{file_name}:{loc}: {}", f.kind),
+                    },
+                    None => format!("{file_name}: {f}"),
+                })
+            })?;
+            Some((outcome, report))
         }
         None => None,
     };
@@ -414,23 +425,24 @@ pub fn measure(
     let lowered = Lowered::default();
     let stats = lowered.stats(program).map_err(MeasureError::Lower)?;
 
-    let (executions, outputs, satisfied) = match &run {
-        Some(outcome) => {
-            progress(Stage::Check);
-            let total = outcome.trace.len();
-            let checked = |done| progress(Stage::Checked { done, total });
-            let opts = r1cs::CheckOptions {
-                progress: Some(&checked),
-                ..r1cs::CheckOptions::default()
-            };
-            crate::timing::stage("check", || r1cs::check_trace_opts(program, outcome, opts))
-                .map_err(MeasureError::Check)?;
+    let (executions, outputs, satisfied) = match run {
+        Some((outcome, report)) => {
+            let report = report.map_err(MeasureError::Check)?;
             let outputs = compilation.outputs_to_json(&outcome.outputs);
             // `{"outputs": [...]}`: the report's `outputs` is the list itself.
             let outputs = outputs.get("outputs").cloned().unwrap_or(outputs);
-            (traced_executions(outcome), Some(outputs), Some(true))
+            let executions: Executions = report
+                .blocks
+                .iter()
+                .map(|b| ((b.func, b.block), Some(b.executions as u64)))
+                .collect();
+            (executions, Some((outputs, outcome.log)), Some(true))
         }
         None => (static_executions(program), None, None),
+    };
+    let (outputs, log) = match outputs {
+        Some((outputs, log)) => (Some(outputs), log),
+        None => (None, Vec::new()),
     };
     let cost = crate::timing::stage("cost", || {
         program_cost(
@@ -502,7 +514,6 @@ pub fn measure(
         });
     }
     let report = cost.report().map_err(MeasureError::Cost)?;
-    let log = run.map(|outcome| outcome.log).unwrap_or_default();
     Ok(Measurement {
         compilation,
         cost,

@@ -29,7 +29,7 @@ use super::memory::{check_memory, AccessKind, MemoryEntry, MemoryError, MemoryTr
 use super::tape::{batch_invert, Inputs};
 use super::{block_label, lower_with_tape, return_label, Assignment, BlockR1cs, LowerError};
 use crate::field::Fr;
-use crate::ir::interp::{Exit, Outcome, Val};
+use crate::ir::interp::{Exit, Outcome, TraceEntry, Val};
 use crate::ir::{BlockId, FuncId, Program};
 use ark_ff::{One, Zero};
 use rayon::prelude::*;
@@ -188,46 +188,86 @@ pub fn check_trace_opts(
     outcome: &Outcome,
     opts: CheckOptions<'_>,
 ) -> Result<CheckReport, CheckError> {
+    let report = walk(
+        program,
+        outcome,
+        opts.witnesses,
+        opts.progress,
+        |blocks, chunk| check_chunk(opts.checker, blocks, chunk),
+    )?;
+    check_memory(&report.memory).map_err(CheckError::Memory)?;
+    Ok(report)
+}
+
+/// [`check_trace_opts`] of a run made now, streamed: `run` is given a sink for the run's block
+/// executions in trace order (as [`crate::ir::interp::run_with_sink`] takes one), and each
+/// chunk of them is checked as soon as it is full, so the trace is never held whole. Returns
+/// what `run` returned and the check's result. After the first error the sink ignores what it
+/// is given (the run goes on: whether it fails is for the caller to say first); the report's
+/// `executions` then counts those checked.
+pub fn check_run<R>(
+    program: &Program,
+    opts: CheckOptions<'_>,
+    run: impl FnOnce(&mut dyn FnMut(TraceEntry)) -> R,
+) -> (R, Result<CheckReport, CheckError>) {
+    let mut walker = Walker::new(program, opts.witnesses, opts.progress, |blocks, chunk| {
+        check_chunk(opts.checker, blocks, chunk)
+    });
+    let mut error = None;
+    let ran = run(&mut |entry| {
+        if error.is_none() {
+            error = walker.push(&entry).err();
+        }
+    });
+    let checked = match error {
+        Some(e) => Err(e),
+        None => walker.finish().and_then(|report| {
+            check_memory(&report.memory).map_err(CheckError::Memory)?;
+            Ok(report)
+        }),
+    };
+    (ran, checked)
+}
+
+/// Checks a chunk of assigned executions with `checker`: the first unsatisfied one in trace
+/// order is the error.
+fn check_chunk(
+    checker: Checker,
+    blocks: &[BlockR1cs<'_>],
+    chunk: &Chunk,
+) -> Result<(), CheckError> {
     let unsat = |blk: &BlockR1cs<'_>, step: usize, constraint: String| CheckError::Unsatisfied {
         func: blk.func_name().to_string(),
         block: blk.block(),
         step,
         constraint,
     };
-    let report = walk(
-        program,
-        outcome,
-        opts.witnesses,
-        opts.progress,
-        |blocks, chunk| match opts.checker {
-            Checker::Direct => {
-                let bad = chunk.entries.par_iter().find_map_first(|e| {
-                    let blk = &blocks[e.block];
-                    blk.first_unsatisfied_z(&chunk.z[e.at..])
-                        .map(|k| unsat(blk, e.step, format!("#{k}")))
-                });
-                bad.map_or(Ok(()), Err)
-            }
-            Checker::Ark => {
-                for e in &chunk.entries {
-                    let blk = &blocks[e.block];
-                    let asg = chunk.assignment(blk, e);
-                    let found = blk.to_ark(&asg).which_is_unsatisfied().map_err(|err| {
-                        LowerError::BadState {
-                            block: blk.block(),
-                            message: format!("ark-relations: {err}"),
-                        }
-                    })?;
-                    if let Some(constraint) = found {
-                        return Err(unsat(blk, e.step, constraint));
+    match checker {
+        Checker::Direct => {
+            let bad = chunk.entries.par_iter().find_map_first(|e| {
+                let blk = &blocks[e.block];
+                blk.first_unsatisfied_z(&chunk.z[e.at..])
+                    .map(|k| unsat(blk, e.step, format!("#{k}")))
+            });
+            bad.map_or(Ok(()), Err)
+        }
+        Checker::Ark => {
+            for e in &chunk.entries {
+                let blk = &blocks[e.block];
+                let asg = chunk.assignment(blk, e);
+                let found = blk.to_ark(&asg).which_is_unsatisfied().map_err(|err| {
+                    LowerError::BadState {
+                        block: blk.block(),
+                        message: format!("ark-relations: {err}"),
                     }
+                })?;
+                if let Some(constraint) = found {
+                    return Err(unsat(blk, e.step, constraint));
                 }
-                Ok(())
             }
-        },
-    )?;
-    check_memory(&report.memory).map_err(CheckError::Memory)?;
-    Ok(report)
+            Ok(())
+        }
+    }
 }
 
 /// Flattens the values that are part of a state (those not in memory).
@@ -341,47 +381,92 @@ fn walk<'p, E: From<CheckError>>(
     outcome: &Outcome,
     witnesses: Witnesses,
     progress: Option<&dyn Fn(usize)>,
-    mut flush: impl FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), E>,
+    flush: impl FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), E>,
 ) -> Result<CheckReport, E> {
-    let mut w = Walk::new(program, witnesses);
-    let mut chunk = Chunk::default();
-    let mut done = 0;
-    for (step, entry) in outcome.trace.iter().enumerate() {
-        if let Err(e) = w.assign(step, entry, &mut chunk) {
-            chunk.invert(&w.blocks);
-            flush(&w.blocks, &chunk)?;
+    let mut walker = Walker::new(program, witnesses, progress, flush);
+    for entry in &outcome.trace {
+        walker.push(entry)?;
+    }
+    walker.finish()
+}
+
+/// [`walk`] one execution at a time, as they come.
+struct Walker<'p, 'a, F> {
+    w: Walk<'p>,
+    chunk: Chunk,
+    /// Executions pushed, and handed to `flush` in full chunks.
+    steps: usize,
+    done: usize,
+    progress: Option<&'a dyn Fn(usize)>,
+    flush: F,
+}
+
+impl<'p, 'a, E, F> Walker<'p, 'a, F>
+where
+    E: From<CheckError>,
+    F: FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), E>,
+{
+    fn new(
+        program: &'p Program,
+        witnesses: Witnesses,
+        progress: Option<&'a dyn Fn(usize)>,
+        flush: F,
+    ) -> Self {
+        Walker {
+            w: Walk::new(program, witnesses),
+            chunk: Chunk::default(),
+            steps: 0,
+            done: 0,
+            progress,
+            flush,
+        }
+    }
+
+    /// Assigns the next execution of the trace; hands the chunk over when it is full.
+    fn push(&mut self, entry: &TraceEntry) -> Result<(), E> {
+        let step = self.steps;
+        self.steps += 1;
+        if let Err(e) = self.w.assign(step, entry, &mut self.chunk) {
+            self.chunk.invert(&self.w.blocks);
+            (self.flush)(&self.w.blocks, &self.chunk)?;
             return Err(e.into());
         }
-        if chunk.entries.len() >= CHUNK_EXECUTIONS || chunk.z.len() >= CHUNK_VALUES {
-            chunk.invert(&w.blocks);
-            flush(&w.blocks, &chunk)?;
-            done += chunk.entries.len();
-            chunk.entries.clear();
-            chunk.z.clear();
-            if let Some(p) = progress {
-                p(done);
+        if self.chunk.entries.len() >= CHUNK_EXECUTIONS || self.chunk.z.len() >= CHUNK_VALUES {
+            self.chunk.invert(&self.w.blocks);
+            (self.flush)(&self.w.blocks, &self.chunk)?;
+            self.done += self.chunk.entries.len();
+            self.chunk.entries.clear();
+            self.chunk.z.clear();
+            if let Some(p) = self.progress {
+                p(self.done);
             }
         }
+        Ok(())
     }
-    chunk.invert(&w.blocks);
-    flush(&w.blocks, &chunk)?;
-    if let Some(p) = progress {
-        p(outcome.trace.len());
+
+    /// Hands the last chunk over; what was walked.
+    fn finish(mut self) -> Result<CheckReport, E> {
+        self.chunk.invert(&self.w.blocks);
+        (self.flush)(&self.w.blocks, &self.chunk)?;
+        if let Some(p) = self.progress {
+            p(self.steps);
+        }
+        let w = self.w;
+        Ok(CheckReport {
+            executions: self.steps,
+            blocks: w
+                .order
+                .iter()
+                .map(|key| BlockCheck {
+                    func: key.0,
+                    block: key.1,
+                    executions: w.runs[w.index[key]],
+                    constraints: w.blocks[w.index[key]].n_constraints(),
+                })
+                .collect(),
+            memory: w.memory,
+        })
     }
-    Ok(CheckReport {
-        executions: outcome.trace.len(),
-        blocks: w
-            .order
-            .iter()
-            .map(|key| BlockCheck {
-                func: key.0,
-                block: key.1,
-                executions: w.runs[w.index[key]],
-                constraints: w.blocks[w.index[key]].n_constraints(),
-            })
-            .collect(),
-        memory: w.memory,
-    })
 }
 
 /// The state of the walk over a trace.
@@ -490,7 +575,7 @@ impl<'p> Walk<'p> {
     fn assign(
         &mut self,
         step: usize,
-        entry: &crate::ir::interp::TraceEntry,
+        entry: &TraceEntry,
         chunk: &mut Chunk,
     ) -> Result<(), CheckError> {
         let k = self.block(entry)?;

@@ -152,7 +152,7 @@ pub mod tape;
 
 pub use cache::StatsCache;
 pub use check::{
-    check_trace, check_trace_opts, check_trace_with, flatten_val, for_each_execution,
+    check_run, check_trace, check_trace_opts, check_trace_with, flatten_val, for_each_execution,
     for_each_execution_opts, try_for_each_execution, BlockCheck, CheckError, CheckOptions,
     CheckReport, Checker, Witnesses,
 };

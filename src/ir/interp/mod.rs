@@ -223,6 +223,29 @@ pub fn run(program: &Program, inputs: &[Val], limits: Limits) -> Result<Outcome,
     })
 }
 
+/// Runs `main` on `inputs` as [`run`] does, but hands every block execution to `sink` instead
+/// of keeping the trace: an execution goes as soon as it and every execution before it in the
+/// trace have finished (in `main` at the top level, at the end of each block; the blocks of a
+/// call wait for the caller's block), in trace order. The outcome's `trace` is empty. A run
+/// that fails may have handed over the executions before the failure.
+pub fn run_with_sink(
+    program: &Program,
+    inputs: &[Val],
+    limits: Limits,
+    sink: &mut dyn FnMut(TraceEntry),
+) -> Result<Outcome, Failure> {
+    check_inputs(program, inputs)?;
+    let mut m = Machine::new(program, limits, true);
+    m.sink = Some(sink);
+    let outputs = m.call(program.main, inputs.to_vec(), 0)?;
+    Ok(Outcome {
+        outputs,
+        trace: Vec::new(),
+        steps: m.steps,
+        log: m.log,
+    })
+}
+
 /// Runs `main` on `inputs` as [`run`] does, without recording the trace, and returns with the
 /// outputs or the failure the lines the executed `log` instructions printed until then: what
 /// differential tests compare, since a failed run's log is part of its behaviour too.
@@ -345,7 +368,14 @@ struct Machine<'p> {
     memory: Vec<Val>,
     /// Record the trace (`run`), or only count block executions (`count_blocks`).
     record: bool,
+    /// The executions recorded and not yet handed to the `sink` (all of them without one).
     trace: Vec<TraceEntry>,
+    /// Where `trace` starts in the whole trace: the executions handed to the sink.
+    base: usize,
+    /// The executions (by place in the whole trace) whose block has not finished, outermost
+    /// first: the sink gets the executions before the first of them.
+    open: Vec<usize>,
+    sink: Option<&'p mut dyn FnMut(TraceEntry)>,
     counts: HashMap<(FuncId, BlockId), u64>,
     /// Hint calls being run: their blocks are neither traced nor counted.
     in_hint: usize,
@@ -364,10 +394,37 @@ impl<'p> Machine<'p> {
             memory: Vec::new(),
             record,
             trace: Vec::new(),
+            base: 0,
+            open: Vec::new(),
+            sink: None,
             counts: HashMap::new(),
             in_hint: 0,
             log: Vec::new(),
         }
+    }
+
+    /// Hands the finished executions at the front of the trace to the sink (not inside a hint,
+    /// whose executions are dropped when it ends).
+    fn flush(&mut self) {
+        if self.in_hint > 0 {
+            return;
+        }
+        let Some(sink) = self.sink.as_mut() else {
+            return;
+        };
+        let upto = self
+            .open
+            .first()
+            .map_or(self.trace.len(), |&first| first - self.base);
+        for entry in self.trace.drain(..upto) {
+            sink(entry);
+        }
+        self.base += upto;
+    }
+
+    /// The trace entry of execution `index` (of the whole trace), not yet handed over.
+    fn entry(&mut self, index: usize) -> &mut TraceEntry {
+        &mut self.trace[index - self.base]
     }
 
     fn call(&mut self, fid: FuncId, args: Vec<Val>, depth: usize) -> Result<Vec<Val>, Failure> {
@@ -399,8 +456,9 @@ impl<'p> Machine<'p> {
             for (p, v) in data.params.iter().zip(&params) {
                 env[p.index()] = Some(v.clone());
             }
-            let trace_index = self.trace.len();
+            let trace_index = self.base + self.trace.len();
             if self.record {
+                self.open.push(trace_index);
                 self.trace.push(TraceEntry {
                     func: fid,
                     block,
@@ -439,7 +497,7 @@ impl<'p> Machine<'p> {
                         ret.iter().map(Val::zero).collect()
                     };
                     if self.record {
-                        self.trace[trace_index]
+                        self.entry(trace_index)
                             .hints
                             .extend(results.iter().cloned());
                     }
@@ -466,7 +524,7 @@ impl<'p> Machine<'p> {
                     })?;
                 if self.record {
                     if let Some(a) = scalar_access(func, &env, &inst.kind, &results) {
-                        self.trace[trace_index].accesses.push(a);
+                        self.entry(trace_index).accesses.push(a);
                     }
                 }
                 for (r, v) in inst.results.iter().zip(results) {
@@ -490,7 +548,9 @@ impl<'p> Machine<'p> {
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(|k| fail(k, None, None))?;
                     if self.record {
-                        self.trace[trace_index].exit = Exit::Return(vals.clone());
+                        self.entry(trace_index).exit = Exit::Return(vals.clone());
+                        self.open.pop();
+                        self.flush();
                     }
                     return Ok(vals);
                 }
@@ -514,7 +574,9 @@ impl<'p> Machine<'p> {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|k| fail(k, None, None))?;
             if self.record {
-                self.trace[trace_index].exit = Exit::Jump(next, params.clone());
+                self.entry(trace_index).exit = Exit::Jump(next, params.clone());
+                self.open.pop();
+                self.flush();
             }
             if next.index() >= func.blocks.len() {
                 return Err(fail(
@@ -559,12 +621,14 @@ impl<'p> Machine<'p> {
                 detail: None,
             });
         }
-        let mark = self.trace.len();
+        // Nothing is handed over while a hint runs, so `base` stays where it is.
+        let (mark, open_mark) = (self.trace.len(), self.open.len());
         let log_mark = self.log.len();
         self.in_hint += 1;
         let result = self.call(fid, args, depth + 1);
         self.in_hint -= 1;
         self.trace.truncate(mark);
+        self.open.truncate(open_mark);
         self.log.truncate(log_mark);
         match result {
             Ok(vals) => Ok(vals),
