@@ -239,6 +239,25 @@ fn log_prints_the_programs_lines_on_every_command_that_runs_it() {
     }
 }
 
+/// `run --log` also prints the lines logged before the run failed: they are what a user reads
+/// to find out why.
+#[test]
+fn run_log_prints_the_lines_before_a_failure() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let prog = write(
+        dir.path(),
+        "fails.zok",
+        "def main(field a) -> field {\n  log(\"a is {}\", a);\n  assert(a == 2);\n  return a;\n}\n",
+    );
+    let prog = prog.to_str().expect("utf-8");
+    let out = zkbc(&["run", prog, "--log", "-a", "3"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.starts_with("a is \"3\"\n"), "{err}");
+    assert!(err.contains("fails.zok:3:"), "{err}");
+    assert_eq!(stdout(&out), "");
+}
+
 #[test]
 fn show_implies_emit_dot() {
     let out = zkbc(&["compile", "circuits/gcd.zok", "--show", "pdg"]);

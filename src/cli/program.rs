@@ -1,7 +1,7 @@
 //! The commands on a program (ZoKrates .zok, or IR text) that print what it is or does:
 //! `compile`, `run`, `query`.
 
-use super::{execute, inputs_in_encoding, print_log, read, user_error, Exit, StageNames};
+use super::{inputs_in_encoding, read, run_failure_message, user_error, Exit, StageNames};
 use crate::{CompileArgs, Emit, RunArgs, Show};
 use std::path::PathBuf;
 use zkbc::report::progress::Progress;
@@ -19,13 +19,27 @@ pub(crate) fn run_command(compile: CompileArgs, run: RunArgs, quiet: bool) -> Re
         drop(stages);
         let values = inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
         progress.set_message(format!("{name}: running"));
-        let outcome = execute(&compile.file, &compiled.program, &values, run.max_steps)?;
-        Ok((compiled, outcome))
+        // The outputs are all `run` prints: no trace is recorded.
+        let limits = zkbc::ir::interp::Limits {
+            max_steps: run.max_steps,
+            ..Default::default()
+        };
+        let (result, log) = zkbc::ir::interp::run_logged(&compiled.program, &values, limits);
+        Ok((compiled, result, log))
     });
     progress.finish();
-    let (compiled, outcome) = ran?;
-    print_log(&outcome, run.log);
-    println!("{}", compiled.outputs_to_json(&outcome.outputs));
+    let (compiled, result, log) = ran?;
+    if run.log {
+        // Also the lines printed before a failure.
+        for line in &log {
+            eprintln!("{line}");
+        }
+    }
+    let outputs = result.map_err(|f| Exit {
+        code: 1,
+        message: run_failure_message(&compile.file, &compiled.program.files, &f),
+    })?;
+    println!("{}", compiled.outputs_to_json(&outputs));
     Ok(())
 }
 

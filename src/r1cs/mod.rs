@@ -648,7 +648,8 @@ impl<'f> BlockR1cs<'f> {
         let rows = &self.reduced.rows;
         let coeffs = &self.reduced.coeffs.values;
         let eval = |terms: &[builder::Packed]| {
-            let mut acc = Fr::from(0u64);
+            // `Fr::from(0u64)` would convert into Montgomery form (a multiplication) per sum.
+            let mut acc = <Fr as ark_ff::Zero>::zero();
             for &(v, c) in terms {
                 let x = z[v as usize];
                 match c {
