@@ -171,6 +171,28 @@ impl Scorer<'_> {
     }
 }
 
+/// Scores `cand`, made from `work` by `key` (`body`: the block a rotated loop became), with the
+/// execution counts that follow from `work_counts` where they do.
+fn score_candidate(
+    scorer: &Scorer<'_>,
+    work: &Program,
+    work_counts: Option<&BlockCounts>,
+    entries: &Entries,
+    key: &Key,
+    cand: Program,
+    body: Option<BlockId>,
+) -> Option<Scored> {
+    let known = work_counts.and_then(|c| derived_counts(work, c, entries, key, body));
+    let (prediction, cells) = scorer.score_by_block(&cand, known.as_ref())?;
+    Some(Scored {
+        prediction,
+        cells,
+        program: cand,
+        body,
+        counts: known,
+    })
+}
+
 /// `counts` of the blocks `program` lays out, if it has them all.
 fn on_layout(counts: &BlockCounts, program: &Program) -> Option<BlockCounts> {
     let mut out = BlockCounts::new();
@@ -498,24 +520,13 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                         continue;
                     }
                 };
-                let known = work_counts
-                    .as_ref()
-                    .and_then(|c| derived_counts(&work, c, &entries, &key, body));
-                match scorer.score_by_block(&cand, known.as_ref()) {
-                    Some((p, cells)) => {
-                        let d = delta(current, p);
+                let work_counts = work_counts.as_ref();
+                match score_candidate(&scorer, &work, work_counts, &entries, &key, cand, body) {
+                    Some(scored) => {
+                        let d = delta(current, scored.prediction);
                         note_factor(d, &mut last_factor, &mut stop_factors);
                         estimate.insert(key.clone(), d);
-                        fresh.insert(
-                            key,
-                            Scored {
-                                prediction: p,
-                                cells,
-                                program: cand,
-                                body,
-                                counts: known,
-                            },
-                        );
+                        fresh.insert(key, scored);
                     }
                     None => {
                         impossible.insert(key);
@@ -541,20 +552,14 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                         let Ok((cand, body)) = apply(&work, key, options.max_unrolled) else {
                             continue;
                         };
-                        let known = work_counts
-                            .as_ref()
-                            .and_then(|c| derived_counts(&work, c, &entries, key, body));
-                        let Some((p, cells)) = scorer.score_by_block(&cand, known.as_ref()) else {
+                        let work_counts = work_counts.as_ref();
+                        let Some(scored) =
+                            score_candidate(&scorer, &work, work_counts, &entries, key, cand, body)
+                        else {
                             continue;
                         };
-                        rescored.push((key.clone(), delta(current, p)));
-                        Scored {
-                            prediction: p,
-                            cells,
-                            program: cand,
-                            body,
-                            counts: known,
-                        }
+                        rescored.push((key.clone(), delta(current, scored.prediction)));
+                        scored
                     }
                 };
                 if scored.prediction < current {
