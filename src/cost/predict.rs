@@ -149,6 +149,19 @@ impl Counts {
         }
     }
 
+    /// Counts that are exact for `program`: a profile run's (when it succeeds), or without a
+    /// profile the static counts when every block's is known (`static_executions`: a program
+    /// whose loops all have constant trip counts).
+    pub fn exact(&self, program: &Program) -> Option<BlockCounts> {
+        match self {
+            Counts::Profile(_) => self.profiled(program),
+            Counts::Static => super::executions::static_executions(program)
+                .into_iter()
+                .map(|(block, n)| Some((block, n?)))
+                .collect(),
+        }
+    }
+
     /// Whether the counts come from a run.
     pub fn is_profile(&self) -> bool {
         matches!(self, Counts::Profile(_))

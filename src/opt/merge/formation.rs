@@ -39,7 +39,9 @@
 use super::rotate::rotate_loop;
 use super::{merge_below_threshold, merge_component, merge_function, MergeError, MergeOptions};
 use crate::analysis::{LoopForest, MergeComponents};
-use crate::cost::{block_cells, group_digits, prediction_of, BlockCounts, Counts, Prediction};
+use crate::cost::{
+    block_cells, group_digits, prediction_of, static_executions, BlockCounts, Counts, Prediction,
+};
 use crate::ir::{BlockCall, BlockId, FuncId, Function, Program, Terminator, ValueId};
 use crate::opt::PassStats;
 use crate::r1cs::StatsCache;
@@ -152,15 +154,24 @@ impl Scorer<'_> {
             Some(counts) => {
                 self.derived.set(self.derived.get() + 1);
                 if cfg!(debug_assertions) {
-                    let run = match self.counts {
-                        Counts::Profile(p) => p.run_uncached(&copy),
-                        Counts::Static => None,
-                    };
-                    if let Some(run) = run {
-                        assert_eq!(
-                            counts, run,
-                            "bug: derived execution counts differ from a run's\n{copy}"
-                        );
+                    match self.counts {
+                        Counts::Profile(p) => {
+                            if let Some(run) = p.run_uncached(&copy) {
+                                assert_eq!(
+                                    counts, run,
+                                    "bug: derived execution counts differ from a run's\n{copy}"
+                                );
+                            }
+                        }
+                        Counts::Static => {
+                            for (block, n) in static_executions(&copy) {
+                                assert!(
+                                    n.is_none() || n == counts.get(&block).copied(),
+                                    "bug: derived execution counts differ from the static ones \
+                                     at {block:?}\n{copy}"
+                                );
+                            }
+                        }
                     }
                 }
                 counts
@@ -437,7 +448,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     }
     // The counts of `work` before the clean-up, from which a candidate's follow (a profile
     // runs `work` once, not every candidate).
-    let mut work_counts = counts.profiled(&work);
+    let mut work_counts = counts.exact(&work);
     let mut entries = Entries::new();
     let (mut current, mut current_cells) = scorer
         .score_by_block(&work, work_counts.as_ref())
@@ -643,7 +654,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                     entries.insert((key.0, body), *n);
                 }
             }
-            work_counts = scored.counts.or_else(|| counts.profiled(&scored.program));
+            work_counts = scored.counts.or_else(|| counts.exact(&scored.program));
             work = scored.program;
             current = scored.prediction;
             current_cells = scored.cells;
@@ -751,7 +762,7 @@ fn monolithic_formation(
     });
     let scored = if ok {
         // Each function is one block, which runs once per call: as often as its entry did.
-        let known: Option<BlockCounts> = scorer.counts.profiled(program).map(|counts| {
+        let known: Option<BlockCounts> = scorer.counts.exact(program).map(|counts| {
             mono.func_ids()
                 .filter_map(|f| {
                     let n = counts.get(&(f, program.func(f).entry))?;
