@@ -7,7 +7,7 @@ use expect_test::expect;
 use std::collections::HashMap;
 use zkbc::ir::interp::{self, Val};
 use zkbc::ir::{parse_program, verify, Program};
-use zkbc::query::patterns::trip_count;
+use zkbc::query::patterns::{trip_count, Trips};
 use zkbc::query::{find_matches, find_pattern, fold_bit_round_trips, Facts};
 
 fn corpus() -> Vec<(String, Program, Vec<Val>)> {
@@ -38,7 +38,12 @@ fn trip_counts_agree_with_the_interpreter_on_the_corpus() {
         }
         for m in find_matches(&program, &pattern) {
             let facts = Facts::new(program.func(m.func));
-            let Ok((trips, true)) = trip_count(&facts, &m.bindings) else {
+            let Ok(Trips {
+                n: trips,
+                exact: true,
+                ..
+            }) = trip_count(&facts, &m.bindings)
+            else {
                 continue;
             };
             let block = |n: &str| m.bindings.get(n).unwrap().block();
@@ -50,6 +55,47 @@ fn trip_counts_agree_with_the_interpreter_on_the_corpus() {
         }
     }
     assert!(n_checked >= 15, "only {n_checked} loops ran");
+}
+
+/// A loop block formation rotated (one block that tests its incremented counter at its end),
+/// from a constant-bound loop too long to unroll: `counted-loop` finds it, its trip count is
+/// the number of times the block runs, and the static counts of the report equal the run's.
+#[test]
+fn a_rotated_counted_loop_has_its_trip_count_and_static_counts() {
+    for (n, start) in [(1000u32, 0u32), (999, 7), (1, 0)] {
+        let source = format!(
+            "def main(field x) -> field {{\n    field mut acc = x;\n    for u32 i in {start}..{n} {{\n        acc = acc * acc + x;\n    }}\n    return acc;\n}}\n"
+        );
+        let mut options = zkbc::driver::Options::default();
+        options.opt.merge.max_unrolled = 100;
+        let program = zkbc::driver::compile("loop.zok", &source, &options)
+            .unwrap()
+            .program;
+        let pattern = find_pattern("counted-loop").unwrap();
+        let matches = find_matches(&program, &pattern);
+        let inputs = vec![Val::Field(zkbc::field::Fr::from(3u64))];
+        let outcome = interp::run(&program, &inputs, interp::Limits::default()).unwrap();
+        let mut runs: HashMap<_, u64> = HashMap::new();
+        for e in &outcome.trace {
+            *runs.entry((e.func, e.block)).or_default() += 1;
+        }
+        let statics = zkbc::cost::static_executions(&program);
+        for (block, ran) in &runs {
+            assert_eq!(statics[block], Some(*ran), "{n} from {start}:\n{program}");
+        }
+        if n - start < 2 {
+            continue;
+        }
+        let [m] = &matches[..] else {
+            panic!("{n} from {start}: {} matches\n{program}", matches.len());
+        };
+        let facts = Facts::new(program.func(m.func));
+        let trips = trip_count(&facts, &m.bindings).unwrap();
+        assert!(trips.at_end && trips.exact, "{trips:?}\n{program}");
+        let header = m.bindings.get("header").unwrap().block();
+        assert_eq!(u64::from(n - start), trips.n);
+        assert_eq!(runs[&(m.func, header)], trips.n, "{program}");
+    }
 }
 
 fn run(program: &Program, inputs: &[Val]) -> Vec<Val> {

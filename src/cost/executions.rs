@@ -31,7 +31,8 @@ use super::model::{BlockCost, ProgramCost};
 use crate::analysis::{Cfg, DomTree, LoopForest};
 use crate::ir::interp::Outcome;
 use crate::ir::{BlockId, FuncId, Function, InstKind, Program, Terminator};
-use crate::query::{find_pattern, patterns::trip_count, Facts};
+use crate::query::patterns::{trip_count, Trips};
+use crate::query::{find_pattern, Facts};
 use crate::r1cs::BlockStats;
 use std::collections::{BTreeSet, HashMap};
 
@@ -148,7 +149,7 @@ struct StaticCounter<'f> {
     func: &'f Function,
     facts: Facts<'f>,
     /// Exact trip count of each loop header, where known.
-    trips: HashMap<BlockId, u64>,
+    trips: HashMap<BlockId, Trips>,
     memo: HashMap<BlockId, Option<u64>>,
 }
 
@@ -165,10 +166,10 @@ impl<'f> StaticCounter<'f> {
                         .map(|(v, name)| (name.to_string(), sol.get(*v)))
                         .collect(),
                 );
-                if let (Ok((n, true)), Some(header)) =
+                if let (Ok(t @ Trips { exact: true, .. }), Some(header)) =
                     (trip_count(&facts, &bindings), bindings.get("header"))
                 {
-                    trips.insert(header.block(), n);
+                    trips.insert(header.block(), t);
                 }
             }
         }
@@ -213,10 +214,12 @@ impl<'f> StaticCounter<'f> {
         };
         let lp = loops.get(lid).clone();
         let trips = *self.trips.get(&lp.header)?;
-        let per_entry = if b == lp.header {
-            trips.checked_add(1)?
-        } else if lp.latches.len() == 1 && dom.dominates(b, lp.latches[0]) {
-            trips
+        // A loop that tests at its end is one block, run once per trip; otherwise the header
+        // runs once more than the body, its last test leaving.
+        let per_entry = if b == lp.header && !trips.at_end {
+            trips.n.checked_add(1)?
+        } else if b == lp.header || (lp.latches.len() == 1 && dom.dominates(b, lp.latches[0])) {
+            trips.n
         } else {
             return None;
         };
@@ -263,8 +266,7 @@ pub fn estimated_executions(program: &Program) -> super::predict::BlockCounts {
             counter
                 .trips
                 .get(&loops.get(l).header)
-                .copied()
-                .unwrap_or(ESTIMATED_TRIPS) as f64
+                .map_or(ESTIMATED_TRIPS, |t| t.n) as f64
         };
         let mut freq: HashMap<BlockId, f64> = HashMap::new();
         for &b in cfg.reverse_post_order() {

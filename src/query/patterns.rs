@@ -25,7 +25,10 @@
 //! `br` compares (`lt`, `le`, `eq`) against a loop-invariant `bound`. The trip count is
 //! computed from constant `init`, `step` and `bound` by stepping the counter with the
 //! interpreter's wrapping arithmetic, when `L` has one latch and one entry edge; if the loop
-//! also exits elsewhere than from its header it is an upper bound (`trips<=N`).
+//! also exits elsewhere than from its header it is an upper bound (`trips<=N`). A loop that
+//! block formation rotated tests at its end instead: `h` is its own latch and its `br`
+//! compares `next`, not `iv`; it runs its body once before the first test, and its trip count
+//! is the number of times `h` runs.
 //!
 //! **Dot product.** A counted loop (as above) whose body — the mul's block has `L` as its
 //! innermost loop — computes `prod = mul x, y` with `x` and `y` both elements selected by `iv`
@@ -91,7 +94,9 @@ pub fn patterns() -> Vec<Pattern> {
             build: || {
                 let mut q = Query::new();
                 induction(&mut q);
-                vec![q]
+                let mut rotated = Query::new();
+                induction_tested_at_end(&mut rotated);
+                vec![q, rotated]
             },
             note: trip_note,
         },
@@ -304,6 +309,17 @@ pub struct Induction {
 
 /// Adds the counted-loop constraints (see the module doc) to `q`.
 pub fn induction(q: &mut Query) -> Induction {
+    induction_comparing(q, false)
+}
+
+/// Adds the constraints of a counted loop that tests at its end (a rotated loop: its header is
+/// its own latch and compares `next`, the incremented counter) to `q`.
+pub fn induction_tested_at_end(q: &mut Query) -> Induction {
+    induction_comparing(q, true)
+}
+
+/// [`induction`], the header's `br` comparing `next` instead of `iv` when `at_end`.
+fn induction_comparing(q: &mut Query, at_end: bool) -> Induction {
     let lp = q.var("loop", Kind::Loop);
     let h = q.var("header", Kind::Block);
     let t = q.var("latch", Kind::Block);
@@ -329,9 +345,19 @@ pub fn induction(q: &mut Query) -> Induction {
     q.add(Pred::BranchCond, [h, cond]);
     q.add(Pred::Result, [cmp, cond]);
     q.add(Pred::opcode(&["lt", "le", "eq"]), [cmp]);
-    q.add(Pred::Operand(None), [cmp, iv]);
+    let tested = if at_end {
+        q.add(Pred::Distinct, [iv, next]);
+        next
+    } else {
+        iv
+    };
+    if at_end {
+        // The header is its own latch: one block that tests at its end.
+        q.add(Pred::Equal, [t, h]);
+    }
+    q.add(Pred::Operand(None), [cmp, tested]);
     q.add(Pred::Operand(None), [cmp, bound]);
-    q.add(Pred::Distinct, [iv, bound]);
+    q.add(Pred::Distinct, [tested, bound]);
     q.add(Pred::LoopInvariant, [bound, lp]);
     q.add(Pred::ControlEdge, [p, h]);
     q.add_not(Pred::InLoop, [p, lp]);
@@ -436,15 +462,26 @@ pub const MAX_TRIPS: u64 = 1 << 20;
 /// `trips=N`, `trips<=N` or `trips=?` with the reason, for a counted-loop match.
 fn trip_note(facts: &Facts<'_>, b: &Bindings) -> Option<String> {
     Some(match trip_count(facts, b) {
-        Ok((n, true)) => format!("trips={n}"),
-        Ok((n, false)) => format!("trips<={n}"),
+        Ok(Trips { n, exact: true, .. }) => format!("trips={n}"),
+        Ok(Trips { n, .. }) => format!("trips<={n}"),
         Err(why) => format!("trips=? ({why})"),
     })
 }
 
-/// The trip count of a counted-loop match and whether it is exact (the loop exits only from
-/// its header), or why it is not known.
-pub fn trip_count(facts: &Facts<'_>, b: &Bindings) -> Result<(u64, bool), &'static str> {
+/// The trip count of a counted loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trips {
+    /// Iterations per entry: runs of the body (the header runs once more, its last test leaving
+    /// the loop), or for a loop that tests at its end, runs of its one block.
+    pub n: u64,
+    /// Whether the loop exits only from its header (else `n` is an upper bound).
+    pub exact: bool,
+    /// Whether the loop tests at its end ([`induction_tested_at_end`]).
+    pub at_end: bool,
+}
+
+/// The trip count of a counted-loop match, or why it is not known.
+pub fn trip_count(facts: &Facts<'_>, b: &Bindings) -> Result<Trips, &'static str> {
     let func = facts.func;
     let get = |n: &str| b.get(n).ok_or("not a counted-loop match");
     let lp = facts.loops.get(get("loop")?.loop_id());
@@ -470,10 +507,13 @@ pub fn trip_count(facts: &Facts<'_>, b: &Bindings) -> Result<(u64, bool), &'stat
     let (init, step, bound) = (uint("init")?, uint("step")?, uint("bound")?);
     let iv = get("iv")?.value();
     let width = func.value_type(iv).uint_width().ok_or("not an integer")?;
-    let InstKind::Binary { op, lhs, .. } = func.inst(get("cmp")?.inst()).kind else {
+    let InstKind::Binary { op, lhs, rhs } = func.inst(get("cmp")?.inst()).kind else {
         return Err("not a comparison");
     };
-    let iv_left = lhs == iv;
+    let next = b.get("next").map(|n| n.value());
+    let at_end = next.is_some_and(|n| lhs == n || rhs == n) && lhs != iv && rhs != iv;
+    let tested = if at_end { next.unwrap_or(iv) } else { iv };
+    let counter_left = lhs == tested;
     let Some(Terminator::Br {
         then_dest,
         else_dest,
@@ -490,23 +530,142 @@ pub fn trip_count(facts: &Facts<'_>, b: &Bindings) -> Result<(u64, bool), &'stat
         (false, true) => false,
         _ => return Err("the branch does not exit"),
     };
-    let test = |i: u64| {
-        let (l, r) = if iv_left { (i, bound) } else { (bound, i) };
-        match op {
+    let cmp = Comparison {
+        op,
+        bound,
+        counter_left,
+        stay_if,
+    };
+    // The first test sees the counter before the first step, or (testing at the end) after it.
+    let first = u64::from(at_end);
+    let n = match cmp.closed_form(init, step, width, first) {
+        Some(n) => n,
+        None => cmp.stepped(init, step, width, first)?,
+    };
+    let exact = lp.exits.iter().all(|(from, _)| *from == header);
+    Ok(Trips { n, exact, at_end })
+}
+
+/// A counted loop's test: it stays while `counter op bound` (or `bound op counter`) is
+/// `stay_if`.
+struct Comparison {
+    op: BinOp,
+    bound: u64,
+    counter_left: bool,
+    stay_if: bool,
+}
+
+impl Comparison {
+    fn stays(&self, i: u64) -> bool {
+        let (l, r) = if self.counter_left {
+            (i, self.bound)
+        } else {
+            (self.bound, i)
+        };
+        let holds = match self.op {
             BinOp::Lt => l < r,
             BinOp::Le => l <= r,
             _ => l == r,
-        }
-    };
-    let mut i = init;
-    let mut n = 0;
-    while test(i) == stay_if {
-        n += 1;
-        if n > MAX_TRIPS {
-            return Err("too many iterations");
-        }
-        i = crate::ir::wrap(i.wrapping_add(step), width);
+        };
+        holds == self.stay_if
     }
-    let exact = lp.exits.iter().all(|(from, _)| *from == header);
-    Ok((n, exact))
+
+    /// The least `j >= first` whose counter `init + j * step` (wrapping at `width` bits)
+    /// leaves, found by stepping.
+    fn stepped(&self, init: u64, step: u64, width: u32, first: u64) -> Result<u64, &'static str> {
+        let mut i = init;
+        for _ in 0..first {
+            i = crate::ir::wrap(i.wrapping_add(step), width);
+        }
+        let mut n = first;
+        while self.stays(i) {
+            n += 1;
+            if n > MAX_TRIPS {
+                return Err("too many iterations");
+            }
+            i = crate::ir::wrap(i.wrapping_add(step), width);
+        }
+        Ok(n)
+    }
+
+    /// [`Comparison::stepped`] without stepping, for the usual tests (`counter < bound` or
+    /// `counter <= bound` staying, `counter == bound` leaving) of a counter that counts up
+    /// without wrapping until it leaves; `None` for any other case.
+    fn closed_form(&self, init: u64, step: u64, width: u32, first: u64) -> Option<u64> {
+        if step == 0 || !self.counter_left {
+            return None;
+        }
+        let (init, step, first) = (u128::from(init), u128::from(step), u128::from(first));
+        let bound = u128::from(self.bound);
+        let j = match (self.op, self.stay_if) {
+            // Leaves at the first counter >= limit.
+            (BinOp::Lt, true) | (BinOp::Le, true) => {
+                let limit = if self.op == BinOp::Lt {
+                    bound
+                } else {
+                    bound + 1
+                };
+                let at_first = init + first * step;
+                if at_first >= limit {
+                    first
+                } else {
+                    (limit - init).div_ceil(step)
+                }
+            }
+            // Leaves at the counter equal to the bound.
+            (BinOp::Eq, false) => {
+                let at_first = init + first * step;
+                if bound < at_first || (bound - init) % step != 0 {
+                    return None;
+                }
+                (bound - init) / step
+            }
+            _ => return None,
+        };
+        // Every counter up to the one that leaves must be exact (no wrapping).
+        (init + j * step < (1u128 << width)).then(|| u64::try_from(j).ok())?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BinOp, Comparison};
+
+    /// The closed form agrees with stepping wherever it answers, on small counters of every
+    /// width it is used for (including wrapping, where it must not answer or agree).
+    #[test]
+    fn the_closed_form_trip_count_agrees_with_stepping() {
+        let mut answered = 0;
+        for op in [BinOp::Lt, BinOp::Le, BinOp::Eq] {
+            for stay_if in [true, false] {
+                for bound in 0..20u64 {
+                    for init in 0..20u64 {
+                        for step in 1..5u64 {
+                            for first in 0..2 {
+                                let cmp = Comparison {
+                                    op,
+                                    bound,
+                                    counter_left: true,
+                                    stay_if,
+                                };
+                                // Stepping ends at the right answer: it is asked only when
+                                // the closed form answers (elsewhere it may step until its
+                                // limit).
+                                if let Some(n) = cmp.closed_form(init, step, 8, first) {
+                                    assert_eq!(
+                                        Ok(n),
+                                        cmp.stepped(init, step, 8, first),
+                                        "{op:?} stay {stay_if} bound {bound} init {init} \
+                                         step {step} first {first}"
+                                    );
+                                    answered += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(answered > 3000, "{answered}");
+    }
 }
