@@ -200,3 +200,35 @@ fn formation_follows_the_profile() {
         "hot {hot_blocks} blocks, cold {cold_blocks}"
     );
 }
+
+/// Every corpus program with inputs, compiled at -O3 with formation profiled on them: where the
+/// compilation says how many block executions the run will make (formation derived the
+/// chosen program's counts from its one run), the run makes exactly that many, block by block
+/// summed. Most programs' counts are known.
+#[test]
+fn the_expected_executions_are_the_runs() {
+    let (mut known, mut programs) = (0, 0);
+    for path in corpus() {
+        let inputs_path = path.with_extension("json");
+        if !inputs_path.exists() {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).expect("readable");
+        let name = path.display().to_string();
+        let json = read_json(&inputs_path);
+        let mut options = options(OptLevel::O3, true);
+        options.profile = Some(json.clone());
+        let mut compiled = driver::compile(&name, &source, &options).expect("compiles");
+        driver::legalize_for_r1cs(&mut compiled.program).expect("legalizes");
+        let values = compiled.inputs_from_json(&json).expect("inputs fit");
+        let Ok(outcome) = interp::run(&compiled.program, &values, interp::Limits::default()) else {
+            continue;
+        };
+        programs += 1;
+        if let Some(n) = compiled.executions {
+            assert_eq!(n, outcome.trace.len() as u64, "{name}");
+            known += 1;
+        }
+    }
+    assert!(known * 4 >= programs * 3, "{known} of {programs} known");
+}

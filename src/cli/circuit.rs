@@ -129,11 +129,16 @@ fn check_and_print(
         let (compiled, values) = compile_for_run(compile, run, progress, true)?;
         let values = values.expect("bug: a check without inputs runs on the defaults");
         progress.set_message(format!("{}: running and checking", file.display()));
-        let checked = |done: usize| {
-            progress.set_message(format!(
+        // Block formation knows how many executions the run will make when it derived them.
+        if let Some(total) = compiled.executions {
+            progress.set_total(total);
+        }
+        let checked = |done: usize| match compiled.executions {
+            Some(_) => progress.set_position(done as u64),
+            None => progress.set_message(format!(
                 "{}: running and checking, {done} block executions checked",
                 file.display()
-            ))
+            )),
         };
         let opts = r1cs::CheckOptions {
             checker,

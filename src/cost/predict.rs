@@ -74,6 +74,21 @@ impl RunCache {
         })
     }
 
+    /// The counts of `program` if a run of a program the same up to its value numbers is kept
+    /// and succeeded (nothing runs).
+    pub fn cached(&self, program: &Program) -> Option<BlockCounts> {
+        self.kept
+            .borrow()
+            .iter()
+            .find_map(|(p, counts)| same_up_to_value_names(p, program).then(|| counts.clone()))?
+    }
+
+    /// Keeps `counts` as those of a run of `program`: counts known without running it (block
+    /// formation derives the counts of the program it chooses from the profile's run).
+    pub fn remember(&self, program: &Program, counts: BlockCounts) {
+        self.get_or_run(program, || Some(counts));
+    }
+
     /// How many runs the cache made (the rest it answered).
     pub fn runs(&self) -> usize {
         self.ran.get()

@@ -397,7 +397,8 @@ pub fn measure(
                 max_steps: settings.max_steps,
                 ..interp::Limits::default()
             };
-            let checked = |done| progress(Stage::Checked { done, total: None });
+            let total = compilation.executions.map(|n| n as usize);
+            let checked = |done| progress(Stage::Checked { done, total });
             let opts = r1cs::CheckOptions {
                 progress: Some(&checked),
                 ..r1cs::CheckOptions::default()

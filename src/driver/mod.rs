@@ -97,6 +97,10 @@ pub struct Compilation {
     pub abi: Option<Abi>,
     /// What the optimizer did.
     pub opt_report: opt::Report,
+    /// The block executions of a run on the profile's inputs (`Options::profile`), when block
+    /// formation knows them without running the program (it ran the program it started from
+    /// and derived the rest): the total a progress bar counts towards.
+    pub executions: Option<u64>,
 }
 
 /// Why a program does not compile. All of these are the user's input, not compiler bugs.
@@ -207,6 +211,7 @@ pub fn compile(
         }
     };
     let mut opt_options = options.opt.clone();
+    let runs = options.profile_runs.clone().unwrap_or_default();
     if let Some(json) = &options.profile {
         // Inputs that do not fit `main` profile nothing; the command reading them reports it.
         let inputs = match &abi {
@@ -221,7 +226,7 @@ pub fn compile(
                         max_steps: options.profile_max_steps,
                         ..interp::Limits::default()
                     },
-                    runs: options.profile_runs.clone().unwrap_or_default(),
+                    runs: runs.clone(),
                 }));
         }
     }
@@ -233,10 +238,12 @@ pub fn compile(
         opt::OptError::Merge(m) => CompileError::Monolithic(format!("{file_name}: {m}"), m),
         e => CompileError::Opt(format!("{file_name}: {e}")),
     })?;
+    let executions = runs.cached(&program).map(|counts| counts.values().sum());
     Ok(Compilation {
         program,
         abi,
         opt_report,
+        executions,
     })
 }
 

@@ -667,7 +667,8 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             );
         }
     });
-    crate::timing::stage("formation: compare", || {
+    let original = program.clone();
+    let chosen = crate::timing::stage("formation: compare", || {
         choose_formation(
             program,
             (work, current),
@@ -679,6 +680,21 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             &mut stats,
         )
     });
+    // The chosen program's counts, when they are known without a run, are kept as a run's: a
+    // command that runs it on the profile's inputs knows how many executions to expect.
+    if let Counts::Profile(p) = &counts {
+        let exact = match chosen.as_deref() {
+            Some("greedy") => work_counts,
+            Some("monolithic") => one_block_counts(&original, program, &counts),
+            Some("unmerged") => counts.exact(&original),
+            _ => None,
+        };
+        let mut cleaned = program.clone();
+        cleanup(&mut cleaned);
+        if let Some(c) = exact.and_then(|c| on_layout(&c, &cleaned)) {
+            p.runs.remember(&cleaned, c);
+        }
+    }
     stats.add("counts_derived", scorer.derived.get());
     stats.decisions = decisions;
     stats
@@ -761,15 +777,7 @@ fn monolithic_formation(
         }
     });
     let scored = if ok {
-        // Each function is one block, which runs once per call: as often as its entry did.
-        let known: Option<BlockCounts> = scorer.counts.exact(program).map(|counts| {
-            mono.func_ids()
-                .filter_map(|f| {
-                    let n = counts.get(&(f, program.func(f).entry))?;
-                    Some(((f, mono.func(f).entry), *n))
-                })
-                .collect()
-        });
+        let known = one_block_counts(program, &mono, scorer.counts);
         scorer.score(&mono, known.as_ref()).map(|p| (p, mono))
     } else {
         None
@@ -777,7 +785,20 @@ fn monolithic_formation(
     ("monolithic".into(), scored, why)
 }
 
-/// Step 4 of the module doc: the best of the greedy result and the other formations.
+/// The counts of `mono`, `program` with each function merged into one block, from the exact
+/// counts of `program`: each function's block runs once per call, as often as its entry did.
+fn one_block_counts(program: &Program, mono: &Program, counts: &Counts) -> Option<BlockCounts> {
+    let counts = counts.exact(program)?;
+    mono.func_ids()
+        .map(|f| {
+            let n = counts.get(&(f, program.func(f).entry))?;
+            Some(((f, mono.func(f).entry), *n))
+        })
+        .collect()
+}
+
+/// Step 4 of the module doc: the best of the greedy result and the other formations, whose
+/// name it returns.
 #[allow(clippy::too_many_arguments)]
 fn choose_formation(
     program: &mut Program,
@@ -788,7 +809,7 @@ fn choose_formation(
     scorer: &Scorer<'_>,
     decisions: &mut Vec<Decision>,
     stats: &mut PassStats,
-) {
+) -> Option<String> {
     let mut formations: Vec<Formation> = vec![
         (
             "unmerged".into(),
@@ -852,7 +873,9 @@ fn choose_formation(
         *program = chosen;
         stats.add("blocks_merged", before.saturating_sub(after));
         stats.add(formation_counter(&name), 1);
+        return Some(name);
     }
+    None
 }
 
 fn formation_counter(name: &str) -> &'static str {
