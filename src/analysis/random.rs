@@ -18,25 +18,19 @@
 
 use crate::ir::{BlockId, FuncId, Function, FunctionBuilder, InstKind, Type, ValueId};
 
-/// A SplitMix64 pseudo-random generator: tiny, fast and good enough for drawing test graphs.
+/// A pseudo-random generator ([`crate::splitmix::SplitMix64`]) with the draws test graphs need.
 #[derive(Clone, Debug)]
-pub struct Rng {
-    state: u64,
-}
+pub struct Rng(crate::splitmix::SplitMix64);
 
 impl Rng {
     /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Rng {
-        Rng { state: seed }
+        Rng(crate::splitmix::SplitMix64::new(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A uniform number in `0..n` (`n > 0`).

@@ -18,23 +18,19 @@ use super::instance::{BlockInstance, SparseR1cs, SparseRow};
 use crate::field::Fr;
 use ark_ff::{One, PrimeField, Zero};
 
-/// SplitMix64: a small deterministic generator, enough for synthetic workloads.
+/// [`crate::splitmix::SplitMix64`] with the draws synthetic workloads make.
 #[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
+pub struct SplitMix64(crate::splitmix::SplitMix64);
 
 impl SplitMix64 {
     /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
+        SplitMix64(crate::splitmix::SplitMix64::new(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A value in `0..bound` (`bound > 0`).

@@ -30,23 +30,22 @@ mod print;
 
 use crate::field::Fr;
 
-/// A deterministic pseudo-random generator (SplitMix64): small, dependency-free, reproducible.
+/// A deterministic pseudo-random generator ([`crate::splitmix::SplitMix64`], its state
+/// starting at the seed mixed with a constant): small, dependency-free, reproducible.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(crate::splitmix::SplitMix64);
 
 impl Rng {
     /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
+        Rng(crate::splitmix::SplitMix64::new(
+            seed ^ 0x5DEE_CE66_D1CE_4E5B,
+        ))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A number in `0..n` (`n > 0`).
