@@ -220,6 +220,13 @@ impl Builder {
         v
     }
 
+    /// The system alone — allocation kinds, quadratic rows, linear rows, coefficients — with
+    /// everything else (the caches of products, bits and flags, the recorder) dropped here, so
+    /// that elimination does not hold them too.
+    pub(crate) fn into_system(self) -> (Vec<bool>, Rows, Rows, Coeffs) {
+        (self.is_instance, self.quad, self.linear, self.coeffs)
+    }
+
     /// Constraints recorded so far, before elimination (structure mode; 0 in witness mode).
     pub fn n_constraints(&self) -> usize {
         self.quad.len() / 3 + self.linear.len()

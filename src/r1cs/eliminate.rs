@@ -190,13 +190,7 @@ fn rewrite(
 /// Runs elimination on a builder's constraints (structure mode), removes dead constraints
 /// ([`super::dead`]) and renumbers.
 pub(crate) fn reduce(cs: Builder) -> Reduced {
-    let Builder {
-        is_instance,
-        quad,
-        linear,
-        mut coeffs,
-        ..
-    } = cs;
+    let (is_instance, quad, linear, mut coeffs) = cs.into_system();
     let n_vars = is_instance.len();
     let mut occ = vec![0u32; n_vars];
     for &(v, _) in quad.terms.iter().chain(&linear.terms) {
