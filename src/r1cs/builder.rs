@@ -8,6 +8,7 @@
 
 use super::fxhash::FxMap;
 use super::lc::{Lc, Var, ONE};
+use super::products::{Held, Products};
 use super::recipe::Recipe;
 use super::tape::Recorder;
 use crate::field::Fr;
@@ -104,44 +105,6 @@ pub(crate) fn unpack(row: &[Packed], coeffs: &Coeffs) -> Lc {
     Lc(row.iter().map(|&(v, c)| (v, coeffs.get(c))).collect())
 }
 
-/// The operands of a product, smaller first. Almost every product multiplies two single
-/// variables; their key is two integers, hashed and compared without touching a coefficient.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum ProdKey {
-    /// `u · v` with `u ≤ v`, both with coefficient 1.
-    Vars(Var, Var),
-    /// Any other pair, `(a, b)` with `a ≤ b`.
-    General(Box<(Lc, Lc)>),
-}
-
-impl ProdKey {
-    fn new(a: &Lc, b: &Lc) -> ProdKey {
-        match (a.as_var(), b.as_var()) {
-            (Some(u), Some(v)) => ProdKey::Vars(u.min(v), u.max(v)),
-            _ if a <= b => ProdKey::General(Box::new((a.clone(), b.clone()))),
-            _ => ProdKey::General(Box::new((b.clone(), a.clone()))),
-        }
-    }
-}
-
-/// What holds a product `a · b` already constrained.
-#[derive(Clone, Debug)]
-enum Product {
-    /// A variable equal to `a · b` ([`Builder::mul`]).
-    Var(Var),
-    /// `(r - c) / k`, from `r = c + k · a · b` ([`Builder::mul_affine`]).
-    Affine(Box<Lc>),
-}
-
-impl Product {
-    fn lc(&self) -> Lc {
-        match self {
-            Product::Var(v) => Lc::var(*v),
-            Product::Affine(lc) => (**lc).clone(),
-        }
-    }
-}
-
 /// Records variables and either constraints (structure mode) or values (witness mode).
 pub(crate) struct Builder {
     witness_mode: bool,
@@ -157,12 +120,9 @@ pub(crate) struct Builder {
     pub linear: Rows,
     /// The coefficients the rows refer to.
     pub coeffs: Coeffs,
-    /// Products already constrained, `(a, b)` with `a ≤ b` → what holds `a · b`:
-    /// [`Builder::mul`] (or [`Builder::mul_affine`]) of the same two combinations again reuses
-    /// the product (both modes build it alike).
-    products: FxMap<ProdKey, Product>,
-    /// How many keys of `products` are [`ProdKey::General`] (a `boolean` can only find one).
-    general_products: usize,
+    /// Products already constrained: [`Builder::mul`] (or [`Builder::mul_affine`]) of the same
+    /// two combinations again reuses the product (both modes build it alike).
+    products: Products,
     /// Canonical bit decompositions already built, by combination: a second comparison of the
     /// same value reuses them (see `Builder::canonical_bits`).
     pub(crate) canonical: FxMap<Lc, Vec<Lc>>,
@@ -189,8 +149,7 @@ impl Builder {
             quad: Rows::default(),
             linear: Rows::default(),
             coeffs: Coeffs::default(),
-            products: FxMap::default(),
-            general_products: 0,
+            products: Products::default(),
             canonical: FxMap::default(),
             zeros: FxMap::default(),
             recorder: None,
@@ -319,22 +278,16 @@ impl Builder {
         if let Some(k) = b.as_constant() {
             return a.scale(k);
         }
-        let key = ProdKey::new(a, b);
-        let general = matches!(key, ProdKey::General(_));
-        // One lookup: the product's variable is the next one allocated.
-        let next = self.is_instance.len() as Var;
-        match self.products.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => return e.get().lc(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(Product::Var(next));
-            }
+        let key = self.products.key(a, b, &mut self.coeffs);
+        if let Some(p) = self.products.get(&key) {
+            return self.products.lc(p, &self.coeffs);
         }
+        // The product's variable is the next one allocated.
+        let next = self.is_instance.len() as Var;
+        self.products.insert(&key, Held::Var(next));
         let p = self.witness(Recipe::Mul(a, b));
         debug_assert_eq!(p, next);
         self.enforce(a, b, &Lc::var(p));
-        if general {
-            self.general_products += 1;
-        }
         Lc::var(p)
     }
 
@@ -347,12 +300,9 @@ impl Builder {
         if a.as_constant().is_some() || b.as_constant().is_some() {
             return c.add_scaled(&self.mul(a, b), k);
         }
-        let key = ProdKey::new(a, b);
+        let key = self.products.key(a, b, &mut self.coeffs);
         if let Some(p) = self.products.get(&key) {
-            return c.add_scaled(&p.lc(), k);
-        }
-        if matches!(key, ProdKey::General(_)) {
-            self.general_products += 1;
+            return c.add_scaled(&self.products.lc(p, &self.coeffs), k);
         }
         let ka = a.scale(k);
         let r = self.witness(Recipe::MulAdd(&ka, b, c));
@@ -365,8 +315,10 @@ impl Builder {
                 x_inv
             }
         };
-        self.products
-            .insert(key, Product::Affine(Box::new(r.sub(c).scale(k_inv))));
+        let held = self
+            .products
+            .affine(&r.sub(c).scale(k_inv), &mut self.coeffs);
+        self.products.insert(&key, held);
         self.enforce(&ka, b, &r.sub(c));
         r
     }
@@ -377,9 +329,10 @@ impl Builder {
     pub fn boolean(&mut self, x: &Lc) {
         let x1 = x.add_const(-Fr::one());
         // `x - 1` is never a single variable with coefficient 1, so only a general key can match.
-        if self.general_products > 0 {
-            if let Some(p) = self.products.get(&ProdKey::new(x, &x1)) {
-                let p = p.lc();
+        if self.products.n_general() > 0 {
+            let key = self.products.key(x, &x1, &mut self.coeffs);
+            if let Some(p) = self.products.get(&key) {
+                let p = self.products.lc(p, &self.coeffs);
                 self.enforce_zero(&p);
                 return;
             }

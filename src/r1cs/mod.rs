@@ -146,6 +146,7 @@ mod lc;
 mod live;
 mod lower;
 pub mod memory;
+mod products;
 mod recipe;
 pub mod soundness;
 pub mod tape;

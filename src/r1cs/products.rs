@@ -1,0 +1,145 @@
+//! The products a block has already constrained, so that [`Builder::mul`] of the same two
+//! combinations again reuses the product instead of constraining it twice.
+//!
+//! A block of a million constraints constrains about a million products, and all of them stay
+//! findable until the block is lowered, so the table is stored compactly:
+//!
+//! - a product of two single variables `u · v` (coefficient 1, `u ≤ v`: nearly every product
+//!   of bits) is a map entry of 16 bytes, `(u, v) → held`;
+//! - any other pair `(a, b)` is stored once as two packed rows (8 bytes a term, see
+//!   [`Packed`]) and found through a map from a 64-bit hash of those terms to its index; pairs
+//!   whose hashes collide are chained and told apart by comparing their terms, so a lookup never
+//!   confuses two different products. Growing the map rehashes integers only, never the terms
+//!   (rehashing boxed combinations was a cache miss per entry, and made lowering a block of a
+//!   million products super-linear);
+//! - a product [`Builder::mul_affine`] left as `(r − c) / k` is that combination, a packed row.
+//!
+//! [`Builder::mul`]: super::builder::Builder::mul
+//! [`Builder::mul_affine`]: super::builder::Builder::mul_affine
+
+use super::builder::{unpack, Coeffs, Packed, Rows};
+use super::fxhash::{FxHasher, FxMap};
+use super::lc::{Lc, Var};
+use std::hash::Hasher;
+
+/// No next pair in a hash chain.
+const END: u32 = u32::MAX;
+
+/// What holds a product `a · b` already constrained.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Held {
+    /// A variable equal to `a · b` ([`super::builder::Builder::mul`]).
+    Var(Var),
+    /// `(r − c) / k`, from `r = c + k · a · b`: row `i` of [`Products::affine`].
+    Affine(u32),
+}
+
+/// A product's operands as a lookup key.
+pub(crate) enum Key {
+    /// `u · v` with `u ≤ v`, both with coefficient 1.
+    Vars(Var, Var),
+    /// Any other pair: its hash; the packed terms are in [`Products::scratch`].
+    General(u64),
+}
+
+/// The products of one block (see the module doc).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Products {
+    vars: FxMap<(Var, Var), Held>,
+    /// Hash of a general pair → the latest pair with that hash.
+    general: FxMap<u64, u32>,
+    /// General pair `k` is rows `2k` (the smaller operand) and `2k + 1`.
+    keys: Rows,
+    /// Per general pair: what holds it and the previous pair with the same hash.
+    held: Vec<(Held, u32)>,
+    /// The combinations of [`Held::Affine`].
+    affine: Rows,
+    /// The packed operands of the last general key: `[a.., b..]`, with `a`'s length.
+    scratch: Vec<Packed>,
+    split: usize,
+}
+
+impl Products {
+    /// The key of `a · b` (for a general pair, its terms go to the scratch buffer).
+    pub fn key(&mut self, a: &Lc, b: &Lc, coeffs: &mut Coeffs) -> Key {
+        if let (Some(u), Some(v)) = (a.as_var(), b.as_var()) {
+            return Key::Vars(u.min(v), u.max(v));
+        }
+        self.scratch.clear();
+        let pack = |lc: &Lc, coeffs: &mut Coeffs, out: &mut Vec<Packed>| {
+            out.extend(lc.terms().iter().map(|&(v, c)| (v, coeffs.id(c))));
+        };
+        pack(a, coeffs, &mut self.scratch);
+        let n = self.scratch.len();
+        pack(b, coeffs, &mut self.scratch);
+        // The pair is unordered: the smaller packed row first.
+        if self.scratch[..n] > self.scratch[n..] {
+            self.scratch.rotate_left(n);
+            self.split = self.scratch.len() - n;
+        } else {
+            self.split = n;
+        }
+        let mut h = FxHasher::default();
+        h.write_usize(self.split);
+        for &(v, c) in &self.scratch {
+            h.write_u64(u64::from(v) << 32 | u64::from(c));
+        }
+        Key::General(h.finish())
+    }
+
+    /// How many general pairs are stored (a `boolean` can only find one of them).
+    pub fn n_general(&self) -> usize {
+        self.held.len()
+    }
+
+    /// What holds the product of `key` (the key just made by [`Products::key`]).
+    pub fn get(&self, key: &Key) -> Option<Held> {
+        match *key {
+            Key::Vars(u, v) => self.vars.get(&(u, v)).copied(),
+            Key::General(h) => {
+                let mut k = *self.general.get(&h)?;
+                let (a, b) = self.scratch.split_at(self.split);
+                while k != END {
+                    let i = k as usize;
+                    if self.keys.row(2 * i) == a && self.keys.row(2 * i + 1) == b {
+                        return Some(self.held[i].0);
+                    }
+                    k = self.held[i].1;
+                }
+                None
+            }
+        }
+    }
+
+    /// Records what holds the product of `key` (not stored before).
+    pub fn insert(&mut self, key: &Key, held: Held) {
+        match *key {
+            Key::Vars(u, v) => {
+                self.vars.insert((u, v), held);
+            }
+            Key::General(h) => {
+                let k = self.held.len() as u32;
+                let prev = self.general.insert(h, k).unwrap_or(END);
+                let (a, b) = self.scratch.split_at(self.split);
+                self.keys.push_packed(a);
+                self.keys.push_packed(b);
+                self.held.push((held, prev));
+            }
+        }
+    }
+
+    /// Stores `lc` for a [`Held::Affine`].
+    pub fn affine(&mut self, lc: &Lc, coeffs: &mut Coeffs) -> Held {
+        let i = self.affine.len() as u32;
+        self.affine.push(lc.terms(), coeffs);
+        Held::Affine(i)
+    }
+
+    /// The product as a combination.
+    pub fn lc(&self, held: Held, coeffs: &Coeffs) -> Lc {
+        match held {
+            Held::Var(v) => Lc::var(v),
+            Held::Affine(i) => unpack(self.affine.row(i as usize), coeffs),
+        }
+    }
+}
