@@ -42,6 +42,18 @@ pub(crate) enum Key {
     General(u64),
 }
 
+/// MurmurHash3's finalizer. The Fx hash of the terms leaves its low bits depending on little
+/// more than the low bits of the last term (the coefficient index, nearly always 0), and the map
+/// hashes the key again with Fx, whose low bits depend only on the key's low bits: without this
+/// every general pair of a long chain of products would land in a few buckets.
+fn mix(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
 /// The products of one block (see the module doc).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Products {
@@ -84,7 +96,7 @@ impl Products {
         for &(v, c) in &self.scratch {
             h.write_u64(u64::from(v) << 32 | u64::from(c));
         }
-        Key::General(h.finish())
+        Key::General(mix(h.finish()))
     }
 
     /// How many general pairs are stored (a `boolean` can only find one of them).
