@@ -87,6 +87,22 @@ impl Env {
         }
     }
 
+    /// `v`'s wire moved out when instruction `pos` is its last reader (the wire would be
+    /// dropped after it anyway), else `None`.
+    pub(super) fn take_at_last_use(&mut self, v: ValueId, pos: usize) -> Option<Wire> {
+        let i = self.slot(v)?;
+        let k = self.dense[i];
+        if self.last_use[i] != pos as u32 || k == NONE {
+            return None;
+        }
+        self.free.push(k);
+        self.dense[i] = NONE;
+        Some(std::mem::replace(
+            &mut self.wires[k as usize],
+            Wire::Array(Vec::new()),
+        ))
+    }
+
     /// Drops `v`'s wire if instruction `pos` is its last reader.
     pub(super) fn release(&mut self, v: ValueId, pos: usize) {
         if let Some(i) = self.slot(v) {
