@@ -11,6 +11,19 @@ pub type Var = u32;
 /// The variable that always holds 1.
 pub const ONE: Var = 0;
 
+/// `c · k`, without a field multiplication when `c` is 1 or −1: nearly every coefficient of
+/// a bit, a sum or a difference is, and a Montgomery multiplication costs ten times a negation.
+#[inline]
+pub(crate) fn mul_coeff(c: Fr, k: Fr) -> Fr {
+    if c.is_one() {
+        k
+    } else if (-c).is_one() {
+        -k
+    } else {
+        c * k
+    }
+}
+
 /// A linear combination `Σ coeff · var`, sorted by variable, without zero coefficients.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Lc(pub(crate) Vec<(Var, Fr)>);
@@ -100,7 +113,7 @@ impl Lc {
         } else if (-k).is_one() {
             self.merge(other, |c| -c)
         } else {
-            self.merge(other, |c| c * k)
+            self.merge(other, |c| mul_coeff(c, k))
         }
     }
 
@@ -147,7 +160,10 @@ impl Lc {
         if k.is_zero() {
             return Lc::zero();
         }
-        Lc(self.0.iter().map(|&(v, c)| (v, c * k)).collect())
+        if k.is_one() {
+            return self.clone();
+        }
+        Lc(self.0.iter().map(|&(v, c)| (v, mul_coeff(c, k))).collect())
     }
 
     /// `self + c`.
