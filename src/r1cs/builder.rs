@@ -280,33 +280,33 @@ impl Builder {
         }
         let key = self.products.key(a, b, &mut self.coeffs);
         if let Some(p) = self.products.get(&key) {
-            return self.products.lc(p, &self.coeffs);
+            return self.products.lc(p, a, b, &self.coeffs);
         }
         // The product's variable is the next one allocated.
         let next = self.is_instance.len() as Var;
-        self.products.insert(&key, Held::Var(next));
+        self.products.insert(&key, Held::var(next));
         let p = self.witness(Recipe::Mul(a, b));
         debug_assert_eq!(p, next);
         self.enforce(a, b, &Lc::var(p));
         Lc::var(p)
     }
 
-    /// `c + k · a · b` as one new variable `r`, with the one constraint `(k·a) · b = r − c`
-    /// (`k ≠ 0`): a bit operation (`xor` is `x + y − 2xy`, `or` is `x + y − xy`) whose result
-    /// is a single variable, so that chains of them keep short combinations. Linear, with no
-    /// new variable, when `a` or `b` is constant or the product `a · b` was constrained before;
-    /// a later product of `a` and `b` is `(r − c) / k`.
-    pub fn mul_affine(&mut self, a: &Lc, b: &Lc, k: Fr, c: &Lc) -> Lc {
+    /// `a + b + k · a · b` as one new variable `r`, with the one constraint
+    /// `(k·a) · b = r − a − b` (`k ≠ 0`): a bit operation (`xor` is `x + y − 2xy`, `or` is
+    /// `x + y − xy`) whose result is a single variable, so that chains of them keep short
+    /// combinations. Linear, with no new variable, when `a` or `b` is constant or the product
+    /// `a · b` was constrained before; a later product of `a` and `b` is `(r − a − b) / k`.
+    pub fn mul_affine(&mut self, a: &Lc, b: &Lc, k: Fr) -> Lc {
+        let c = a.add(b);
         if a.as_constant().is_some() || b.as_constant().is_some() {
             return c.add_scaled(&self.mul(a, b), k);
         }
         let key = self.products.key(a, b, &mut self.coeffs);
         if let Some(p) = self.products.get(&key) {
-            return c.add_scaled(&self.products.lc(p, &self.coeffs), k);
+            return c.add_scaled(&self.products.lc(p, a, b, &self.coeffs), k);
         }
         let ka = a.scale(k);
-        let r = self.witness(Recipe::MulAdd(&ka, b, c));
-        let r = Lc::var(r);
+        let r = self.witness(Recipe::MulAdd(&ka, b, &c));
         let k_inv = match self.last_inverse {
             Some((x, x_inv)) if x == k => x_inv,
             _ => {
@@ -315,11 +315,10 @@ impl Builder {
                 x_inv
             }
         };
-        let held = self
-            .products
-            .affine(&r.sub(c).scale(k_inv), &mut self.coeffs);
+        let held = Held::affine(r, self.coeffs.id(k_inv));
         self.products.insert(&key, held);
-        self.enforce(&ka, b, &r.sub(c));
+        let r = Lc::var(r);
+        self.enforce(&ka, b, &r.sub(&c));
         r
     }
 
@@ -332,7 +331,7 @@ impl Builder {
         if self.products.n_general() > 0 {
             let key = self.products.key(x, &x1, &mut self.coeffs);
             if let Some(p) = self.products.get(&key) {
-                let p = self.products.lc(p, &self.coeffs);
+                let p = self.products.lc(p, x, &x1, &self.coeffs);
                 self.enforce_zero(&p);
                 return;
             }

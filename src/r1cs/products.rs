@@ -12,12 +12,14 @@
 //!   confuses two different products. Growing the map rehashes integers only, never the terms
 //!   (rehashing boxed combinations was a cache miss per entry, and made lowering a block of a
 //!   million products super-linear);
-//! - a product [`Builder::mul_affine`] left as `(r − c) / k` is that combination, a packed row.
+//! - what holds a product is 8 bytes: its variable, or the variable `r = a + b + k · a · b` of
+//!   [`Builder::mul_affine`] and the index of `k⁻¹` (the product is `(r − a − b) / k`, rebuilt
+//!   from the operands of the lookup).
 //!
 //! [`Builder::mul`]: super::builder::Builder::mul
 //! [`Builder::mul_affine`]: super::builder::Builder::mul_affine
 
-use super::builder::{unpack, Coeffs, Packed, Rows};
+use super::builder::{Coeffs, Packed, Rows};
 use super::fxhash::{FxHasher, FxMap};
 use super::lc::{Lc, Var};
 use std::hash::Hasher;
@@ -25,13 +27,30 @@ use std::hash::Hasher;
 /// No next pair in a hash chain.
 const END: u32 = u32::MAX;
 
-/// What holds a product `a · b` already constrained.
+/// What holds a product `a · b` already constrained: a variable `r` equal to it
+/// ([`Builder::mul`]), or `r = a + b + k · a · b` ([`Builder::mul_affine`]) with `k⁻¹` the
+/// coefficient of index `k_inv`, so that `a · b = (r − a − b) · k⁻¹`. Eight bytes: the operands
+/// are not stored, the caller has them (they are the key).
+///
+/// [`Builder::mul`]: super::builder::Builder::mul
+/// [`Builder::mul_affine`]: super::builder::Builder::mul_affine
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Held {
-    /// A variable equal to `a · b` ([`super::builder::Builder::mul`]).
-    Var(Var),
-    /// `(r − c) / k`, from `r = c + k · a · b`: row `i` of [`Products::affine`].
-    Affine(u32),
+pub(crate) struct Held {
+    r: Var,
+    /// [`END`] for a plain product variable.
+    k_inv: u32,
+}
+
+impl Held {
+    /// `r = a · b`.
+    pub fn var(r: Var) -> Held {
+        Held { r, k_inv: END }
+    }
+
+    /// `r = a + b + k · a · b`, with `k_inv` the index of `k⁻¹` among the block's coefficients.
+    pub fn affine(r: Var, k_inv: u32) -> Held {
+        Held { r, k_inv }
+    }
 }
 
 /// A product's operands as a lookup key.
@@ -64,8 +83,6 @@ pub(crate) struct Products {
     keys: Rows,
     /// Per general pair: what holds it and the previous pair with the same hash.
     held: Vec<(Held, u32)>,
-    /// The combinations of [`Held::Affine`].
-    affine: Rows,
     /// The packed operands of the last general key: `[a.., b..]`, with `a`'s length.
     scratch: Vec<Packed>,
     split: usize,
@@ -140,18 +157,13 @@ impl Products {
         }
     }
 
-    /// Stores `lc` for a [`Held::Affine`].
-    pub fn affine(&mut self, lc: &Lc, coeffs: &mut Coeffs) -> Held {
-        let i = self.affine.len() as u32;
-        self.affine.push(lc.terms(), coeffs);
-        Held::Affine(i)
-    }
-
-    /// The product as a combination.
-    pub fn lc(&self, held: Held, coeffs: &Coeffs) -> Lc {
-        match held {
-            Held::Var(v) => Lc::var(v),
-            Held::Affine(i) => unpack(self.affine.row(i as usize), coeffs),
+    /// The product `a · b` (`a` and `b` the operands of the key that found `held`, in either
+    /// order) as a combination.
+    pub fn lc(&self, held: Held, a: &Lc, b: &Lc, coeffs: &Coeffs) -> Lc {
+        let r = Lc::var(held.r);
+        if held.k_inv == END {
+            return r;
         }
+        r.sub(&a.add(b)).scale(coeffs.get(held.k_inv))
     }
 }
