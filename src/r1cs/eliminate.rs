@@ -310,7 +310,7 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
 
     // Compact the live rows in place, renumbering; then append rewritten and residual rows.
     let mut write = 0usize;
-    let mut out_ends = Vec::with_capacity(rows.ends.len());
+    let mut kept = 0usize;
     let mut start = 0usize;
     for k in 0..rows.ends.len() {
         let end = rows.ends[k] as usize;
@@ -329,12 +329,13 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
             if !sorted {
                 rows.terms[first..write].sort_unstable_by_key(|t| t.0);
             }
-            out_ends.push(write as u32);
+            rows.ends[kept] = write as u32;
+            kept += 1;
         }
         start = end;
     }
     rows.terms.truncate(write);
-    rows.ends = out_ends;
+    rows.ends.truncate(kept);
     let residual_terms: usize = residual.iter().map(|lc| lc.terms().len() + 1).sum();
     rows.terms.reserve_exact(extra.terms.len() + residual_terms);
     rows.ends.reserve_exact(extra.len() + 3 * residual.len());
