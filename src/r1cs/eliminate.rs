@@ -147,7 +147,13 @@ impl Elim {
             self.residual.push(lc);
             return;
         };
-        let inv = cp.inverse().expect("terms have nonzero coefficients");
+        // The pivot's coefficient is ±1 nearly always (a materialized or output variable), where
+        // it is its own inverse; a field inversion costs hundreds of multiplications.
+        let inv = if cp.is_one() || (-cp).is_one() {
+            cp
+        } else {
+            cp.inverse().expect("terms have nonzero coefficients")
+        };
         let rest = Lc(lc.terms().iter().filter(|t| t.0 != p).copied().collect());
         let value = rest.scale(-inv);
         let extra = self.occ[p as usize];
