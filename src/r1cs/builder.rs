@@ -102,7 +102,7 @@ impl Rows {
 
 /// A packed row as a combination.
 pub(crate) fn unpack(row: &[Packed], coeffs: &Coeffs) -> Lc {
-    Lc(row.iter().map(|&(v, c)| (v, coeffs.get(c))).collect())
+    Lc::from_sorted(row.iter().map(|&(v, c)| (v, coeffs.get(c))).collect())
 }
 
 /// Records variables and either constraints (structure mode) or values (witness mode).
@@ -233,9 +233,9 @@ impl Builder {
         } else if let Some(k) = b.as_constant() {
             self.enforce_zero(&a.scale(k).sub(c));
         } else {
-            self.quad.push(&a.0, &mut self.coeffs);
-            self.quad.push(&b.0, &mut self.coeffs);
-            self.quad.push(&c.0, &mut self.coeffs);
+            self.quad.push(a.terms(), &mut self.coeffs);
+            self.quad.push(b.terms(), &mut self.coeffs);
+            self.quad.push(c.terms(), &mut self.coeffs);
         }
     }
 
@@ -245,7 +245,7 @@ impl Builder {
         if self.witness_mode || lc.is_zero() {
             return;
         }
-        self.linear.push(&lc.0, &mut self.coeffs);
+        self.linear.push(lc.terms(), &mut self.coeffs);
     }
 
     /// Enforces `a = b`.

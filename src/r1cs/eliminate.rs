@@ -97,12 +97,13 @@ impl Elim {
 
     /// `lc` with every eliminated variable replaced; their substitutions must be clean.
     fn substitute_clean(&self, lc: &Lc) -> Lc {
-        let mut out = Lc(lc
-            .terms()
-            .iter()
-            .filter(|&&(v, _)| !self.eliminated[v as usize])
-            .copied()
-            .collect());
+        let mut out = Lc::from_sorted(
+            lc.terms()
+                .iter()
+                .filter(|&&(v, _)| !self.eliminated[v as usize])
+                .copied()
+                .collect(),
+        );
         for &(v, c) in lc.terms() {
             if self.eliminated[v as usize] {
                 out = out.add_scaled(&self.subs[&v].0, c);
@@ -154,7 +155,7 @@ impl Elim {
         } else {
             cp.inverse().expect("terms have nonzero coefficients")
         };
-        let rest = Lc(lc.terms().iter().filter(|t| t.0 != p).copied().collect());
+        let rest = Lc::from_sorted(lc.terms().iter().filter(|t| t.0 != p).copied().collect());
         let value = rest.scale(-inv);
         let extra = self.occ[p as usize];
         for &(v, _) in value.terms() {
@@ -355,12 +356,13 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
     }
     drop(extra);
     for lc in &residual {
-        let lc = Lc(lc
-            .terms()
-            .iter()
-            .map(|&(v, c)| (var_map[v as usize], c))
-            .collect());
-        rows.push(Lc::from_terms(lc.0).terms(), &mut coeffs);
+        let lc = Lc::from_terms(
+            lc.terms()
+                .iter()
+                .map(|&(v, c)| (var_map[v as usize], c))
+                .collect(),
+        );
+        rows.push(lc.terms(), &mut coeffs);
         rows.push(&[(ONE, Fr::one())], &mut coeffs);
         rows.push(&[], &mut coeffs);
     }

@@ -230,7 +230,7 @@ impl<'a> Row<'a> {
 
     /// The row as a linear combination.
     pub fn to_lc(&self) -> Lc {
-        Lc(self.iter().collect())
+        Lc::from_sorted(self.iter().collect())
     }
 }
 
