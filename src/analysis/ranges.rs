@@ -151,8 +151,8 @@ pub struct Ranges {
     vals: Vec<Option<Interval>>,
     /// Whether each value's type is tracked (`uN` leaves).
     width: Vec<Option<u32>>,
-    /// Conditions holding at each block's entry.
-    facts: HashMap<BlockId, Vec<Fact>>,
+    /// Conditions holding at each block's entry, by block index.
+    facts: Vec<Vec<Fact>>,
     /// Blocks some execution can reach.
     reached: Vec<bool>,
 }
@@ -174,7 +174,7 @@ impl Ranges {
     /// when the conditions cannot all hold (the block is never entered).
     pub fn at(&self, func: &Function, block: BlockId, v: ValueId) -> Option<Interval> {
         let base = self.range_of(func, v)?;
-        let facts = self.facts.get(&block).map(Vec::as_slice).unwrap_or(&[]);
+        let facts = self.facts.get(block.index()).map_or(&[][..], Vec::as_slice);
         refine_all(func, &|x| self.range_of(func, x), facts, v, base)
     }
 
@@ -196,12 +196,15 @@ impl Ranges {
 struct Solver<'f> {
     func: &'f Function,
     rpo: Vec<BlockId>,
-    preds: HashMap<BlockId, Vec<BlockId>>,
+    /// Predecessors by block index.
+    preds: Vec<Vec<BlockId>>,
     headers: Vec<bool>,
     vals: Vec<Option<Interval>>,
     width: Vec<Option<u32>>,
     growths: HashMap<ValueId, u32>,
-    facts: HashMap<BlockId, Vec<Fact>>,
+    /// Conditions at each block's entry, by block index (a dense vector: `at` reads it for
+    /// every operand of every sweep).
+    facts: Vec<Vec<Fact>>,
     reached: Vec<bool>,
     /// Ascending (join with the old value, widen) or narrowing (recompute).
     narrowing: bool,
@@ -217,21 +220,24 @@ impl<'f> Solver<'f> {
         for l in loops.loops() {
             headers[l.header.index()] = true;
         }
-        let preds = func.predecessors();
+        let mut preds = vec![Vec::new(); func.blocks.len()];
+        for (b, ps) in func.predecessors() {
+            preds[b.index()] = ps;
+        }
         let width = func.values.iter().map(|d| leaf_width(&d.ty)).collect();
         // Conditions, inherited down the dominator tree (rpo visits idoms first).
-        let mut facts: HashMap<BlockId, Vec<Fact>> = HashMap::new();
+        let mut facts: Vec<Vec<Fact>> = vec![Vec::new(); func.blocks.len()];
         for &b in &rpo {
             let mut here = dom
                 .idom(b)
-                .and_then(|d| facts.get(&d).cloned())
+                .map(|d| facts[d.index()].clone())
                 .unwrap_or_default();
-            if let Some([p]) = preds.get(&b).map(Vec::as_slice) {
+            if let [p] = preds[b.index()].as_slice() {
                 if let Some(f) = edge_fact(func, *p, b) {
                     here.push(f);
                 }
             }
-            facts.insert(b, here);
+            facts[b.index()] = here;
         }
         Solver {
             func,
@@ -290,7 +296,7 @@ impl<'f> Solver<'f> {
     /// is untracked, then `Some(⊤)` is never needed by callers that check `width`).
     fn at(&self, block: BlockId, v: ValueId, extra: Option<Fact>) -> Option<Interval> {
         let base = self.range_of(v)?;
-        let facts = self.facts.get(&block).map(Vec::as_slice).unwrap_or(&[]);
+        let facts = self.facts[block.index()].as_slice();
         let get = |x: ValueId| self.range_of(x);
         let r = refine_all(self.func, &get, facts, v, base)?;
         match extra {
@@ -301,7 +307,7 @@ impl<'f> Solver<'f> {
 
     /// Whether the conditions of `block` (and `extra`) can all hold.
     fn feasible(&self, block: BlockId, extra: Option<Fact>) -> bool {
-        let facts = self.facts.get(&block).map(Vec::as_slice).unwrap_or(&[]);
+        let facts = self.facts[block.index()].as_slice();
         let get = |x: ValueId| self.range_of(x);
         facts.iter().chain(extra.iter()).all(|f| {
             let base = get(f.cond).unwrap_or(Interval::new(0, 1));
@@ -362,7 +368,7 @@ impl<'f> Solver<'f> {
             } else {
                 let mut incoming: Vec<Option<Interval>> = vec![None; params.len()];
                 let mut any = false;
-                for &q in self.preds.get(&b).cloned().unwrap_or_default().iter() {
+                for &q in &self.preds[b.index()] {
                     if !self.reached[q.index()] {
                         continue;
                     }
@@ -392,17 +398,17 @@ impl<'f> Solver<'f> {
                 }
             }
             for &inst in &self.func.block(b).insts {
-                for (r, iv) in self.results(b, inst) {
-                    self.set(r, iv, false);
-                }
+                self.set_results(b, inst);
             }
         }
     }
 
-    /// The intervals of an instruction's results from its operands at `b`.
-    fn transfer(&self, b: BlockId, kind: &InstKind) -> Vec<Option<Interval>> {
+    /// The interval of an instruction's first result from its operands at `b` (an instruction
+    /// has one result the analysis tracks, or none: `None`, not a vector, so that a sweep
+    /// allocates nothing per instruction).
+    fn transfer(&self, b: BlockId, kind: &InstKind) -> Option<Option<Interval>> {
         let at = |v: ValueId| self.at(b, v, None);
-        let one = |r: Option<Interval>| vec![r];
+        let one = |r: Option<Interval>| Some(r);
         let func = self.func;
         match kind {
             InstKind::Binary { op, lhs, rhs } => {
@@ -478,24 +484,22 @@ impl<'f> Solver<'f> {
             | InstKind::Store { .. }
             | InstKind::Log { .. }
             | InstKind::Allocate { .. }
-            | InstKind::Bound { .. } => Vec::new(),
+            | InstKind::Bound { .. } => None,
         }
     }
 
-    /// The intervals of the results of `inst` at `b`: the transfer function's, and ⊤ of their
-    /// type for results it says nothing about.
-    fn results(&self, b: BlockId, inst: crate::ir::InstId) -> Vec<(ValueId, Option<Interval>)> {
+    /// Sets the intervals of the results of `inst` at `b`: the transfer function's, and ⊤ of
+    /// their type for results it says nothing about (all computed before any is set).
+    fn set_results(&mut self, b: BlockId, inst: crate::ir::InstId) {
         let data = self.func.inst(inst);
-        let mut out = self.transfer(b, &data.kind).into_iter();
-        data.results
-            .iter()
-            .map(|&r| {
-                let iv = out
-                    .next()
-                    .unwrap_or_else(|| self.width[r.index()].map(Interval::full));
-                (r, iv)
-            })
-            .collect()
+        let first = self.transfer(b, &data.kind);
+        for (k, &r) in data.results.iter().enumerate() {
+            let iv = match (k, first) {
+                (0, Some(iv)) => iv,
+                _ => self.width[r.index()].map(Interval::full),
+            };
+            self.set(r, iv, false);
+        }
     }
 }
 
@@ -606,14 +610,16 @@ fn refine(
             let Some(w) = func.value_type(*lhs).uint_width() else {
                 return Some(r);
             };
-            let (Some(a), Some(x)) = (get(*lhs), get(*rhs)) else {
-                return Some(r);
-            };
-            let m = max_of(w);
+            // A comparison that does not name `v` says nothing of it (checked before reading
+            // the operands' intervals: most facts of a block are about other values).
             let (is_lhs, is_rhs) = (v == *lhs, v == *rhs);
             if !is_lhs && !is_rhs {
                 return Some(r);
             }
+            let (Some(a), Some(x)) = (get(*lhs), get(*rhs)) else {
+                return Some(r);
+            };
+            let m = max_of(w);
             // Each constraint as an interval for `v` on the side it names.
             let meet = |r: Interval, lo: Option<u64>, hi: Option<u64>| -> Option<Interval> {
                 let (lo, hi) = (lo?, hi?);

@@ -8,6 +8,7 @@
 
 use super::fxhash::FxMap;
 use super::lc::{Lc, Var, ONE};
+use super::products::{Held, Products};
 use super::recipe::Recipe;
 use super::tape::Recorder;
 use crate::field::Fr;
@@ -101,45 +102,7 @@ impl Rows {
 
 /// A packed row as a combination.
 pub(crate) fn unpack(row: &[Packed], coeffs: &Coeffs) -> Lc {
-    Lc(row.iter().map(|&(v, c)| (v, coeffs.get(c))).collect())
-}
-
-/// The operands of a product, smaller first. Almost every product multiplies two single
-/// variables; their key is two integers, hashed and compared without touching a coefficient.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum ProdKey {
-    /// `u · v` with `u ≤ v`, both with coefficient 1.
-    Vars(Var, Var),
-    /// Any other pair, `(a, b)` with `a ≤ b`.
-    General(Box<(Lc, Lc)>),
-}
-
-impl ProdKey {
-    fn new(a: &Lc, b: &Lc) -> ProdKey {
-        match (a.as_var(), b.as_var()) {
-            (Some(u), Some(v)) => ProdKey::Vars(u.min(v), u.max(v)),
-            _ if a <= b => ProdKey::General(Box::new((a.clone(), b.clone()))),
-            _ => ProdKey::General(Box::new((b.clone(), a.clone()))),
-        }
-    }
-}
-
-/// What holds a product `a · b` already constrained.
-#[derive(Clone, Debug)]
-enum Product {
-    /// A variable equal to `a · b` ([`Builder::mul`]).
-    Var(Var),
-    /// `(r - c) / k`, from `r = c + k · a · b` ([`Builder::mul_affine`]).
-    Affine(Box<Lc>),
-}
-
-impl Product {
-    fn lc(&self) -> Lc {
-        match self {
-            Product::Var(v) => Lc::var(*v),
-            Product::Affine(lc) => (**lc).clone(),
-        }
-    }
+    Lc::from_sorted(row.iter().map(|&(v, c)| (v, coeffs.get(c))).collect())
 }
 
 /// Records variables and either constraints (structure mode) or values (witness mode).
@@ -157,12 +120,9 @@ pub(crate) struct Builder {
     pub linear: Rows,
     /// The coefficients the rows refer to.
     pub coeffs: Coeffs,
-    /// Products already constrained, `(a, b)` with `a ≤ b` → what holds `a · b`:
-    /// [`Builder::mul`] (or [`Builder::mul_affine`]) of the same two combinations again reuses
-    /// the product (both modes build it alike).
-    products: FxMap<ProdKey, Product>,
-    /// How many keys of `products` are [`ProdKey::General`] (a `boolean` can only find one).
-    general_products: usize,
+    /// Products already constrained: [`Builder::mul`] (or [`Builder::mul_affine`]) of the same
+    /// two combinations again reuses the product (both modes build it alike).
+    products: Products,
     /// Canonical bit decompositions already built, by combination: a second comparison of the
     /// same value reuses them (see `Builder::canonical_bits`).
     pub(crate) canonical: FxMap<Lc, Vec<Lc>>,
@@ -189,8 +149,7 @@ impl Builder {
             quad: Rows::default(),
             linear: Rows::default(),
             coeffs: Coeffs::default(),
-            products: FxMap::default(),
-            general_products: 0,
+            products: Products::default(),
             canonical: FxMap::default(),
             zeros: FxMap::default(),
             recorder: None,
@@ -218,6 +177,13 @@ impl Builder {
         self.is_instance.push(instance);
         self.n_instance += usize::from(instance);
         v
+    }
+
+    /// The system alone — allocation kinds, quadratic rows, linear rows, coefficients — with
+    /// everything else (the caches of products, bits and flags, the recorder) dropped here, so
+    /// that elimination does not hold them too.
+    pub(crate) fn into_system(self) -> (Vec<bool>, Rows, Rows, Coeffs) {
+        (self.is_instance, self.quad, self.linear, self.coeffs)
     }
 
     /// Constraints recorded so far, before elimination (structure mode; 0 in witness mode).
@@ -267,9 +233,9 @@ impl Builder {
         } else if let Some(k) = b.as_constant() {
             self.enforce_zero(&a.scale(k).sub(c));
         } else {
-            self.quad.push(&a.0, &mut self.coeffs);
-            self.quad.push(&b.0, &mut self.coeffs);
-            self.quad.push(&c.0, &mut self.coeffs);
+            self.quad.push(a.terms(), &mut self.coeffs);
+            self.quad.push(b.terms(), &mut self.coeffs);
+            self.quad.push(c.terms(), &mut self.coeffs);
         }
     }
 
@@ -279,7 +245,7 @@ impl Builder {
         if self.witness_mode || lc.is_zero() {
             return;
         }
-        self.linear.push(&lc.0, &mut self.coeffs);
+        self.linear.push(lc.terms(), &mut self.coeffs);
     }
 
     /// Enforces `a = b`.
@@ -312,44 +278,35 @@ impl Builder {
         if let Some(k) = b.as_constant() {
             return a.scale(k);
         }
-        let key = ProdKey::new(a, b);
-        let general = matches!(key, ProdKey::General(_));
-        // One lookup: the product's variable is the next one allocated.
-        let next = self.is_instance.len() as Var;
-        match self.products.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => return e.get().lc(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(Product::Var(next));
-            }
+        let key = self.products.key(a, b, &mut self.coeffs);
+        if let Some(p) = self.products.get(&key) {
+            return self.products.lc(p, a, b, &self.coeffs);
         }
+        // The product's variable is the next one allocated.
+        let next = self.is_instance.len() as Var;
+        self.products.insert(&key, Held::var(next));
         let p = self.witness(Recipe::Mul(a, b));
         debug_assert_eq!(p, next);
         self.enforce(a, b, &Lc::var(p));
-        if general {
-            self.general_products += 1;
-        }
         Lc::var(p)
     }
 
-    /// `c + k · a · b` as one new variable `r`, with the one constraint `(k·a) · b = r − c`
-    /// (`k ≠ 0`): a bit operation (`xor` is `x + y − 2xy`, `or` is `x + y − xy`) whose result
-    /// is a single variable, so that chains of them keep short combinations. Linear, with no
-    /// new variable, when `a` or `b` is constant or the product `a · b` was constrained before;
-    /// a later product of `a` and `b` is `(r − c) / k`.
-    pub fn mul_affine(&mut self, a: &Lc, b: &Lc, k: Fr, c: &Lc) -> Lc {
+    /// `a + b + k · a · b` as one new variable `r`, with the one constraint
+    /// `(k·a) · b = r − a − b` (`k ≠ 0`): a bit operation (`xor` is `x + y − 2xy`, `or` is
+    /// `x + y − xy`) whose result is a single variable, so that chains of them keep short
+    /// combinations. Linear, with no new variable, when `a` or `b` is constant or the product
+    /// `a · b` was constrained before; a later product of `a` and `b` is `(r − a − b) / k`.
+    pub fn mul_affine(&mut self, a: &Lc, b: &Lc, k: Fr) -> Lc {
+        let c = a.add(b);
         if a.as_constant().is_some() || b.as_constant().is_some() {
             return c.add_scaled(&self.mul(a, b), k);
         }
-        let key = ProdKey::new(a, b);
+        let key = self.products.key(a, b, &mut self.coeffs);
         if let Some(p) = self.products.get(&key) {
-            return c.add_scaled(&p.lc(), k);
-        }
-        if matches!(key, ProdKey::General(_)) {
-            self.general_products += 1;
+            return c.add_scaled(&self.products.lc(p, a, b, &self.coeffs), k);
         }
         let ka = a.scale(k);
-        let r = self.witness(Recipe::MulAdd(&ka, b, c));
-        let r = Lc::var(r);
+        let r = self.witness(Recipe::MulAdd(&ka, b, &c));
         let k_inv = match self.last_inverse {
             Some((x, x_inv)) if x == k => x_inv,
             _ => {
@@ -358,9 +315,10 @@ impl Builder {
                 x_inv
             }
         };
-        self.products
-            .insert(key, Product::Affine(Box::new(r.sub(c).scale(k_inv))));
-        self.enforce(&ka, b, &r.sub(c));
+        let held = Held::affine(r, self.coeffs.id(k_inv));
+        self.products.insert(&key, held);
+        let r = Lc::var(r);
+        self.enforce(&ka, b, &r.sub(&c));
         r
     }
 
@@ -370,9 +328,10 @@ impl Builder {
     pub fn boolean(&mut self, x: &Lc) {
         let x1 = x.add_const(-Fr::one());
         // `x - 1` is never a single variable with coefficient 1, so only a general key can match.
-        if self.general_products > 0 {
-            if let Some(p) = self.products.get(&ProdKey::new(x, &x1)) {
-                let p = p.lc();
+        if self.products.n_general() > 0 {
+            let key = self.products.key(x, &x1, &mut self.coeffs);
+            if let Some(p) = self.products.get(&key) {
+                let p = self.products.lc(p, x, &x1, &self.coeffs);
                 self.enforce_zero(&p);
                 return;
             }

@@ -99,7 +99,7 @@ fn fingerprint(func: &Function, info: &FuncInfo, b: BlockId, main_entry: bool) -
         names.of(v).hash(h);
         func.value_type(v).hash(h);
         func.const_value(v).hash(h);
-        info.uses.get(&v).copied().unwrap_or(0).hash(h);
+        info.uses(v).hash(h);
         // Where it lives in memory, and whether it is a guarded write (by which guard).
         let seg = info.memory.segment_of(v);
         seg.map(|s| &info.memory.segments[s as usize]).hash(h);

@@ -23,7 +23,7 @@
 //! Removing a constraint never changes what the lowering computes: the witness of a removed
 //! variable is still computed (witness mode re-runs the lowering) and is dropped by `var_map`.
 
-use super::builder::{Coeffs, Packed, Rows};
+use super::builder::{Coeffs, Packed};
 use super::eliminate::{Reduced, GONE};
 use super::lc::{Var, ONE};
 use crate::field::Fr;
@@ -38,7 +38,14 @@ pub(crate) fn remove_dead(red: &mut Reduced) -> usize {
     let (alive, occ) = {
         let rows = &red.rows;
         let abc = |k: usize| [rows.row(3 * k), rows.row(3 * k + 1), rows.row(3 * k + 2)];
-        search(n_vars, n_cons, abc, first_witness, &red.coeffs)
+        search(
+            n_vars,
+            n_cons,
+            rows.terms.len(),
+            abc,
+            first_witness,
+            &red.coeffs,
+        )
     };
     let n_dead = alive.iter().filter(|a| !**a).count();
     if n_dead == 0 {
@@ -62,25 +69,25 @@ pub(crate) fn remove_dead(red: &mut Reduced) -> usize {
             *slot = renumber[*slot as usize];
         }
     }
-    let mut rows = Rows {
-        terms: Vec::with_capacity(red.rows.terms.len()),
-        ends: Vec::with_capacity(3 * (n_cons - n_dead)),
-    };
-    let mut row: Vec<Packed> = Vec::new();
-    for k in (0..n_cons).filter(|&k| alive[k]) {
-        for j in 0..3 {
-            // Renumbering keeps the order of variables, so rows stay sorted.
-            row.clear();
-            row.extend(
-                red.rows
-                    .row(3 * k + j)
-                    .iter()
-                    .map(|&(v, c)| (renumber[v as usize], c)),
-            );
-            rows.push_packed(&row);
+    // Compact the live rows in place (a row moves only towards the front, after it was read),
+    // renumbering; the order of variables is kept, so rows stay sorted.
+    let rows = &mut red.rows;
+    let (mut write, mut start, mut kept) = (0usize, 0usize, 0usize);
+    for k in 0..rows.ends.len() {
+        let end = rows.ends[k] as usize;
+        if alive[k / 3] {
+            for t in start..end {
+                let (v, c) = rows.terms[t];
+                rows.terms[write] = (renumber[v as usize], c);
+                write += 1;
+            }
+            rows.ends[kept] = write as u32;
+            kept += 1;
         }
+        start = end;
     }
-    red.rows = rows;
+    rows.terms.truncate(write);
+    rows.ends.truncate(kept);
     n_dead
 }
 
@@ -89,6 +96,7 @@ pub(crate) fn remove_dead(red: &mut Reduced) -> usize {
 fn search<'r>(
     n_vars: usize,
     n_cons: usize,
+    n_terms: usize,
     abc: impl Fn(usize) -> [&'r [Packed]; 3],
     first_witness: Var,
     coeffs: &Coeffs,
@@ -97,7 +105,8 @@ fn search<'r>(
     // Distinct variables of each constraint, and each variable's constraints (CSR).
     let mut seen = vec![u32::MAX; n_vars];
     let mut occ = vec![0u32; n_vars];
-    let mut cons_vars: Vec<Var> = Vec::new();
+    // At most one entry per term: reserved at once rather than grown by doubling.
+    let mut cons_vars: Vec<Var> = Vec::with_capacity(n_terms);
     let mut cons_ends: Vec<u32> = Vec::with_capacity(n_cons);
     for k in 0..n_cons {
         for row in abc(k) {
@@ -190,6 +199,7 @@ fn has_solvable(abc: [&[Packed]; 3], coeffs: &Coeffs, free: &impl Fn(Var) -> boo
 
 #[cfg(test)]
 mod tests {
+    use super::super::builder::Rows;
     use super::*;
 
     /// A reduced system from rows over `n_instance` instance and `n_witness` witness variables.

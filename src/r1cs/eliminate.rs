@@ -97,12 +97,13 @@ impl Elim {
 
     /// `lc` with every eliminated variable replaced; their substitutions must be clean.
     fn substitute_clean(&self, lc: &Lc) -> Lc {
-        let mut out = Lc(lc
-            .terms()
-            .iter()
-            .filter(|&&(v, _)| !self.eliminated[v as usize])
-            .copied()
-            .collect());
+        let mut out = Lc::from_sorted(
+            lc.terms()
+                .iter()
+                .filter(|&&(v, _)| !self.eliminated[v as usize])
+                .copied()
+                .collect(),
+        );
         for &(v, c) in lc.terms() {
             if self.eliminated[v as usize] {
                 out = out.add_scaled(&self.subs[&v].0, c);
@@ -147,8 +148,14 @@ impl Elim {
             self.residual.push(lc);
             return;
         };
-        let inv = cp.inverse().expect("terms have nonzero coefficients");
-        let rest = Lc(lc.terms().iter().filter(|t| t.0 != p).copied().collect());
+        // The pivot's coefficient is ±1 nearly always (a materialized or output variable), where
+        // it is its own inverse; a field inversion costs hundreds of multiplications.
+        let inv = if cp.is_one() || (-cp).is_one() {
+            cp
+        } else {
+            cp.inverse().expect("terms have nonzero coefficients")
+        };
+        let rest = Lc::from_sorted(lc.terms().iter().filter(|t| t.0 != p).copied().collect());
         let value = rest.scale(-inv);
         let extra = self.occ[p as usize];
         for &(v, _) in value.terms() {
@@ -190,13 +197,7 @@ fn rewrite(
 /// Runs elimination on a builder's constraints (structure mode), removes dead constraints
 /// ([`super::dead`]) and renumbers.
 pub(crate) fn reduce(cs: Builder) -> Reduced {
-    let Builder {
-        is_instance,
-        quad,
-        linear,
-        mut coeffs,
-        ..
-    } = cs;
+    let (is_instance, quad, linear, mut coeffs) = cs.into_system();
     let n_vars = is_instance.len();
     let mut occ = vec![0u32; n_vars];
     for &(v, _) in quad.terms.iter().chain(&linear.terms) {
@@ -316,7 +317,7 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
 
     // Compact the live rows in place, renumbering; then append rewritten and residual rows.
     let mut write = 0usize;
-    let mut out_ends = Vec::with_capacity(rows.ends.len());
+    let mut kept = 0usize;
     let mut start = 0usize;
     for k in 0..rows.ends.len() {
         let end = rows.ends[k] as usize;
@@ -335,12 +336,13 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
             if !sorted {
                 rows.terms[first..write].sort_unstable_by_key(|t| t.0);
             }
-            out_ends.push(write as u32);
+            rows.ends[kept] = write as u32;
+            kept += 1;
         }
         start = end;
     }
     rows.terms.truncate(write);
-    rows.ends = out_ends;
+    rows.ends.truncate(kept);
     let residual_terms: usize = residual.iter().map(|lc| lc.terms().len() + 1).sum();
     rows.terms.reserve_exact(extra.terms.len() + residual_terms);
     rows.ends.reserve_exact(extra.len() + 3 * residual.len());
@@ -354,12 +356,13 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
     }
     drop(extra);
     for lc in &residual {
-        let lc = Lc(lc
-            .terms()
-            .iter()
-            .map(|&(v, c)| (var_map[v as usize], c))
-            .collect());
-        rows.push(Lc::from_terms(lc.0).terms(), &mut coeffs);
+        let lc = Lc::from_terms(
+            lc.terms()
+                .iter()
+                .map(|&(v, c)| (var_map[v as usize], c))
+                .collect(),
+        );
+        rows.push(lc.terms(), &mut coeffs);
         rows.push(&[(ONE, Fr::one())], &mut coeffs);
         rows.push(&[], &mut coeffs);
     }

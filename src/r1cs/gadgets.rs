@@ -15,7 +15,7 @@
 //! will add them); the lowering passes `None`, meaning "always executed".
 
 use super::builder::Builder;
-use super::lc::Lc;
+use super::lc::{mul_coeff, Lc};
 use super::recipe::Recipe;
 use crate::field::{self, Fr};
 use ark_ff::{Field, One, PrimeField, Zero};
@@ -92,7 +92,7 @@ pub(crate) fn sum_bits(bits: &[Lc]) -> Lc {
     let mut terms = Vec::with_capacity(bits.len());
     for (i, b) in bits.iter().enumerate() {
         let k = pow2(i as u32);
-        terms.extend(b.terms().iter().map(|&(v, c)| (v, c * k)));
+        terms.extend(b.terms().iter().map(|&(v, c)| (v, mul_coeff(c, k))));
     }
     Lc::from_terms(terms)
 }

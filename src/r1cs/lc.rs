@@ -11,14 +11,83 @@ pub type Var = u32;
 /// The variable that always holds 1.
 pub const ONE: Var = 0;
 
+/// `c · k`, without a field multiplication when `c` is 1 or −1: nearly every coefficient of
+/// a bit, a sum or a difference is, and a Montgomery multiplication costs ten times a negation.
+#[inline]
+pub(crate) fn mul_coeff(c: Fr, k: Fr) -> Fr {
+    if c.is_one() {
+        k
+    } else if (-c).is_one() {
+        -k
+    } else {
+        c * k
+    }
+}
+
 /// A linear combination `Σ coeff · var`, sorted by variable, without zero coefficients.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Lc(pub(crate) Vec<(Var, Fr)>);
+///
+/// A combination of one term (a variable, a bit, a constant: most of them) is stored inline,
+/// without a heap allocation; equality, order, hashing and `Debug` are those of the terms.
+#[derive(Clone)]
+pub struct Lc(Terms);
+
+/// The terms of an [`Lc`]: exactly one term is always `One`.
+#[derive(Clone)]
+enum Terms {
+    One((Var, Fr)),
+    Many(Vec<(Var, Fr)>),
+}
+
+impl Default for Lc {
+    fn default() -> Lc {
+        Lc::zero()
+    }
+}
+
+impl PartialEq for Lc {
+    fn eq(&self, other: &Lc) -> bool {
+        self.terms() == other.terms()
+    }
+}
+
+impl Eq for Lc {}
+
+impl std::hash::Hash for Lc {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.terms().hash(state)
+    }
+}
+
+impl PartialOrd for Lc {
+    fn partial_cmp(&self, other: &Lc) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Lc {
+    fn cmp(&self, other: &Lc) -> std::cmp::Ordering {
+        self.terms().cmp(other.terms())
+    }
+}
+
+impl std::fmt::Debug for Lc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Lc").field(&self.terms()).finish()
+    }
+}
 
 impl Lc {
     /// The zero combination.
     pub fn zero() -> Lc {
-        Lc(Vec::new())
+        Lc(Terms::Many(Vec::new()))
+    }
+
+    /// Terms already sorted by variable, without zero coefficients.
+    pub(crate) fn from_sorted(terms: Vec<(Var, Fr)>) -> Lc {
+        match terms.as_slice() {
+            [t] => Lc(Terms::One(*t)),
+            _ => Lc(Terms::Many(terms)),
+        }
     }
 
     /// The constant `c`.
@@ -26,7 +95,7 @@ impl Lc {
         if c.is_zero() {
             Lc::zero()
         } else {
-            Lc(vec![(ONE, c)])
+            Lc(Terms::One((ONE, c)))
         }
     }
 
@@ -37,7 +106,7 @@ impl Lc {
 
     /// The single variable `v`.
     pub fn var(v: Var) -> Lc {
-        Lc(vec![(v, Fr::one())])
+        Lc(Terms::One((v, Fr::one())))
     }
 
     /// Builds a combination from terms in any order, adding duplicates and dropping zeros.
@@ -54,27 +123,31 @@ impl Lc {
             terms = out;
         }
         terms.retain(|t| !t.1.is_zero());
-        Lc(terms)
+        Lc::from_sorted(terms)
     }
 
     /// The terms, sorted by variable.
     pub fn terms(&self) -> &[(Var, Fr)] {
-        &self.0
+        match &self.0 {
+            Terms::One(t) => std::slice::from_ref(t),
+            Terms::Many(v) => v,
+        }
     }
 
     /// How many terms are variables (all but the constant).
     pub fn n_vars(&self) -> usize {
-        self.0.len() - usize::from(self.0.first().is_some_and(|t| t.0 == ONE))
+        let t = self.terms();
+        t.len() - usize::from(t.first().is_some_and(|t| t.0 == ONE))
     }
 
     /// Whether this is the zero combination.
     pub fn is_zero(&self) -> bool {
-        self.0.is_empty()
+        self.terms().is_empty()
     }
 
     /// The variable, when the combination is one variable with coefficient 1.
     pub fn as_var(&self) -> Option<Var> {
-        match self.0.as_slice() {
+        match self.terms() {
             [(v, c)] if *v != ONE && c.is_one() => Some(*v),
             _ => None,
         }
@@ -82,7 +155,7 @@ impl Lc {
 
     /// The constant value, when the combination has no variable other than [`ONE`].
     pub fn as_constant(&self) -> Option<Fr> {
-        match self.0.as_slice() {
+        match self.terms() {
             [] => Some(Fr::zero()),
             [(ONE, c)] => Some(*c),
             _ => None,
@@ -100,13 +173,13 @@ impl Lc {
         } else if (-k).is_one() {
             self.merge(other, |c| -c)
         } else {
-            self.merge(other, |c| c * k)
+            self.merge(other, |c| mul_coeff(c, k))
         }
     }
 
     /// `self + f(other)`, `f` applied to each coefficient of `other`.
     fn merge(&self, other: &Lc, f: impl Fn(Fr) -> Fr) -> Lc {
-        let (a, b) = (&self.0, &other.0);
+        let (a, b) = (self.terms(), other.terms());
         let mut out = Vec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
         while i < a.len() && j < b.len() {
@@ -129,7 +202,7 @@ impl Lc {
         }
         out.extend_from_slice(&a[i..]);
         out.extend(b[j..].iter().map(|&(v, c)| (v, f(c))));
-        Lc(out)
+        Lc::from_sorted(out)
     }
 
     /// `self + other`.
@@ -147,7 +220,15 @@ impl Lc {
         if k.is_zero() {
             return Lc::zero();
         }
-        Lc(self.0.iter().map(|&(v, c)| (v, c * k)).collect())
+        if k.is_one() {
+            return self.clone();
+        }
+        Lc::from_sorted(
+            self.terms()
+                .iter()
+                .map(|&(v, c)| (v, mul_coeff(c, k)))
+                .collect(),
+        )
     }
 
     /// `self + c`.
@@ -162,13 +243,17 @@ impl Lc {
 
     /// The value under an assignment indexed by variable (index 0 must hold 1).
     pub fn eval(&self, values: &[Fr]) -> Fr {
-        self.0.iter().map(|&(v, c)| values[v as usize] * c).sum()
+        self.terms()
+            .iter()
+            .map(|&(v, c)| values[v as usize] * c)
+            .sum()
     }
 
     /// The coefficient of `v` (zero when absent).
     pub fn coeff(&self, v: Var) -> Fr {
-        match self.0.binary_search_by_key(&v, |t| t.0) {
-            Ok(i) => self.0[i].1,
+        let t = self.terms();
+        match t.binary_search_by_key(&v, |t| t.0) {
+            Ok(i) => t[i].1,
             Err(_) => Fr::zero(),
         }
     }

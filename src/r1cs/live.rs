@@ -4,7 +4,7 @@
 //! part of it (after the parameters, in value order). An IR whose blocks pass everything as
 //! parameters has no live-ins, and then the state is exactly label + parameters.
 
-use super::fxhash::{FxMap, FxSet};
+use super::fxhash::FxMap;
 use super::memory::MemoryPlan;
 use crate::ir::{BlockId, Function, ValueDef, ValueId};
 use std::collections::BTreeSet;
@@ -14,42 +14,55 @@ use std::collections::BTreeSet;
 pub(crate) struct FuncInfo {
     /// Live-in values of each laid-out block, sorted.
     pub live_in: FxMap<BlockId, Vec<ValueId>>,
-    /// Uses of each value in the whole function.
-    pub uses: FxMap<ValueId, usize>,
+    /// Uses of each value in the whole function, by value index (a dense vector: a function of
+    /// a million values is one block of a million values).
+    uses: Vec<u32>,
     /// Which arrays live in memory (they are never part of a state).
     pub memory: MemoryPlan,
 }
 
+/// No block.
+const NO_BLOCK: u32 = u32::MAX;
+
 impl FuncInfo {
+    /// How many times the function uses `v` (instruction operands and terminators).
+    pub fn uses(&self, v: ValueId) -> usize {
+        self.uses.get(v.index()).map_or(0, |&n| n as usize)
+    }
+
     pub fn new(func: &Function) -> FuncInfo {
-        let mut defs: FxMap<BlockId, FxSet<ValueId>> = FxMap::default();
+        // The laid-out block defining each value (a parameter or a result), by value index.
+        let mut def_block = vec![NO_BLOCK; func.values.len()];
         let mut used: FxMap<BlockId, BTreeSet<ValueId>> = FxMap::default();
-        let mut uses: FxMap<ValueId, usize> = FxMap::default();
+        let mut uses = vec![0u32; func.values.len()];
         for &b in &func.layout {
             let data = func.block(b);
-            let mut d: FxSet<ValueId> = data.params.iter().copied().collect();
+            for &p in &data.params {
+                def_block[p.index()] = b.0;
+            }
             let mut u = BTreeSet::new();
-            let mut note = |v: ValueId, d: &FxSet<ValueId>| {
-                *uses.entry(v).or_insert(0) += 1;
-                let is_const = matches!(
-                    func.values.get(v.index()).map(|x| &x.def),
-                    Some(ValueDef::Const(_)) | None
-                );
-                if !is_const && !d.contains(&v) {
+            let mut note = |v: ValueId, def_block: &[u32]| {
+                let Some(n) = uses.get_mut(v.index()) else {
+                    return;
+                };
+                *n += 1;
+                let is_const = matches!(func.values[v.index()].def, ValueDef::Const(_));
+                if !is_const && def_block[v.index()] != b.0 {
                     u.insert(v);
                 }
             };
             for &i in &data.insts {
                 let inst = func.inst(i);
-                inst.kind.for_each_operand(|v| note(v, &d));
-                d.extend(inst.results.iter().copied());
+                inst.kind.for_each_operand(|v| note(v, &def_block));
+                for r in &inst.results {
+                    def_block[r.index()] = b.0;
+                }
             }
             if let Some(t) = &data.term {
                 for v in t.operands() {
-                    note(v, &d);
+                    note(v, &def_block);
                 }
             }
-            defs.insert(b, d);
             used.insert(b, u);
         }
         let mut live: FxMap<BlockId, BTreeSet<ValueId>> =
@@ -64,7 +77,7 @@ impl FuncInfo {
                 for s in func.successors(b) {
                     if let Some(ls) = live.get(&s) {
                         for v in ls {
-                            if !defs.get(&b).is_some_and(|d| d.contains(v)) {
+                            if def_block[v.index()] != b.0 {
                                 set.insert(*v);
                             }
                         }

@@ -146,6 +146,7 @@ mod lc;
 mod live;
 mod lower;
 pub mod memory;
+mod products;
 mod recipe;
 pub mod soundness;
 pub mod tape;
@@ -229,7 +230,7 @@ impl<'a> Row<'a> {
 
     /// The row as a linear combination.
     pub fn to_lc(&self) -> Lc {
-        Lc(self.iter().collect())
+        Lc::from_sorted(self.iter().collect())
     }
 }
 

@@ -188,7 +188,7 @@ impl<'a> Lowerer<'a> {
                     out.push(if op == BinOp::And {
                         self.cs.mul(x, y)
                     } else {
-                        self.cs.mul_affine(x, y, k, &x.add(y))
+                        self.cs.mul_affine(x, y, k)
                     });
                 }
                 Num::from_bits(out)

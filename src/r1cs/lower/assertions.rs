@@ -26,7 +26,7 @@ impl<'a> Lowerer<'a> {
         // An explicit stack: an `and` tree is as deep as the arrays an `==` compares are long.
         let mut stack = vec![(cond, under_or)];
         while let Some((cond, under_or)) = stack.pop() {
-            if info.uses.get(&cond) != Some(&1) {
+            if info.uses(cond) != 1 {
                 continue;
             }
             let ValueDef::Result(def, _) = func.value(cond).def else {

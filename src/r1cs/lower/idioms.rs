@@ -76,7 +76,7 @@ impl<'a> Lowerer<'a> {
         info: &FuncInfo,
         in_block: &FxSet<InstId>,
     ) -> Option<(BinOp, ValueId, ValueId)> {
-        if info.uses.get(&v) != Some(&1) {
+        if info.uses(v) != 1 {
             return None;
         }
         self.block_binary(v, in_block)
@@ -211,7 +211,7 @@ impl<'a> Lowerer<'a> {
             self.folded.extend(
                 m.ands
                     .into_iter()
-                    .filter(|a| claims.get(a) == info.uses.get(a)),
+                    .filter(|&a| claims.get(&a) == Some(&info.uses(a))),
             );
             self.idioms.insert(m.result, m.idiom);
         }

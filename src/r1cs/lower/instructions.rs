@@ -143,7 +143,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }]);
                 }
-                let items = self.array(*array)?;
+                let items = self.array_owned(*array)?;
                 if items.is_empty() {
                     self.cs.enforce_false();
                     return Ok(vec![self.zero_wire(&elem_ty)?]);
@@ -156,7 +156,7 @@ impl<'a> Lowerer<'a> {
                 index,
                 value,
             } => {
-                let items = self.array(*array)?;
+                let items = self.array_owned(*array)?;
                 let idx = self.norm(*index)?;
                 // A lazy `uN` written at a run-time index is normalized once here, not once per
                 // element it may land in.
@@ -205,7 +205,7 @@ impl<'a> Lowerer<'a> {
                 )])
             }
             InstKind::FromBits { arg, to } => {
-                let items = self.array(*arg)?;
+                let items = self.array_owned(*arg)?;
                 let mut bits = Vec::with_capacity(items.len());
                 for it in items.iter().rev() {
                     match it {

@@ -413,6 +413,22 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The wires of an array, moved out of the environment when this instruction is the
+    /// array's last reader (an `array_set` on a long array then copies nothing), else copied.
+    fn array_owned(&mut self, v: ValueId) -> R<Vec<Wire>> {
+        if let Some(pos) = self.pos {
+            match self.env.take_at_last_use(v, pos) {
+                Some(Wire::Array(a)) => return Ok(a),
+                Some(w) => {
+                    self.env.insert(v, w);
+                    return Err(self.err(format!("{v} is a scalar where an array is needed")));
+                }
+                None => {}
+            }
+        }
+        self.array(v)
+    }
+
     /// The wires of an array without copying them (constants are never arrays).
     fn array_ref(&self, v: ValueId) -> R<&[Wire]> {
         match self.env.get(v) {

@@ -1,0 +1,169 @@
+//! The products a block has already constrained, so that [`Builder::mul`] of the same two
+//! combinations again reuses the product instead of constraining it twice.
+//!
+//! A block of a million constraints constrains about a million products, and all of them stay
+//! findable until the block is lowered, so the table is stored compactly:
+//!
+//! - a product of two single variables `u · v` (coefficient 1, `u ≤ v`: nearly every product
+//!   of bits) is a map entry of 16 bytes, `(u, v) → held`;
+//! - any other pair `(a, b)` is stored once as two packed rows (8 bytes a term, see
+//!   [`Packed`]) and found through a map from a 64-bit hash of those terms to its index; pairs
+//!   whose hashes collide are chained and told apart by comparing their terms, so a lookup never
+//!   confuses two different products. Growing the map rehashes integers only, never the terms
+//!   (rehashing boxed combinations was a cache miss per entry, and made lowering a block of a
+//!   million products super-linear);
+//! - what holds a product is 8 bytes: its variable, or the variable `r = a + b + k · a · b` of
+//!   [`Builder::mul_affine`] and the index of `k⁻¹` (the product is `(r − a − b) / k`, rebuilt
+//!   from the operands of the lookup).
+//!
+//! [`Builder::mul`]: super::builder::Builder::mul
+//! [`Builder::mul_affine`]: super::builder::Builder::mul_affine
+
+use super::builder::{Coeffs, Packed, Rows};
+use super::fxhash::{FxHasher, FxMap};
+use super::lc::{Lc, Var};
+use std::hash::Hasher;
+
+/// No next pair in a hash chain.
+const END: u32 = u32::MAX;
+
+/// What holds a product `a · b` already constrained: a variable `r` equal to it
+/// ([`Builder::mul`]), or `r = a + b + k · a · b` ([`Builder::mul_affine`]) with `k⁻¹` the
+/// coefficient of index `k_inv`, so that `a · b = (r − a − b) · k⁻¹`. Eight bytes: the operands
+/// are not stored, the caller has them (they are the key).
+///
+/// [`Builder::mul`]: super::builder::Builder::mul
+/// [`Builder::mul_affine`]: super::builder::Builder::mul_affine
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Held {
+    r: Var,
+    /// [`END`] for a plain product variable.
+    k_inv: u32,
+}
+
+impl Held {
+    /// `r = a · b`.
+    pub fn var(r: Var) -> Held {
+        Held { r, k_inv: END }
+    }
+
+    /// `r = a + b + k · a · b`, with `k_inv` the index of `k⁻¹` among the block's coefficients.
+    pub fn affine(r: Var, k_inv: u32) -> Held {
+        Held { r, k_inv }
+    }
+}
+
+/// A product's operands as a lookup key.
+pub(crate) enum Key {
+    /// `u · v` with `u ≤ v`, both with coefficient 1.
+    Vars(Var, Var),
+    /// Any other pair: its hash; the packed terms are in [`Products::scratch`].
+    General(u64),
+}
+
+/// MurmurHash3's finalizer. The Fx hash of the terms leaves its low bits depending on little
+/// more than the low bits of the last term (the coefficient index, nearly always 0), and the map
+/// hashes the key again with Fx, whose low bits depend only on the key's low bits: without this
+/// every general pair of a long chain of products would land in a few buckets.
+fn mix(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// The products of one block (see the module doc).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Products {
+    vars: FxMap<(Var, Var), Held>,
+    /// Hash of a general pair → the latest pair with that hash.
+    general: FxMap<u64, u32>,
+    /// General pair `k` is rows `2k` (the smaller operand) and `2k + 1`.
+    keys: Rows,
+    /// Per general pair: what holds it and the previous pair with the same hash.
+    held: Vec<(Held, u32)>,
+    /// The packed operands of the last general key: `[a.., b..]`, with `a`'s length.
+    scratch: Vec<Packed>,
+    split: usize,
+}
+
+impl Products {
+    /// The key of `a · b` (for a general pair, its terms go to the scratch buffer).
+    pub fn key(&mut self, a: &Lc, b: &Lc, coeffs: &mut Coeffs) -> Key {
+        if let (Some(u), Some(v)) = (a.as_var(), b.as_var()) {
+            return Key::Vars(u.min(v), u.max(v));
+        }
+        self.scratch.clear();
+        let pack = |lc: &Lc, coeffs: &mut Coeffs, out: &mut Vec<Packed>| {
+            out.extend(lc.terms().iter().map(|&(v, c)| (v, coeffs.id(c))));
+        };
+        pack(a, coeffs, &mut self.scratch);
+        let n = self.scratch.len();
+        pack(b, coeffs, &mut self.scratch);
+        // The pair is unordered: the smaller packed row first.
+        if self.scratch[..n] > self.scratch[n..] {
+            self.scratch.rotate_left(n);
+            self.split = self.scratch.len() - n;
+        } else {
+            self.split = n;
+        }
+        let mut h = FxHasher::default();
+        h.write_usize(self.split);
+        for &(v, c) in &self.scratch {
+            h.write_u64(u64::from(v) << 32 | u64::from(c));
+        }
+        Key::General(mix(h.finish()))
+    }
+
+    /// How many general pairs are stored (a `boolean` can only find one of them).
+    pub fn n_general(&self) -> usize {
+        self.held.len()
+    }
+
+    /// What holds the product of `key` (the key just made by [`Products::key`]).
+    pub fn get(&self, key: &Key) -> Option<Held> {
+        match *key {
+            Key::Vars(u, v) => self.vars.get(&(u, v)).copied(),
+            Key::General(h) => {
+                let mut k = *self.general.get(&h)?;
+                let (a, b) = self.scratch.split_at(self.split);
+                while k != END {
+                    let i = k as usize;
+                    if self.keys.row(2 * i) == a && self.keys.row(2 * i + 1) == b {
+                        return Some(self.held[i].0);
+                    }
+                    k = self.held[i].1;
+                }
+                None
+            }
+        }
+    }
+
+    /// Records what holds the product of `key` (not stored before).
+    pub fn insert(&mut self, key: &Key, held: Held) {
+        match *key {
+            Key::Vars(u, v) => {
+                self.vars.insert((u, v), held);
+            }
+            Key::General(h) => {
+                let k = self.held.len() as u32;
+                let prev = self.general.insert(h, k).unwrap_or(END);
+                let (a, b) = self.scratch.split_at(self.split);
+                self.keys.push_packed(a);
+                self.keys.push_packed(b);
+                self.held.push((held, prev));
+            }
+        }
+    }
+
+    /// The product `a · b` (`a` and `b` the operands of the key that found `held`, in either
+    /// order) as a combination.
+    pub fn lc(&self, held: Held, a: &Lc, b: &Lc, coeffs: &Coeffs) -> Lc {
+        let r = Lc::var(held.r);
+        if held.k_inv == END {
+            return r;
+        }
+        r.sub(&a.add(b)).scale(coeffs.get(held.k_inv))
+    }
+}
