@@ -25,19 +25,27 @@ fn options(level: OptLevel, merge: bool) -> driver::Options {
     options
 }
 
+/// Every corpus program that has inputs: its name, source and inputs file.
+fn corpus_with_inputs() -> Vec<(String, String, std::path::PathBuf)> {
+    corpus()
+        .into_iter()
+        .filter_map(|path| {
+            let inputs = path.with_extension("json");
+            inputs.exists().then(|| {
+                let source = std::fs::read_to_string(&path).expect("readable");
+                (path.display().to_string(), source, inputs)
+            })
+        })
+        .collect()
+}
+
 /// Every corpus program with inputs, at -O1 and at -O3 without merging: each block whose
 /// static count is known ran exactly that often, and the entry of main is always known.
 #[test]
 fn static_counts_are_the_traced_counts_wherever_known() {
     let mut known = 0;
     let mut blocks = 0;
-    for path in corpus() {
-        let inputs_path = path.with_extension("json");
-        if !inputs_path.exists() {
-            continue;
-        }
-        let source = std::fs::read_to_string(&path).expect("readable");
-        let name = path.display().to_string();
+    for (name, source, inputs_path) in corpus_with_inputs() {
         for (level, merge) in [(OptLevel::O1, false), (OptLevel::O3, false)] {
             let compiled = driver::compile(&name, &source, &options(level, merge))
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -208,13 +216,7 @@ fn formation_follows_the_profile() {
 #[test]
 fn the_expected_executions_are_the_runs() {
     let (mut known, mut programs) = (0, 0);
-    for path in corpus() {
-        let inputs_path = path.with_extension("json");
-        if !inputs_path.exists() {
-            continue;
-        }
-        let source = std::fs::read_to_string(&path).expect("readable");
-        let name = path.display().to_string();
+    for (name, source, inputs_path) in corpus_with_inputs() {
         let json = read_json(&inputs_path);
         let mut options = options(OptLevel::O3, true);
         options.profile = Some(json.clone());
