@@ -9,6 +9,7 @@
 /// The allocator the `zkbc` binary uses.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+zkbc::configure_allocator_before_main!();
 
 use criterion::{BenchmarkId, Criterion};
 use std::collections::BTreeMap;

@@ -12,6 +12,7 @@
 /// The allocator the `zkbc` binary uses.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+zkbc::configure_allocator_before_main!();
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;

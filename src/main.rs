@@ -8,6 +8,8 @@
 /// constraint counting scale (measured in `benches/r1cs.rs`).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+// Freed memory goes back to the system at once (`zkbc::allocator`).
+zkbc::configure_allocator_before_main!();
 
 mod cli;
 
