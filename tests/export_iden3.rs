@@ -89,9 +89,9 @@ fn read_r1cs(bytes: &[u8]) -> ([u32; 4], u64, SparseR1cs) {
         ..SparseR1cs::default()
     };
     for _ in 0..m {
-        r1cs.a.push(read_lc());
-        r1cs.b.push(read_lc());
-        r1cs.c.push(read_lc());
+        r1cs.a.push_row(read_lc());
+        r1cs.b.push_row(read_lc());
+        r1cs.c.push_row(read_lc());
     }
     assert_eq!(c.pos, sections[&2].len());
 
@@ -141,9 +141,9 @@ fn header_bytes_are_exactly_as_specified() {
     let r1cs = SparseR1cs {
         num_instance: 2,
         num_witness: 0,
-        a: vec![vec![(1, Fr::from(1u64))]],
-        b: vec![vec![(1, Fr::from(1u64))]],
-        c: vec![vec![(2, Fr::from(2u64))]],
+        a: vec![vec![(1, Fr::from(1u64))]].into(),
+        b: vec![vec![(1, Fr::from(1u64))]].into(),
+        c: vec![vec![(2, Fr::from(2u64))]].into(),
     };
     let bytes = r1cs_bytes(&r1cs).unwrap();
     assert_eq!(&bytes[..12], b"r1cs\x01\0\0\0\x03\0\0\0");

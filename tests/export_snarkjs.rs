@@ -66,9 +66,9 @@ fn affine_block() -> BlockInstance {
     let r1cs = SparseR1cs {
         num_instance: 3,
         num_witness: 1,
-        a: vec![vec![(1, one)], vec![(4, one)]],
-        b: vec![vec![(2, one)], vec![(0, -one), (1, one)]],
-        c: vec![vec![(4, one)], vec![(0, -Fr::from(5u64)), (3, one)]],
+        a: vec![vec![(1, one)], vec![(4, one)]].into(),
+        b: vec![vec![(2, one)], vec![(0, -one), (1, one)]].into(),
+        c: vec![vec![(4, one)], vec![(0, -Fr::from(5u64)), (3, one)]].into(),
     };
     let executions = [(3u64, 4u64), (0, 9)]
         .iter()

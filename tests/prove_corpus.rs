@@ -132,11 +132,11 @@ fn honest_proofs_verify_and_single_changes_are_rejected() {
 
 /// Whether `z` satisfies every constraint of `r1cs` (evaluated directly, not by the prover).
 fn satisfied(r1cs: &zkbc::prove::SparseR1cs, z: &[Fr]) -> bool {
-    let dot = |row: &Vec<(usize, Fr)>| {
+    let dot = |row: zkbc::prove::MatrixRow<'_>| {
         row.iter()
-            .fold(Fr::from(0u64), |acc, (v, c)| acc + z[*v] * c)
+            .fold(Fr::from(0u64), |acc, (v, c)| acc + z[v] * c)
     };
-    (0..r1cs.a.len()).all(|k| dot(&r1cs.a[k]) * dot(&r1cs.b[k]) == dot(&r1cs.c[k]))
+    (0..r1cs.a.len()).all(|k| dot(r1cs.a.row(k)) * dot(r1cs.b.row(k)) == dot(r1cs.c.row(k)))
 }
 
 /// Where snarkjs is, or why the check is skipped.

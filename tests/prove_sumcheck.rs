@@ -22,9 +22,9 @@ fn power_block(inputs: &[i64]) -> BlockInstance {
     let r1cs = SparseR1cs {
         num_instance: 2,
         num_witness: 2,
-        a: vec![vec![(1, fr(1))], vec![(3, fr(1))], vec![(4, fr(1))]],
-        b: vec![vec![(1, fr(1))], vec![(1, fr(1))], vec![(1, fr(1))]],
-        c: vec![vec![(3, fr(1))], vec![(4, fr(1))], vec![(2, fr(1))]],
+        a: vec![vec![(1, fr(1))], vec![(3, fr(1))], vec![(4, fr(1))]].into(),
+        b: vec![vec![(1, fr(1))], vec![(1, fr(1))], vec![(1, fr(1))]].into(),
+        c: vec![vec![(3, fr(1))], vec![(4, fr(1))], vec![(2, fr(1))]].into(),
     };
     let executions = inputs
         .iter()
@@ -53,13 +53,13 @@ fn bits_block(values: &[u64]) -> BlockInstance {
     };
     for var in 2..5 {
         let (a, b, c) = boolean(var);
-        r1cs.a.push(a);
-        r1cs.b.push(b);
-        r1cs.c.push(c);
+        r1cs.a.push_row(a);
+        r1cs.b.push_row(b);
+        r1cs.c.push_row(c);
     }
-    r1cs.a.push(vec![(2, fr(1)), (3, fr(2)), (4, fr(4))]);
-    r1cs.b.push(vec![(0, fr(1))]);
-    r1cs.c.push(vec![(1, fr(1))]);
+    r1cs.a.push_row(vec![(2, fr(1)), (3, fr(2)), (4, fr(4))]);
+    r1cs.b.push_row(vec![(0, fr(1))]);
+    r1cs.c.push_row(vec![(1, fr(1))]);
     let executions = values
         .iter()
         .map(|&n| {
@@ -130,9 +130,9 @@ fn one_execution_and_one_constraint_still_prove() {
         r1cs: SparseR1cs {
             num_instance: 2,
             num_witness: 0,
-            a: vec![vec![(1, fr(1))]],
-            b: vec![vec![(1, fr(1))]],
-            c: vec![vec![(2, fr(1))]],
+            a: vec![vec![(1, fr(1))]].into(),
+            b: vec![vec![(1, fr(1))]].into(),
+            c: vec![vec![(2, fr(1))]].into(),
         },
         executions: vec![vec![fr(1), fr(9), fr(81)]],
     };
@@ -291,32 +291,41 @@ fn a_proof_does_not_transfer_to_another_statement() {
     assert!(verify(&renamed, &proof).is_err());
 }
 
+/// Replaces row `k` of `m`.
+fn set_row(m: &mut zkbc::prove::SparseMatrix, k: usize, row: Vec<(usize, Fr)>) {
+    let mut rows = m.to_rows();
+    rows[k] = row;
+    *m = rows.into();
+}
+
 #[test]
 fn malformed_instances_are_errors_not_panics() {
     type Change = fn(&mut BlockInstance);
     let cases: Vec<(Change, ShapeError)> = vec![
         (
             |b| {
-                b.r1cs.c.pop();
+                let mut rows = b.r1cs.c.to_rows();
+                rows.pop();
+                b.r1cs.c = rows.into();
             },
             ShapeError::RowCounts { a: 3, b: 3, c: 2 },
         ),
         (
-            |b| b.r1cs.a[1] = vec![(3, fr(1)), (1, fr(1))],
+            |b| set_row(&mut b.r1cs.a, 1, vec![(3, fr(1)), (1, fr(1))]),
             ShapeError::UnsortedRow {
                 matrix: Matrix::A,
                 row: 1,
             },
         ),
         (
-            |b| b.r1cs.b[2] = vec![(1, fr(1)), (1, fr(2))],
+            |b| set_row(&mut b.r1cs.b, 2, vec![(1, fr(1)), (1, fr(2))]),
             ShapeError::UnsortedRow {
                 matrix: Matrix::B,
                 row: 2,
             },
         ),
         (
-            |b| b.r1cs.c[0] = vec![(5, fr(1))],
+            |b| set_row(&mut b.r1cs.c, 0, vec![(5, fr(1))]),
             ShapeError::VariableOutOfRange {
                 matrix: Matrix::C,
                 row: 0,

@@ -152,16 +152,15 @@ fn without_labels(
     labels: &[usize],
 ) -> (prove::BlockInstance, Interface) {
     let r1cs = &mut instance.r1cs;
-    let only =
-        |row: &prove::SparseRow, label: usize| row.iter().all(|&(v, _)| v == 0 || v == label);
+    let only = |row: prove::MatrixRow<'_>, label: usize| row.vars().all(|v| v == 0 || v == label);
     let pins = |k: usize, label: usize| {
-        only(&r1cs.a[k], label) && only(&r1cs.b[k], label) && only(&r1cs.c[k], label)
+        only(r1cs.a.row(k), label) && only(r1cs.b.row(k), label) && only(r1cs.c.row(k), label)
     };
     // The variables read by some constraint that pins no label.
     let mut used = vec![false; r1cs.num_vars()];
     for k in (0..r1cs.num_constraints()).filter(|&k| !labels.iter().any(|&l| pins(k, l))) {
-        for row in [&r1cs.a[k], &r1cs.b[k], &r1cs.c[k]] {
-            for &(v, _) in row {
+        for row in [r1cs.a.row(k), r1cs.b.row(k), r1cs.c.row(k)] {
+            for v in row.vars() {
                 used[v] = true;
             }
         }
@@ -182,16 +181,16 @@ fn without_labels(
             })
             .collect()
     };
-    let remap = |rows: &[prove::SparseRow]| -> Vec<prove::SparseRow> {
-        rows.iter()
-            .zip(&keep_row)
-            .filter(|(_, &keep)| keep)
-            .map(|(row, _)| {
+    let remap = |rows: &prove::SparseMatrix| -> prove::SparseMatrix {
+        let mut out = prove::SparseMatrix::new();
+        for (row, _) in rows.rows().zip(&keep_row).filter(|(_, &keep)| keep) {
+            out.push_row(
                 row.iter()
-                    .map(|&(v, c)| (new_of[v].expect("a kept row reads kept variables"), c))
-                    .collect()
-            })
-            .collect()
+                    .map(|(v, c)| (new_of[v].expect("a kept row reads kept variables"), c)),
+            );
+        }
+        out.shrink();
+        out
     };
     let (a, b, c) = (remap(&r1cs.a), remap(&r1cs.b), remap(&r1cs.c));
     (r1cs.a, r1cs.b, r1cs.c) = (a, b, c);

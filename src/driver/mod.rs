@@ -445,19 +445,22 @@ fn instance_name(program: &Program, blk: &r1cs::BlockR1cs<'_>) -> String {
 
 /// A block's constraint system as the prover's sparse matrices.
 pub(crate) fn sparse_r1cs(blk: &r1cs::BlockR1cs<'_>) -> prove::SparseR1cs {
-    let row =
-        |r: r1cs::Row<'_>| -> prove::SparseRow { r.iter().map(|(v, c)| (v as usize, c)).collect() };
-    let n = blk.n_constraints();
+    fn row(r: r1cs::Row<'_>) -> impl Iterator<Item = (usize, crate::field::Fr)> + '_ {
+        r.iter().map(|(v, c)| (v as usize, c))
+    }
     let (mut a, mut b, mut c) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
+        prove::SparseMatrix::new(),
+        prove::SparseMatrix::new(),
+        prove::SparseMatrix::new(),
     );
-    for k in 0..n {
+    for k in 0..blk.n_constraints() {
         let (ra, rb, rc) = blk.constraint(k);
-        a.push(row(ra));
-        b.push(row(rb));
-        c.push(row(rc));
+        a.push_row(row(ra));
+        b.push_row(row(rb));
+        c.push_row(row(rc));
+    }
+    for m in [&mut a, &mut b, &mut c] {
+        m.shrink();
     }
     prove::SparseR1cs {
         num_instance: blk.n_instance(),

@@ -83,9 +83,10 @@
 
 use crate::field::Fr;
 use crate::prove::transcript::fr_to_bytes_le;
-use crate::prove::{BlockInstance, InstanceError, SparseR1cs, SparseRow};
+use crate::prove::{BlockInstance, InstanceError, SparseR1cs};
 use ark_ff::{BigInteger, PrimeField};
 use std::fmt;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Bytes per field element in both formats.
@@ -155,10 +156,7 @@ pub fn write_block(
 ) -> Result<Vec<PathBuf>, ExportError> {
     check_file_name(name)?;
     block.validate().map_err(ExportError::Instance)?;
-    let mut written = write_files(
-        dir,
-        vec![(dir.join(format!("{name}.r1cs")), r1cs_bytes(&block.r1cs)?)],
-    )?;
+    let mut written = vec![write_r1cs(dir, name, &block.r1cs)?];
     if !block.executions.is_empty() {
         let mut wtns = WtnsWriter::create(dir, name, block.r1cs.num_vars())?;
         for z in &block.executions {
@@ -174,8 +172,39 @@ pub fn write_block(
 pub fn write_r1cs(dir: &Path, name: &str, r1cs: &SparseR1cs) -> Result<PathBuf, ExportError> {
     check_file_name(name)?;
     let path = dir.join(format!("{name}.r1cs"));
-    write_files(dir, vec![(path.clone(), r1cs_bytes(r1cs)?)])?;
+    let vis = Visibility {
+        pub_out: 0,
+        pub_in: r1cs.num_instance,
+        prv_in: 0,
+    };
+    write_file_with(dir, &path, |out, io| {
+        write_r1cs_to(out, r1cs, vis, None, io)
+    })?;
     Ok(path)
+}
+
+/// Creates `dir` if needed and writes `path` through a buffer with `write`, which is told how
+/// to report an I/O error on this file.
+fn write_file_with(
+    dir: &Path,
+    path: &Path,
+    write: impl FnOnce(
+        &mut std::io::BufWriter<std::fs::File>,
+        &dyn Fn(std::io::Error) -> ExportError,
+    ) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let io = |source| ExportError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(io)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    write(&mut out, &io)?;
+    std::io::Write::flush(&mut out).map_err(io)
 }
 
 /// The byte at which execution `k`'s values start in a block's `.wtns` of `n_witness` wires
@@ -408,23 +437,6 @@ pub fn write_manifest(
     Ok(path)
 }
 
-/// Creates `dir` if needed and writes each file.
-fn write_files(dir: &Path, files: Vec<(PathBuf, Vec<u8>)>) -> Result<Vec<PathBuf>, ExportError> {
-    std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let mut written = Vec::with_capacity(files.len());
-    for (path, bytes) in files {
-        std::fs::write(&path, bytes).map_err(|source| ExportError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        written.push(path);
-    }
-    Ok(written)
-}
-
 /// The `.r1cs` file of a constraint system (see the module docs for the layout): every instance
 /// variable a public input. The system should be validated (rows sorted, variables in range);
 /// this only checks the 32-bit counts.
@@ -449,6 +461,24 @@ struct Visibility {
 }
 
 fn r1cs_bytes_with(r1cs: &SparseR1cs, vis: Visibility) -> Result<Vec<u8>, ExportError> {
+    let mut out = Vec::new();
+    write_r1cs_to(&mut out, r1cs, vis, None, &|e| ExportError::Io {
+        path: PathBuf::new(),
+        source: e,
+    })?;
+    Ok(out)
+}
+
+/// Writes the `.r1cs` file of `r1cs` to `out` as it goes, without building it in memory: each
+/// variable `v` is wire `wire_of[v]` (the identity without `wire_of`), each row re-sorted by
+/// wire. `io` says which file a write error was about.
+fn write_r1cs_to(
+    out: &mut impl std::io::Write,
+    r1cs: &SparseR1cs,
+    vis: Visibility,
+    wire_of: Option<&[usize]>,
+    io: &dyn Fn(std::io::Error) -> ExportError,
+) -> Result<(), ExportError> {
     let n_wires = count_u32("wires", r1cs.num_vars())?;
     let n_pub_out = count_u32("wires", vis.pub_out)?;
     let n_pub_in = count_u32("wires", vis.pub_in)?;
@@ -465,23 +495,58 @@ fn r1cs_bytes_with(r1cs: &SparseR1cs, vis: Visibility) -> Result<Vec<u8>, Export
     header.extend_from_slice(&u64::from(n_wires).to_le_bytes()); // nLabels
     header.extend_from_slice(&n_constraints.to_le_bytes());
 
-    let mut constraints = Vec::new();
-    for row in 0..r1cs.num_constraints() {
-        for matrix in [&r1cs.a, &r1cs.b, &r1cs.c] {
-            write_lc(&mut constraints, &matrix[row])?;
+    // The constraints section: per row of A, B and C, a term count, then 4 + 32 bytes a term.
+    let matrices = [&r1cs.a, &r1cs.b, &r1cs.c];
+    let mut constraints_size = 0u64;
+    for m in matrices {
+        for row in m.rows() {
+            count_u32("terms in one row", row.len())?;
+            constraints_size += 4 + 36 * row.len() as u64;
         }
     }
+    let map_size = 8 * u64::from(n_wires);
 
-    let mut map = Vec::with_capacity(8 * r1cs.num_vars());
-    for wire in 0..u64::from(n_wires) {
-        map.extend_from_slice(&wire.to_le_bytes());
+    let mut head = Vec::with_capacity(12 + 12 + header.len());
+    head.extend_from_slice(b"r1cs");
+    head.extend_from_slice(&1u32.to_le_bytes());
+    head.extend_from_slice(&3u32.to_le_bytes());
+    head.extend_from_slice(&1u32.to_le_bytes());
+    head.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    head.extend_from_slice(&header);
+    head.extend_from_slice(&2u32.to_le_bytes());
+    head.extend_from_slice(&constraints_size.to_le_bytes());
+    out.write_all(&head).map_err(io)?;
+
+    let mut terms: Vec<(usize, Fr)> = Vec::new();
+    let mut bytes: Vec<u8> = Vec::new();
+    for k in 0..r1cs.num_constraints() {
+        bytes.clear();
+        for m in matrices {
+            terms.clear();
+            match wire_of {
+                Some(w) => {
+                    terms.extend(m.row(k).iter().map(|(v, c)| (w[v], c)));
+                    terms.sort_unstable_by_key(|&(v, _)| v);
+                }
+                None => terms.extend(m.row(k).iter()),
+            }
+            write_lc(&mut bytes, &terms)?;
+        }
+        out.write_all(&bytes).map_err(io)?;
     }
 
-    Ok(container(
-        b"r1cs",
-        1,
-        &[(1, &header), (2, &constraints), (3, &map)],
-    ))
+    let mut map = Vec::with_capacity(12 + 8 * 4096);
+    map.extend_from_slice(&3u32.to_le_bytes());
+    map.extend_from_slice(&map_size.to_le_bytes());
+    for wire in 0..u64::from(n_wires) {
+        map.extend_from_slice(&wire.to_le_bytes());
+        if map.len() >= 8 * 4096 {
+            out.write_all(&map).map_err(io)?;
+            map.clear();
+        }
+    }
+    out.write_all(&map).map_err(io)?;
+    Ok(())
 }
 
 /// The interface of a one-block program: which variables of its `z` are main's outputs and
@@ -534,49 +599,37 @@ pub fn write_circuit(
     for (new, &old) in order.iter().enumerate() {
         new_of[old] = new;
     }
-    let remap = |rows: &[SparseRow]| -> Vec<SparseRow> {
-        rows.iter()
-            .map(|row| {
-                let mut r: SparseRow = row.iter().map(|&(v, c)| (new_of[v], c)).collect();
-                r.sort_unstable_by_key(|&(v, _)| v);
-                r
-            })
-            .collect()
-    };
-    let r1cs = SparseR1cs {
-        num_instance: block.r1cs.num_instance,
-        num_witness: block.r1cs.num_witness,
-        a: remap(&block.r1cs.a),
-        b: remap(&block.r1cs.b),
-        c: remap(&block.r1cs.c),
-    };
-    let vis = Visibility {
-        pub_out: interface.outputs.len(),
-        pub_in: interface.public_inputs.len(),
-        prv_in: interface.private_inputs.len(),
-    };
-    let mut sym = String::new();
-    for (new, &old) in order.iter().enumerate().skip(1) {
-        sym.push_str(&format!("{new},{new},0,{}\n", interface.names[old]));
-    }
-    let mut files = vec![
-        (
-            dir.join(format!("{name}.r1cs")),
-            r1cs_bytes_with(&r1cs, vis)?,
-        ),
-        (dir.join(format!("{name}.sym")), sym.into_bytes()),
-    ];
     if block.executions.len() > 1 {
         return Err(ExportError::BadInterface(format!(
             "a one-block program runs its block once, not {} times",
             block.executions.len()
         )));
     }
+    let vis = Visibility {
+        pub_out: interface.outputs.len(),
+        pub_in: interface.public_inputs.len(),
+        prv_in: interface.private_inputs.len(),
+    };
+    // Each file is written as it is made: the circuit's rows are renumbered one at a time.
+    let r1cs_path = dir.join(format!("{name}.r1cs"));
+    write_file_with(dir, &r1cs_path, |out, io| {
+        write_r1cs_to(out, &block.r1cs, vis, Some(&new_of), io)
+    })?;
+    let sym_path = dir.join(format!("{name}.sym"));
+    write_file_with(dir, &sym_path, |out, io| {
+        for (new, &old) in order.iter().enumerate().skip(1) {
+            writeln!(out, "{new},{new},0,{}", interface.names[old]).map_err(io)?;
+        }
+        Ok(())
+    })?;
+    let mut written = vec![r1cs_path, sym_path];
     if let Some(z) = block.executions.first() {
+        let mut wtns = WtnsWriter::create(dir, name, n)?;
         let permuted: Vec<Fr> = order.iter().map(|&old| z[old]).collect();
-        files.push((dir.join(format!("{name}.wtns")), wtns_bytes(&permuted)?));
+        wtns.push(&[&permuted])?;
+        written.push(wtns.finish()?.0);
     }
-    write_files(dir, files)
+    Ok(written)
 }
 
 /// The `.wtns` file of one assignment `z` (wire i = `z[i]`).
@@ -593,7 +646,7 @@ pub fn wtns_bytes(z: &[Fr]) -> Result<Vec<u8>, ExportError> {
     Ok(container(b"wtns", 2, &[(1, &header), (2, &values)]))
 }
 
-fn write_lc(out: &mut Vec<u8>, row: &SparseRow) -> Result<(), ExportError> {
+fn write_lc(out: &mut Vec<u8>, row: &[(usize, Fr)]) -> Result<(), ExportError> {
     out.extend_from_slice(&count_u32("terms in one row", row.len())?.to_le_bytes());
     for (var, coeff) in row {
         out.extend_from_slice(&count_u32("wires", *var)?.to_le_bytes());

@@ -35,9 +35,9 @@ pub fn product_instance(
     let r1cs = SparseR1cs {
         num_instance: 2 + width,
         num_witness: 0,
-        a: vec![vec![(1, Fr::one())]],
-        b: vec![b],
-        c: vec![vec![(2, Fr::one())]],
+        a: vec![vec![(1, Fr::one())]].into(),
+        b: vec![b].into(),
+        c: vec![vec![(2, Fr::one())]].into(),
     };
     let mut executions = Vec::new();
     for chain in chains {

@@ -72,8 +72,8 @@ pub mod synthetic;
 pub mod transcript;
 
 pub use instance::{
-    BlockInstance, BlockShape, InstanceError, Matrix, ShapeError, SparseR1cs, SparseRow,
-    StateWires, MAX_CELLS,
+    BlockInstance, BlockShape, InstanceError, Matrix, MatrixRow, ShapeError, SparseMatrix,
+    SparseR1cs, SparseRow, StateWires, MAX_CELLS,
 };
 pub use transcript::Transcript;
 
@@ -270,11 +270,11 @@ impl BlockDigest {
         let mut hasher = Sha256::new();
         for (_, rows) in instance.r1cs.matrices() {
             hasher.update((rows.len() as u64).to_le_bytes());
-            for row in rows {
+            for row in rows.rows() {
                 hasher.update((row.len() as u64).to_le_bytes());
-                for (var, coeff) in row {
-                    hasher.update((*var as u64).to_le_bytes());
-                    hasher.update(transcript::fr_to_bytes_le(coeff));
+                for (var, coeff) in row.iter() {
+                    hasher.update((var as u64).to_le_bytes());
+                    hasher.update(transcript::fr_to_bytes_le(&coeff));
                 }
             }
         }

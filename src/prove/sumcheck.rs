@@ -100,9 +100,9 @@ fn products(instance: &BlockInstance, shape: &BlockShape) -> [Vec<Fr>; 3] {
             };
             let rows = first_row..(first_row + chunk).min(r1cs.num_constraints());
             for (i, row) in rows.enumerate() {
-                a[i] = SparseR1cs::dot(&r1cs.a[row], z);
-                b[i] = SparseR1cs::dot(&r1cs.b[row], z);
-                c[i] = SparseR1cs::dot(&r1cs.c[row], z);
+                a[i] = SparseR1cs::dot(r1cs.a.row(row), z);
+                b[i] = SparseR1cs::dot(r1cs.b.row(row), z);
+                c[i] = SparseR1cs::dot(r1cs.c.row(row), z);
             }
         });
     tables
@@ -229,10 +229,12 @@ pub(crate) fn evaluate_products(
     let row_weights = eq_table(r_x);
     let r1cs = &instance.r1cs;
     [&r1cs.a, &r1cs.b, &r1cs.c].map(|rows| {
-        rows.par_iter()
-            .zip(row_weights.par_iter())
+        row_weights
+            .par_iter()
+            .enumerate()
+            .take(rows.len())
             .with_min_len(MIN_PARALLEL_LEN)
-            .map(|(row, w)| *w * SparseR1cs::dot(row, &z_at_r))
+            .map(|(row, w)| *w * SparseR1cs::dot(rows.row(row), &z_at_r))
             .sum()
     })
 }

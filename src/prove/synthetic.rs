@@ -14,7 +14,7 @@
 //! Every execution draws a random `x` and computes the rest in order, so it satisfies every
 //! constraint, and every variable occurs in some constraint.
 
-use super::instance::{BlockInstance, SparseR1cs, SparseRow};
+use super::instance::{BlockInstance, SparseMatrix, SparseR1cs, SparseRow};
 use crate::field::Fr;
 use ark_ff::{One, PrimeField, Zero};
 
@@ -61,9 +61,9 @@ pub fn block(
     let mut r1cs = SparseR1cs {
         num_instance: 2,
         num_witness: m - 1,
-        a: Vec::with_capacity(m),
-        b: Vec::with_capacity(m),
-        c: Vec::with_capacity(m),
+        a: SparseMatrix::new(),
+        b: SparseMatrix::new(),
+        c: SparseMatrix::new(),
     };
     // Variables that may feed constraint k: the constant, x, and w_0..w_{k-1}.
     let defined = |k: usize| -> Vec<usize> { [0, 1].into_iter().chain(3..3 + k).collect() };
@@ -71,9 +71,9 @@ pub fn block(
     for k in 0..m {
         let target = if k + 1 < m { 3 + k } else { 2 };
         if rng.below(4) == 0 {
-            r1cs.a.push(vec![(target, Fr::one())]);
-            r1cs.b.push(vec![(0, -Fr::one()), (target, Fr::one())]);
-            r1cs.c.push(Vec::new());
+            r1cs.a.push_row([(target, Fr::one())]);
+            r1cs.b.push_row([(0, -Fr::one()), (target, Fr::one())]);
+            r1cs.c.push_row([]);
             kinds.push(Kind::Boolean { target });
         } else {
             let pool = defined(k);
@@ -83,9 +83,9 @@ pub fn block(
             let mut c = l3.clone();
             c.push((target, Fr::one()));
             c.sort_by_key(|&(var, _)| var);
-            r1cs.a.push(l1.clone());
-            r1cs.b.push(l2.clone());
-            r1cs.c.push(c);
+            r1cs.a.push_row(l1.iter().copied());
+            r1cs.b.push_row(l2.iter().copied());
+            r1cs.c.push_row(c);
             kinds.push(Kind::Product { target, l1, l2, l3 });
         }
     }
@@ -98,8 +98,10 @@ pub fn block(
                 match kind {
                     Kind::Boolean { target } => z[*target] = Fr::from(rng.below(2)),
                     Kind::Product { target, l1, l2, l3 } => {
-                        z[*target] = SparseR1cs::dot(l1, &z) * SparseR1cs::dot(l2, &z)
-                            - SparseR1cs::dot(l3, &z)
+                        let dot = |row: &SparseRow| -> Fr {
+                            row.iter().map(|&(var, coeff)| coeff * z[var]).sum()
+                        };
+                        z[*target] = dot(l1) * dot(l2) - dot(l3)
                     }
                 }
             }
@@ -167,8 +169,8 @@ mod tests {
         let block = block("b", 40, 1, 7);
         let mut seen = vec![false; block.r1cs.num_vars()];
         for (_, rows) in block.r1cs.matrices() {
-            for row in rows {
-                for &(var, _) in row {
+            for row in rows.rows() {
+                for var in row.vars() {
                     seen[var] = true;
                 }
             }
