@@ -124,6 +124,9 @@ pub fn main_circuit(
     }
     interface.names = names;
 
+    // The lowered block goes before the run lowers it again: only its matrices stay.
+    let r1cs = super::sparse_r1cs(block);
+    drop(blocks);
     let mut executions = Vec::new();
     if let Some(outcome) = outcome {
         r1cs::for_each_execution(program, outcome, |_, _, asg| {
@@ -136,7 +139,7 @@ pub fn main_circuit(
         name: "main".into(),
         source: None,
         state: None,
-        r1cs: super::sparse_r1cs(block),
+        r1cs,
         executions,
     };
     Ok(without_labels(instance, interface, &[1, out_label]))
@@ -181,19 +184,12 @@ fn without_labels(
             })
             .collect()
     };
-    let remap = |rows: &prove::SparseMatrix| -> prove::SparseMatrix {
-        let mut out = prove::SparseMatrix::new();
-        for (row, _) in rows.rows().zip(&keep_row).filter(|(_, &keep)| keep) {
-            out.push_row(
-                row.iter()
-                    .map(|(v, c)| (new_of[v].expect("a kept row reads kept variables"), c)),
-            );
-        }
-        out.shrink();
-        out
-    };
-    let (a, b, c) = (remap(&r1cs.a), remap(&r1cs.b), remap(&r1cs.c));
-    (r1cs.a, r1cs.b, r1cs.c) = (a, b, c);
+    for m in [&mut r1cs.a, &mut r1cs.b, &mut r1cs.c] {
+        m.retain_rows(
+            |k| keep_row[k],
+            |v| new_of[v].expect("a kept row reads kept variables"),
+        );
+    }
     r1cs.num_instance -= dropped.len();
     for z in &mut instance.executions {
         let mut v = 0;

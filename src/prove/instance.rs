@@ -94,6 +94,29 @@ impl SparseMatrix {
         (0..self.len()).map(|k| self.row(k))
     }
 
+    /// Keeps the rows `keep` says to keep, in order, with each entry's variable `v` renumbered
+    /// to `renumber(v)` (which must keep each row sorted), in place.
+    pub fn retain_rows(&mut self, keep: impl Fn(usize) -> bool, renumber: impl Fn(usize) -> usize) {
+        let (mut rows, mut entries, mut start) = (0, 0, 0);
+        for k in 0..self.ends.len() {
+            let end = self.ends[k] as usize;
+            if keep(k) {
+                for e in start..end {
+                    self.vars[entries] = u32::try_from(renumber(self.vars[e] as usize))
+                        .expect("a variable index below 2^32");
+                    self.coeff_ids[entries] = self.coeff_ids[e];
+                    entries += 1;
+                }
+                self.ends[rows] = entries as u32;
+                rows += 1;
+            }
+            start = end;
+        }
+        self.ends.truncate(rows);
+        self.vars.truncate(entries);
+        self.coeff_ids.truncate(entries);
+    }
+
     /// The rows as plain vectors (for tests and small systems).
     pub fn to_rows(&self) -> Vec<SparseRow> {
         self.rows().map(|r| r.iter().collect()).collect()
@@ -606,6 +629,15 @@ mod tests {
         let before = m.clone();
         m.shrink();
         assert_eq!(m, before);
+        let mut kept = m.clone();
+        kept.retain_rows(|k| k != 1 && k != 3, |v| v + 10);
+        assert_eq!(
+            kept.to_rows(),
+            vec![
+                vec![(10, one), (13, two)],
+                vec![(11, two), (12, one), (19, seven)]
+            ]
+        );
         // Equality is by entries, not by how the coefficients happen to be numbered.
         let reversed: SparseMatrix = rows.iter().rev().cloned().collect();
         let mut again: Vec<SparseRow> = reversed.to_rows();
