@@ -386,14 +386,18 @@ fn export_and_print(
         .map_err(|e| user_error(format!("cannot create {}: {e}", out.display())))?;
     let file = compile.file.display();
     if driver::circuit::not_one_block(&compiled.program).is_none() {
-        let (instance, interface) = driver::circuit::main_circuit(&compiled, outcome.as_ref())
-            .map_err(|e| match e {
+        let circuit = zkbc::timing::stage("lower (one circuit)", || {
+            driver::circuit::main_circuit(&compiled, outcome.as_ref())
+        });
+        let (instance, interface) = circuit.map_err(|e| match e {
                 driver::circuit::CircuitError::Check(e) => check_failure(&compile.file, e),
                 driver::circuit::CircuitError::Shape(why) => bug(format!("{file}: {why}")),
             })?;
         progress.set_message(format!("{file}: writing"));
-        zkbc::export::write_circuit(out, "main", &instance, &interface)
-            .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
+        zkbc::timing::stage("write", || {
+            zkbc::export::write_circuit(out, "main", &instance, &interface)
+        })
+        .map_err(|e| user_error(format!("{}: {e}", out.display())))?;
         if quiet {
             return Ok(());
         }
@@ -435,13 +439,15 @@ fn export_and_print(
         progress.set_message(format!("{file}: writing the blocks"));
     }
     let written = |done: usize| progress.set_position(done as u64);
-    let export = driver::export::export_blocks(
-        &compiled.program,
-        outcome.as_ref(),
-        out,
-        &compile.file.display().to_string(),
-        Some(&written),
-    )
+    let export = zkbc::timing::stage("lower and write the blocks", || {
+        driver::export::export_blocks(
+            &compiled.program,
+            outcome.as_ref(),
+            out,
+            &compile.file.display().to_string(),
+            Some(&written),
+        )
+    })
     .map_err(|e| match e {
         driver::export::BlockExportError::Check(e) => check_failure(&compile.file, e),
         driver::export::BlockExportError::Export(e) => {
