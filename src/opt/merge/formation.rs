@@ -582,6 +582,29 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             if let Some((m, mono)) = monolithic.1.as_ref() {
                 if *m < current && taken.as_ref().is_none_or(|(_, s)| *m < s.prediction) {
                     record_outrun(&mut decisions, round, current, m.cells, outrun);
+                    // The candidates this round scored, which the one block outdoes.
+                    let mut scored: Vec<(&Key, &(i128, i128))> = estimate
+                        .iter()
+                        .filter(|(k, _)| subjects.contains_key(*k))
+                        .collect();
+                    scored.sort();
+                    for (k, d) in scored {
+                        decisions.push(Decision {
+                            round,
+                            subject: subjects[k].clone(),
+                            cells_kept: Some(current.cells),
+                            cells_taken: Some(apply_delta(current.cells, d.0)),
+                            transitions: (
+                                Some(current.transitions),
+                                Some(apply_delta(current.transitions, d.1)),
+                            ),
+                            verdict: Verdict::Kept,
+                            reason: format!(
+                                "the whole program as one block ({}) is cheaper",
+                                group_digits(m.cells)
+                            ),
+                        });
+                    }
                     decisions.push(Decision {
                         round,
                         subject: Subject::OneBlock,
