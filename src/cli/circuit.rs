@@ -390,9 +390,9 @@ fn export_and_print(
             driver::circuit::main_circuit(&compiled, outcome.as_ref())
         });
         let (instance, interface) = circuit.map_err(|e| match e {
-                driver::circuit::CircuitError::Check(e) => check_failure(&compile.file, e),
-                driver::circuit::CircuitError::Shape(why) => bug(format!("{file}: {why}")),
-            })?;
+            driver::circuit::CircuitError::Check(e) => check_failure(&compile.file, e),
+            driver::circuit::CircuitError::Shape(why) => bug(format!("{file}: {why}")),
+        })?;
         progress.set_message(format!("{file}: writing"));
         zkbc::timing::stage("write", || {
             zkbc::export::write_circuit(out, "main", &instance, &interface)

@@ -176,47 +176,27 @@ pub fn monolithic_circuit(
     monolithic_circuit_with(file_name, source, &settings)
 }
 
-/// Programs a measurement has lowered, with their blocks' sizes: the report compiles its own
-/// program, the one-block circuit and the baselines, and often two of them are the same
-/// program (the cheapest formation is often one block), which is then lowered once. A program
-/// is kept as a 128-bit fingerprint of its text (two independent SipHash digests), not a copy:
-/// at 200,000 unrolled iterations the copy was 85 MB of the report's peak.
+/// The block sizes of the programs a measurement lowers: its own program, the one-block
+/// circuit and the baselines. They go through one [`r1cs::StatsCache`], keyed by block shape,
+/// which block formation's scoring shares ([`Lowered::share`]): the cheapest formation is often
+/// one block, which formation lowered while scoring it, and the same block is the
+/// `--monolithic` baseline's, so it is lowered once. (A cache of whole programs by a digest of
+/// their text, which this replaces, only caught equal programs, and lowered the chosen
+/// formation again after scoring it.)
 #[derive(Default)]
-struct Lowered(std::cell::RefCell<Vec<(u128, Vec<BlockStats>)>>);
+struct Lowered(r1cs::SharedStatsCache);
 
 impl Lowered {
-    /// The sizes of `program`'s blocks, lowered now unless an equal program was.
+    /// The sizes of `program`'s blocks, each lowered now unless a block of the same shape was.
     fn stats(&self, program: &crate::ir::Program) -> Result<Vec<BlockStats>, r1cs::LowerError> {
-        let key = fingerprint(program);
-        if let Some((_, stats)) = self.0.borrow().iter().find(|(k, _)| *k == key) {
-            return Ok(stats.clone());
-        }
-        let stats = r1cs::stats(program)?;
-        self.0.borrow_mut().push((key, stats.clone()));
-        Ok(stats)
+        crate::timing::stage("lower (r1cs::stats)", || self.0 .0.stats(program))
     }
-}
 
-/// A 128-bit digest of `program`'s text (everything lowering reads is in it), computed as the
-/// text is written, without keeping it.
-fn fingerprint(program: &crate::ir::Program) -> u128 {
-    use std::hash::Hasher;
-    struct Digest(
-        std::collections::hash_map::DefaultHasher,
-        std::collections::hash_map::DefaultHasher,
-    );
-    impl fmt::Write for Digest {
-        fn write_str(&mut self, s: &str) -> fmt::Result {
-            self.0.write(s.as_bytes());
-            self.1.write(s.as_bytes());
-            Ok(())
-        }
+    /// `options` with block formation scoring through this cache.
+    fn share(&self, mut options: driver::Options) -> driver::Options {
+        options.opt.merge.stats_cache = Some(self.0.clone());
+        options
     }
-    let mut d = Digest(Default::default(), Default::default());
-    // Two digests that differ from the start.
-    d.1.write_u8(1);
-    fmt::write(&mut d, format_args!("{program}")).expect("bug: writing into a digest cannot fail");
-    (u128::from(d.0.finish()) << 64) | u128::from(d.1.finish())
 }
 
 /// [`monolithic_circuit`] with the front-end settings of `base` (`--field-cmp`, `--compat`,
@@ -398,7 +378,8 @@ pub fn measure(
     progress: &dyn Fn(Stage),
 ) -> Result<Measurement, MeasureError> {
     progress(Stage::Compile);
-    let mut options = settings.driver_options();
+    let lowered = Lowered::default();
+    let mut options = lowered.share(settings.driver_options());
     options.profile = inputs.cloned();
     // The profile runs of block formation, shared with the baselines' (the `--no-merge`
     // program is often the one formation started from, and has run already).
@@ -448,7 +429,6 @@ pub fn measure(
     };
 
     progress(Stage::Lower);
-    let lowered = Lowered::default();
     let stats = lowered.stats(program).map_err(MeasureError::Lower)?;
 
     let (executions, outputs, satisfied) = match run {
@@ -577,8 +557,9 @@ fn baseline_cells(
     if merging == Merging::Monolithic && settings.opt_level < OptLevel::O2 {
         return Err("--monolithic needs -O2 or -O3".into());
     }
-    let mut compilation = driver::compile(file_name, source, &settings.driver_options())
-        .map_err(|e| no_circuit_reason(&e))?;
+    let options = lowered.share(settings.driver_options());
+    let mut compilation =
+        driver::compile(file_name, source, &options).map_err(|e| no_circuit_reason(&e))?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
     let program = &compilation.program;
     let stats = lowered.stats(program).map_err(|e| e.to_string())?;

@@ -23,6 +23,21 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// A [`StatsCache`] shared by the compiles of one report (block formation, the report's own
+/// lowering, its baselines): the block formation lowered while scoring is not lowered again.
+/// Two of them are always equal: a cache never changes a result, only how often a block is
+/// lowered (so options holding one compare as the options they are).
+#[derive(Clone, Debug, Default)]
+pub struct SharedStatsCache(pub Arc<StatsCache>);
+
+impl PartialEq for SharedStatsCache {
+    fn eq(&self, _: &SharedStatsCache) -> bool {
+        true
+    }
+}
+
+impl Eq for SharedStatsCache {}
+
 /// Sizes of blocks lowered before, by key (see the module doc).
 #[derive(Debug, Default)]
 pub struct StatsCache {

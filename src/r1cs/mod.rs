@@ -151,7 +151,7 @@ mod recipe;
 pub mod soundness;
 pub mod tape;
 
-pub use cache::StatsCache;
+pub use cache::{SharedStatsCache, StatsCache};
 pub use check::{
     check_run, check_trace, check_trace_opts, check_trace_with, flatten_val, for_each_execution,
     for_each_execution_opts, try_for_each_execution, BlockCheck, CheckError, CheckOptions,

@@ -126,7 +126,7 @@ pub struct Decision {
 /// The evaluator: clean-up, lowering with a cache, counts.
 struct Scorer<'a> {
     counts: &'a Counts,
-    cache: StatsCache,
+    cache: std::sync::Arc<StatsCache>,
     /// Programs scored with counts derived from another's, not run.
     derived: std::cell::Cell<usize>,
 }
@@ -435,7 +435,10 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     };
     let scorer = Scorer {
         counts: &counts,
-        cache: StatsCache::new(),
+        cache: options
+            .stats_cache
+            .as_ref()
+            .map_or_else(|| std::sync::Arc::new(StatsCache::new()), |c| c.0.clone()),
         derived: Default::default(),
     };
     let Some(unmerged) = scorer.score(program, None) else {

@@ -124,6 +124,9 @@ pub struct MergeOptions {
     /// Where the cost policy's execution counts come from: a profile run on the inputs, or
     /// static counts and estimates.
     pub counts: crate::cost::Counts,
+    /// The block sizes the cost policy's scoring lowered, shared with the caller (a report
+    /// lowers the chosen program and its baselines through it); `None`: formation's own.
+    pub stats_cache: Option<crate::r1cs::SharedStatsCache>,
 }
 
 impl Default for MergeOptions {
@@ -134,6 +137,7 @@ impl Default for MergeOptions {
             max_unrolled: DEFAULT_MAX_UNROLLED,
             policy: MergePolicy::Cost,
             counts: crate::cost::Counts::Static,
+            stats_cache: None,
         }
     }
 }
