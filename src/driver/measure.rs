@@ -429,7 +429,13 @@ pub fn measure(
     };
 
     progress(Stage::Lower);
-    let stats = lowered.stats(program).map_err(MeasureError::Lower)?;
+    let stats = match settings.merging {
+        // No formation scored a block, and the one block (an unrolled loop of 10^6
+        // instructions) would only be fingerprinted for a cache that no later step reads.
+        Merging::Monolithic => r1cs::stats(program),
+        _ => lowered.stats(program),
+    }
+    .map_err(MeasureError::Lower)?;
 
     let (executions, outputs, satisfied) = match run {
         Some((outcome, report)) => {

@@ -96,7 +96,7 @@ impl StatsCache {
 /// another order of merges) get the same key. A different order of first meeting only makes
 /// the keys differ: a miss, never a false hit.
 #[derive(Default)]
-struct Renaming(HashMap<ValueId, u32>);
+struct Renaming(super::fxhash::FxMap<ValueId, u32>);
 
 impl Renaming {
     fn of(&mut self, v: ValueId) -> u32 {
@@ -107,14 +107,24 @@ impl Renaming {
 
 fn fingerprint(func: &Function, info: &FuncInfo, b: BlockId, main_entry: bool) -> u64 {
     let mut h = FxHasher::default();
-    let mut names = Renaming::default();
-    main_entry.hash(&mut h);
     let data = func.block(b);
+    let mut names = Renaming::default();
+    names
+        .0
+        .reserve(data.params.len() + data.insts.len() + data.insts.len() / 2);
+    main_entry.hash(&mut h);
+    // A function with nothing in memory (most, and every unrolled loop's) skips the lookups:
+    // with no segment there is no guarded write, initial contents or spill either.
+    let in_memory = !info.memory.is_empty() || !info.memory.guarded.is_empty();
+    in_memory.hash(&mut h);
     let value = |v: ValueId, h: &mut FxHasher, names: &mut Renaming| {
         names.of(v).hash(h);
         func.value_type(v).hash(h);
         func.const_value(v).hash(h);
         info.uses(v).hash(h);
+        if !in_memory {
+            return;
+        }
         // Where it lives in memory, and whether it is a guarded write (by which guard).
         let seg = info.memory.segment_of(v);
         seg.map(|s| &info.memory.segments[s as usize]).hash(h);
