@@ -586,28 +586,12 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 if *m < current && taken.as_ref().is_none_or(|(_, s)| *m < s.prediction) {
                     record_outrun(&mut decisions, round, current, m.cells, outrun);
                     // The candidates this round scored, which the one block outdoes.
-                    let mut scored: Vec<(&Key, &(i128, i128))> = estimate
-                        .iter()
-                        .filter(|(k, _)| subjects.contains_key(*k))
-                        .collect();
-                    scored.sort();
-                    for (k, d) in scored {
-                        decisions.push(Decision {
-                            round,
-                            subject: subjects[k].clone(),
-                            cells_kept: Some(current.cells),
-                            cells_taken: Some(apply_delta(current.cells, d.0)),
-                            transitions: (
-                                Some(current.transitions),
-                                Some(apply_delta(current.transitions, d.1)),
-                            ),
-                            verdict: Verdict::Kept,
-                            reason: format!(
-                                "the whole program as one block ({}) is cheaper",
-                                group_digits(m.cells)
-                            ),
-                        });
-                    }
+                    record_kept(&mut decisions, round, current, &estimate, &subjects, |_| {
+                        format!(
+                            "the whole program as one block ({}) is cheaper",
+                            group_digits(m.cells)
+                        )
+                    });
                     decisions.push(Decision {
                         round,
                         subject: Subject::OneBlock,
@@ -632,29 +616,13 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                     record_outrun(&mut decisions, round, current, m.cells, outrun);
                 }
                 // Nothing lowers the score: the remaining candidates are kept.
-                let mut kept: Vec<(&Key, &(i128, i128))> = estimate
-                    .iter()
-                    .filter(|(k, _)| subjects.contains_key(*k))
-                    .collect();
-                kept.sort();
-                for (k, d) in kept {
-                    decisions.push(Decision {
-                        round,
-                        subject: subjects[k].clone(),
-                        cells_kept: Some(current.cells),
-                        cells_taken: Some(apply_delta(current.cells, d.0)),
-                        transitions: (
-                            Some(current.transitions),
-                            Some(apply_delta(current.transitions, d.1)),
-                        ),
-                        verdict: Verdict::Kept,
-                        reason: if d.0 > 0 {
-                            format!("would cost {} more cells", group_digits(d.0.unsigned_abs()))
-                        } else {
-                            "would not lower the cells or transitions".into()
-                        },
-                    });
-                }
+                record_kept(&mut decisions, round, current, &estimate, &subjects, |d| {
+                    if d.0 > 0 {
+                        format!("would cost {} more cells", group_digits(d.0.unsigned_abs()))
+                    } else {
+                        "would not lower the cells or transitions".into()
+                    }
+                });
                 break;
             };
             decisions.push(Decision {
@@ -724,6 +692,37 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     stats.add("counts_derived", scorer.derived.get());
     stats.decisions = decisions;
     stats
+}
+
+/// Records this round's candidates (`subjects`) with an estimate as kept, best first, each
+/// with its predicted cells and `reason(its change in cells and transitions)`.
+fn record_kept(
+    decisions: &mut Vec<Decision>,
+    round: usize,
+    current: Prediction,
+    estimate: &HashMap<Key, (i128, i128)>,
+    subjects: &HashMap<Key, Subject>,
+    reason: impl Fn((i128, i128)) -> String,
+) {
+    let mut kept: Vec<(&Key, &(i128, i128))> = estimate
+        .iter()
+        .filter(|(k, _)| subjects.contains_key(*k))
+        .collect();
+    kept.sort();
+    for (k, d) in kept {
+        decisions.push(Decision {
+            round,
+            subject: subjects[k].clone(),
+            cells_kept: Some(current.cells),
+            cells_taken: Some(apply_delta(current.cells, d.0)),
+            transitions: (
+                Some(current.transitions),
+                Some(apply_delta(current.transitions, d.1)),
+            ),
+            verdict: Verdict::Kept,
+            reason: reason(*d),
+        });
+    }
 }
 
 /// Records the candidates a round did not score because their other blocks alone cost more
