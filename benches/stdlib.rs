@@ -7,6 +7,10 @@
 //! `--monolithic`, the one circuit ZoKrates itself compiles. A yardstick that is absent or does
 //! not compile is skipped with the reason printed.
 //!
+//! Before the timings, one run of each prints its peak resident memory: the process's
+//! high-water mark reset before the run (as `--time-passes` measures a stage), so it includes
+//! what the bench process already holds (criterion, the source text), which is small.
+//!
 //! Run with `cargo bench --bench stdlib`.
 
 /// The allocator the `zkbc` binary uses.
@@ -38,6 +42,23 @@ fn compile(name: &str, source: &str, options: &driver::Options) -> Result<usize,
     Ok(systems.len())
 }
 
+/// Runs `f` once as a recorded stage and prints its peak resident memory.
+fn print_peak(what: &str, f: impl FnOnce() -> Result<(), String>) {
+    zkbc::timing::enable();
+    let _ = zkbc::timing::take();
+    let result = zkbc::timing::stage(what, f);
+    let records = zkbc::timing::take();
+    match (result, records.first().and_then(|r| r.peak_rss)) {
+        (Ok(()), Some(peak)) => println!(
+            "{what}: peak {} resident, {:.2} s",
+            zkbc::timing::format_bytes(peak),
+            records[0].time.as_secs_f64()
+        ),
+        (Ok(()), None) => println!("{what}: no peak memory on this system"),
+        (Err(e), _) => println!("{what}: {e}"),
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let Some(dir) = yardsticks() else {
         eprintln!("skipped: no shared/peers/zokrates-stdlib/yardsticks beside the crate");
@@ -62,11 +83,16 @@ fn bench(c: &mut Criterion) {
             eprintln!("skipped {file}: {e}");
             continue;
         }
+        let mut one_circuit = options.clone();
+        one_circuit.opt.merge.monolithic = true;
+        for (label, options) in [("default", &options), ("--monolithic", &one_circuit)] {
+            print_peak(&format!("{file} {label}"), || {
+                compile(&name, &source, options).map(|_| ())
+            });
+        }
         group.bench_function(file, |b| {
             b.iter(|| black_box(compile(&name, black_box(&source), &options)))
         });
-        let mut one_circuit = options.clone();
-        one_circuit.opt.merge.monolithic = true;
         group.bench_function(format!("{file} --monolithic"), |b| {
             b.iter(|| black_box(compile(&name, black_box(&source), &one_circuit)))
         });
