@@ -546,7 +546,7 @@ impl<'a, 'f> FnLower<'a, 'f> {
                     },
                     &[],
                 );
-                self.b.func().inst(inst).results.clone()
+                self.b.func().inst(inst).results.to_vec()
             }
             ExprKind::Builtin(builtin, x) => {
                 let v = self.scalar(x);

@@ -204,7 +204,7 @@ impl<'f> FunctionBuilder<'f> {
     /// `call fN(args)` with results typed `returns`.
     pub fn call(&mut self, func: FuncId, args: Vec<ValueId>, returns: &[Type]) -> Vec<ValueId> {
         let inst = self.inst(InstKind::Call { func, args }, returns);
-        self.func.inst(inst).results.clone()
+        self.func.inst(inst).results.to_vec()
     }
 
     fn terminate(&mut self, term: Terminator) {

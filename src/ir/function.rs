@@ -5,7 +5,12 @@ use super::entities::{BlockId, FuncId, InstId, SrcLoc, ValueId};
 use super::instructions::{BinOp, Const, InstKind, Terminator};
 use super::types::Type;
 use crate::field::Fr;
+use smallvec::SmallVec;
 use std::collections::HashMap;
+
+/// An instruction's result values, stored inline up to four (in the 24 bytes a `Vec` header
+/// takes), so that the common single result needs no heap allocation.
+pub type Results = SmallVec<[ValueId; 4]>;
 
 /// Where a value comes from.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -34,7 +39,7 @@ pub struct InstData {
     pub kind: InstKind,
     /// The values it defines (one for most instructions, none for `assert`/`store`, any number
     /// for `call`).
-    pub results: Vec<ValueId>,
+    pub results: Results,
     /// Where in the source program it comes from, if known.
     pub loc: Option<SrcLoc>,
     /// `nuw` in the text format: the range analysis proved that this `uN` `add`, `sub`, `mul`

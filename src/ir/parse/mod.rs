@@ -334,7 +334,7 @@ impl FuncParser<'_> {
                     }
                     func.insts.push(InstData {
                         kind,
-                        results,
+                        results: results.into(),
                         loc,
                         no_wrap,
                     });
