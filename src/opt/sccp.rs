@@ -44,7 +44,7 @@ use super::PassStats;
 use crate::fxhash::{FxMap, FxSet};
 use crate::ir::interp::{eval_pure, FailureKind, Val};
 use crate::ir::{
-    BlockCall, BlockId, Const, Function, InstId, InstKind, Program, Terminator, ValueDef, ValueId,
+    BlockCall, BlockId, Const, Function, InstId, InstKind, Program, Terminator, ValueId,
 };
 
 /// Runs SCCP on every function of the program.
@@ -153,10 +153,10 @@ impl<'f> Ctx<'f> {
     }
 
     fn cell(&self, v: ValueId) -> Cell {
-        match self.func.value(v).def {
-            ValueDef::Const(Const::Field(x)) => Cell::Const(Val::Field(x)),
-            ValueDef::Const(Const::UInt(n)) => Cell::Const(Val::UInt(n)),
-            _ => self.cells[v.index()].clone(),
+        match self.func.const_value(v) {
+            Some(Const::Field(x)) => Cell::Const(Val::Field(x)),
+            Some(Const::UInt(n)) => Cell::Const(Val::UInt(n)),
+            None => self.cells[v.index()].clone(),
         }
     }
 
