@@ -540,8 +540,8 @@ impl<'a, 'f> FnLower<'a, 'f> {
                 let inst = self.b.inst(
                     ir::InstKind::Hint {
                         func: ir::FuncId(f.0),
-                        args: vals,
-                        ret,
+                        args: vals.into(),
+                        ret: ret.into(),
                         guard: None,
                     },
                     &[],

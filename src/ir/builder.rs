@@ -144,8 +144,8 @@ impl<'f> FunctionBuilder<'f> {
     pub fn log(&mut self, template: String, args: Vec<ValueId>) -> InstId {
         self.inst(
             InstKind::Log {
-                template,
-                args,
+                template: Box::new(template),
+                args: args.into(),
                 guard: None,
             },
             &[],
@@ -169,7 +169,10 @@ impl<'f> FunctionBuilder<'f> {
 
     /// `make_array [..] : T`
     pub fn make_array(&mut self, elems: Vec<ValueId>, elem_ty: Type) -> ValueId {
-        self.single(InstKind::MakeArray { elems, elem_ty })
+        self.single(InstKind::MakeArray {
+            elems: elems.into(),
+            elem_ty,
+        })
     }
 
     /// `array_get a, i`

@@ -384,7 +384,7 @@ impl Function {
                 let n = ty(arg).uint_width().unwrap_or(crate::ir::FIELD_BITS);
                 vec![Type::array(Type::BOOL, n)]
             }
-            InstKind::Hint { ret, .. } => ret.clone(),
+            InstKind::Hint { ret, .. } => ret.to_vec(),
             InstKind::Bound { .. } => vec![Type::Field],
             InstKind::Call { .. } => vec![],
         }

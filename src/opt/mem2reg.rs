@@ -787,7 +787,7 @@ fn zero_value(func: &mut Function, ty: &Type) -> (ValueId, Vec<InstId>) {
         Type::Array(elem, n) => {
             let (e, mut insts) = zero_value(func, elem);
             let kind = InstKind::MakeArray {
-                elems: vec![e; *n as usize],
+                elems: thin_vec::thin_vec![e; *n as usize],
                 elem_ty: (**elem).clone(),
             };
             let inst = add_inst(func, kind, std::slice::from_ref(ty), None);

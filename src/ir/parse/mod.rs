@@ -629,8 +629,8 @@ impl Scope<'_> {
                 }
                 let guard = self.guard(func, c)?;
                 InstKind::Log {
-                    template,
-                    args,
+                    template: Box::new(template),
+                    args: args.into(),
                     guard,
                 }
             }
@@ -649,7 +649,10 @@ impl Scope<'_> {
                 let elems = self.operands(func, c, ']')?;
                 c.expect(&Tok::Punct(':'))?;
                 let elem_ty = c.ty()?;
-                InstKind::MakeArray { elems, elem_ty }
+                InstKind::MakeArray {
+                    elems: elems.into(),
+                    elem_ty,
+                }
             }
             "array_get" => {
                 let array = self.operand(func, c)?;
@@ -698,8 +701,8 @@ impl Scope<'_> {
                 let guard = self.guard(func, c)?;
                 InstKind::Hint {
                     func: callee,
-                    args,
-                    ret,
+                    args: args.into(),
+                    ret: ret.into(),
                     guard,
                 }
             }
