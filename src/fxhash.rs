@@ -34,3 +34,17 @@ impl Hasher for FxHasher {
 
 pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 pub(crate) type FxSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+
+/// A well-mixed 64-bit hash of `x`: the Fx hash finished with MurmurHash3's finalizer, so that
+/// its low bits depend on all of `x` (a map keyed by the hash hashes it again with Fx, whose low
+/// bits depend only on the key's low bits).
+pub(crate) fn hash64<T: std::hash::Hash + ?Sized>(x: &T) -> u64 {
+    let mut h = FxHasher::default();
+    x.hash(&mut h);
+    let mut h = h.finish();
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}

@@ -198,7 +198,7 @@ pub fn constant_trip_count(func: &Function, loops: &LoopForest, lp: LoopId) -> O
         _ => None,
     };
     let param_index = |v| match func.value(v).def {
-        ValueDef::Param(b, k) if b == header => Some(k),
+        ValueDef::Param(b, k) if b == header => Some(k as usize),
         _ => None,
     };
     let (k, bound, iv_left) = match (param_index(lhs), param_index(rhs)) {

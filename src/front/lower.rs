@@ -540,13 +540,13 @@ impl<'a, 'f> FnLower<'a, 'f> {
                 let inst = self.b.inst(
                     ir::InstKind::Hint {
                         func: ir::FuncId(f.0),
-                        args: vals,
-                        ret,
+                        args: vals.into(),
+                        ret: ret.into(),
                         guard: None,
                     },
                     &[],
                 );
-                self.b.func().inst(inst).results.clone()
+                self.b.func().inst(inst).results.to_vec()
             }
             ExprKind::Builtin(builtin, x) => {
                 let v = self.scalar(x);

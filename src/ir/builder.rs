@@ -144,8 +144,8 @@ impl<'f> FunctionBuilder<'f> {
     pub fn log(&mut self, template: String, args: Vec<ValueId>) -> InstId {
         self.inst(
             InstKind::Log {
-                template,
-                args,
+                template: Box::new(template),
+                args: args.into(),
                 guard: None,
             },
             &[],
@@ -169,7 +169,10 @@ impl<'f> FunctionBuilder<'f> {
 
     /// `make_array [..] : T`
     pub fn make_array(&mut self, elems: Vec<ValueId>, elem_ty: Type) -> ValueId {
-        self.single(InstKind::MakeArray { elems, elem_ty })
+        self.single(InstKind::MakeArray {
+            elems: elems.into(),
+            elem_ty,
+        })
     }
 
     /// `array_get a, i`
@@ -204,7 +207,7 @@ impl<'f> FunctionBuilder<'f> {
     /// `call fN(args)` with results typed `returns`.
     pub fn call(&mut self, func: FuncId, args: Vec<ValueId>, returns: &[Type]) -> Vec<ValueId> {
         let inst = self.inst(InstKind::Call { func, args }, returns);
-        self.func.inst(inst).results.clone()
+        self.func.inst(inst).results.to_vec()
     }
 
     fn terminate(&mut self, term: Terminator) {

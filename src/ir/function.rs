@@ -5,17 +5,34 @@ use super::entities::{BlockId, FuncId, InstId, SrcLoc, ValueId};
 use super::instructions::{BinOp, Const, InstKind, Terminator};
 use super::types::Type;
 use crate::field::Fr;
+use smallvec::SmallVec;
 use std::collections::HashMap;
 
-/// Where a value comes from.
-#[derive(Clone, PartialEq, Eq, Debug)]
+/// An instruction's result values, stored inline up to four (in the 24 bytes a `Vec` header
+/// takes), so that the common single result needs no heap allocation.
+pub type Results = SmallVec<[ValueId; 4]>;
+
+/// Where a value comes from. Kept to 16 bytes (a [`ValueData`] is 32): indices are `u32`, and a
+/// constant field element lives in [`Function::field_consts`], the value holding its index.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ValueDef {
     /// Parameter `index` of a block.
-    Param(BlockId, usize),
+    Param(BlockId, u32),
     /// Result `index` of an instruction.
-    Result(InstId, usize),
-    /// A constant, written inline in the text format (`u32 5`, `field 7`).
-    Const(Const),
+    Result(InstId, u32),
+    /// A constant, written inline in the text format (`u32 5`, `field 7`); its value is
+    /// [`Function::const_value`].
+    Const(ConstRef),
+}
+
+/// Where a constant's value is stored: an integer in the value itself, a field element in the
+/// function's table [`Function::field_consts`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ConstRef {
+    /// [`Const::UInt`] of this value.
+    UInt(u64),
+    /// [`Const::Field`] of `field_consts[index]`.
+    Field(u32),
 }
 
 /// A value's type and definition.
@@ -34,7 +51,7 @@ pub struct InstData {
     pub kind: InstKind,
     /// The values it defines (one for most instructions, none for `assert`/`store`, any number
     /// for `call`).
-    pub results: Vec<ValueId>,
+    pub results: Results,
     /// Where in the source program it comes from, if known.
     pub loc: Option<SrcLoc>,
     /// `nuw` in the text format: the range analysis proved that this `uN` `add`, `sub`, `mul`
@@ -77,6 +94,9 @@ pub struct Function {
     pub insts: Vec<InstData>,
     /// Value arena.
     pub values: Vec<ValueData>,
+    /// The field elements of the `field` constants ([`ConstRef::Field`] indexes it); entries of
+    /// dead constants stay, as dead values stay in the value arena.
+    pub field_consts: Vec<Fr>,
 }
 
 /// A whole program: functions and which one is `main`.
@@ -158,6 +178,7 @@ impl Function {
             blocks: Vec::new(),
             insts: Vec::new(),
             values: Vec::new(),
+            field_consts: Vec::new(),
         };
         func.entry = func.create_block();
         func
@@ -204,8 +225,16 @@ impl Function {
     /// The constant held by `id`, if it is one.
     pub fn const_value(&self, id: ValueId) -> Option<Const> {
         match self.values[id.index()].def {
-            ValueDef::Const(c) => Some(c),
+            ValueDef::Const(c) => Some(self.const_of(c)),
             _ => None,
+        }
+    }
+
+    /// The constant `c` stands for.
+    pub fn const_of(&self, c: ConstRef) -> Const {
+        match c {
+            ConstRef::UInt(x) => Const::UInt(x),
+            ConstRef::Field(k) => Const::Field(self.field_consts[k as usize]),
         }
     }
 
@@ -230,9 +259,18 @@ impl Function {
     /// A new constant value.
     pub fn make_const(&mut self, ty: Type, value: Const) -> ValueId {
         let id = ValueId::new(self.values.len());
+        let c = match value {
+            Const::UInt(x) => ConstRef::UInt(x),
+            Const::Field(x) => {
+                let k = u32::try_from(self.field_consts.len())
+                    .expect("field constant table exceeds u32::MAX entries");
+                self.field_consts.push(x);
+                ConstRef::Field(k)
+            }
+        };
         self.values.push(ValueData {
             ty,
-            def: ValueDef::Const(value),
+            def: ValueDef::Const(c),
         });
         id
     }
@@ -255,7 +293,8 @@ impl Function {
     /// Adds a parameter of type `ty` at the end of `block`'s parameters.
     pub fn append_block_param(&mut self, block: BlockId, ty: Type) -> ValueId {
         let id = ValueId::new(self.values.len());
-        let index = self.block(block).params.len();
+        let index = u32::try_from(self.block(block).params.len())
+            .expect("block parameters exceed u32::MAX");
         self.values.push(ValueData {
             ty,
             def: ValueDef::Param(block, index),
@@ -269,7 +308,7 @@ impl Function {
         self.block_mut(block).params.remove(index);
         let params = self.block(block).params.clone();
         for (i, p) in params.into_iter().enumerate().skip(index) {
-            self.values[p.index()].def = ValueDef::Param(block, i);
+            self.values[p.index()].def = ValueDef::Param(block, i as u32);
         }
     }
 
@@ -293,7 +332,7 @@ impl Function {
                 let v = ValueId::new(self.values.len());
                 self.values.push(ValueData {
                     ty,
-                    def: ValueDef::Result(id, i),
+                    def: ValueDef::Result(id, i as u32),
                 });
                 v
             })
@@ -345,7 +384,7 @@ impl Function {
                 let n = ty(arg).uint_width().unwrap_or(crate::ir::FIELD_BITS);
                 vec![Type::array(Type::BOOL, n)]
             }
-            InstKind::Hint { ret, .. } => ret.clone(),
+            InstKind::Hint { ret, .. } => ret.to_vec(),
             InstKind::Bound { .. } => vec![Type::Field],
             InstKind::Call { .. } => vec![],
         }

@@ -4,6 +4,7 @@ use super::entities::{BlockId, FuncId, ValueId};
 use super::types::Type;
 use crate::field::Fr;
 use std::fmt;
+use thin_vec::ThinVec;
 
 /// A compile-time constant. Its type (and so the width of an integer) is the type of the value
 /// that holds it.
@@ -112,6 +113,9 @@ impl fmt::Display for BinOp {
 
 /// The operation of an instruction. Results are stored beside it in
 /// [`crate::ir::InstData::results`].
+///
+/// An `InstKind` is 32 bytes (an instruction, 80): the operand lists of the rare `make_array`,
+/// `log` and `hint` are [`ThinVec`]s, one pointer each, and a `log`'s template is boxed.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum InstKind {
     /// `vR = OP a, b`
@@ -180,7 +184,7 @@ pub enum InstKind {
     /// `vR = make_array [a, b, ...] : T`: an array of the elements, of type `[T; n]`.
     MakeArray {
         /// The elements, in order.
-        elems: Vec<ValueId>,
+        elems: ThinVec<ValueId>,
         /// The element type (needed for empty arrays).
         elem_ty: Type,
     },
@@ -221,10 +225,10 @@ pub enum InstKind {
     /// `if g` (a `u1`, added when block merging predicates the log) nothing is printed unless
     /// `g` is 1. Kept by DCE like a store.
     Log {
-        /// The line with `{}` for each argument.
-        template: String,
+        /// The line with `{}` for each argument (boxed: one pointer keeps `InstKind` at 32 bytes).
+        template: Box<String>,
         /// The printed scalars.
-        args: Vec<ValueId>,
+        args: ThinVec<ValueId>,
         /// The `u1` that must be 1 for the line to be printed; none prints always.
         guard: Option<ValueId>,
     },
@@ -248,9 +252,9 @@ pub enum InstKind {
         /// The function computing the hint.
         func: FuncId,
         /// Its arguments.
-        args: Vec<ValueId>,
+        args: ThinVec<ValueId>,
         /// The result types.
-        ret: Vec<Type>,
+        ret: ThinVec<Type>,
         /// The `u1` that must be 1 for `func` to run; none runs always.
         guard: Option<ValueId>,
     },

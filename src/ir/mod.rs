@@ -110,7 +110,9 @@ pub mod verify;
 
 pub use builder::FunctionBuilder;
 pub use entities::{BlockId, FuncId, InstId, SrcLoc, ValueId};
-pub use function::{wrap, BlockData, Function, InstData, Program, ValueData, ValueDef};
+pub use function::{
+    wrap, BlockData, ConstRef, Function, InstData, Program, Results, ValueData, ValueDef,
+};
 pub use instructions::{BinOp, BlockCall, Const, InstKind, Terminator};
 pub use lines::{block_spans, LineSpan};
 pub use normalize::{normalize_function, normalize_program, same_up_to_value_names};

@@ -44,7 +44,7 @@ pub fn normalize_function(func: &Function) -> Function {
             value_map.insert(p, ValueId::new(values.len()));
             values.push(ValueData {
                 ty: func.value_type(p).clone(),
-                def: ValueDef::Param(BlockId::new(new_b), k),
+                def: ValueDef::Param(BlockId::new(new_b), k as u32),
             });
         }
         for &i in &block.insts {
@@ -54,7 +54,7 @@ pub fn normalize_function(func: &Function) -> Function {
                 value_map.insert(r, ValueId::new(values.len()));
                 values.push(ValueData {
                     ty: func.value_type(r).clone(),
-                    def: ValueDef::Result(new_i, k),
+                    def: ValueDef::Result(new_i, k as u32),
                 });
             }
             insts.push(data.clone());
@@ -69,6 +69,7 @@ pub fn normalize_function(func: &Function) -> Function {
         blocks: Vec::new(),
         insts,
         values,
+        field_consts: Vec::new(),
     };
     // Operands: defined values map directly; constants get fresh ids after the defined ones;
     // a dangling id (only in broken programs) is kept as it is.
@@ -80,7 +81,7 @@ pub fn normalize_function(func: &Function) -> Function {
             Some(ValueData {
                 ty,
                 def: ValueDef::Const(c),
-            }) => out.make_const(ty.clone(), *c),
+            }) => out.make_const(ty.clone(), func.const_of(*c)),
             _ => v,
         }
     };

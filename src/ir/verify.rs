@@ -192,7 +192,7 @@ impl Verifier<'_> {
             for (k, &p) in block.params.iter().enumerate() {
                 self.define(&mut defs, p, Def::Param(b), Some(b), None);
                 if let Some(d) = func.values.get(p.index()) {
-                    if d.def != ValueDef::Param(b, k) {
+                    if d.def != ValueDef::Param(b, k as u32) {
                         self.report(
                             Some(b),
                             None,
@@ -223,7 +223,7 @@ impl Verifier<'_> {
                 for (k, &r) in func.inst(i).results.iter().enumerate() {
                     self.define(&mut defs, r, Def::Inst(b, pos), Some(b), Some(pos));
                     if let Some(d) = func.values.get(r.index()) {
-                        if d.def != ValueDef::Result(i, k) {
+                        if d.def != ValueDef::Result(i, k as u32) {
                             self.report(
                                 Some(b),
                                 Some(pos),

@@ -78,7 +78,7 @@ impl<'f> Ctx<'f> {
             }
         }
         while let Some(v) = self.worklist.pop() {
-            match self.func.value(v).def.clone() {
+            match self.func.value(v).def {
                 ValueDef::Const(_) => {}
                 ValueDef::Result(i, _) => self.need_inst(i),
                 ValueDef::Param(b, idx) => {
@@ -89,7 +89,7 @@ impl<'f> Ctx<'f> {
                             .term
                             .as_ref()
                             .expect("bug: no terminator");
-                        let arg = term.block_calls()[k].args[idx];
+                        let arg = term.block_calls()[k].args[idx as usize];
                         self.need(arg);
                     }
                 }

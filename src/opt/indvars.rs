@@ -295,7 +295,7 @@ impl Steps<'_> {
                         return false;
                     };
                     for call in term.block_calls() {
-                        if call.block == b && !self.is_step(call.args[k], depth + 1) {
+                        if call.block == b && !self.is_step(call.args[k as usize], depth + 1) {
                             return false;
                         }
                     }

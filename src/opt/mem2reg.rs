@@ -259,6 +259,7 @@ impl<'f> Ctx<'f> {
         let mut first: HashMap<(Type, Const), ValueId> = HashMap::new();
         for (k, data) in self.func.values.iter().enumerate() {
             if let ValueDef::Const(c) = data.def {
+                let c = self.func.const_of(c);
                 let v = ValueId::new(k);
                 let canon = *first.entry((data.ty.clone(), c)).or_insert(v);
                 self.canonical_const.insert(v, canon);
@@ -329,7 +330,7 @@ impl<'f> Ctx<'f> {
                             .term
                             .as_ref()
                             .expect("bug: no terminator");
-                        let arg = term.block_calls()[k].args[idx];
+                        let arg = term.block_calls()[k].args[idx as usize];
                         let sites = self.pts_of(arg);
                         changed |= self.add_pts(p, &sites);
                     }
@@ -786,7 +787,7 @@ fn zero_value(func: &mut Function, ty: &Type) -> (ValueId, Vec<InstId>) {
         Type::Array(elem, n) => {
             let (e, mut insts) = zero_value(func, elem);
             let kind = InstKind::MakeArray {
-                elems: vec![e; *n as usize],
+                elems: thin_vec::thin_vec![e; *n as usize],
                 elem_ty: (**elem).clone(),
             };
             let inst = add_inst(func, kind, std::slice::from_ref(ty), None);

@@ -44,7 +44,7 @@ use super::PassStats;
 use crate::fxhash::{FxMap, FxSet};
 use crate::ir::interp::{eval_pure, FailureKind, Val};
 use crate::ir::{
-    BlockCall, BlockId, Const, Function, InstId, InstKind, Program, Terminator, ValueDef, ValueId,
+    BlockCall, BlockId, Const, Function, InstId, InstKind, Program, Terminator, ValueId,
 };
 
 /// Runs SCCP on every function of the program.
@@ -71,6 +71,51 @@ impl Cell {
             (Cell::Const(a), Cell::Const(b)) if a == b => Cell::Const(a.clone()),
             _ => Cell::Bottom,
         }
+    }
+}
+
+/// Every value's cell, stored in 8 bytes: a merged block has millions of values, almost all ⊥,
+/// and a [`Cell`] holding a field element is 40. The constants are in a side table, appended
+/// when a cell gets one (a cell only lowers, so at most once per value).
+struct Cells {
+    slots: Vec<Slot>,
+    consts: Vec<Val>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Top,
+    /// `Cells::consts[index]`.
+    Const(u32),
+    Bottom,
+}
+
+impl Cells {
+    fn new(n: usize) -> Cells {
+        Cells {
+            slots: vec![Slot::Top; n],
+            consts: Vec::new(),
+        }
+    }
+
+    fn get(&self, v: ValueId) -> Cell {
+        match self.slots[v.index()] {
+            Slot::Top => Cell::Top,
+            Slot::Const(k) => Cell::Const(self.consts[k as usize].clone()),
+            Slot::Bottom => Cell::Bottom,
+        }
+    }
+
+    fn put(&mut self, v: ValueId, cell: Cell) {
+        self.slots[v.index()] = match cell {
+            Cell::Top => Slot::Top,
+            Cell::Const(x) => {
+                let k = u32::try_from(self.consts.len()).expect("bug: too many SCCP constants");
+                self.consts.push(x);
+                Slot::Const(k)
+            }
+            Cell::Bottom => Slot::Bottom,
+        };
     }
 }
 
@@ -126,7 +171,7 @@ impl Uses {
 
 struct Ctx<'f> {
     func: &'f mut Function,
-    cells: Vec<Cell>,
+    cells: Cells,
     executable_blocks: FxSet<BlockId>,
     /// Executable edges: (source block, index of the block call in its terminator).
     executable_edges: FxSet<(BlockId, usize)>,
@@ -141,7 +186,7 @@ impl<'f> Ctx<'f> {
         let uses = Uses::new(func);
         let incoming = super::util::incoming_edges(func);
         Ctx {
-            cells: vec![Cell::Top; func.values.len()],
+            cells: Cells::new(func.values.len()),
             func,
             executable_blocks: FxSet::default(),
             executable_edges: FxSet::default(),
@@ -153,20 +198,18 @@ impl<'f> Ctx<'f> {
     }
 
     fn cell(&self, v: ValueId) -> Cell {
-        match self.func.value(v).def {
-            ValueDef::Const(Const::Field(x)) => Cell::Const(Val::Field(x)),
-            ValueDef::Const(Const::UInt(n)) => Cell::Const(Val::UInt(n)),
-            _ => self.cells[v.index()].clone(),
+        match self.func.const_value(v) {
+            Some(Const::Field(x)) => Cell::Const(Val::Field(x)),
+            Some(Const::UInt(n)) => Cell::Const(Val::UInt(n)),
+            None => self.cells.get(v),
         }
     }
 
     fn set(&mut self, v: ValueId, cell: Cell) {
-        if self.cells[v.index()] != cell {
-            debug_assert!(
-                self.cells[v.index()].meet(&cell) == cell,
-                "bug: SCCP cell of {v} rose"
-            );
-            self.cells[v.index()] = cell;
+        let old = self.cells.get(v);
+        if old != cell {
+            debug_assert!(old.meet(&cell) == cell, "bug: SCCP cell of {v} rose");
+            self.cells.put(v, cell);
             self.ssa_worklist.push(v);
         }
     }
@@ -334,7 +377,7 @@ impl<'f> Ctx<'f> {
             }
         };
         for r in results {
-            let merged = self.cells[r.index()].meet(&out);
+            let merged = self.cells.get(r).meet(&out);
             self.set(r, merged);
         }
     }
@@ -348,9 +391,9 @@ impl<'f> Ctx<'f> {
             ..
         } = self;
         let scalar_const = |func: &mut Function, v: ValueId| -> Option<ValueId> {
-            let c = match &cells[v.index()] {
-                Cell::Const(Val::Field(x)) => Const::Field(*x),
-                Cell::Const(Val::UInt(n)) => Const::UInt(*n),
+            let c = match cells.get(v) {
+                Cell::Const(Val::Field(x)) => Const::Field(x),
+                Cell::Const(Val::UInt(n)) => Const::UInt(n),
                 _ => return None,
             };
             if func.const_value(v).is_some() {
@@ -389,8 +432,8 @@ impl<'f> Ctx<'f> {
                         cond,
                         then_value,
                         else_value,
-                    } if !all_const => match func.const_value(cond).or(match &cells[cond.index()] {
-                        Cell::Const(Val::UInt(n)) => Some(Const::UInt(*n)),
+                    } if !all_const => match func.const_value(cond).or(match cells.get(cond) {
+                        Cell::Const(Val::UInt(n)) => Some(Const::UInt(n)),
                         _ => None,
                     }) {
                         Some(Const::UInt(1)) => Some(then_value),
@@ -422,8 +465,8 @@ impl<'f> Ctx<'f> {
                     Const::Field(x) => Val::Field(x),
                 }) {
                     Some(v) => Some(v),
-                    None => match &cells[cond.index()] {
-                        Cell::Const(v) => Some(v.clone()),
+                    None => match cells.get(cond) {
+                        Cell::Const(v) => Some(v),
                         _ => None,
                     },
                 }
@@ -450,9 +493,9 @@ impl<'f> Ctx<'f> {
     }
 }
 
-fn cells_const_true(func: &Function, cells: &[Cell], v: ValueId) -> bool {
+fn cells_const_true(func: &Function, cells: &Cells, v: ValueId) -> bool {
     match func.const_value(v) {
         Some(c) => c == Const::UInt(1),
-        None => cells[v.index()] == Cell::Const(Val::UInt(1)),
+        None => cells.get(v) == Cell::Const(Val::UInt(1)),
     }
 }

@@ -22,7 +22,7 @@ pub(crate) fn add_inst(
             let v = ValueId::new(func.values.len());
             func.values.push(ValueData {
                 ty: ty.clone(),
-                def: ValueDef::Result(id, k),
+                def: ValueDef::Result(id, k as u32),
             });
             v
         })

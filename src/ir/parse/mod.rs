@@ -195,6 +195,7 @@ impl FuncParser<'_> {
             blocks: Vec::new(),
             insts: Vec::new(),
             values: Vec::new(),
+            field_consts: Vec::new(),
         };
         let mut blocks: HashMap<String, BlockId> = HashMap::new();
         let mut values: HashMap<String, ValueId> = HashMap::new();
@@ -223,7 +224,7 @@ impl FuncParser<'_> {
                             c.expect(&Tok::Punct(':'))?;
                             let ty = c.ty()?;
                             let v = numbered_value(&mut func, &name, line, col)?;
-                            let index = func.block(block).params.len();
+                            let index = func.block(block).params.len() as u32;
                             func.values[v.index()] = ValueData {
                                 ty,
                                 def: ValueDef::Param(block, index),
@@ -253,7 +254,7 @@ impl FuncParser<'_> {
                             ));
                         }
                         let v = numbered_value(&mut func, name, line, *col)?;
-                        func.values[v.index()].def = ValueDef::Result(InstId(u32::MAX), k);
+                        func.values[v.index()].def = ValueDef::Result(InstId(u32::MAX), k as u32);
                         define(&mut values, name.clone(), v, line, *col)?;
                         results.push(v);
                     }
@@ -330,11 +331,11 @@ impl FuncParser<'_> {
                     }
                     let id = InstId::new(func.insts.len());
                     for (k, v) in results.iter().enumerate() {
-                        func.values[v.index()].def = ValueDef::Result(id, k);
+                        func.values[v.index()].def = ValueDef::Result(id, k as u32);
                     }
                     func.insts.push(InstData {
                         kind,
-                        results,
+                        results: results.into(),
                         loc,
                         no_wrap,
                     });
@@ -380,10 +381,7 @@ fn numbered_block(func: &mut Function, label: &str, line: &Line) -> Result<Block
 fn numbered_value(func: &mut Function, name: &str, line: &Line, col: u32) -> Result<ValueId> {
     let n = label_number(name, line, col)?;
     while func.values.len() <= n {
-        func.values.push(ValueData {
-            ty: Type::Field,
-            def: ValueDef::Const(Const::Field(field::Fr::from(0u64))),
-        });
+        func.make_const(Type::Field, Const::Field(field::Fr::from(0u64)));
     }
     Ok(ValueId::new(n))
 }
@@ -631,8 +629,8 @@ impl Scope<'_> {
                 }
                 let guard = self.guard(func, c)?;
                 InstKind::Log {
-                    template,
-                    args,
+                    template: Box::new(template),
+                    args: args.into(),
                     guard,
                 }
             }
@@ -651,7 +649,10 @@ impl Scope<'_> {
                 let elems = self.operands(func, c, ']')?;
                 c.expect(&Tok::Punct(':'))?;
                 let elem_ty = c.ty()?;
-                InstKind::MakeArray { elems, elem_ty }
+                InstKind::MakeArray {
+                    elems: elems.into(),
+                    elem_ty,
+                }
             }
             "array_get" => {
                 let array = self.operand(func, c)?;
@@ -700,8 +701,8 @@ impl Scope<'_> {
                 let guard = self.guard(func, c)?;
                 InstKind::Hint {
                     func: callee,
-                    args,
-                    ret,
+                    args: args.into(),
+                    ret: ret.into(),
                     guard,
                 }
             }

@@ -7,7 +7,7 @@
 
 use super::MergeError;
 use crate::analysis::{LoopForest, LoopId};
-use crate::fxhash::{FxMap, FxSet};
+use crate::fxhash::{hash64, FxMap, FxSet};
 use crate::ir::interp::{eval_pure, Val};
 use crate::ir::{
     BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, SrcLoc, Terminator, Type, ValueId,
@@ -49,9 +49,14 @@ pub(super) struct Emitter<'a> {
     budget: usize,
     limit: usize,
     true_value: Option<ValueId>,
-    /// The constants this merge made, by type and value: folding an unrolled loop's counter
-    /// and tests makes the same few constants in every iteration, and each is one value.
-    consts: FxMap<(Type, Const), ValueId>,
+    /// The constants this merge made, by a 64-bit hash of their type and value: folding an
+    /// unrolled loop's counter and tests makes the same few constants in every iteration, and
+    /// each is one value. The counter makes a new one every iteration, so an entry is kept to
+    /// 12 bytes (keyed by `(Type, Const)`, 56): the value itself holds the type and constant.
+    consts: FxMap<u64, ValueId>,
+    /// The constants whose hash collided with another's in [`Emitter::consts`], by type and
+    /// value (hardly ever any).
+    collided: FxMap<(Type, Const), ValueId>,
 }
 
 impl<'a> Emitter<'a> {
@@ -81,6 +86,7 @@ impl<'a> Emitter<'a> {
             limit,
             true_value: None,
             consts: FxMap::default(),
+            collided: FxMap::default(),
         }
     }
 
@@ -119,12 +125,27 @@ impl<'a> Emitter<'a> {
 
     /// The constant `value` of type `ty`, made once per merge.
     fn constant(&mut self, ty: Type, value: Const) -> ValueId {
-        if let Some(&v) = self.consts.get(&(ty.clone(), value)) {
-            return v;
+        let h = hash64(&(&ty, value));
+        match self.consts.get(&h) {
+            Some(&v)
+                if self.func.value_type(v) == &ty && self.func.const_value(v) == Some(value) =>
+            {
+                v
+            }
+            Some(_) => {
+                if let Some(&v) = self.collided.get(&(ty.clone(), value)) {
+                    return v;
+                }
+                let v = self.func.make_const(ty.clone(), value);
+                self.collided.insert((ty, value), v);
+                v
+            }
+            None => {
+                let v = self.func.make_const(ty, value);
+                self.consts.insert(h, v);
+                v
+            }
         }
-        let v = self.func.make_const(ty.clone(), value);
-        self.consts.insert((ty, value), v);
-        v
     }
 
     fn bool_const(&self, v: ValueId) -> Option<bool> {

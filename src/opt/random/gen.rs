@@ -593,7 +593,7 @@ impl<'r> Gen<'r> {
             InstKind::Hint {
                 func,
                 args,
-                ret,
+                ret: ret.into(),
                 guard,
             },
             &[],
@@ -636,8 +636,8 @@ impl<'r> Gen<'r> {
         };
         let i = self.func.create_inst(
             InstKind::Log {
-                template,
-                args,
+                template: Box::new(template),
+                args: args.into(),
                 guard,
             },
             &[],
