@@ -22,7 +22,6 @@
 use super::util::{incoming_edges, remove_params};
 use super::PassStats;
 use crate::ir::{Function, InstId, Program, Terminator, ValueDef, ValueId};
-use std::collections::HashSet;
 
 /// Runs DCE on every function of the program.
 pub fn run(program: &mut Program) -> PassStats {
@@ -35,29 +34,32 @@ pub fn run(program: &mut Program) -> PassStats {
 
 struct Ctx<'f> {
     func: &'f mut Function,
-    live_values: HashSet<ValueId>,
-    live_insts: HashSet<InstId>,
+    /// Per value of the arena, whether it is live (dense: an unrolled loop is one function of
+    /// a million values, where a hash set took most of the pass's time).
+    live_values: Vec<bool>,
+    /// Per instruction of the arena, whether it is live.
+    live_insts: Vec<bool>,
     worklist: Vec<ValueId>,
 }
 
 impl<'f> Ctx<'f> {
     fn new(func: &'f mut Function) -> Self {
         Ctx {
+            live_values: vec![false; func.values.len()],
+            live_insts: vec![false; func.insts.len()],
             func,
-            live_values: HashSet::new(),
-            live_insts: HashSet::new(),
             worklist: Vec::new(),
         }
     }
 
     fn need(&mut self, v: ValueId) {
-        if self.live_values.insert(v) {
+        if !std::mem::replace(&mut self.live_values[v.index()], true) {
             self.worklist.push(v);
         }
     }
 
     fn need_inst(&mut self, i: InstId) {
-        if self.live_insts.insert(i) {
+        if !std::mem::replace(&mut self.live_insts[i.index()], true) {
             let kind = self.func.inst(i).kind.clone();
             kind.for_each_operand(|v| self.need(v));
         }
@@ -101,7 +103,7 @@ impl<'f> Ctx<'f> {
             let before = self.func.block(b).insts.len();
             let (func, live) = (&mut *self.func, &self.live_insts);
             let insts = std::mem::take(&mut func.block_mut(b).insts);
-            let kept: Vec<InstId> = insts.into_iter().filter(|i| live.contains(i)).collect();
+            let kept: Vec<InstId> = insts.into_iter().filter(|i| live[i.index()]).collect();
             stats.add("insts_removed", before - kept.len());
             func.block_mut(b).insts = kept;
             if b == self.func.entry {
@@ -112,7 +114,7 @@ impl<'f> Ctx<'f> {
                 .block(b)
                 .params
                 .iter()
-                .map(|p| self.live_values.contains(p))
+                .map(|p| self.live_values[p.index()])
                 .collect();
             if keep.iter().any(|k| !k) {
                 stats.add("params_removed", keep.iter().filter(|k| !**k).count());

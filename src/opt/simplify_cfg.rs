@@ -93,7 +93,9 @@ impl Ctx<'_> {
     /// Step 4. Returns the number of blocks bypassed.
     fn remove_forwarders(&mut self) -> usize {
         let mut n = 0;
-        let mut uses = self.func.use_counts();
+        // Counted when a block first needs them (a function of one block of a million
+        // instructions, an unrolled loop, has no forwarder to look for).
+        let mut uses = None;
         for b in self.func.layout.clone() {
             if b == self.func.entry || !self.func.block(b).insts.is_empty() {
                 continue;
@@ -107,6 +109,7 @@ impl Ctx<'_> {
             let params = self.func.block(b).params.clone();
             // The parameters may only be used by this jump (they vanish with the block).
             let uses_in_jump = |p: &ValueId| target.args.iter().filter(|a| *a == p).count();
+            let uses = uses.get_or_insert_with(|| self.func.use_counts());
             if params
                 .iter()
                 .any(|p| uses.get(p).copied().unwrap_or(0) != uses_in_jump(p))
@@ -145,7 +148,7 @@ impl Ctx<'_> {
                 };
             }
             self.func.layout.retain(|x| *x != b);
-            uses = self.func.use_counts();
+            *uses = self.func.use_counts();
             n += 1;
         }
         n
