@@ -247,11 +247,9 @@ impl WtnsWriter {
             executions: 0,
         };
         let mut head = Vec::with_capacity(64);
-        head.extend_from_slice(b"wtns");
-        head.extend_from_slice(&2u32.to_le_bytes());
-        head.extend_from_slice(&1u32.to_le_bytes()); // nSections, rewritten by `finish`
-        head.extend_from_slice(&1u32.to_le_bytes());
-        head.extend_from_slice(&40u64.to_le_bytes());
+        // The section count is rewritten by `finish`.
+        container_head(&mut head, b"wtns", 2, 1);
+        section_head(&mut head, 1, 40);
         head.extend_from_slice(&N8.to_le_bytes());
         head.extend_from_slice(&prime_bytes());
         head.extend_from_slice(&n.to_le_bytes());
@@ -272,8 +270,7 @@ impl WtnsWriter {
         }
         let kind: u32 = if self.executions == 0 { 2 } else { 3 };
         let mut section = Vec::with_capacity(12 + 32 * n);
-        section.extend_from_slice(&kind.to_le_bytes());
-        section.extend_from_slice(&(32 * n as u64).to_le_bytes());
+        section_head(&mut section, kind, 32 * n as u64);
         for value in parts.iter().flat_map(|p| p.iter()) {
             for limb in value.into_bigint().0 {
                 section.extend_from_slice(&limb.to_le_bytes());
@@ -506,15 +503,11 @@ fn write_r1cs_to(
     }
     let map_size = 8 * u64::from(n_wires);
 
-    let mut head = Vec::with_capacity(12 + 12 + header.len());
-    head.extend_from_slice(b"r1cs");
-    head.extend_from_slice(&1u32.to_le_bytes());
-    head.extend_from_slice(&3u32.to_le_bytes());
-    head.extend_from_slice(&1u32.to_le_bytes());
-    head.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    let mut head = Vec::with_capacity(12 + 12 + header.len() + 12);
+    container_head(&mut head, b"r1cs", 1, 3);
+    section_head(&mut head, 1, header.len() as u64);
     head.extend_from_slice(&header);
-    head.extend_from_slice(&2u32.to_le_bytes());
-    head.extend_from_slice(&constraints_size.to_le_bytes());
+    section_head(&mut head, 2, constraints_size);
     out.write_all(&head).map_err(io)?;
 
     let mut terms: Vec<(usize, Fr)> = Vec::new();
@@ -536,8 +529,7 @@ fn write_r1cs_to(
     }
 
     let mut map = Vec::with_capacity(12 + 8 * 4096);
-    map.extend_from_slice(&3u32.to_le_bytes());
-    map.extend_from_slice(&map_size.to_le_bytes());
+    section_head(&mut map, 3, map_size);
     for wire in 0..u64::from(n_wires) {
         map.extend_from_slice(&wire.to_le_bytes());
         if map.len() >= 8 * 4096 {
@@ -660,15 +652,25 @@ fn write_lc(out: &mut Vec<u8>, row: &[(usize, Fr)]) -> Result<(), ExportError> {
 fn container(magic: &[u8; 4], version: u32, sections: &[(u32, &[u8])]) -> Vec<u8> {
     let size: usize = sections.iter().map(|(_, s)| 12 + s.len()).sum();
     let mut out = Vec::with_capacity(12 + size);
-    out.extend_from_slice(magic);
-    out.extend_from_slice(&version.to_le_bytes());
-    out.extend_from_slice(&(sections.len() as u32).to_le_bytes());
+    container_head(&mut out, magic, version, sections.len() as u32);
     for (kind, bytes) in sections {
-        out.extend_from_slice(&kind.to_le_bytes());
-        out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        section_head(&mut out, *kind, bytes.len() as u64);
         out.extend_from_slice(bytes);
     }
     out
+}
+
+/// A container's head: magic, version and section count.
+fn container_head(out: &mut Vec<u8>, magic: &[u8; 4], version: u32, sections: u32) {
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&version.to_le_bytes());
+    out.extend_from_slice(&sections.to_le_bytes());
+}
+
+/// A section's head: its type and the size of what follows.
+fn section_head(out: &mut Vec<u8>, kind: u32, size: u64) {
+    out.extend_from_slice(&kind.to_le_bytes());
+    out.extend_from_slice(&size.to_le_bytes());
 }
 
 /// p as 32 little-endian bytes.

@@ -115,7 +115,7 @@ fn fingerprint(func: &Function, info: &FuncInfo, b: BlockId, main_entry: bool) -
     main_entry.hash(&mut h);
     // A function with nothing in memory (most, and every unrolled loop's) skips the lookups:
     // with no segment there is no guarded write, initial contents or spill either.
-    let in_memory = !info.memory.is_empty() || !info.memory.guarded.is_empty();
+    let in_memory = !info.memory.is_empty();
     in_memory.hash(&mut h);
     let value = |v: ValueId, h: &mut FxHasher, names: &mut Renaming| {
         names.of(v).hash(h);

@@ -435,10 +435,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     };
     let scorer = Scorer {
         counts: &counts,
-        cache: options
-            .stats_cache
-            .as_ref()
-            .map_or_else(|| std::sync::Arc::new(StatsCache::new()), |c| c.0.clone()),
+        cache: options.stats_cache.clone().unwrap_or_default().0,
         derived: Default::default(),
     };
     let Some(unmerged) = scorer.score(program, None) else {
