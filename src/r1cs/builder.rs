@@ -279,15 +279,18 @@ impl Builder {
             return a.scale(k);
         }
         let key = self.products.key(a, b, &mut self.coeffs);
-        if let Some(p) = self.products.get(&key) {
+        if let Some(p) = self.products.get(&key, &self.quad) {
             return self.products.lc(p, a, b, &self.coeffs);
         }
-        // The product's variable is the next one allocated.
+        // The product's variable is the next one allocated, and (in structure mode) its
+        // constraint `a · b = p` the next quadratic one, whose rows `A` and `B` are the key.
         let next = self.is_instance.len() as Var;
-        self.products.insert(&key, Held::var(next));
+        let constraint = (!self.witness_mode).then(|| self.quad.len() / 3);
+        self.products.insert(&key, Held::var(next), constraint);
         let p = self.witness(Recipe::Mul(a, b));
         debug_assert_eq!(p, next);
         self.enforce(a, b, &Lc::var(p));
+        debug_assert!(constraint.is_none_or(|q| self.quad.len() == 3 * (q + 1)));
         Lc::var(p)
     }
 
@@ -302,7 +305,7 @@ impl Builder {
             return c.add_scaled(&self.mul(a, b), k);
         }
         let key = self.products.key(a, b, &mut self.coeffs);
-        if let Some(p) = self.products.get(&key) {
+        if let Some(p) = self.products.get(&key, &self.quad) {
             return c.add_scaled(&self.products.lc(p, a, b, &self.coeffs), k);
         }
         let ka = a.scale(k);
@@ -316,7 +319,7 @@ impl Builder {
             }
         };
         let held = Held::affine(r, self.coeffs.id(k_inv));
-        self.products.insert(&key, held);
+        self.products.insert(&key, held, None);
         let r = Lc::var(r);
         self.enforce(&ka, b, &r.sub(&c));
         r
@@ -330,7 +333,7 @@ impl Builder {
         // `x - 1` is never a single variable with coefficient 1, so only a general key can match.
         if self.products.n_general() > 0 {
             let key = self.products.key(x, &x1, &mut self.coeffs);
-            if let Some(p) = self.products.get(&key) {
+            if let Some(p) = self.products.get(&key, &self.quad) {
                 let p = self.products.lc(p, x, &x1, &self.coeffs);
                 self.enforce_zero(&p);
                 return;

@@ -6,12 +6,15 @@
 //!
 //! - a product of two single variables `u · v` (coefficient 1, `u ≤ v`: nearly every product
 //!   of bits) is a map entry of 16 bytes, `(u, v) → held`;
-//! - any other pair `(a, b)` is stored once as two packed rows (8 bytes a term, see
-//!   [`Packed`]) and found through a map from a 64-bit hash of those terms to its index; pairs
-//!   whose hashes collide are chained and told apart by comparing their terms, so a lookup never
-//!   confuses two different products. Growing the map rehashes integers only, never the terms
-//!   (rehashing boxed combinations was a cache miss per entry, and made lowering a block of a
-//!   million products super-linear);
+//! - any other pair `(a, b)` is found through a map from a 64-bit hash of its terms to its
+//!   index; pairs whose hashes collide are chained and told apart by comparing their terms, so a
+//!   lookup never confuses two different products. Growing the map rehashes integers only, never
+//!   the terms (rehashing boxed combinations was a cache miss per entry, and made lowering a
+//!   block of a million products super-linear). The terms are not copied when the block's own
+//!   constraint `a · b = r` holds them (a plain [`Builder::mul`] in structure mode: the lookup
+//!   compares against that constraint's rows `A` and `B`); otherwise (witness mode records no
+//!   constraints, and [`Builder::mul_affine`] constrains `k·a`, not `a`) they are stored as two
+//!   packed rows, 8 bytes a term (see [`Packed`]);
 //! - what holds a product is 8 bytes: its variable, or the variable `r = a + b + k · a · b` of
 //!   [`Builder::mul_affine`] and the index of `k⁻¹` (the product is `(r − a − b) / k`, rebuilt
 //!   from the operands of the lookup).
@@ -53,6 +56,28 @@ impl Held {
     }
 }
 
+/// Where a general pair's operands are stored: the rows `A` and `B` of quadratic constraint
+/// `q` of the block (in the order the constraint has them), or entry `k` of
+/// [`Products::keys`] (the smaller operand first). The top bit tells which.
+#[derive(Clone, Copy, Debug)]
+struct Operands(u32);
+
+const OWN: u32 = 1 << 31;
+
+impl Operands {
+    fn constraint(q: usize) -> Operands {
+        let q = u32::try_from(q)
+            .ok()
+            .filter(|q| q & OWN == 0)
+            .expect("a block has more than 2^31 quadratic constraints");
+        Operands(q)
+    }
+
+    fn own(k: usize) -> Operands {
+        Operands(OWN | k as u32)
+    }
+}
+
 /// A product's operands as a lookup key.
 pub(crate) enum Key {
     /// `u · v` with `u ≤ v`, both with coefficient 1.
@@ -79,10 +104,12 @@ pub(crate) struct Products {
     vars: FxMap<(Var, Var), Held>,
     /// Hash of a general pair → the latest pair with that hash.
     general: FxMap<u64, u32>,
-    /// General pair `k` is rows `2k` (the smaller operand) and `2k + 1`.
+    /// Operands of the general pairs that no constraint holds: entry `k` is rows `2k` (the
+    /// smaller operand) and `2k + 1`.
     keys: Rows,
-    /// Per general pair: what holds it and the previous pair with the same hash.
-    held: Vec<(Held, u32)>,
+    /// Per general pair: what holds it, the previous pair with the same hash, and where its
+    /// operands are ([`Operands`]).
+    held: Vec<(Held, u32, Operands)>,
     /// The packed operands of the last general key: `[a.., b..]`, with `a`'s length.
     scratch: Vec<Packed>,
     split: usize,
@@ -121,27 +148,39 @@ impl Products {
         self.held.len()
     }
 
-    /// What holds the product of `key` (the key just made by [`Products::key`]).
-    pub fn get(&self, key: &Key) -> Option<Held> {
+    /// What holds the product of `key` (the key just made by [`Products::key`]); `quad` are the
+    /// block's quadratic rows, where the operands of products recorded with
+    /// [`Products::insert`]`(.., Some(q))` are.
+    pub fn get(&self, key: &Key, quad: &Rows) -> Option<Held> {
         match *key {
             Key::Vars(u, v) => self.vars.get(&(u, v)).copied(),
             Key::General(h) => {
                 let mut k = *self.general.get(&h)?;
                 let (a, b) = self.scratch.split_at(self.split);
                 while k != END {
-                    let i = k as usize;
-                    if self.keys.row(2 * i) == a && self.keys.row(2 * i + 1) == b {
-                        return Some(self.held[i].0);
+                    let (held, prev, at) = self.held[k as usize];
+                    let found = if at.0 & OWN != 0 {
+                        let i = (at.0 & !OWN) as usize;
+                        self.keys.row(2 * i) == a && self.keys.row(2 * i + 1) == b
+                    } else {
+                        let q = at.0 as usize;
+                        let (x, y) = (quad.row(3 * q), quad.row(3 * q + 1));
+                        (x == a && y == b) || (x == b && y == a)
+                    };
+                    if found {
+                        return Some(held);
                     }
-                    k = self.held[i].1;
+                    k = prev;
                 }
                 None
             }
         }
     }
 
-    /// Records what holds the product of `key` (not stored before).
-    pub fn insert(&mut self, key: &Key, held: Held) {
+    /// Records what holds the product of `key` (not stored before). `constraint` is the index
+    /// of the quadratic constraint `a · b = ..` with exactly the key's operands as its rows `A`
+    /// and `B` (in either order), when the block records one: the operands are then not copied.
+    pub fn insert(&mut self, key: &Key, held: Held, constraint: Option<usize>) {
         match *key {
             Key::Vars(u, v) => {
                 self.vars.insert((u, v), held);
@@ -149,10 +188,17 @@ impl Products {
             Key::General(h) => {
                 let k = self.held.len() as u32;
                 let prev = self.general.insert(h, k).unwrap_or(END);
-                let (a, b) = self.scratch.split_at(self.split);
-                self.keys.push_packed(a);
-                self.keys.push_packed(b);
-                self.held.push((held, prev));
+                let at = match constraint {
+                    Some(q) => Operands::constraint(q),
+                    None => {
+                        let (a, b) = self.scratch.split_at(self.split);
+                        let own = self.keys.len() / 2;
+                        self.keys.push_packed(a);
+                        self.keys.push_packed(b);
+                        Operands::own(own)
+                    }
+                };
+                self.held.push((held, prev, at));
             }
         }
     }

@@ -2,9 +2,9 @@
 //! `and` tree one linear sum, an asserted `or` tree one product of factors, an asserted `uN`
 //! `lt`/`le` one range check.
 
-use super::{Lowerer, R};
+use super::{InstSet, Lowerer, R};
 use crate::field::Fr;
-use crate::ir::{BinOp, Function, InstId, InstKind, Type, ValueDef, ValueId};
+use crate::ir::{BinOp, Function, InstKind, Type, ValueDef, ValueId};
 use crate::r1cs::fxhash::FxSet;
 use crate::r1cs::gadgets::{sum_bits, Pivot};
 use crate::r1cs::lc::Lc;
@@ -19,7 +19,7 @@ impl<'a> Lowerer<'a> {
         &mut self,
         cond: ValueId,
         info: &FuncInfo,
-        in_block: &FxSet<InstId>,
+        in_block: &InstSet,
         under_or: bool,
     ) {
         let func = self.func;

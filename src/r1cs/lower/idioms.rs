@@ -1,10 +1,10 @@
 //! Bitwise idioms recognized across instructions and lowered bit by bit as a whole ([`Idiom`]):
 //! SHA-256's choice and majority.
 
-use super::{Lowerer, R};
+use super::{InstSet, Lowerer, R};
 use crate::field::Fr;
 use crate::ir::{BinOp, InstId, InstKind, Type, ValueDef, ValueId};
-use crate::r1cs::fxhash::{FxMap, FxSet};
+use crate::r1cs::fxhash::FxMap;
 use crate::r1cs::gadgets::Num;
 use crate::r1cs::lc::Lc;
 use crate::r1cs::live::FuncInfo;
@@ -50,7 +50,7 @@ impl<'a> Lowerer<'a> {
         &self,
         v: ValueId,
         info: &FuncInfo,
-        in_block: &FxSet<InstId>,
+        in_block: &InstSet,
     ) -> Option<(ValueId, ValueId)> {
         match self.single_binary(v, info, in_block)? {
             (BinOp::And, l, r) => Some((l, r)),
@@ -61,7 +61,7 @@ impl<'a> Lowerer<'a> {
     /// The operands of `v` when it is a `uN` (N > 1) `and` of this block, used any number of
     /// times: the `and`s of majority idioms, which value numbering may share between two
     /// rounds of SHA-256 (one round's `b & c` is the previous round's `a & b`).
-    fn shared_and(&self, v: ValueId, in_block: &FxSet<InstId>) -> Option<(ValueId, ValueId)> {
+    fn shared_and(&self, v: ValueId, in_block: &InstSet) -> Option<(ValueId, ValueId)> {
         match self.block_binary(v, in_block)? {
             (BinOp::And, l, r) => Some((l, r)),
             _ => None,
@@ -74,7 +74,7 @@ impl<'a> Lowerer<'a> {
         &self,
         v: ValueId,
         info: &FuncInfo,
-        in_block: &FxSet<InstId>,
+        in_block: &InstSet,
     ) -> Option<(BinOp, ValueId, ValueId)> {
         if info.uses(v) != 1 {
             return None;
@@ -84,11 +84,7 @@ impl<'a> Lowerer<'a> {
 
     /// `(op, lhs, rhs)` of a `uN` (N > 1) binary operation of this block that is not already
     /// part of an idiom or an assertion.
-    fn block_binary(
-        &self,
-        v: ValueId,
-        in_block: &FxSet<InstId>,
-    ) -> Option<(BinOp, ValueId, ValueId)> {
+    fn block_binary(&self, v: ValueId, in_block: &InstSet) -> Option<(BinOp, ValueId, ValueId)> {
         let func = self.func;
         if self.folded.contains(&v) || self.fused.contains(&v) {
             return None;
@@ -112,7 +108,7 @@ impl<'a> Lowerer<'a> {
         &mut self,
         i: InstId,
         info: &FuncInfo,
-        in_block: &FxSet<InstId>,
+        in_block: &InstSet,
         majorities: &mut Vec<MajorityCandidate>,
     ) {
         let func = self.func;

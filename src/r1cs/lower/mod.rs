@@ -44,6 +44,36 @@ use assertions::fused_reads;
 use env::Env;
 use idioms::Idiom;
 
+/// The instructions of the block being lowered, as one bit per instruction id between the
+/// block's smallest and largest (a block's instructions are mostly allocated together: a block
+/// of a million instructions takes 125 KB of bits, not a hash set of them).
+pub(super) struct InstSet {
+    lo: usize,
+    bits: Vec<u64>,
+}
+
+impl InstSet {
+    fn new(insts: &[InstId]) -> InstSet {
+        let lo = insts.iter().map(|i| i.index()).min().unwrap_or(0);
+        let hi = insts.iter().map(|i| i.index() + 1).max().unwrap_or(0);
+        let mut bits = vec![0u64; (hi - lo).div_ceil(64)];
+        for i in insts {
+            let k = i.index() - lo;
+            bits[k / 64] |= 1 << (k % 64);
+        }
+        InstSet { lo, bits }
+    }
+
+    pub(super) fn contains(&self, i: &InstId) -> bool {
+        let Some(k) = i.index().checked_sub(self.lo) else {
+            return false;
+        };
+        self.bits
+            .get(k / 64)
+            .is_some_and(|w| w & (1 << (k % 64)) != 0)
+    }
+}
+
 /// Results of linear operations longer than this become a witness variable (see
 /// [`Builder::materialize`]), so a long chain of additions costs linear, not quadratic, time.
 pub const MAX_LC_TERMS: usize = 64;
@@ -237,7 +267,7 @@ impl<'a> Lowerer<'a> {
         // whose only use is an `assert` (or such an `and`) is not built: the assertion asserts
         // each operand instead (`a ∧ b = 1` iff `a = 1` and `b = 1` for booleans), so
         // `assert(a == [true; N])` costs no product per element.
-        let in_block: FxSet<InstId> = data.insts.iter().copied().collect();
+        let in_block = InstSet::new(&data.insts);
         for &i in &data.insts {
             if let InstKind::Assert { cond, .. } = &func.inst(i).kind {
                 self.fuse_assertion(*cond, info, &in_block, false);
