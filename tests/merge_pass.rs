@@ -466,3 +466,91 @@ b3():
         .collect();
     compare_runs(&original, &program, &inputs).unwrap();
 }
+
+/// The constants of `main` after merging `text` as one block, and the program before and after.
+fn merged_constants(text: &str) -> (Program, Program, usize) {
+    let (original, merged) = run_merge(text, true).unwrap();
+    verify::verify_program(&merged).unwrap();
+    let func = merged.main_func();
+    assert_eq!(func.layout.len(), 1, "merged into one block");
+    let constants = func
+        .values
+        .iter()
+        .filter(|v| matches!(v.def, zkbc::ir::ValueDef::Const(_)))
+        .count();
+    (original, merged, constants)
+}
+
+fn same_runs(original: &Program, merged: &Program, inputs: &[&str]) {
+    let inputs: Vec<Vec<interp::Val>> = inputs
+        .iter()
+        .map(|input| {
+            let json: serde_json::Value = serde_json::from_str(input).unwrap();
+            interp::inputs_from_json(original, &json).unwrap()
+        })
+        .collect();
+    compare_runs(original, merged, &inputs).unwrap();
+}
+
+#[test]
+fn unrolling_leaves_no_constant_per_iteration() {
+    // 20,000 iterations whose counter is folded every time, read as an array index (`i urem 4`:
+    // four constants), and returned after the loop (one constant).
+    let (original, merged, constants) = merged_constants(
+        "\
+fn main f0 -> field, u32 {
+b0(v0: field, v1: [field; 4]):
+    jmp b1(v0, u32 0)
+b1(v2: field, v3: u32):
+    v4 = lt v3, u32 20000
+    br v4, b2(), b3()
+b2():
+    v5 = mul v2, v2
+    v6 = urem v3, u32 4
+    v7 = array_get v1, v6
+    v8 = add v5, v7
+    v9 = add v3, u32 1
+    jmp b1(v8, v9)
+b3():
+    return v2, v3
+}
+",
+    );
+    assert!(
+        constants < 32,
+        "{constants} constants after unrolling 20,000 iterations"
+    );
+    same_runs(
+        &original,
+        &merged,
+        &[
+            r#"["3", ["1", "2", "3", "4"]]"#,
+            r#"["0", ["0", "0", "0", "0"]]"#,
+        ],
+    );
+}
+
+#[test]
+fn a_counter_past_the_compact_range_folds_the_same() {
+    // A `u64` counter crossing 2^27 (the largest constant folded without a value of its own),
+    // cast to a field and summed: every value past the range is a constant of the function.
+    let (original, merged, _) = merged_constants(
+        "\
+fn main f0 -> field, u64 {
+b0(v0: field):
+    jmp b1(v0, u64 134217000)
+b1(v2: field, v3: u64):
+    v4 = lt v3, u64 134218000
+    br v4, b2(), b3()
+b2():
+    v5 = cast v3 to field
+    v6 = add v2, v5
+    v7 = add v3, u64 1
+    jmp b1(v6, v7)
+b3():
+    return v2, v3
+}
+",
+    );
+    same_runs(&original, &merged, &[r#"["5"]"#, r#"["-1"]"#]);
+}

@@ -349,45 +349,12 @@ impl Function {
     /// The result types of a non-call instruction from its operands' types. Total: on ill-typed
     /// operands it still answers (the verifier reports the type error).
     pub fn result_types(&self, kind: &InstKind) -> Vec<Type> {
-        let ty = |v: &ValueId| {
+        result_types_typed(kind, &|v| {
             self.values
                 .get(v.index())
                 .map(|d| d.ty.clone())
                 .unwrap_or(Type::Field)
-        };
-        match kind {
-            InstKind::Binary { op, lhs, .. } => {
-                if op.is_comparison() {
-                    vec![Type::BOOL]
-                } else {
-                    vec![ty(lhs)]
-                }
-            }
-            InstKind::Not { arg } => vec![ty(arg)],
-            InstKind::Cast { to, .. }
-            | InstKind::Truncate { to, .. }
-            | InstKind::FromBits { to, .. } => {
-                vec![to.clone()]
-            }
-            InstKind::Select { then_value, .. } => vec![ty(then_value)],
-            InstKind::Assert { .. } | InstKind::Store { .. } | InstKind::Log { .. } => vec![],
-            InstKind::Allocate { ty } => vec![Type::reference(ty.clone())],
-            InstKind::Load { ptr } => vec![ty(ptr).pointee().cloned().unwrap_or(Type::Field)],
-            InstKind::MakeArray { elems, elem_ty } => {
-                vec![Type::array(elem_ty.clone(), elems.len() as u32)]
-            }
-            InstKind::ArrayGet { array, .. } => {
-                vec![ty(array).elem().cloned().unwrap_or(Type::Field)]
-            }
-            InstKind::ArraySet { array, .. } => vec![ty(array)],
-            InstKind::ToBits { arg } => {
-                let n = ty(arg).uint_width().unwrap_or(crate::ir::FIELD_BITS);
-                vec![Type::array(Type::BOOL, n)]
-            }
-            InstKind::Hint { ret, .. } => ret.to_vec(),
-            InstKind::Bound { .. } => vec![Type::Field],
-            InstKind::Call { .. } => vec![],
-        }
+        })
     }
 
     /// Appends instruction `inst` at the end of `block`.
@@ -539,5 +506,42 @@ pub fn wrap(value: u64, width: u32) -> u64 {
         value
     } else {
         value & ((1u64 << width) - 1)
+    }
+}
+
+/// The result types of an instruction of `kind` whose operands have the types `ty` gives.
+pub fn result_types_typed(kind: &InstKind, ty: &dyn Fn(&ValueId) -> Type) -> Vec<Type> {
+    match kind {
+        InstKind::Binary { op, lhs, .. } => {
+            if op.is_comparison() {
+                vec![Type::BOOL]
+            } else {
+                vec![ty(lhs)]
+            }
+        }
+        InstKind::Not { arg } => vec![ty(arg)],
+        InstKind::Cast { to, .. }
+        | InstKind::Truncate { to, .. }
+        | InstKind::FromBits { to, .. } => {
+            vec![to.clone()]
+        }
+        InstKind::Select { then_value, .. } => vec![ty(then_value)],
+        InstKind::Assert { .. } | InstKind::Store { .. } | InstKind::Log { .. } => vec![],
+        InstKind::Allocate { ty } => vec![Type::reference(ty.clone())],
+        InstKind::Load { ptr } => vec![ty(ptr).pointee().cloned().unwrap_or(Type::Field)],
+        InstKind::MakeArray { elems, elem_ty } => {
+            vec![Type::array(elem_ty.clone(), elems.len() as u32)]
+        }
+        InstKind::ArrayGet { array, .. } => {
+            vec![ty(array).elem().cloned().unwrap_or(Type::Field)]
+        }
+        InstKind::ArraySet { array, .. } => vec![ty(array)],
+        InstKind::ToBits { arg } => {
+            let n = ty(arg).uint_width().unwrap_or(crate::ir::FIELD_BITS);
+            vec![Type::array(Type::BOOL, n)]
+        }
+        InstKind::Hint { ret, .. } => ret.to_vec(),
+        InstKind::Bound { .. } => vec![Type::Field],
+        InstKind::Call { .. } => vec![],
     }
 }

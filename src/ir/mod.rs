@@ -96,6 +96,7 @@
 //! [`verify`] checks the invariants the passes rely on; [`interp`] is the reference semantics.
 
 mod builder;
+pub mod compact;
 mod dom;
 mod entities;
 mod function;
@@ -111,7 +112,8 @@ pub mod verify;
 pub use builder::FunctionBuilder;
 pub use entities::{BlockId, FuncId, InstId, SrcLoc, ValueId};
 pub use function::{
-    wrap, BlockData, ConstRef, Function, InstData, Program, Results, ValueData, ValueDef,
+    result_types_typed, wrap, BlockData, ConstRef, Function, InstData, Program, Results, ValueData,
+    ValueDef,
 };
 pub use instructions::{BinOp, BlockCall, Const, InstKind, Terminator};
 pub use lines::{block_spans, LineSpan};

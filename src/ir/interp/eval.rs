@@ -21,6 +21,16 @@ pub fn eval_pure(
     kind: &InstKind,
     get: &mut dyn FnMut(super::ValueId) -> Result<Val, FailureKind>,
 ) -> Option<Result<Vec<Val>, FailureKind>> {
+    eval_pure_typed(kind, &|v| func.value_type(v), get)
+}
+
+/// [`eval_pure`] with the operands' types given by `ty` instead of a function's values (for
+/// operands that are not in a function yet: the constants a merge folds before it makes them).
+pub fn eval_pure_typed<'t>(
+    kind: &InstKind,
+    ty: &dyn Fn(super::ValueId) -> &'t Type,
+    get: &mut dyn FnMut(super::ValueId) -> Result<Val, FailureKind>,
+) -> Option<Result<Vec<Val>, FailureKind>> {
     if matches!(
         kind,
         InstKind::Allocate { .. }
@@ -32,16 +42,16 @@ pub fn eval_pure(
     ) {
         return None;
     }
-    Some(eval_pure_inner(func, kind, get))
+    Some(eval_pure_inner(kind, ty, get))
 }
 
-fn eval_pure_inner(
-    func: &Function,
+fn eval_pure_inner<'t>(
     kind: &InstKind,
+    ty: &dyn Fn(super::ValueId) -> &'t Type,
     get: &mut dyn FnMut(super::ValueId) -> Result<Val, FailureKind>,
 ) -> Result<Vec<Val>, FailureKind> {
     let mut get = |v: &super::ValueId| get(*v);
-    let ty = |v: &super::ValueId| func.value_type(*v);
+    let ty = |v: &super::ValueId| ty(*v);
     let invalid = |m: &str| Fail::InvalidProgram(m.to_string());
     let one = |v: Val| Ok(vec![v]);
     match kind {

@@ -15,7 +15,7 @@
 mod eval;
 mod value;
 
-pub use eval::{binary, eval_pure};
+pub use eval::{binary, eval_pure, eval_pure_typed};
 pub use value::{fits, inputs_from_json, render_log, template_slots, Val};
 
 use crate::field;

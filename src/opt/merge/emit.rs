@@ -4,14 +4,59 @@
 //! (step 4 of the algorithm in [`super`]) or has an effect: a copied `log` or `hint` gets its
 //! path's guard (`log "..", v1 if g`, `hint f1(v1) if g`), so it prints or runs only when the
 //! original would have.
+//!
+//! Folding makes constants without making values: a folded `uN` result below 2^27 is a
+//! *virtual* constant, a [`ValueId`] with the top bit set that encodes its width and value (see
+//! [`virtual_const`]). Unrolling a loop folds its counter in every iteration, and nothing but
+//! the next iteration reads it, so a loop of a million iterations made a million values nobody
+//! used. A virtual constant becomes a value of the function ([`Emitter::materialize`]) only when
+//! something that stays reads it: an emitted instruction, or the merged block's terminator and
+//! renaming (in [`super`]).
 
 use super::MergeError;
 use crate::analysis::{LoopForest, LoopId};
 use crate::fxhash::{hash64, FxMap, FxSet};
-use crate::ir::interp::{eval_pure, Val};
+use crate::ir::interp::{eval_pure_typed, Val};
 use crate::ir::{
-    BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, SrcLoc, Terminator, Type, ValueId,
+    result_types_typed, BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, SrcLoc,
+    Terminator, Type, ValueId,
 };
+
+/// The top bit of a virtual constant's id (a function's own values are numbered below it).
+const VIRTUAL: u32 = 1 << 31;
+/// A virtual constant's value is its id's low 27 bits, the width's index in [`VIRTUAL_TYPES`]
+/// the 3 bits above.
+const VALUE_BITS: u32 = 27;
+/// The types a virtual constant can have.
+static VIRTUAL_TYPES: [Type; 5] = [
+    Type::UInt(1),
+    Type::UInt(8),
+    Type::UInt(16),
+    Type::UInt(32),
+    Type::UInt(64),
+];
+
+/// The virtual constant `value` of type `ty`, when it has one (`uN`, `value < 2^27`).
+fn virtual_const(ty: &Type, value: u64) -> Option<ValueId> {
+    let code = VIRTUAL_TYPES.iter().position(|t| t == ty)? as u32;
+    let value = u32::try_from(value).ok().filter(|v| v >> VALUE_BITS == 0)?;
+    Some(ValueId::new(
+        (VIRTUAL | code << VALUE_BITS | value) as usize,
+    ))
+}
+
+/// The type and value of a virtual constant; `None` for a value of the function.
+fn decode_virtual(v: ValueId) -> Option<(&'static Type, u64)> {
+    let id = v.index() as u32;
+    if id & VIRTUAL == 0 {
+        return None;
+    }
+    let code = ((id & !VIRTUAL) >> VALUE_BITS) as usize;
+    Some((
+        &VIRTUAL_TYPES[code],
+        u64::from(id & ((1 << VALUE_BITS) - 1)),
+    ))
+}
 
 /// An edge being merged into its target: taken when `guard` is 1, with these arguments.
 #[derive(Clone, Debug)]
@@ -57,6 +102,8 @@ pub(super) struct Emitter<'a> {
     /// The constants whose hash collided with another's in [`Emitter::consts`], by type and
     /// value (hardly ever any).
     collided: FxMap<(Type, Const), ValueId>,
+    /// How many constants this merge made (each a new value).
+    pub(super) consts_made: usize,
 }
 
 impl<'a> Emitter<'a> {
@@ -87,6 +134,7 @@ impl<'a> Emitter<'a> {
             true_value: None,
             consts: FxMap::default(),
             collided: FxMap::default(),
+            consts_made: 0,
         }
     }
 
@@ -137,11 +185,13 @@ impl<'a> Emitter<'a> {
                     return v;
                 }
                 let v = self.func.make_const(ty.clone(), value);
+                self.consts_made += 1;
                 self.collided.insert((ty, value), v);
                 v
             }
             None => {
                 let v = self.func.make_const(ty, value);
+                self.consts_made += 1;
                 self.consts.insert(h, v);
                 v
             }
@@ -149,13 +199,43 @@ impl<'a> Emitter<'a> {
     }
 
     fn bool_const(&self, v: ValueId) -> Option<bool> {
-        match self.func.const_value(v) {
-            Some(Const::UInt(x)) if self.func.value_type(v).is_bool() => Some(x != 0),
+        match self.const_value(v) {
+            Some(Const::UInt(x)) if self.value_type(v).is_bool() => Some(x != 0),
             _ => None,
         }
     }
 
-    fn emit(&mut self, kind: InstKind, loc: Option<SrcLoc>) -> InstId {
+    /// The constant `v` is, if it is one (a virtual constant or a constant of the function).
+    fn const_value(&self, v: ValueId) -> Option<Const> {
+        match decode_virtual(v) {
+            Some((_, x)) => Some(Const::UInt(x)),
+            None => self.func.const_value(v),
+        }
+    }
+
+    fn value_type(&self, v: ValueId) -> &Type {
+        match decode_virtual(v) {
+            Some((ty, _)) => ty,
+            None => self.func.value_type(v),
+        }
+    }
+
+    /// `v` as a value of the function: a virtual constant is made a constant (once per merge).
+    pub(super) fn materialize(&mut self, v: ValueId) -> ValueId {
+        match decode_virtual(v) {
+            Some((ty, x)) => self.constant(ty.clone(), Const::UInt(x)),
+            None => v,
+        }
+    }
+
+    /// [`Emitter::map`], materialized.
+    pub(super) fn map_real(&mut self, v: ValueId) -> ValueId {
+        let v = self.map(v);
+        self.materialize(v)
+    }
+
+    fn emit(&mut self, mut kind: InstKind, loc: Option<SrcLoc>) -> InstId {
+        kind.map_operands(|v| self.materialize(v));
         let inst = self.func.create_inst(kind, &[], loc);
         self.out.push(inst);
         inst
@@ -216,7 +296,7 @@ impl<'a> Emitter<'a> {
         if a == b {
             return a;
         }
-        if let (Some(x), Some(y)) = (self.func.const_value(a), self.func.const_value(b)) {
+        if let (Some(x), Some(y)) = (self.const_value(a), self.const_value(b)) {
             if x == y {
                 return a;
             }
@@ -553,7 +633,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn const_val(&self, v: ValueId) -> Option<Val> {
-        match self.func.const_value(v)? {
+        match self.const_value(v)? {
             Const::Field(x) => Some(Val::Field(x)),
             Const::UInt(x) => Some(Val::UInt(x)),
         }
@@ -562,23 +642,26 @@ impl<'a> Emitter<'a> {
     /// The constant results of `kind` when its operands are constants and it succeeds.
     fn fold(&mut self, kind: &InstKind) -> Option<Vec<ValueId>> {
         let mut all_const = true;
-        kind.for_each_operand(|v| all_const &= self.func.const_value(v).is_some());
+        kind.for_each_operand(|v| all_const &= self.const_value(v).is_some());
         if !all_const {
             return None;
         }
-        let vals = eval_pure(self.func, kind, &mut |v| {
+        let vals = eval_pure_typed(kind, &|v| self.value_type(v), &mut |v| {
             self.const_val(v)
                 .ok_or(crate::ir::interp::FailureKind::InvalidProgram(
                     "not a constant".into(),
                 ))
         })?
         .ok()?;
-        let types = self.func.result_types(kind);
+        let types = result_types_typed(kind, &|v| self.value_type(*v).clone());
         let mut out = Vec::new();
         for (val, ty) in vals.iter().zip(&types) {
             out.push(match val {
                 Val::Field(x) => self.constant(ty.clone(), Const::Field(*x)),
-                Val::UInt(x) => self.constant(ty.clone(), Const::UInt(*x)),
+                Val::UInt(x) => match virtual_const(ty, *x) {
+                    Some(v) => v,
+                    None => self.constant(ty.clone(), Const::UInt(*x)),
+                },
                 _ => return None,
             });
         }
@@ -612,7 +695,7 @@ impl<'a> Emitter<'a> {
             Type::Array(_, n) => u64::from(*n),
             _ => return Err(self.err_unsupported("indexing a non-array")),
         };
-        if let Some(Const::UInt(i)) = self.func.const_value(index) {
+        if let Some(Const::UInt(i)) = self.const_value(index) {
             if i < len {
                 return Ok(index);
             }
@@ -620,7 +703,7 @@ impl<'a> Emitter<'a> {
         if len == 0 {
             return Err(self.err_unsupported("an empty array indexed on a guarded path"));
         }
-        let ty = self.func.value_type(index).clone();
+        let ty = self.value_type(index).clone();
         let zero = self.zero(&ty);
         Ok(self.select(g, index, zero))
     }
@@ -658,19 +741,19 @@ impl<'a> Emitter<'a> {
                 }
             }
             InstKind::Binary { op, rhs, .. } if op.can_fail() && guarded => {
-                let nonzero_const = match self.func.const_value(*rhs) {
+                let nonzero_const = match self.const_value(*rhs) {
                     Some(Const::UInt(x)) => x != 0,
                     Some(Const::Field(x)) => x != crate::field::Fr::from(0u64),
                     None => false,
                 };
                 if !nonzero_const {
-                    let ty = self.func.value_type(*rhs).clone();
+                    let ty = self.value_type(*rhs).clone();
                     let one = self.one(&ty);
                     *rhs = self.select(g, *rhs, one);
                 }
             }
             InstKind::Cast { arg, to } if guarded => {
-                let from = self.func.value_type(*arg).clone();
+                let from = self.value_type(*arg).clone();
                 let can_fail = match (&from, &*to) {
                     (_, Type::Field) => false,
                     (Type::UInt(a), Type::UInt(b)) => a > b,

@@ -398,36 +398,50 @@ pub fn merge_component(
         .term
         .clone()
         .expect("bug: verified IR has terminators");
-    term.map_operands(|v| em.map(v));
-    let Emitter { out, env, .. } = em;
+    term.map_operands(|v| em.map_real(v));
     // Every value defined in the component (but the head's parameters) is renamed to its copy.
-    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut defined = Vec::new();
     for &b in comp.blocks.iter() {
-        let block = func.block(b);
-        let params = if b == head {
-            &[][..]
-        } else {
-            &block.params[..]
-        };
-        let results = block
-            .insts
-            .iter()
-            .flat_map(|i| func.inst(*i).results.iter());
-        for v in params.iter().chain(results) {
-            if let Some(&n) = env.get(v) {
-                if n != *v {
-                    subst.insert(*v, n);
-                }
+        let block = em.func.block(b);
+        if b != head {
+            defined.extend(block.params.iter().copied());
+        }
+        for i in &block.insts {
+            defined.extend(em.func.inst(*i).results.iter().copied());
+        }
+    }
+    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+    for v in defined {
+        if em.env.contains_key(&v) {
+            let n = em.map_real(v);
+            if n != v {
+                subst.insert(v, n);
             }
         }
     }
+    let Emitter {
+        out, consts_made, ..
+    } = em;
     let data = func.block_mut(head);
     data.insts = out;
     data.term = Some(term);
     func.layout
         .retain(|b| *b == head || !comp.blocks.contains(b));
     func.replace_uses(&subst);
+    drop_folded_constants(func, consts_made);
     Ok(())
+}
+
+/// Below this many constants made by one merge, the unused ones are left in the arena.
+const COMPACT_MIN_CONSTS: usize = 4096;
+
+/// After a merge that made `consts_made` constants: drops the constants nothing reads when
+/// they may be a large part of the values. Unrolling folds a loop's counter into a new
+/// constant in every iteration, and only a few of them end up read (see [`crate::ir::compact`]).
+fn drop_folded_constants(func: &mut Function, consts_made: usize) {
+    if consts_made >= COMPACT_MIN_CONSTS && consts_made * 8 >= func.values.len() {
+        crate::ir::compact::drop_unused_constants(func);
+    }
 }
 
 /// Merges all of `func` into its entry block (`--monolithic`). Returns whether it changed.
@@ -468,10 +482,15 @@ pub fn merge_function(func: &mut Function, max_unrolled: usize) -> Result<bool, 
         return Err(unsupported(em.func, "no path reaches a return"));
     }
     let (_, values) = em.combine(returns);
+    let values = values.into_iter().map(|v| em.materialize(v)).collect();
     let out = std::mem::take(&mut em.out);
+    let consts_made = em.consts_made;
+    // The emitter's maps go before the arena is compacted.
+    drop(em);
     let data = func.block_mut(entry);
     data.insts = out;
     data.term = Some(Terminator::Return(values));
     func.layout = vec![entry];
+    drop_folded_constants(func, consts_made);
     Ok(true)
 }
