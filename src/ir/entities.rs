@@ -69,3 +69,167 @@ impl fmt::Display for SrcLoc {
         write!(f, "{}:{}", self.line, self.col)
     }
 }
+
+/// An instruction's optional [`SrcLoc`] and its `nuw` flag ([`crate::ir::InstData::no_wrap`])
+/// packed in 8 bytes (an `Option<SrcLoc>` and a `bool` took 16 with padding; merged blocks hold
+/// millions of instructions). The 64 bits, from the lowest: 1 bit "a location is present",
+/// 1 bit `nuw`, 26 bits line, 20 bits column, 16 bits file.
+///
+/// A line past 67,108,863 ([`PackedLoc::MAX_LINE`]) or a column past 1,048,575
+/// ([`PackedLoc::MAX_COL`]) is recorded as that maximum, so the location stays near the truth;
+/// real sources are far below both, and for them a location round-trips exactly. A file index
+/// past 65,535 ([`PackedLoc::MAX_FILE`]) panics instead: a wrong file would point at unrelated
+/// code, and the front end reads at most a few thousand files. An absent location has all its
+/// bits zero, so that equal `(location, nuw)` pairs are equal `PackedLoc`s.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct PackedLoc(u64);
+
+impl PackedLoc {
+    /// The largest line recorded exactly (26 bits); larger ones saturate to it.
+    pub const MAX_LINE: u32 = (1 << LINE_BITS) - 1;
+    /// The largest column recorded exactly (20 bits); larger ones saturate to it.
+    pub const MAX_COL: u32 = (1 << COL_BITS) - 1;
+    /// The largest file index (16 bits); a larger one panics.
+    pub const MAX_FILE: u32 = (1 << FILE_BITS) - 1;
+
+    /// `loc` and the `nuw` flag packed.
+    pub fn new(loc: Option<SrcLoc>, no_wrap: bool) -> Self {
+        let mut p = PackedLoc::default();
+        p.set_loc(loc);
+        p.set_no_wrap(no_wrap);
+        p
+    }
+
+    /// The location, if present (saturated as the type doc says).
+    pub fn loc(self) -> Option<SrcLoc> {
+        if self.0 & PRESENT == 0 {
+            return None;
+        }
+        let field = |shift: u32, bits: u32| ((self.0 >> shift) & ((1 << bits) - 1)) as u32;
+        Some(SrcLoc {
+            line: field(LINE_SHIFT, LINE_BITS),
+            col: field(COL_SHIFT, COL_BITS),
+            file: field(FILE_SHIFT, FILE_BITS),
+        })
+    }
+
+    /// Replaces the location, keeping the `nuw` flag. Lines and columns past their maxima
+    /// saturate.
+    ///
+    /// # Panics
+    /// If `loc.file` exceeds [`PackedLoc::MAX_FILE`].
+    pub fn set_loc(&mut self, loc: Option<SrcLoc>) {
+        self.0 &= NO_WRAP;
+        if let Some(l) = loc {
+            assert!(
+                l.file <= Self::MAX_FILE,
+                "source file index {} exceeds the {} an instruction's location can hold",
+                l.file,
+                Self::MAX_FILE
+            );
+            self.0 |= PRESENT
+                | u64::from(l.line.min(Self::MAX_LINE)) << LINE_SHIFT
+                | u64::from(l.col.min(Self::MAX_COL)) << COL_SHIFT
+                | u64::from(l.file) << FILE_SHIFT;
+        }
+    }
+
+    /// The `nuw` flag.
+    pub fn no_wrap(self) -> bool {
+        self.0 & NO_WRAP != 0
+    }
+
+    /// Sets or clears the `nuw` flag, keeping the location.
+    pub fn set_no_wrap(&mut self, no_wrap: bool) {
+        if no_wrap {
+            self.0 |= NO_WRAP;
+        } else {
+            self.0 &= !NO_WRAP;
+        }
+    }
+}
+
+impl fmt::Debug for PackedLoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PackedLoc")
+            .field("loc", &self.loc())
+            .field("no_wrap", &self.no_wrap())
+            .finish()
+    }
+}
+
+const PRESENT: u64 = 1;
+const NO_WRAP: u64 = 1 << 1;
+const LINE_SHIFT: u32 = 2;
+const LINE_BITS: u32 = 26;
+const COL_SHIFT: u32 = LINE_SHIFT + LINE_BITS;
+const COL_BITS: u32 = 20;
+const FILE_SHIFT: u32 = COL_SHIFT + COL_BITS;
+const FILE_BITS: u32 = 16;
+const _: () = assert!(FILE_SHIFT + FILE_BITS == 64);
+
+#[cfg(test)]
+mod tests {
+    use super::{PackedLoc, SrcLoc};
+
+    fn loc(line: u32, col: u32, file: u32) -> Option<SrcLoc> {
+        Some(SrcLoc { line, col, file })
+    }
+
+    #[test]
+    fn a_location_and_the_nuw_flag_round_trip() {
+        let max = (PackedLoc::MAX_LINE, PackedLoc::MAX_COL, PackedLoc::MAX_FILE);
+        let cases = [
+            None,
+            loc(0, 0, 0),
+            loc(1, 1, 0),
+            loc(17, 5, 0),
+            loc(1234, 80, 3),
+            loc(99_999, 4_000, 4095),
+            loc(max.0, 1, 0),
+            loc(1, max.1, 0),
+            loc(1, 1, max.2),
+            loc(max.0, max.1, max.2),
+        ];
+        for l in cases {
+            for nuw in [false, true] {
+                let mut p = PackedLoc::new(l, nuw);
+                assert_eq!((p.loc(), p.no_wrap()), (l, nuw), "{l:?} {nuw}");
+                p.set_no_wrap(!nuw);
+                assert_eq!((p.loc(), p.no_wrap()), (l, !nuw), "{l:?} {nuw}");
+                p.set_loc(loc(2, 3, 1));
+                assert_eq!((p.loc(), p.no_wrap()), (loc(2, 3, 1), !nuw));
+                p.set_loc(l);
+                assert_eq!((p.loc(), p.no_wrap()), (l, !nuw));
+                assert_eq!(p, PackedLoc::new(l, !nuw), "the packing is canonical");
+            }
+        }
+        assert_eq!(PackedLoc::default(), PackedLoc::new(None, false));
+        assert_eq!(std::mem::size_of::<PackedLoc>(), 8);
+    }
+
+    #[test]
+    fn lines_and_columns_past_their_maxima_saturate() {
+        let (ml, mc) = (PackedLoc::MAX_LINE, PackedLoc::MAX_COL);
+        assert_eq!((ml, mc), (67_108_863, 1_048_575));
+        let cases = [
+            (loc(ml + 1, 7, 2), loc(ml, 7, 2)),
+            (loc(u32::MAX, 7, 2), loc(ml, 7, 2)),
+            (loc(9, mc + 1, 2), loc(9, mc, 2)),
+            (loc(9, u32::MAX, 2), loc(9, mc, 2)),
+            (loc(u32::MAX, u32::MAX, 0), loc(ml, mc, 0)),
+        ];
+        for (given, stored) in cases {
+            for nuw in [false, true] {
+                let p = PackedLoc::new(given, nuw);
+                assert_eq!((p.loc(), p.no_wrap()), (stored, nuw), "{given:?}");
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "source file index 65536 exceeds the 65535")]
+    fn a_file_index_past_the_maximum_panics() {
+        PackedLoc::new(loc(1, 1, PackedLoc::MAX_FILE + 1), false);
+    }
+}

@@ -1,7 +1,7 @@
 //! Functions and programs: arenas of blocks, instructions and values, with the layout (the
 //! blocks that belong to the function, in print order).
 
-use super::entities::{BlockId, FuncId, InstId, SrcLoc, ValueId};
+use super::entities::{BlockId, FuncId, InstId, PackedLoc, SrcLoc, ValueId};
 use super::instructions::{BinOp, Const, InstKind, Terminator};
 use super::types::Type;
 use crate::field::Fr;
@@ -44,23 +44,71 @@ pub struct ValueData {
     pub def: ValueDef,
 }
 
-/// An instruction with its results and source location.
-#[derive(Clone, PartialEq, Eq, Debug)]
+/// An instruction with its results, source location and `nuw` flag. 64 bytes: the location and
+/// the flag share one [`PackedLoc`] (8 bytes), read and written through [`InstData::loc`],
+/// [`InstData::no_wrap`] and their setters.
+#[derive(Clone, PartialEq, Eq)]
 pub struct InstData {
     /// What it does.
     pub kind: InstKind,
     /// The values it defines (one for most instructions, none for `assert`/`store`, any number
     /// for `call`).
     pub results: Results,
-    /// Where in the source program it comes from, if known.
-    pub loc: Option<SrcLoc>,
+    /// The source location and the `nuw` flag.
+    packed: PackedLoc,
+}
+
+// An unrolled loop makes millions of instructions: keep the entry at 64 bytes.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<InstData>() == 64);
+
+impl InstData {
+    /// An instruction at `loc`, without the `nuw` flag.
+    pub fn new(kind: InstKind, results: Results, loc: Option<SrcLoc>) -> Self {
+        InstData {
+            kind,
+            results,
+            packed: PackedLoc::new(loc, false),
+        }
+    }
+
+    /// Where in the source program it comes from, if known (a line or column too large for
+    /// [`PackedLoc`] reads back as its maximum).
+    pub fn loc(&self) -> Option<SrcLoc> {
+        self.packed.loc()
+    }
+
+    /// Sets where in the source program it comes from.
+    pub fn set_loc(&mut self, loc: Option<SrcLoc>) {
+        self.packed.set_loc(loc);
+    }
+
     /// `nuw` in the text format: the range analysis proved that this `uN` `add`, `sub`, `mul`
     /// or `shl` never wraps, or that this `cast` to `uN` always fits, on every execution that
     /// reaches it. R1CS lowering then skips the normalization or range check; the interpreter
     /// fails loudly if a run contradicts it (a compiler bug). Only the `ranges` and `indvars`
     /// passes set it; a pass that moves an instruction onto paths where it did not run before
     /// (predication) must clear it.
-    pub no_wrap: bool,
+    pub fn no_wrap(&self) -> bool {
+        self.packed.no_wrap()
+    }
+
+    /// Sets or clears the `nuw` flag ([`InstData::no_wrap`]).
+    pub fn set_no_wrap(&mut self, no_wrap: bool) {
+        self.packed.set_no_wrap(no_wrap);
+    }
+}
+
+/// As the struct would print with separate `loc` and `no_wrap` fields.
+impl std::fmt::Debug for InstData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InstData")
+            .field("kind", &self.kind)
+            .field("results", &self.results)
+            .field("loc", &self.loc())
+            .field("no_wrap", &self.no_wrap())
+            .finish()
+    }
 }
 
 /// A basic block: parameters, straight-line instructions, one terminator.
@@ -337,12 +385,7 @@ impl Function {
                 v
             })
             .collect();
-        self.insts.push(InstData {
-            kind,
-            results,
-            loc,
-            no_wrap: false,
-        });
+        self.insts.push(InstData::new(kind, results, loc));
         id
     }
 

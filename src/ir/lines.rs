@@ -25,7 +25,7 @@ pub struct LineSpan {
 pub fn block_spans(func: &Function, b: BlockId) -> Vec<LineSpan> {
     let data = func.block(b);
     let mut spans: Vec<LineSpan> = Vec::new();
-    let locs = data.insts.iter().filter_map(|i| func.inst(*i).loc);
+    let locs = data.insts.iter().filter_map(|i| func.inst(*i).loc());
     for loc in locs.chain(data.term_loc) {
         match spans.iter_mut().find(|s| s.file == loc.file) {
             Some(s) => {

@@ -42,7 +42,8 @@
 //! names only (the parser renumbers). `main` is the function named `main`, else the first.
 //! `;` starts a comment outside square brackets. Strings use `\"`, `\\`, `\n`, `\t`, `\u{..}`.
 //! A field constant may be written negative (`field -1` is p-1). `@LINE:COL` is the source
-//! position of an instruction that can fail, which run-time errors report.
+//! position of an instruction that can fail, which run-time errors report (a `LINE` past
+//! 67,108,863 or a `COL` past 1,048,575 is kept as that maximum: see [`PackedLoc`]).
 //!
 //! ```text
 //! fn main f0 -> field {
@@ -110,7 +111,7 @@ mod types;
 pub mod verify;
 
 pub use builder::FunctionBuilder;
-pub use entities::{BlockId, FuncId, InstId, SrcLoc, ValueId};
+pub use entities::{BlockId, FuncId, InstId, PackedLoc, SrcLoc, ValueId};
 pub use function::{
     result_types_typed, wrap, BlockData, ConstRef, Function, InstData, Program, Results, ValueData,
     ValueDef,

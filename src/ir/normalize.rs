@@ -168,7 +168,7 @@ fn same_function(f: &Function, g: &Function) -> bool {
             kx.map_operands(|_| ValueId::new(0));
             ky.map_operands(|_| ValueId::new(0));
             if kx != ky
-                || x.no_wrap != y.no_wrap
+                || x.no_wrap() != y.no_wrap()
                 || !pair_all(&x.kind.operands(), &y.kind.operands())
                 || !pair_all(&x.results, &y.results)
             {

@@ -44,13 +44,13 @@ pub fn print_function(func: &Function, id: FuncId) -> String {
                 let _ = write!(out, "{} = ", results.join(", "));
             }
             let text = print_inst_kind(func, &data.kind);
-            match (data.no_wrap, text.split_once(' ')) {
+            match (data.no_wrap(), text.split_once(' ')) {
                 (true, Some((opcode, rest))) => {
                     let _ = write!(out, "{opcode} nuw {rest}");
                 }
                 _ => out.push_str(&text),
             }
-            if let Some(loc) = data.loc.filter(|_| data.kind.can_fail()) {
+            if let Some(loc) = data.loc().filter(|_| data.kind.can_fail()) {
                 let _ = write!(out, " @{loc}");
             }
             out.push('\n');

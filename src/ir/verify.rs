@@ -449,7 +449,7 @@ impl Verifier<'_> {
                 errors.push(msg);
             }
         };
-        if data.no_wrap {
+        if data.no_wrap() {
             let allowed = match &data.kind {
                 InstKind::Binary { op, lhs, .. } => {
                     matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl)

@@ -212,7 +212,7 @@ impl Plan {
         let bound = match self.clamp {
             None => self.n,
             Some((pre, init)) => {
-                let loc = func.inst(self.compare).loc;
+                let loc = func.inst(self.compare).loc();
                 let lt = func.create_inst(
                     InstKind::Binary {
                         op: BinOp::Lt,
@@ -240,7 +240,7 @@ impl Plan {
         };
         super::ranges::not_equal(func, self.compare, self.i, bound);
         for inc in self.increments {
-            func.inst_mut(inc).no_wrap = true;
+            func.inst_mut(inc).set_no_wrap(true);
         }
     }
 }

@@ -236,7 +236,7 @@ fn inline_call(caller: &mut Function, block: BlockId, pos: usize, inst: InstId, 
                 .iter()
                 .map(|r| callee.value_type(*r).clone())
                 .collect();
-            let ni = add_inst(caller, data.kind.clone(), &types, data.loc);
+            let ni = add_inst(caller, data.kind.clone(), &types, data.loc());
             for (r, nr) in data.results.iter().zip(caller.inst(ni).results.clone()) {
                 value_map.insert(*r, nr);
             }

@@ -69,7 +69,7 @@ pub fn run_function(func: &mut Function) -> PassStats {
                     let m = u128::from(max_of(w));
                     let (alo, ahi, chi) = (u128::from(a.lo), u128::from(a.hi), u128::from(c.hi));
                     match op {
-                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl if !data.no_wrap => {
+                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl if !data.no_wrap() => {
                             let fits = match op {
                                 BinOp::Add => ahi + chi <= m,
                                 BinOp::Sub => alo >= chi,
@@ -97,7 +97,7 @@ pub fn run_function(func: &mut Function) -> PassStats {
                 InstKind::Cast {
                     arg,
                     to: Type::UInt(n),
-                } if !data.no_wrap
+                } if !data.no_wrap()
                     && func.value_type(*arg).uint_width().is_some()
                     && at(*arg).is_some_and(|a| a.hi <= max_of(*n)) =>
                 {
@@ -110,7 +110,7 @@ pub fn run_function(func: &mut Function) -> PassStats {
     for (i, rw) in rewrites {
         match rw {
             Rewrite::NoWrap => {
-                func.inst_mut(i).no_wrap = true;
+                func.inst_mut(i).set_no_wrap(true);
                 stats.add("no_wrap_marked", 1);
             }
             Rewrite::Constant(k) => {
@@ -175,7 +175,7 @@ pub(crate) fn not_equal(func: &mut Function, i: InstId, a: ValueId, x: ValueId) 
             rhs: x,
         },
         &[],
-        func.inst(i).loc,
+        func.inst(i).loc(),
     );
     let e = func.inst(eq).results[0];
     func.inst_mut(i).kind = InstKind::Not { arg: e };

@@ -27,12 +27,7 @@ pub(crate) fn add_inst(
             v
         })
         .collect();
-    func.insts.push(InstData {
-        kind,
-        results,
-        loc,
-        no_wrap: false,
-    });
+    func.insts.push(InstData::new(kind, results, loc));
     id
 }
 

@@ -203,7 +203,7 @@ fn make_match(
     let mut locs = Vec::new();
     for (_, e) in &bindings.0 {
         if let Entity::Inst(i) = e {
-            if let Some(loc) = facts.func.inst(*i).loc {
+            if let Some(loc) = facts.func.inst(*i).loc() {
                 if !locs.contains(&loc) {
                     locs.push(loc);
                 }

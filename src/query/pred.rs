@@ -155,7 +155,7 @@ impl Entity {
                         format!("{}#{pos}", data.kind.opcode())
                     }
                 };
-                match data.loc {
+                match data.loc() {
                     Some(loc) => format!("{head}{at} ({loc})"),
                     None => format!("{head}{at}"),
                 }

@@ -146,7 +146,7 @@ fn fingerprint(func: &Function, info: &FuncInfo, b: BlockId, main_entry: bool) -
         let mut kind = inst.kind.clone();
         kind.map_operands(|v| ValueId::new(names.of(v) as usize));
         kind.hash(&mut h);
-        inst.no_wrap.hash(&mut h);
+        inst.no_wrap().hash(&mut h);
         inst.kind.for_each_operand(|v| value(v, &mut h, &mut names));
         for &r in &inst.results {
             value(r, &mut h, &mut names);

@@ -484,11 +484,10 @@ impl<'p> Machine<'p> {
                         .iter()
                         .map(|a| value_of(func, &env, *a))
                         .collect::<Result<Vec<_>, _>>()
-                        .map_err(|k| fail(k, Some(pos), inst.loc))?;
+                        .map_err(|k| fail(k, Some(pos), inst.loc()))?;
                     let enabled = match guard {
-                        Some(g) => {
-                            guard_holds(func, &env, *g).map_err(|k| fail(k, Some(pos), inst.loc))?
-                        }
+                        Some(g) => guard_holds(func, &env, *g)
+                            .map_err(|k| fail(k, Some(pos), inst.loc()))?,
                         None => true,
                     };
                     let results = if enabled {
@@ -506,15 +505,15 @@ impl<'p> Machine<'p> {
                     }
                     continue;
                 }
-                if inst.no_wrap && !no_wrap_holds(func, &env, &inst.kind) {
+                if inst.no_wrap() && !no_wrap_holds(func, &env, &inst.kind) {
                     let op = inst.kind.opcode().to_string();
-                    return Err(fail(Fail::NoWrapViolated(op), Some(pos), inst.loc));
+                    return Err(fail(Fail::NoWrapViolated(op), Some(pos), inst.loc()));
                 }
                 let results = self
                     .exec(func, &env, &inst.kind, depth)
                     .map_err(|e| match e {
                         Exec::Fail(k) => {
-                            let mut f = fail(k, Some(pos), inst.loc);
+                            let mut f = fail(k, Some(pos), inst.loc());
                             if matches!(f.kind, Fail::AssertionFailed(_)) {
                                 f.detail = assertion_detail(func, &env, &inst.kind);
                             }

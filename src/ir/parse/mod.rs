@@ -333,12 +333,9 @@ impl FuncParser<'_> {
                     for (k, v) in results.iter().enumerate() {
                         func.values[v.index()].def = ValueDef::Result(id, k as u32);
                     }
-                    func.insts.push(InstData {
-                        kind,
-                        results: results.into(),
-                        loc,
-                        no_wrap,
-                    });
+                    let mut data = InstData::new(kind, results.into(), loc);
+                    data.set_no_wrap(no_wrap);
+                    func.insts.push(data);
                     func.block_mut(block).insts.push(id);
                 }
             }

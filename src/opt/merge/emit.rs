@@ -608,7 +608,7 @@ impl<'a> Emitter<'a> {
                     .blocks
                     .iter()
                     .flat_map(|blk| self.func.block(*blk).insts.iter())
-                    .find_map(|i| self.func.inst(*i).loc);
+                    .find_map(|i| self.func.inst(*i).loc());
                 return Err(MergeError::RuntimeLoopBound {
                     func: self.func.name.clone(),
                     header: lp.header,
@@ -790,10 +790,12 @@ impl<'a> Emitter<'a> {
             InstKind::Call { .. } => return Err(self.err_unsupported("a call")),
             _ => {}
         }
-        let new = self.emit(kind, data.loc);
+        let new = self.emit(kind, data.loc());
         // A `nuw` fact holds on the paths that reached the instruction; copied under a guard it
         // also runs on others, so only an unguarded copy keeps it.
-        self.func.inst_mut(new).no_wrap = data.no_wrap && !guarded;
+        self.func
+            .inst_mut(new)
+            .set_no_wrap(data.no_wrap() && !guarded);
         let results = self.func.inst(new).results.clone();
         for (old, new) in data.results.iter().zip(results) {
             self.env.insert(*old, new);

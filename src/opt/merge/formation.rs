@@ -926,7 +926,7 @@ fn lines_of(func: &Function, blocks: &[BlockId]) -> Option<(u32, u32)> {
     blocks
         .iter()
         .flat_map(|b| func.block(*b).insts.iter())
-        .filter_map(|i| func.inst(*i).loc.map(|l| l.line))
+        .filter_map(|i| func.inst(*i).loc().map(|l| l.line))
         .fold(None, |acc: Option<(u32, u32)>, l| {
             Some(acc.map_or((l, l), |(a, b)| (a.min(l), b.max(l))))
         })

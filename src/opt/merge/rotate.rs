@@ -305,8 +305,8 @@ fn copy_block(func: &mut Function, b: BlockId) -> BlockId {
             .iter()
             .map(|r| func.value_type(*r).clone())
             .collect();
-        let copy = func.create_inst(kind, &ret, inst.loc);
-        func.inst_mut(copy).no_wrap = inst.no_wrap;
+        let copy = func.create_inst(kind, &ret, inst.loc());
+        func.inst_mut(copy).set_no_wrap(inst.no_wrap());
         for (old, new_v) in inst.results.iter().zip(func.inst(copy).results.clone()) {
             map.insert(*old, new_v);
         }

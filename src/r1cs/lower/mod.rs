@@ -324,7 +324,7 @@ impl<'a> Lowerer<'a> {
             let access = self.take_access(&inst.kind);
             let mut results = match self.lower_memory(&inst.kind, &inst.results, access)? {
                 Some(results) => results,
-                None => self.lower_inst(&inst.kind, &inst.results, inst.no_wrap)?,
+                None => self.lower_inst(&inst.kind, &inst.results, inst.no_wrap())?,
             };
             if self.cs.n_constraints() > limit {
                 return Err(LowerError::TooLarge {
