@@ -5,9 +5,10 @@
 //! # Algorithm
 //!
 //! A walk of the dominator tree (children in reverse post-order) with a scoped hash table from
-//! an instruction's *key* to the value that first computed it (the table holds the key's hash
-//! and the instruction; a hit is confirmed by comparing keys, so the table stays small on a
-//! merged block of millions of instructions):
+//! an instruction's *key* to the instruction that first computed it (the table holds only the
+//! instruction, 4 bytes, found by its key's hash; a hit is confirmed by recomputing the earlier
+//! instruction's key and comparing, so the table stays small on a merged block of millions of
+//! instructions; it is sized once for every instruction of the function and never grows):
 //!
 //! 1. Entering a block opens a scope. Each instruction in order has its operands renamed by the
 //!    replacements made so far (a definition dominates its uses, so every operand's replacement
@@ -56,6 +57,14 @@ use super::PassStats;
 use crate::analysis::DomTree;
 use crate::fxhash::{FxMap, FxSet};
 use crate::ir::{BinOp, BlockId, Const, Function, InstId, InstKind, Program, Type, ValueId};
+use hashbrown::HashTable;
+use smallvec::SmallVec;
+
+/// The block passed to [`Ctx::key`] for an instruction that is not a constant array, whose key
+/// does not depend on it.
+fn key_block_unused() -> BlockId {
+    BlockId::new(0)
+}
 
 /// Runs the pass on every function.
 pub fn run(program: &mut Program) -> PassStats {
@@ -106,10 +115,14 @@ fn is_commutative(op: BinOp) -> bool {
 
 struct Ctx<'f> {
     func: &'f mut Function,
-    /// A key's hash to the instruction that first computed it, in the scopes open on the walk.
-    /// Keys are not stored (a merged block has millions): a hit is confirmed by recomputing
-    /// the earlier instruction's key, which is the key it had when it was numbered.
-    table: FxMap<u64, Numbered>,
+    /// The instructions that first computed each key, in the scopes open on the walk, found by
+    /// the key's hash. Neither keys nor hashes are stored (a merged block has millions): a hit
+    /// is confirmed by recomputing the earlier instruction's key, which is the key it had when
+    /// it was numbered. Sized for every eligible instruction of the function, it never grows,
+    /// so it never needs the hash of an entry it holds.
+    table: HashTable<InstId>,
+    /// The block of each numbered constant array (whose key names its block).
+    array_blocks: FxMap<InstId, BlockId>,
     /// Removed results to the values that replace them.
     subst: FxMap<ValueId, ValueId>,
     /// The first constant value seen of each type and value: the one operand all equal
@@ -120,19 +133,11 @@ struct Ctx<'f> {
     stats: PassStats,
 }
 
-/// An instruction in the table: its result, and where it is.
-#[derive(Clone, Copy)]
-struct Numbered {
-    result: ValueId,
-    inst: InstId,
-    block: BlockId,
-}
-
 /// A step of the dominator-tree walk.
 enum Step {
     Enter(BlockId),
-    /// Leave a block: remove these hashes, added in its scope.
-    Leave(Vec<u64>),
+    /// Leave a block: remove these instructions (with their keys' hashes), added in its scope.
+    Leave(Vec<(u64, InstId)>),
 }
 
 fn hash_of(key: &Key) -> u64 {
@@ -144,9 +149,16 @@ fn hash_of(key: &Key) -> u64 {
 
 impl<'f> Ctx<'f> {
     fn new(func: &'f mut Function) -> Self {
+        let eligible_insts = func
+            .layout
+            .iter()
+            .flat_map(|b| &func.block(*b).insts)
+            .filter(|i| eligible(&func.inst(**i).kind))
+            .count();
         Ctx {
             func,
-            table: FxMap::default(),
+            table: HashTable::with_capacity(eligible_insts),
+            array_blocks: FxMap::default(),
             subst: FxMap::default(),
             const_reps: FxMap::default(),
             constant_arrays: FxSet::default(),
@@ -177,8 +189,10 @@ impl<'f> Ctx<'f> {
                     }
                 }
                 Step::Leave(scope) => {
-                    for hash in scope {
-                        self.table.remove(&hash);
+                    for (hash, inst) in scope {
+                        if let Ok(entry) = self.table.find_entry(hash, |&i| i == inst) {
+                            entry.remove();
+                        }
                     }
                 }
             }
@@ -188,8 +202,8 @@ impl<'f> Ctx<'f> {
         self.stats
     }
 
-    /// Step 1 on block `b`: returns the hashes of the keys added in its scope.
-    fn number_block(&mut self, b: BlockId, keep_scope: bool) -> Vec<u64> {
+    /// Step 1 on block `b`: returns the instructions added in its scope, with their keys' hashes.
+    fn number_block(&mut self, b: BlockId, keep_scope: bool) -> Vec<(u64, InstId)> {
         let mut scope = Vec::new();
         let insts = std::mem::take(&mut self.func.block_mut(b).insts);
         let mut kept = Vec::with_capacity(insts.len());
@@ -205,40 +219,43 @@ impl<'f> Ctx<'f> {
             let key = self.key(b, i);
             let hash = hash_of(&key);
             let result = self.func.inst(i).results[0];
-            match self.table.get(&hash).copied() {
-                Some(earlier) if self.key(earlier.block, earlier.inst) == key => {
-                    self.subst.insert(result, earlier.result);
+            match self.earlier(hash, &key) {
+                Some(earlier) => {
+                    let earlier_result = self.func.inst(earlier).results[0];
+                    self.subst.insert(result, earlier_result);
                     self.stats.add("insts_replaced", 1);
-                }
-                // Another key with the same hash: this one stays, unnumbered (it is only a
-                // missed replacement, and 64-bit hashes of keys almost never collide).
-                Some(_) => {
-                    if key.block.is_some() {
-                        self.constant_arrays.insert(result);
-                    }
-                    kept.push(i);
                 }
                 None => {
                     if key.block.is_some() {
                         self.constant_arrays.insert(result);
+                        self.array_blocks.insert(i, b);
                     }
                     if keep_scope {
-                        scope.push(hash);
+                        scope.push((hash, i));
                     }
-                    self.table.insert(
-                        hash,
-                        Numbered {
-                            result,
-                            inst: i,
-                            block: b,
-                        },
-                    );
+                    self.table.insert_unique(hash, i, |_| {
+                        unreachable!("bug: gvn's table was sized for every instruction")
+                    });
                     kept.push(i);
                 }
             }
         }
         self.func.block_mut(b).insts = kept;
         scope
+    }
+
+    /// The instruction in the table whose key is `key` (of hash `hash`). The table may offer
+    /// instructions of other hashes too (it compares 7 bits of each): their keys differ.
+    fn earlier(&mut self, hash: u64, key: &Key) -> Option<InstId> {
+        let candidates: SmallVec<[InstId; 2]> = self.table.iter_hash(hash).copied().collect();
+        candidates.into_iter().find(|&earlier| {
+            let block = self
+                .array_blocks
+                .get(&earlier)
+                .copied()
+                .unwrap_or(key_block_unused());
+            self.key(block, earlier) == *key
+        })
     }
 
     /// The key of instruction `i` of block `b` (operands already renamed).

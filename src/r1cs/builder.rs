@@ -105,6 +105,10 @@ pub(crate) fn unpack(row: &[Packed], coeffs: &Coeffs) -> Lc {
     Lc::from_sorted(row.iter().map(|&(v, c)| (v, coeffs.get(c))).collect())
 }
 
+/// Below this many instructions a block's rows grow as they go (see
+/// [`Builder::reserve_for_block`]).
+const RESERVE_MIN_INSTS: usize = 1 << 16;
+
 /// Records variables and either constraints (structure mode) or values (witness mode).
 pub(crate) struct Builder {
     witness_mode: bool,
@@ -177,6 +181,22 @@ impl Builder {
         self.is_instance.push(instance);
         self.n_instance += usize::from(instance);
         v
+    }
+
+    /// Reserves room for the constraints of a block of `n_insts` instructions, when it is large
+    /// (structure mode). A vector that grows by doubling copies itself, and for a moment holds
+    /// the old copy and the new (at a million constraints the rows alone are 40 MB): reserved
+    /// once, generously, it never does for most blocks. What is reserved and never written costs
+    /// address space only: the allocator commits memory (and the kernel makes it resident) as it
+    /// is touched. A block that needs more grows as before.
+    pub fn reserve_for_block(&mut self, n_insts: usize) {
+        if self.witness_mode || n_insts < RESERVE_MIN_INSTS {
+            return;
+        }
+        self.quad.terms.reserve(8 * n_insts);
+        self.quad.ends.reserve(3 * n_insts);
+        self.is_instance.reserve(2 * n_insts);
+        self.products.reserve(n_insts / 2);
     }
 
     /// The system alone — allocation kinds, quadratic rows, linear rows, coefficients — with
@@ -282,15 +302,14 @@ impl Builder {
         if let Some(p) = self.products.get(&key, &self.quad) {
             return self.products.lc(p, a, b, &self.coeffs);
         }
-        // The product's variable is the next one allocated, and (in structure mode) its
-        // constraint `a · b = p` the next quadratic one, whose rows `A` and `B` are the key.
-        let next = self.is_instance.len() as Var;
+        // In structure mode the product's constraint `a · b = p` is the next quadratic one,
+        // whose rows `A` and `B` are the key.
         let constraint = (!self.witness_mode).then(|| self.quad.len() / 3);
-        self.products.insert(&key, Held::var(next), constraint);
         let p = self.witness(Recipe::Mul(a, b));
-        debug_assert_eq!(p, next);
         self.enforce(a, b, &Lc::var(p));
         debug_assert!(constraint.is_none_or(|q| self.quad.len() == 3 * (q + 1)));
+        self.products
+            .insert(&key, Held::var(p), constraint, &self.quad);
         Lc::var(p)
     }
 
@@ -319,7 +338,7 @@ impl Builder {
             }
         };
         let held = Held::affine(r, self.coeffs.id(k_inv));
-        self.products.insert(&key, held, None);
+        self.products.insert(&key, held, None, &self.quad);
         let r = Lc::var(r);
         self.enforce(&ka, b, &r.sub(&c));
         r

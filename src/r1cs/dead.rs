@@ -38,14 +38,7 @@ pub(crate) fn remove_dead(red: &mut Reduced) -> usize {
     let (alive, occ) = {
         let rows = &red.rows;
         let abc = |k: usize| [rows.row(3 * k), rows.row(3 * k + 1), rows.row(3 * k + 2)];
-        search(
-            n_vars,
-            n_cons,
-            rows.terms.len(),
-            abc,
-            first_witness,
-            &red.coeffs,
-        )
+        search(n_vars, n_cons, abc, first_witness, &red.coeffs)
     };
     let n_dead = alive.iter().filter(|a| !**a).count();
     if n_dead == 0 {
@@ -93,78 +86,79 @@ pub(crate) fn remove_dead(red: &mut Reduced) -> usize {
 
 /// The worklist search: which constraints stay, and how many live constraints mention each
 /// variable.
+///
+/// Each variable keeps the number of live constraints that mention it and the sum of their
+/// indices (16 bytes a variable, no lists of constraints per variable): when a removal leaves a
+/// variable in one live constraint, that constraint is the sum.
 fn search<'r>(
     n_vars: usize,
     n_cons: usize,
-    n_terms: usize,
     abc: impl Fn(usize) -> [&'r [Packed]; 3],
     first_witness: Var,
     coeffs: &Coeffs,
 ) -> (Vec<bool>, Vec<u32>) {
     let is_witness = |v: Var| v >= first_witness;
-    // Distinct variables of each constraint, and each variable's constraints (CSR).
+    // `seen[v] == k`: `v` was met in constraint `k` already (a variable in A and C counts once).
     let mut seen = vec![u32::MAX; n_vars];
     let mut occ = vec![0u32; n_vars];
-    // At most one entry per term: reserved at once rather than grown by doubling.
-    let mut cons_vars: Vec<Var> = Vec::with_capacity(n_terms);
-    let mut cons_ends: Vec<u32> = Vec::with_capacity(n_cons);
-    for k in 0..n_cons {
+    let mut sum = vec![0u64; n_vars];
+    // The distinct variables of constraint `k` (but the constant), in order of first occurrence.
+    let distinct = |k: usize, seen: &mut [u32], f: &mut dyn FnMut(Var)| {
         for row in abc(k) {
             for &(v, _) in row {
                 if v != ONE && seen[v as usize] != k as u32 {
                     seen[v as usize] = k as u32;
-                    occ[v as usize] += 1;
-                    cons_vars.push(v);
+                    f(v);
                 }
             }
         }
-        cons_ends.push(cons_vars.len() as u32);
-    }
-    drop(seen);
-    let vars_of = |k: usize| -> &[Var] {
-        let start = if k == 0 { 0 } else { cons_ends[k - 1] as usize };
-        &cons_vars[start..cons_ends[k] as usize]
     };
-    let mut var_starts = vec![0u32; n_vars + 1];
-    for v in 0..n_vars {
-        var_starts[v + 1] = var_starts[v] + occ[v];
-    }
-    let mut fill = var_starts.clone();
-    let mut var_cons = vec![0u32; cons_vars.len()];
     for k in 0..n_cons {
-        for &v in vars_of(k) {
-            var_cons[fill[v as usize] as usize] = k as u32;
-            fill[v as usize] += 1;
-        }
+        distinct(k, &mut seen, &mut |v| {
+            occ[v as usize] += 1;
+            sum[v as usize] += k as u64;
+        });
     }
-    drop(fill);
-
     let mut alive = vec![true; n_cons];
-    let mut worklist: Vec<u32> = (0..n_cons as u32).rev().collect();
-    while let Some(k) = worklist.pop() {
-        let k = k as usize;
-        if !alive[k] {
-            continue;
-        }
-        let free = |v: Var| is_witness(v) && occ[v as usize] == 1;
-        if !vars_of(k).iter().any(|&v| free(v)) || !has_solvable(abc(k), coeffs, &free) {
-            continue;
-        }
-        alive[k] = false;
-        for &v in vars_of(k) {
-            occ[v as usize] -= 1;
-            if occ[v as usize] == 1 && is_witness(v) {
-                let (s, e) = (var_starts[v as usize], var_starts[v as usize + 1]);
-                if let Some(&other) = var_cons[s as usize..e as usize]
-                    .iter()
-                    .find(|&&c| alive[c as usize])
-                {
-                    worklist.push(other);
-                }
+    // Constraints in order, each followed by those its removal may have freed (last in, first
+    // out). Marks in `seen` are reset per visit: a constraint may be visited again.
+    let mut worklist: Vec<u32> = Vec::new();
+    for first in 0..n_cons as u32 {
+        worklist.push(first);
+        while let Some(k) = worklist.pop() {
+            let k = k as usize;
+            if !alive[k] {
+                continue;
             }
+            let free = |v: Var| is_witness(v) && occ[v as usize] == 1;
+            let mut any_free = false;
+            seen_reset(&abc(k), &mut seen);
+            distinct(k, &mut seen, &mut |v| any_free |= free(v));
+            if !any_free || !has_solvable(abc(k), coeffs, &free) {
+                continue;
+            }
+            alive[k] = false;
+            seen_reset(&abc(k), &mut seen);
+            distinct(k, &mut seen, &mut |v| {
+                occ[v as usize] -= 1;
+                sum[v as usize] -= k as u64;
+                if occ[v as usize] == 1 && is_witness(v) {
+                    worklist.push(sum[v as usize] as u32);
+                }
+            });
         }
     }
     (alive, occ)
+}
+
+/// Clears the marks of the variables of `abc` in `seen`, so that [`search`]'s `distinct` meets
+/// them again.
+fn seen_reset(abc: &[&[Packed]; 3], seen: &mut [u32]) {
+    for row in abc {
+        for &(v, _) in *row {
+            seen[v as usize] = u32::MAX;
+        }
+    }
 }
 
 /// Whether some `free` variable (a witness occurring once in the system) can be solved for in

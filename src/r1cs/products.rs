@@ -6,11 +6,11 @@
 //!
 //! - a product of two single variables `u · v` (coefficient 1, `u ≤ v`: nearly every product
 //!   of bits) is a map entry of 16 bytes, `(u, v) → held`;
-//! - any other pair `(a, b)` is found through a map from a 64-bit hash of its terms to its
-//!   index; pairs whose hashes collide are chained and told apart by comparing their terms, so a
-//!   lookup never confuses two different products. Growing the map rehashes integers only, never
-//!   the terms (rehashing boxed combinations was a cache miss per entry, and made lowering a
-//!   block of a million products super-linear). The terms are not copied when the block's own
+//! - any other pair `(a, b)` is found through a hash table of pair indices (4 bytes a slot) by
+//!   a 64-bit hash of its terms; candidates are told apart by comparing their terms, so a lookup
+//!   never confuses two different products. Growing the table hashes each pair's terms again,
+//!   read from the flat arenas below (boxed combinations were a cache miss per entry, and made
+//!   lowering a block of a million products super-linear). The terms are not copied when the block's own
 //!   constraint `a · b = r` holds them (a plain [`Builder::mul`] in structure mode: the lookup
 //!   compares against that constraint's rows `A` and `B`); otherwise (witness mode records no
 //!   constraints, and [`Builder::mul_affine`] constrains `k·a`, not `a`) they are stored as two
@@ -25,9 +25,10 @@
 use super::builder::{Coeffs, Packed, Rows};
 use super::fxhash::{FxHasher, FxMap};
 use super::lc::{Lc, Var};
+use hashbrown::HashTable;
 use std::hash::Hasher;
 
-/// No next pair in a hash chain.
+/// No `k⁻¹`: a plain product variable.
 const END: u32 = u32::MAX;
 
 /// What holds a product `a · b` already constrained: a variable `r` equal to it
@@ -98,18 +99,49 @@ fn mix(mut h: u64) -> u64 {
     h ^ (h >> 33)
 }
 
+/// The hash of the general pair `(a, b)`, `a` the smaller.
+fn pair_hash(a: &[Packed], b: &[Packed]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write_usize(a.len());
+    for &(v, c) in a.iter().chain(b) {
+        h.write_u64(u64::from(v) << 32 | u64::from(c));
+    }
+    mix(h.finish())
+}
+
+/// The operands of general pair `k`, the smaller first: in `keys` or in the block's quadratic
+/// rows `quad` (see [`Operands`]).
+fn operands<'r>(
+    held: &'r [(Held, Operands)],
+    keys: &'r Rows,
+    quad: &'r Rows,
+    k: u32,
+) -> (&'r [Packed], &'r [Packed]) {
+    let at = held[k as usize].1;
+    if at.0 & OWN != 0 {
+        let i = (at.0 & !OWN) as usize;
+        return (keys.row(2 * i), keys.row(2 * i + 1));
+    }
+    let q = at.0 as usize;
+    let (x, y) = (quad.row(3 * q), quad.row(3 * q + 1));
+    if x > y {
+        (y, x)
+    } else {
+        (x, y)
+    }
+}
+
 /// The products of one block (see the module doc).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Products {
     vars: FxMap<(Var, Var), Held>,
-    /// Hash of a general pair → the latest pair with that hash.
-    general: FxMap<u64, u32>,
+    /// The general pairs (indices into `held`), by the hash of their terms ([`pair_hash`]).
+    general: HashTable<u32>,
     /// Operands of the general pairs that no constraint holds: entry `k` is rows `2k` (the
     /// smaller operand) and `2k + 1`.
     keys: Rows,
-    /// Per general pair: what holds it, the previous pair with the same hash, and where its
-    /// operands are ([`Operands`]).
-    held: Vec<(Held, u32, Operands)>,
+    /// Per general pair: what holds it, and where its operands are ([`Operands`]).
+    held: Vec<(Held, Operands)>,
     /// The packed operands of the last general key: `[a.., b..]`, with `a`'s length.
     scratch: Vec<Packed>,
     split: usize,
@@ -135,12 +167,17 @@ impl Products {
         } else {
             self.split = n;
         }
-        let mut h = FxHasher::default();
-        h.write_usize(self.split);
-        for &(v, c) in &self.scratch {
-            h.write_u64(u64::from(v) << 32 | u64::from(c));
+        let (a, b) = self.scratch.split_at(self.split);
+        Key::General(pair_hash(a, b))
+    }
+
+    /// Reserves room for `n` general pairs (see [`super::builder::Builder::reserve_for_block`]):
+    /// growing the table hashes every pair's terms again, a cache miss each on a large block.
+    pub fn reserve(&mut self, n: usize) {
+        self.held.reserve(n);
+        if self.general.is_empty() {
+            self.general = HashTable::with_capacity(n);
         }
-        Key::General(mix(h.finish()))
     }
 
     /// How many general pairs are stored (a `boolean` can only find one of them).
@@ -155,39 +192,27 @@ impl Products {
         match *key {
             Key::Vars(u, v) => self.vars.get(&(u, v)).copied(),
             Key::General(h) => {
-                let mut k = *self.general.get(&h)?;
                 let (a, b) = self.scratch.split_at(self.split);
-                while k != END {
-                    let (held, prev, at) = self.held[k as usize];
-                    let found = if at.0 & OWN != 0 {
-                        let i = (at.0 & !OWN) as usize;
-                        self.keys.row(2 * i) == a && self.keys.row(2 * i + 1) == b
-                    } else {
-                        let q = at.0 as usize;
-                        let (x, y) = (quad.row(3 * q), quad.row(3 * q + 1));
-                        (x == a && y == b) || (x == b && y == a)
-                    };
-                    if found {
-                        return Some(held);
-                    }
-                    k = prev;
-                }
-                None
+                let k = self
+                    .general
+                    .find(h, |&k| operands(&self.held, &self.keys, quad, k) == (a, b))?;
+                Some(self.held[*k as usize].0)
             }
         }
     }
 
     /// Records what holds the product of `key` (not stored before). `constraint` is the index
     /// of the quadratic constraint `a · b = ..` with exactly the key's operands as its rows `A`
-    /// and `B` (in either order), when the block records one: the operands are then not copied.
-    pub fn insert(&mut self, key: &Key, held: Held, constraint: Option<usize>) {
+    /// and `B` (in either order), when the block records one (already in `quad`): the operands
+    /// are then not copied.
+    pub fn insert(&mut self, key: &Key, held: Held, constraint: Option<usize>, quad: &Rows) {
         match *key {
             Key::Vars(u, v) => {
                 self.vars.insert((u, v), held);
             }
             Key::General(h) => {
-                let k = self.held.len() as u32;
-                let prev = self.general.insert(h, k).unwrap_or(END);
+                let k = u32::try_from(self.held.len())
+                    .expect("a block has more than 2^32 products of combinations");
                 let at = match constraint {
                     Some(q) => Operands::constraint(q),
                     None => {
@@ -198,7 +223,17 @@ impl Products {
                         Operands::own(own)
                     }
                 };
-                self.held.push((held, prev, at));
+                self.held.push((held, at));
+                let Products {
+                    general,
+                    held,
+                    keys,
+                    ..
+                } = self;
+                general.insert_unique(h, k, |&k| {
+                    let (a, b) = operands(held, keys, quad, k);
+                    pair_hash(a, b)
+                });
             }
         }
     }

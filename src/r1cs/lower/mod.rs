@@ -178,6 +178,8 @@ fn lower_into<'a>(
     let w = witness.unwrap_or_default();
     let (inputs, hints, accesses, spills) =
         (witness.map(|w| w.inputs), w.hints, w.accesses, w.spills);
+    let mut cs = cs;
+    cs.reserve_for_block(func.block(block).insts.len());
     let mut l = Lowerer {
         func,
         block,
