@@ -74,55 +74,79 @@ impl Cell {
     }
 }
 
-/// Every value's cell, stored in 8 bytes: a merged block has millions of values, almost all ⊥,
-/// and a [`Cell`] holding a field element is 40. The constants are in a side table, appended
-/// when a cell gets one (a cell only lowers, so at most once per value).
+/// Every value's cell, stored in 4 bytes: a merged block has millions of values, almost all ⊥,
+/// and a [`Cell`] holding a field element is 40. A slot is [`TOP`], [`BOTTOM`] or the index of
+/// the cell's constant in a side table, appended when a cell gets one (a cell only lowers, so
+/// at most once per value).
 struct Cells {
-    slots: Vec<Slot>,
+    slots: Vec<u32>,
     consts: Vec<Val>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Slot {
-    Top,
-    /// `Cells::consts[index]`.
-    Const(u32),
-    Bottom,
-}
+const TOP: u32 = u32::MAX;
+const BOTTOM: u32 = u32::MAX - 1;
 
 impl Cells {
     fn new(n: usize) -> Cells {
         Cells {
-            slots: vec![Slot::Top; n],
+            slots: vec![TOP; n],
             consts: Vec::new(),
         }
     }
 
     fn get(&self, v: ValueId) -> Cell {
         match self.slots[v.index()] {
-            Slot::Top => Cell::Top,
-            Slot::Const(k) => Cell::Const(self.consts[k as usize].clone()),
-            Slot::Bottom => Cell::Bottom,
+            TOP => Cell::Top,
+            BOTTOM => Cell::Bottom,
+            k => Cell::Const(self.consts[k as usize].clone()),
         }
     }
 
     fn put(&mut self, v: ValueId, cell: Cell) {
         self.slots[v.index()] = match cell {
-            Cell::Top => Slot::Top,
+            Cell::Top => TOP,
             Cell::Const(x) => {
-                let k = u32::try_from(self.consts.len()).expect("bug: too many SCCP constants");
+                let k = u32::try_from(self.consts.len())
+                    .ok()
+                    .filter(|k| *k < BOTTOM)
+                    .expect("bug: too many SCCP constants");
                 self.consts.push(x);
-                Slot::Const(k)
+                k
             }
-            Cell::Bottom => Slot::Bottom,
+            Cell::Bottom => BOTTOM,
         };
     }
 }
 
+/// A use of a value, in 4 bytes: an instruction, or (top bit set) a block's terminator. An
+/// instruction's block is [`Uses::block_of`].
 #[derive(Clone, Copy)]
-enum Use {
-    Inst(InstId, BlockId),
+struct Use(u32);
+
+const TERM: u32 = 1 << 31;
+
+enum User {
+    Inst(InstId),
     Term(BlockId),
+}
+
+impl Use {
+    fn inst(i: InstId) -> Use {
+        debug_assert!(i.index() < TERM as usize);
+        Use(i.index() as u32)
+    }
+
+    fn term(b: BlockId) -> Use {
+        Use(TERM | b.index() as u32)
+    }
+
+    fn user(self) -> User {
+        if self.0 & TERM != 0 {
+            User::Term(BlockId::new((self.0 & !TERM) as usize))
+        } else {
+            User::Inst(InstId::new(self.0 as usize))
+        }
+    }
 }
 
 /// Every use of every value, grouped by value: the uses of `v` are
@@ -131,6 +155,8 @@ enum Use {
 struct Uses {
     start: Vec<u32>,
     list: Vec<Use>,
+    /// The block of each laid-out instruction, by instruction id.
+    block_of: Vec<BlockId>,
 }
 
 impl Uses {
@@ -138,29 +164,43 @@ impl Uses {
         let for_each_use = |f: &mut dyn FnMut(ValueId, Use)| {
             for &b in &func.layout {
                 for &i in &func.block(b).insts {
-                    func.inst(i)
-                        .kind
-                        .for_each_operand(|v| f(v, Use::Inst(i, b)));
+                    func.inst(i).kind.for_each_operand(|v| f(v, Use::inst(i)));
                 }
                 if let Some(term) = &func.block(b).term {
                     for v in term.operands() {
-                        f(v, Use::Term(b));
+                        f(v, Use::term(b));
                     }
                 }
             }
         };
+        let mut block_of = vec![func.entry; func.insts.len()];
+        for &b in &func.layout {
+            for &i in &func.block(b).insts {
+                block_of[i.index()] = b;
+            }
+        }
+        // Counting sort: `start[v + 1]` counts `v`'s uses, then `start[v]` is where they begin;
+        // filling advances `start[v]` to where they end, which is where `v + 1`'s begin, so
+        // shifting by one restores the beginnings (no second array).
         let mut start = vec![0u32; func.values.len() + 1];
         for_each_use(&mut |v, _| start[v.index() + 1] += 1);
         for k in 1..start.len() {
             start[k] += start[k - 1];
         }
-        let mut next = start.clone();
-        let mut list = vec![Use::Term(func.entry); start[start.len() - 1] as usize];
+        let mut list = vec![Use(0); start[start.len() - 1] as usize];
         for_each_use(&mut |v, u| {
-            list[next[v.index()] as usize] = u;
-            next[v.index()] += 1;
+            list[start[v.index()] as usize] = u;
+            start[v.index()] += 1;
         });
-        Uses { start, list }
+        for k in (1..start.len()).rev() {
+            start[k] = start[k - 1];
+        }
+        start[0] = 0;
+        Uses {
+            start,
+            list,
+            block_of,
+        }
     }
 
     /// The positions in `list` of `v`'s uses.
@@ -237,14 +277,17 @@ impl<'f> Ctx<'f> {
                 }
                 if let Some(v) = self.ssa_worklist.pop() {
                     for k in self.uses.range(v) {
-                        match self.uses.list[k] {
-                            Use::Inst(i, b) if self.executable_blocks.contains(&b) => {
-                                self.visit_inst(i)
+                        match self.uses.list[k].user() {
+                            User::Inst(i) => {
+                                let b = self.uses.block_of[i.index()];
+                                if self.executable_blocks.contains(&b) {
+                                    self.visit_inst(i);
+                                }
                             }
-                            Use::Term(b) if self.executable_blocks.contains(&b) => {
+                            User::Term(b) if self.executable_blocks.contains(&b) => {
                                 self.visit_term(b)
                             }
-                            _ => {}
+                            User::Term(_) => {}
                         }
                     }
                 }
