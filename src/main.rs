@@ -250,6 +250,9 @@ enum Command {
         max_steps: u64,
         #[arg(long, default_value = "complete", value_parser = parse_field_cmp, help = FIELD_CMP_HELP)]
         field_cmp: measure::FieldCmp,
+        /// `--time-passes` lists every program's stages in turn; `--stats` the whole table's.
+        #[command(flatten)]
+        measured: MeasuredArgs,
     },
     /// Print main's interface in ZoKrates' `abi.json` shape: each input's name, visibility
     /// (public unless declared `private`) and type, and the output type.
@@ -624,6 +627,9 @@ enum Emit {
 }
 
 fn run(cli: Cli) -> Result<(), Exit> {
+    if let Command::Table { measured, .. } = &cli.command {
+        measured.start();
+    }
     match cli.command {
         Command::Run {
             compile,
@@ -706,6 +712,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             field_cmp,
             zokrates: None,
             yardsticks: None,
+            measured: _,
         } => table_command(
             &files,
             inputs_dir.as_deref(),

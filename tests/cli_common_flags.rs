@@ -407,3 +407,52 @@ fn piped_output_has_no_progress_bytes() {
         }
     }
 }
+
+/// `--stats` on every command that compiles: one line on stderr with the wall time and the
+/// peak memory, after everything else, and nothing on stdout that the command did not print.
+#[test]
+fn every_compiling_command_reports_its_time_and_peak_memory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out_dir = dir.path().join("export");
+    let out_dir = out_dir.to_str().expect("utf-8 path");
+    let commands: Vec<Vec<&str>> = vec![
+        with(&["run"], &GCD),
+        with(&["check"], &GCD),
+        with(&["report"], &GCD),
+        with(&["prove"], &GCD),
+        with(&["export"], &with(&GCD, &["-o", out_dir])),
+        vec!["compile", "circuits/gcd.zok"],
+        vec!["table", "circuits/gcd.zok", "-O", "3", "--quiet"],
+    ];
+    for args in commands {
+        let plain = zkbc(&args);
+        let measured = zkbc(&with(&args, &["--stats"]));
+        assert_eq!(
+            measured.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&measured)
+        );
+        // (`prove` prints the times it measured, which differ from run to run.)
+        if args[0] != "prove" {
+            assert_eq!(
+                stdout(&plain),
+                stdout(&measured),
+                "{args:?}: --stats changed stdout"
+            );
+        }
+        let err = stderr(&measured);
+        let last = err.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("stats: wall time ") && last.ends_with("(max RSS)"),
+            "{args:?}: no stats line at the end of stderr:\n{err}"
+        );
+        let peak: f64 = last
+            .split("peak memory ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{args:?}: no peak figure in {last:?}"));
+        assert!(peak > 0.0, "{args:?}: {last}");
+    }
+}
