@@ -258,7 +258,7 @@ fn result_type_disagrees_with_the_instruction() {
         "fn main f0 -> field {\nb0(v0: field):\n    v1 = add v0, v0\n    return v0\n}\n",
     )
     .unwrap();
-    program.funcs[0].values[1].ty = Type::U32;
+    program.funcs[0].set_value_type(ir::ValueId(1), Type::U32);
     assert_eq!(
         violations(&program),
         ["fn main, b0, inst 0: `add` defines (field), but its results have types (u32)"]

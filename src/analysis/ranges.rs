@@ -224,7 +224,11 @@ impl<'f> Solver<'f> {
         for (b, ps) in func.predecessors() {
             preds[b.index()] = ps;
         }
-        let width = func.values.iter().map(|d| leaf_width(&d.ty)).collect();
+        let width = func
+            .values
+            .iter()
+            .map(|d| leaf_width(func.type_data(d.ty)))
+            .collect();
         // Conditions, inherited down the dominator tree (rpo visits idoms first).
         let mut facts: Vec<Vec<Fact>> = vec![Vec::new(); func.blocks.len()];
         for &b in &rpo {

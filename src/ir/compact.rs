@@ -2,12 +2,13 @@
 //!
 //! Unrolling a loop folds its counter in every iteration: `i + 1` of iteration `k` is the
 //! constant `k + 1`, a value of its own that the next iteration folds again and nothing else
-//! reads. A loop of a million iterations leaves a million such values (32 bytes each, and more
+//! reads. A loop of a million iterations leaves a million such values (16 bytes each, and more
 //! in every pass that keeps something per value). [`drop_unused_constants`] removes them and
 //! renumbers the values that stay, in their order.
 //!
 //! A constant is dropped only when no instruction of the arena and no block (laid out or not)
-//! reads it, so every id left anywhere in the function stays valid.
+//! reads it, so every id left anywhere in the function stays valid. The function's table of types
+//! is not changed: the values that stay keep their type ids.
 
 use super::entities::ValueId;
 use super::function::{ConstRef, Function, ValueDef};
@@ -26,7 +27,8 @@ pub fn count_unused_constants(func: &Function) -> usize {
 }
 
 /// Removes the constants nothing reads and renumbers the other values (keeping their order),
-/// and the field constants no kept value holds. Returns how many values were removed.
+/// and the field and wide integer constants no kept value holds. Returns how many values were
+/// removed.
 pub fn drop_unused_constants(func: &mut Function) -> usize {
     let used = used_values(func);
     let mut new_id = vec![DROPPED; func.values.len()];
@@ -49,10 +51,10 @@ pub fn drop_unused_constants(func: &mut Function) -> usize {
             .iter()
             .zip(&new_id)
             .filter(|(_, n)| **n != DROPPED)
-            .map(|(data, _)| data.clone()),
+            .map(|(data, _)| *data),
     );
     func.values = values;
-    drop_unused_field_consts(func);
+    drop_unused_table_consts(func);
     let map = |v: ValueId| {
         let n = new_id[v.index()];
         debug_assert_ne!(n, DROPPED, "bug: a dropped constant is read");
@@ -88,23 +90,40 @@ fn used_values(func: &Function) -> Vec<bool> {
     used
 }
 
-/// Compacts [`Function::field_consts`] to the entries the values still hold.
-fn drop_unused_field_consts(func: &mut Function) {
-    let mut new_index = vec![DROPPED; func.field_consts.len()];
-    let mut kept = Vec::new();
+/// Compacts [`Function::field_consts`] and [`Function::uint_consts`] to the entries the values
+/// still hold.
+fn drop_unused_table_consts(func: &mut Function) {
+    let mut new_field = vec![DROPPED; func.field_consts.len()];
+    let mut new_uint = vec![DROPPED; func.uint_consts.len()];
+    let mut kept_field = Vec::new();
+    let mut kept_uint = Vec::new();
     for data in &mut func.values {
-        if let ValueDef::Const(ConstRef::Field(k)) = &mut data.def {
-            let slot = &mut new_index[*k as usize];
-            if *slot == DROPPED {
-                *slot = kept.len() as u32;
-                kept.push(func.field_consts[*k as usize]);
+        match &mut data.def {
+            ValueDef::Const(ConstRef::Field(k)) => {
+                *k = keep(&mut new_field, &mut kept_field, &func.field_consts, *k);
             }
-            *k = *slot;
+            ValueDef::Const(ConstRef::Wide(k)) => {
+                *k = keep(&mut new_uint, &mut kept_uint, &func.uint_consts, *k);
+            }
+            _ => {}
         }
     }
-    if kept.len() < func.field_consts.len() {
-        func.field_consts = kept;
+    if kept_field.len() < func.field_consts.len() {
+        func.field_consts = kept_field;
     }
+    if kept_uint.len() < func.uint_consts.len() {
+        func.uint_consts = kept_uint;
+    }
+}
+
+/// The new index of entry `k` of `table`, copied into `kept` the first time it is met.
+fn keep<T: Copy>(new_index: &mut [u32], kept: &mut Vec<T>, table: &[T], k: u32) -> u32 {
+    let slot = &mut new_index[k as usize];
+    if *slot == DROPPED {
+        *slot = kept.len() as u32;
+        kept.push(table[k as usize]);
+    }
+    *slot
 }
 
 #[cfg(test)]
@@ -140,13 +159,20 @@ b1(v5: field):
         // Constants nobody reads.
         let dead_uint = func.const_uint(32, 7);
         let dead_field = func.const_field(crate::field::Fr::from(11u64));
+        let dead_wide = func.const_uint(64, 1 << 40);
         let before = outputs(&program);
         let func = program.func_mut(program.main);
         assert!(dead_uint.index() < func.values.len() && dead_field.index() < func.values.len());
+        assert!(matches!(
+            func.value(dead_wide).def,
+            ValueDef::Const(ConstRef::Wide(_))
+        ));
+        assert_eq!(func.uint_consts.len(), 1);
         let n_values = func.values.len();
-        assert_eq!(count_unused_constants(func), 2);
-        assert_eq!(drop_unused_constants(func), 2);
-        assert_eq!(func.values.len(), n_values - 2);
+        assert_eq!(count_unused_constants(func), 3);
+        assert_eq!(drop_unused_constants(func), 3);
+        assert_eq!(func.values.len(), n_values - 3);
+        assert!(func.uint_consts.is_empty());
         assert_eq!(count_unused_constants(func), 0);
         // The constants read (field 3 twice or once, u32 10) are still there, and the field
         // table holds only what the kept values refer to.
@@ -161,5 +187,39 @@ b1(v5: field):
         let printed = program.to_string();
         assert_eq!(drop_unused_constants(program.func_mut(program.main)), 0);
         assert_eq!(program.to_string(), printed);
+    }
+
+    #[test]
+    fn renumbers_the_wide_integers_that_stay() {
+        use crate::ir::{BinOp, Const, InstKind, Type};
+        let mut func = Function::new("f", vec![]);
+        let dead = func.const_uint(64, 1 << 40);
+        let small = func.const_uint(64, 3);
+        let wide = func.const_uint(64, (1 << 41) + 5);
+        assert!(matches!(
+            func.value(small).def,
+            ValueDef::Const(ConstRef::Small(3))
+        ));
+        assert!(matches!(
+            func.value(wide).def,
+            ValueDef::Const(ConstRef::Wide(1))
+        ));
+        // An instruction of the arena (not laid out) reads `small` and `wide`.
+        let kind = InstKind::Binary {
+            op: BinOp::Add,
+            lhs: wide,
+            rhs: small,
+        };
+        let inst = func.create_inst(kind, &[], None);
+        assert_eq!(func.value_type(func.inst(inst).results[0]), &Type::UInt(64));
+        assert_eq!(drop_unused_constants(&mut func), 1);
+        assert!(dead.index() < func.values.len());
+        assert_eq!(func.uint_consts, vec![(1 << 41) + 5]);
+        let InstKind::Binary { lhs, rhs, .. } = func.inst(inst).kind else {
+            panic!("still a binary operation")
+        };
+        assert_eq!(func.const_value(lhs), Some(Const::UInt((1 << 41) + 5)));
+        assert_eq!(func.const_value(rhs), Some(Const::UInt(3)));
+        assert_eq!(func.value_type(lhs), &Type::UInt(64));
     }
 }

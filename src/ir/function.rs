@@ -5,6 +5,7 @@ use super::entities::{BlockId, FuncId, InstId, PackedLoc, SrcLoc, ValueId};
 use super::instructions::{BinOp, Const, InstKind, Terminator};
 use super::types::Type;
 use crate::field::Fr;
+use crate::fxhash::FxMap;
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
@@ -12,8 +13,9 @@ use std::collections::HashMap;
 /// takes), so that the common single result needs no heap allocation.
 pub type Results = SmallVec<[ValueId; 4]>;
 
-/// Where a value comes from. Kept to 16 bytes (a [`ValueData`] is 32): indices are `u32`, and a
-/// constant field element lives in [`Function::field_consts`], the value holding its index.
+/// Where a value comes from. Kept to 12 bytes aligned to 4 (a [`ValueData`] is 16): indices are
+/// `u32`, and a constant that does not fit in 32 bits lives in a table of the function
+/// ([`Function::field_consts`], [`Function::uint_consts`]), the value holding its index.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ValueDef {
     /// Parameter `index` of a block.
@@ -25,24 +27,47 @@ pub enum ValueDef {
     Const(ConstRef),
 }
 
-/// Where a constant's value is stored: an integer in the value itself, a field element in the
-/// function's table [`Function::field_consts`].
+/// Where a constant's value is stored: an integer below 2^32 in the value itself, a larger one
+/// in the function's table [`Function::uint_consts`], a field element in
+/// [`Function::field_consts`]. [`Function::make_const`] stores an integer inline whenever it
+/// fits, so two equal integer constants of a function hold the same `Small` or each a `Wide`
+/// index (compare them by [`Function::const_of`]).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum ConstRef {
     /// [`Const::UInt`] of this value.
-    UInt(u64),
+    Small(u32),
+    /// [`Const::UInt`] of `uint_consts[index]` (a value of 2^32 or more).
+    Wide(u32),
     /// [`Const::Field`] of `field_consts[index]`.
     Field(u32),
 }
 
-/// A value's type and definition.
-#[derive(Clone, PartialEq, Eq, Debug)]
+/// A value's type in its function's table of types ([`Function::type_data`]): an id of one
+/// function, never to be read in another (a pass copying a value into another function interns
+/// its type there, as [`Function::make_const`] and the other constructors do).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct TypeId(u32);
+
+impl TypeId {
+    /// The id's index in its function's table of types.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A value's type and definition. 16 bytes, asserted at compile time: the type is an id in the
+/// function's table of the distinct types its values have.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct ValueData {
-    /// The value's type.
-    pub ty: Type,
+    /// The value's type, [`Function::type_data`] of it ([`Function::value_type`] of the value).
+    pub ty: TypeId,
     /// Where it is defined.
     pub def: ValueDef,
 }
+
+// A merged straight-line block holds millions of values: keep the entry at 16 bytes.
+const _: () = assert!(std::mem::size_of::<ValueDef>() == 12);
+const _: () = assert!(std::mem::size_of::<ValueData>() == 16);
 
 /// An instruction with its results, source location and `nuw` flag. 64 bytes: the location and
 /// the flag share one [`PackedLoc`] (8 bytes), read and written through [`InstData::loc`],
@@ -126,7 +151,7 @@ pub struct BlockData {
 }
 
 /// A function: its entry block's parameters are the function's parameters.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Debug)]
 pub struct Function {
     /// The source-level name, e.g. `main`.
     pub name: String,
@@ -145,7 +170,43 @@ pub struct Function {
     /// The field elements of the `field` constants ([`ConstRef::Field`] indexes it); entries of
     /// dead constants stay, as dead values stay in the value arena.
     pub field_consts: Vec<Fr>,
+    /// The integer constants of 2^32 or more ([`ConstRef::Wide`] indexes it); entries of dead
+    /// constants stay, as in [`Function::field_consts`].
+    pub uint_consts: Vec<u64>,
+    /// The distinct types of the values ([`TypeId`] indexes it); a type no value has any more
+    /// may stay.
+    types: Vec<Type>,
+    /// Each type of `types` to its id.
+    type_ids: FxMap<Type, TypeId>,
 }
+
+/// Equal as the function's contents: the values' types compared as types (not by their ids in
+/// the functions' tables), integer constants by their values, field constants by their index
+/// and the tables of field elements as tables.
+impl PartialEq for Function {
+    fn eq(&self, other: &Function) -> bool {
+        self.name == other.name
+            && self.returns == other.returns
+            && self.entry == other.entry
+            && self.layout == other.layout
+            && self.blocks == other.blocks
+            && self.insts == other.insts
+            && self.field_consts == other.field_consts
+            && self.values.len() == other.values.len()
+            && self.values.iter().zip(&other.values).all(|(a, b)| {
+                self.type_data(a.ty) == other.type_data(b.ty)
+                    && match (a.def, b.def) {
+                        (
+                            ValueDef::Const(x @ (ConstRef::Small(_) | ConstRef::Wide(_))),
+                            ValueDef::Const(y @ (ConstRef::Small(_) | ConstRef::Wide(_))),
+                        ) => self.const_of(x) == other.const_of(y),
+                        (x, y) => x == y,
+                    }
+            })
+    }
+}
+
+impl Eq for Function {}
 
 /// A whole program: functions and which one is `main`.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -218,7 +279,15 @@ impl Program {
 impl Function {
     /// An empty function with one entry block and no parameters.
     pub fn new(name: impl Into<String>, returns: Vec<Type>) -> Function {
-        let mut func = Function {
+        let mut func = Function::without_blocks(name, returns);
+        func.entry = func.create_block();
+        func
+    }
+
+    /// An empty function without blocks (its `entry` is `b0`, to be created), for a caller
+    /// that builds the arenas itself (the IR parser, id normalization).
+    pub fn without_blocks(name: impl Into<String>, returns: Vec<Type>) -> Function {
+        Function {
             name: name.into(),
             returns,
             entry: BlockId(0),
@@ -227,9 +296,46 @@ impl Function {
             insts: Vec::new(),
             values: Vec::new(),
             field_consts: Vec::new(),
-        };
-        func.entry = func.create_block();
-        func
+            uint_consts: Vec::new(),
+            types: Vec::new(),
+            type_ids: FxMap::default(),
+        }
+    }
+
+    /// The id of `ty` in this function's table of types, adding it if it is new.
+    pub fn intern_type(&mut self, ty: Type) -> TypeId {
+        if let Some(&id) = self.type_ids.get(&ty) {
+            return id;
+        }
+        let id = TypeId(u32::try_from(self.types.len()).expect("more than u32::MAX types"));
+        self.types.push(ty.clone());
+        self.type_ids.insert(ty, id);
+        id
+    }
+
+    /// The type `id` of this function's table.
+    pub fn type_data(&self, id: TypeId) -> &Type {
+        &self.types[id.index()]
+    }
+
+    /// Appends a value of type `ty` defined by `def` to the arena (the caller records it where
+    /// `def` says).
+    pub fn push_value(&mut self, ty: Type, def: ValueDef) -> ValueId {
+        let ty = self.intern_type(ty);
+        self.push_value_typed(ty, def)
+    }
+
+    /// [`Function::push_value`] with the type already interned in this function.
+    fn push_value_typed(&mut self, ty: TypeId, def: ValueDef) -> ValueId {
+        let id = ValueId::new(self.values.len());
+        self.values.push(ValueData { ty, def });
+        id
+    }
+
+    /// Sets the type of value `id`.
+    pub fn set_value_type(&mut self, id: ValueId, ty: Type) {
+        let ty = self.intern_type(ty);
+        self.values[id.index()].ty = ty;
     }
 
     /// Appends a new empty block to the arena and the layout.
@@ -267,7 +373,12 @@ impl Function {
 
     /// The type of value `id`.
     pub fn value_type(&self, id: ValueId) -> &Type {
-        &self.values[id.index()].ty
+        self.type_data(self.values[id.index()].ty)
+    }
+
+    /// The type of value `id`, or `None` if `id` is not in the arena.
+    pub fn value_type_checked(&self, id: ValueId) -> Option<&Type> {
+        self.values.get(id.index()).map(|d| self.type_data(d.ty))
     }
 
     /// The constant held by `id`, if it is one.
@@ -281,7 +392,8 @@ impl Function {
     /// The constant `c` stands for.
     pub fn const_of(&self, c: ConstRef) -> Const {
         match c {
-            ConstRef::UInt(x) => Const::UInt(x),
+            ConstRef::Small(x) => Const::UInt(u64::from(x)),
+            ConstRef::Wide(k) => Const::UInt(self.uint_consts[k as usize]),
             ConstRef::Field(k) => Const::Field(self.field_consts[k as usize]),
         }
     }
@@ -306,9 +418,16 @@ impl Function {
 
     /// A new constant value.
     pub fn make_const(&mut self, ty: Type, value: Const) -> ValueId {
-        let id = ValueId::new(self.values.len());
         let c = match value {
-            Const::UInt(x) => ConstRef::UInt(x),
+            Const::UInt(x) => match u32::try_from(x) {
+                Ok(small) => ConstRef::Small(small),
+                Err(_) => {
+                    let k = u32::try_from(self.uint_consts.len())
+                        .expect("integer constant table exceeds u32::MAX entries");
+                    self.uint_consts.push(x);
+                    ConstRef::Wide(k)
+                }
+            },
             Const::Field(x) => {
                 let k = u32::try_from(self.field_consts.len())
                     .expect("field constant table exceeds u32::MAX entries");
@@ -316,11 +435,7 @@ impl Function {
                 ConstRef::Field(k)
             }
         };
-        self.values.push(ValueData {
-            ty,
-            def: ValueDef::Const(c),
-        });
-        id
+        self.push_value(ty, ValueDef::Const(c))
     }
 
     /// A new `field` constant.
@@ -340,13 +455,9 @@ impl Function {
 
     /// Adds a parameter of type `ty` at the end of `block`'s parameters.
     pub fn append_block_param(&mut self, block: BlockId, ty: Type) -> ValueId {
-        let id = ValueId::new(self.values.len());
         let index = u32::try_from(self.block(block).params.len())
             .expect("block parameters exceed u32::MAX");
-        self.values.push(ValueData {
-            ty,
-            def: ValueDef::Param(block, index),
-        });
+        let id = self.push_value(ty, ValueDef::Param(block, index));
         self.block_mut(block).params.push(id);
         id
     }
@@ -369,34 +480,43 @@ impl Function {
         loc: Option<SrcLoc>,
     ) -> InstId {
         let id = InstId::new(self.insts.len());
-        let types = match kind {
-            InstKind::Call { .. } => call_returns.to_vec(),
-            _ => self.result_types(&kind),
+        let results = if let Some(ty) = self.same_type_result(&kind) {
+            // The common case (arithmetic on a value): its type's id, without hashing the type.
+            std::iter::once(self.push_value_typed(ty, ValueDef::Result(id, 0))).collect()
+        } else {
+            let types = match kind {
+                InstKind::Call { .. } => call_returns.to_vec(),
+                _ => self.result_types(&kind),
+            };
+            types
+                .into_iter()
+                .enumerate()
+                .map(|(i, ty)| self.push_value(ty, ValueDef::Result(id, i as u32)))
+                .collect()
         };
-        let results = types
-            .into_iter()
-            .enumerate()
-            .map(|(i, ty)| {
-                let v = ValueId::new(self.values.len());
-                self.values.push(ValueData {
-                    ty,
-                    def: ValueDef::Result(id, i as u32),
-                });
-                v
-            })
-            .collect();
         self.insts.push(InstData::new(kind, results, loc));
         id
+    }
+
+    /// The type id of an instruction's single result when it is that of an operand in the arena
+    /// (as [`result_types_typed`] says: a non-comparison binary operation, `not`, `select`,
+    /// `array_set`).
+    fn same_type_result(&self, kind: &InstKind) -> Option<TypeId> {
+        let operand = match kind {
+            InstKind::Binary { op, lhs, .. } if !op.is_comparison() => lhs,
+            InstKind::Not { arg } => arg,
+            InstKind::Select { then_value, .. } => then_value,
+            InstKind::ArraySet { array, .. } => array,
+            _ => return None,
+        };
+        self.values.get(operand.index()).map(|d| d.ty)
     }
 
     /// The result types of a non-call instruction from its operands' types. Total: on ill-typed
     /// operands it still answers (the verifier reports the type error).
     pub fn result_types(&self, kind: &InstKind) -> Vec<Type> {
         result_types_typed(kind, &|v| {
-            self.values
-                .get(v.index())
-                .map(|d| d.ty.clone())
-                .unwrap_or(Type::Field)
+            self.value_type_checked(*v).cloned().unwrap_or(Type::Field)
         })
     }
 

@@ -113,8 +113,8 @@ pub mod verify;
 pub use builder::FunctionBuilder;
 pub use entities::{BlockId, FuncId, InstId, PackedLoc, SrcLoc, ValueId};
 pub use function::{
-    result_types_typed, wrap, BlockData, ConstRef, Function, InstData, Program, Results, ValueData,
-    ValueDef,
+    result_types_typed, wrap, BlockData, ConstRef, Function, InstData, Program, Results, TypeId,
+    ValueData, ValueDef,
 };
 pub use instructions::{BinOp, BlockCall, Const, InstKind, Terminator};
 pub use lines::{block_spans, LineSpan};

@@ -4,8 +4,9 @@
 //! then instruction results), and arenas hold only what the layout uses.
 
 use super::entities::{BlockId, InstId, ValueId};
-use super::function::{BlockData, Function, InstData, Program, ValueData, ValueDef};
+use super::function::{BlockData, Function, ValueDef};
 use super::instructions::BlockCall;
+use super::Program;
 use std::collections::HashMap;
 
 /// The program with every function normalized.
@@ -35,42 +36,34 @@ pub fn normalize_function(func: &Function) -> Function {
         .collect();
 
     // Number every defined value first, so uses before definitions (in broken programs) work.
+    // The values are made in `out`, which interns their types in its own table.
+    let mut out = Function::without_blocks(func.name.clone(), func.returns.clone());
+    out.entry = block_map[&func.entry];
+    out.layout = (0..order.len()).map(BlockId::new).collect();
     let mut value_map: HashMap<ValueId, ValueId> = HashMap::new();
-    let mut values: Vec<ValueData> = Vec::new();
-    let mut insts: Vec<InstData> = Vec::new();
     for (new_b, &b) in order.iter().enumerate() {
         let block = func.block(b);
         for (k, &p) in block.params.iter().enumerate() {
-            value_map.insert(p, ValueId::new(values.len()));
-            values.push(ValueData {
-                ty: func.value_type(p).clone(),
-                def: ValueDef::Param(BlockId::new(new_b), k as u32),
-            });
+            let n = out.push_value(
+                func.value_type(p).clone(),
+                ValueDef::Param(BlockId::new(new_b), k as u32),
+            );
+            value_map.insert(p, n);
         }
         for &i in &block.insts {
-            let new_i = InstId::new(insts.len());
+            let new_i = InstId::new(out.insts.len());
             let data = func.inst(i);
             for (k, &r) in data.results.iter().enumerate() {
-                value_map.insert(r, ValueId::new(values.len()));
-                values.push(ValueData {
-                    ty: func.value_type(r).clone(),
-                    def: ValueDef::Result(new_i, k as u32),
-                });
+                let n = out.push_value(
+                    func.value_type(r).clone(),
+                    ValueDef::Result(new_i, k as u32),
+                );
+                value_map.insert(r, n);
             }
-            insts.push(data.clone());
+            out.insts.push(data.clone());
         }
     }
 
-    let mut out = Function {
-        name: func.name.clone(),
-        returns: func.returns.clone(),
-        entry: block_map[&func.entry],
-        layout: (0..order.len()).map(BlockId::new).collect(),
-        blocks: Vec::new(),
-        insts,
-        values,
-        field_consts: Vec::new(),
-    };
     // Operands: defined values map directly; constants get fresh ids after the defined ones;
     // a dangling id (only in broken programs) is kept as it is.
     let map = |v: ValueId, out: &mut Function| -> ValueId {
@@ -78,11 +71,13 @@ pub fn normalize_function(func: &Function) -> Function {
             return n;
         }
         match func.values.get(v.index()) {
-            Some(ValueData {
-                ty,
-                def: ValueDef::Const(c),
-            }) => out.make_const(ty.clone(), func.const_of(*c)),
-            _ => v,
+            Some(data) => match data.def {
+                ValueDef::Const(c) => {
+                    out.make_const(func.type_data(data.ty).clone(), func.const_of(c))
+                }
+                _ => v,
+            },
+            None => v,
         }
     };
     let mut next_inst = 0;
@@ -148,7 +143,10 @@ fn same_function(f: &Function, g: &Function) -> bool {
         let (Some(vx), Some(vy)) = (f.values.get(x.index()), g.values.get(y.index())) else {
             return false;
         };
-        if vx.ty != vy.ty || f.const_value(x) != g.const_value(y) || !taken.insert(y) {
+        if f.type_data(vx.ty) != g.type_data(vy.ty)
+            || f.const_value(x) != g.const_value(y)
+            || !taken.insert(y)
+        {
             return false;
         }
         pairs.insert(x, y);

@@ -68,8 +68,8 @@ pub fn print_function(func: &Function, id: FuncId) -> String {
 
 /// An operand: `vN`, or a constant written `TYPE LITERAL` (`u32 5`, `field -1`).
 pub fn operand(func: &Function, v: ValueId) -> String {
-    match (func.values.get(v.index()), func.const_value_checked(v)) {
-        (Some(data), Some(c)) => format!("{} {}", data.ty, const_literal(&c)),
+    match (func.value_type_checked(v), func.const_value_checked(v)) {
+        (Some(ty), Some(c)) => format!("{ty} {}", const_literal(&c)),
         _ => v.to_string(),
     }
 }

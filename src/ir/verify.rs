@@ -155,7 +155,7 @@ impl Verifier<'_> {
     }
 
     fn ty(&self, v: ValueId) -> Option<&Type> {
-        self.func.values.get(v.index()).map(|d| &d.ty)
+        self.func.value_type_checked(v)
     }
 
     fn run(&mut self) {

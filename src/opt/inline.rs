@@ -251,7 +251,8 @@ fn inline_call(caller: &mut Function, block: BlockId, pos: usize, inst: InstId, 
         let ValueDef::Const(c) = data.def else {
             panic!("bug: callee value {v} used but not defined in a laid-out block");
         };
-        let n = caller.make_const(data.ty.clone(), callee.const_of(c));
+        // The type by value: a type id of the callee means nothing in the caller.
+        let n = caller.make_const(callee.type_data(data.ty).clone(), callee.const_of(c));
         value_map.insert(v, n);
         n
     };

@@ -89,7 +89,8 @@ use super::PassStats;
 use crate::analysis::DomTree;
 use crate::field::Fr;
 use crate::ir::{
-    BlockId, Const, Function, InstId, InstKind, Program, Terminator, Type, ValueDef, ValueId,
+    BlockId, Const, Function, InstId, InstKind, Program, Terminator, Type, TypeId, ValueDef,
+    ValueId,
 };
 use ark_ff::Zero;
 use petgraph::algo::tarjan_scc;
@@ -256,12 +257,12 @@ impl<'f> Ctx<'f> {
     }
 
     fn canonicalize_constants(&mut self) {
-        let mut first: HashMap<(Type, Const), ValueId> = HashMap::new();
+        let mut first: HashMap<(TypeId, Const), ValueId> = HashMap::new();
         for (k, data) in self.func.values.iter().enumerate() {
             if let ValueDef::Const(c) = data.def {
                 let c = self.func.const_of(c);
                 let v = ValueId::new(k);
-                let canon = *first.entry((data.ty.clone(), c)).or_insert(v);
+                let canon = *first.entry((data.ty, c)).or_insert(v);
                 self.canonical_const.insert(v, canon);
             }
         }

@@ -3,7 +3,7 @@
 //! jump arguments, and replacing parameters that every jump binds to the same value.
 
 use crate::ir::ValueId;
-use crate::ir::{BlockId, Function, InstData, InstId, InstKind, SrcLoc, Type, ValueData, ValueDef};
+use crate::ir::{BlockId, Function, InstData, InstId, InstKind, SrcLoc, Type, ValueDef};
 use std::collections::{HashMap, HashSet};
 
 /// Creates an instruction whose results have the given types (unlike
@@ -18,14 +18,7 @@ pub(crate) fn add_inst(
     let results = result_types
         .iter()
         .enumerate()
-        .map(|(k, ty)| {
-            let v = ValueId::new(func.values.len());
-            func.values.push(ValueData {
-                ty: ty.clone(),
-                def: ValueDef::Result(id, k as u32),
-            });
-            v
-        })
+        .map(|(k, ty)| func.push_value(ty.clone(), ValueDef::Result(id, k as u32)))
         .collect();
     func.insts.push(InstData::new(kind, results, loc));
     id

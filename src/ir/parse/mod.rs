@@ -6,7 +6,7 @@
 //! second step builds the instructions. Result types are then inferred from operand types.
 
 use super::entities::{BlockId, FuncId, InstId, ValueId};
-use super::function::{Function, InstData, Program, ValueData, ValueDef};
+use super::function::{Function, InstData, Program, ValueDef};
 use super::instructions::{BinOp, BlockCall, Const, InstKind, Terminator};
 use super::types::Type;
 use crate::field;
@@ -187,16 +187,7 @@ fn classify(line: &Line) -> LineKind {
 
 impl FuncParser<'_> {
     fn parse_body(&self, sig: &Header, body: &[&Line]) -> Result<Function> {
-        let mut func = Function {
-            name: sig.name.clone(),
-            returns: sig.returns.clone(),
-            entry: BlockId(0),
-            layout: Vec::new(),
-            blocks: Vec::new(),
-            insts: Vec::new(),
-            values: Vec::new(),
-            field_consts: Vec::new(),
-        };
+        let mut func = Function::without_blocks(sig.name.clone(), sig.returns.clone());
         let mut blocks: HashMap<String, BlockId> = HashMap::new();
         let mut values: HashMap<String, ValueId> = HashMap::new();
         // First scan: blocks, parameters and result names.
@@ -225,10 +216,8 @@ impl FuncParser<'_> {
                             let ty = c.ty()?;
                             let v = numbered_value(&mut func, &name, line, col)?;
                             let index = func.block(block).params.len() as u32;
-                            func.values[v.index()] = ValueData {
-                                ty,
-                                def: ValueDef::Param(block, index),
-                            };
+                            func.set_value_type(v, ty);
+                            func.values[v.index()].def = ValueDef::Param(block, index);
                             func.block_mut(block).params.push(v);
                             define(&mut values, name, v, line, col)?;
                             if c.eat(&Tok::Punct(')')) {
@@ -408,8 +397,8 @@ fn infer_types(func: &mut Function, returns: &[Vec<Type>]) {
             };
             for (k, ty) in types.into_iter().enumerate() {
                 let v = func.insts[i].results[k];
-                if func.values[v.index()].ty != ty {
-                    func.values[v.index()].ty = ty;
+                if *func.value_type(v) != ty {
+                    func.set_value_type(v, ty);
                     changed = true;
                 }
             }
