@@ -554,3 +554,34 @@ b3():
     );
     same_runs(&original, &merged, &[r#"["5"]"#, r#"["-1"]"#]);
 }
+
+#[test]
+fn folded_field_constants_nothing_reads_are_dropped_after_the_merge() {
+    // A field counter folds into a new field constant every iteration (field constants have no
+    // virtual form); only the last is read, by the return. The merge drops the others.
+    let (original, merged, constants) = merged_constants(
+        "\
+fn main f0 -> field, field {
+b0(v0: field):
+    jmp b1(v0, field 0, u32 0)
+b1(v1: field, v2: field, v3: u32):
+    v4 = lt v3, u32 5000
+    br v4, b2(), b3()
+b2():
+    v5 = mul v1, v1
+    v6 = add v2, field 1
+    v7 = add v3, u32 1
+    jmp b1(v5, v6, v7)
+b3():
+    return v1, v2
+}
+",
+    );
+    assert!(
+        constants < 32,
+        "{constants} constants after unrolling 5,000 iterations"
+    );
+    let field_consts = merged.main_func().field_consts.len();
+    assert!(field_consts < 32, "{field_consts} field constants kept");
+    same_runs(&original, &merged, &[r#"["3"]"#, r#"["0"]"#]);
+}
