@@ -6,12 +6,9 @@ use super::instructions::{BinOp, Const, InstKind, Terminator};
 use super::types::Type;
 use crate::field::Fr;
 use crate::fxhash::FxMap;
-use smallvec::SmallVec;
 use std::collections::HashMap;
 
-/// An instruction's result values, stored inline up to four (in the 24 bytes a `Vec` header
-/// takes), so that the common single result needs no heap allocation.
-pub type Results = SmallVec<[ValueId; 4]>;
+pub use super::results::Results;
 
 /// Where a value comes from. Kept to 12 bytes aligned to 4 (a [`ValueData`] is 16): indices are
 /// `u32`, and a constant that does not fit in 32 bits lives in a table of the function
@@ -69,8 +66,8 @@ pub struct ValueData {
 const _: () = assert!(std::mem::size_of::<ValueDef>() == 12);
 const _: () = assert!(std::mem::size_of::<ValueData>() == 16);
 
-/// An instruction with its results, source location and `nuw` flag. 64 bytes: the location and
-/// the flag share one [`PackedLoc`] (8 bytes), read and written through [`InstData::loc`],
+/// An instruction with its results, source location and `nuw` flag. 56 bytes: the results
+/// take 16 ([`Results`]), the location and the flag share one [`PackedLoc`] (8 bytes), read and written through [`InstData::loc`],
 /// [`InstData::no_wrap`] and their setters.
 #[derive(Clone, PartialEq, Eq)]
 pub struct InstData {
@@ -83,9 +80,9 @@ pub struct InstData {
     packed: PackedLoc,
 }
 
-// An unrolled loop makes millions of instructions: keep the entry at 64 bytes.
+// An unrolled loop makes millions of instructions: keep the entry at 56 bytes.
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<InstData>() == 64);
+const _: () = assert!(std::mem::size_of::<InstData>() == 56);
 
 impl InstData {
     /// An instruction at `loc`, without the `nuw` flag.

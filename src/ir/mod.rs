@@ -107,6 +107,7 @@ pub mod lines;
 pub mod normalize;
 pub mod parse;
 pub mod print;
+mod results;
 mod types;
 pub mod verify;
 

@@ -58,7 +58,6 @@ use crate::analysis::DomTree;
 use crate::fxhash::{FxMap, FxSet};
 use crate::ir::{BinOp, BlockId, Const, Function, InstId, InstKind, Program, Type, ValueId};
 use hashbrown::HashTable;
-use smallvec::SmallVec;
 
 /// The block passed to [`Ctx::key`] for an instruction that is not a constant array, whose key
 /// does not depend on it.
@@ -123,6 +122,8 @@ struct Ctx<'f> {
     table: HashTable<InstId>,
     /// The block of each numbered constant array (whose key names its block).
     array_blocks: FxMap<InstId, BlockId>,
+    /// The table's entries for the hash being looked up (a buffer kept between lookups).
+    candidates: Vec<InstId>,
     /// Removed results to the values that replace them.
     subst: FxMap<ValueId, ValueId>,
     /// The first constant value seen of each type and value: the one operand all equal
@@ -159,6 +160,7 @@ impl<'f> Ctx<'f> {
             func,
             table: HashTable::with_capacity(eligible_insts),
             array_blocks: FxMap::default(),
+            candidates: Vec::new(),
             subst: FxMap::default(),
             const_reps: FxMap::default(),
             constant_arrays: FxSet::default(),
@@ -247,15 +249,19 @@ impl<'f> Ctx<'f> {
     /// The instruction in the table whose key is `key` (of hash `hash`). The table may offer
     /// instructions of other hashes too (it compares 7 bits of each): their keys differ.
     fn earlier(&mut self, hash: u64, key: &Key) -> Option<InstId> {
-        let candidates: SmallVec<[InstId; 2]> = self.table.iter_hash(hash).copied().collect();
-        candidates.into_iter().find(|&earlier| {
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.clear();
+        candidates.extend(self.table.iter_hash(hash).copied());
+        let found = candidates.iter().copied().find(|&earlier| {
             let block = self
                 .array_blocks
                 .get(&earlier)
                 .copied()
                 .unwrap_or(key_block_unused());
             self.key(block, earlier) == *key
-        })
+        });
+        self.candidates = candidates;
+        found
     }
 
     /// The key of instruction `i` of block `b` (operands already renamed).
