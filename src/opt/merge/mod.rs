@@ -63,9 +63,11 @@
 
 mod emit;
 mod formation;
+mod latches;
 mod rotate;
 
-pub use formation::{add_latches, Decision, Subject, Verdict};
+pub use formation::{Decision, Subject, Verdict};
+pub use latches::add_latches;
 pub use rotate::rotate_loop;
 
 use super::PassStats;
