@@ -3,7 +3,27 @@
 //! for candidates, so that every loop can be rotated).
 
 use crate::analysis::LoopForest;
-use crate::ir::{BlockCall, Function, Terminator, ValueId};
+use crate::ir::{BlockCall, BlockId, Function, Terminator, ValueId};
+
+/// A new block (laid out last) that takes `to`'s parameters and jumps to `to` with them.
+pub(super) fn forwarder(func: &mut Function, to: BlockId) -> BlockId {
+    let types: Vec<_> = func
+        .block(to)
+        .params
+        .iter()
+        .map(|p| func.value_type(*p).clone())
+        .collect();
+    let block = func.create_block();
+    let params: Vec<ValueId> = types
+        .into_iter()
+        .map(|ty| func.append_block_param(block, ty))
+        .collect();
+    func.block_mut(block).term = Some(Terminator::Jmp(BlockCall {
+        block: to,
+        args: params,
+    }));
+    block
+}
 
 /// Gives every loop of `func` whose back edges come from several blocks, or from a block that
 /// ends in `br`, one empty latch block they all jump to. Returns how many were added.
@@ -20,21 +40,7 @@ pub fn add_latches(func: &mut Function) -> usize {
         if single_jmp {
             continue;
         }
-        let types: Vec<_> = func
-            .block(header)
-            .params
-            .iter()
-            .map(|p| func.value_type(*p).clone())
-            .collect();
-        let latch = func.create_block();
-        let params: Vec<ValueId> = types
-            .iter()
-            .map(|t| func.append_block_param(latch, t.clone()))
-            .collect();
-        func.block_mut(latch).term = Some(Terminator::Jmp(BlockCall {
-            block: header,
-            args: params,
-        }));
+        let latch = forwarder(func, header);
         for &src in &l.latches {
             if let Some(term) = func.block_mut(src).term.as_mut() {
                 for call in term.block_calls_mut() {

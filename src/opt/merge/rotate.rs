@@ -172,21 +172,7 @@ fn rotate(func: &mut Function, h: BlockId, max_unrolled: usize) -> Result<BlockI
 /// A new block on the edge `from -> to` (`from` ends in a branch to `to` and elsewhere): it
 /// takes `to`'s parameters and jumps to `to` with them. Returns it.
 fn split_edge(func: &mut Function, from: BlockId, to: BlockId) -> BlockId {
-    let types: Vec<_> = func
-        .block(to)
-        .params
-        .iter()
-        .map(|p| func.value_type(*p).clone())
-        .collect();
-    let mid = func.create_block();
-    let params: Vec<ValueId> = types
-        .into_iter()
-        .map(|ty| func.append_block_param(mid, ty))
-        .collect();
-    func.block_mut(mid).term = Some(Terminator::Jmp(BlockCall {
-        block: to,
-        args: params,
-    }));
+    let mid = super::latches::forwarder(func, to);
     if let Some(term) = func.block_mut(from).term.as_mut() {
         for call in term.block_calls_mut() {
             if call.block == to {
