@@ -16,16 +16,6 @@ use super::function::{ConstRef, Function, ValueDef};
 /// No new id: the value is dropped.
 const DROPPED: u32 = u32::MAX;
 
-/// How many constants of `func` no instruction, block parameter list or terminator reads.
-pub fn count_unused_constants(func: &Function) -> usize {
-    let used = used_values(func);
-    func.values
-        .iter()
-        .zip(&used)
-        .filter(|(data, used)| matches!(data.def, ValueDef::Const(_)) && !**used)
-        .count()
-}
-
 /// Removes the constants nothing reads and renumbers the other values (keeping their order),
 /// and the field and wide integer constants no kept value holds. Returns how many values were
 /// removed.
@@ -129,6 +119,7 @@ fn keep<T: Copy>(new_index: &mut [u32], kept: &mut Vec<T>, table: &[T], k: u32) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::ir::interp::{run, Limits, Val};
     use crate::ir::{parse_program, verify::verify_program, Program};
 
@@ -137,6 +128,16 @@ mod tests {
         run(program, &inputs, Limits::default())
             .expect("runs")
             .outputs
+    }
+
+    /// How many constants of `func` no instruction, block parameter list or terminator reads.
+    fn count_unused_constants(func: &Function) -> usize {
+        let used = used_values(func);
+        func.values
+            .iter()
+            .zip(&used)
+            .filter(|(data, used)| matches!(data.def, ValueDef::Const(_)) && !**used)
+            .count()
     }
 
     const PROGRAM: &str = "\

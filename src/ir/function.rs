@@ -499,13 +499,7 @@ impl Function {
     /// (as [`result_types_typed`] says: a non-comparison binary operation, `not`, `select`,
     /// `array_set`).
     fn same_type_result(&self, kind: &InstKind) -> Option<TypeId> {
-        let operand = match kind {
-            InstKind::Binary { op, lhs, .. } if !op.is_comparison() => lhs,
-            InstKind::Not { arg } => arg,
-            InstKind::Select { then_value, .. } => then_value,
-            InstKind::ArraySet { array, .. } => array,
-            _ => return None,
-        };
+        let operand = same_type_operand(kind)?;
         self.values.get(operand.index()).map(|d| d.ty)
     }
 
@@ -671,21 +665,20 @@ pub fn wrap(value: u64, width: u32) -> u64 {
 
 /// The result types of an instruction of `kind` whose operands have the types `ty` gives.
 pub fn result_types_typed(kind: &InstKind, ty: &dyn Fn(&ValueId) -> Type) -> Vec<Type> {
+    if let Some(operand) = same_type_operand(kind) {
+        return vec![ty(&operand)];
+    }
     match kind {
-        InstKind::Binary { op, lhs, .. } => {
-            if op.is_comparison() {
-                vec![Type::BOOL]
-            } else {
-                vec![ty(lhs)]
-            }
+        // A comparison (the other binary operations have their operand's type).
+        InstKind::Binary { .. } => vec![Type::BOOL],
+        InstKind::Not { .. } | InstKind::Select { .. } | InstKind::ArraySet { .. } => {
+            unreachable!("bug: same_type_operand types these")
         }
-        InstKind::Not { arg } => vec![ty(arg)],
         InstKind::Cast { to, .. }
         | InstKind::Truncate { to, .. }
         | InstKind::FromBits { to, .. } => {
             vec![to.clone()]
         }
-        InstKind::Select { then_value, .. } => vec![ty(then_value)],
         InstKind::Assert { .. } | InstKind::Store { .. } | InstKind::Log { .. } => vec![],
         InstKind::Allocate { ty } => vec![Type::reference(ty.clone())],
         InstKind::Load { ptr } => vec![ty(ptr).pointee().cloned().unwrap_or(Type::Field)],
@@ -695,7 +688,6 @@ pub fn result_types_typed(kind: &InstKind, ty: &dyn Fn(&ValueId) -> Type) -> Vec
         InstKind::ArrayGet { array, .. } => {
             vec![ty(array).elem().cloned().unwrap_or(Type::Field)]
         }
-        InstKind::ArraySet { array, .. } => vec![ty(array)],
         InstKind::ToBits { arg } => {
             let n = ty(arg).uint_width().unwrap_or(crate::ir::FIELD_BITS);
             vec![Type::array(Type::BOOL, n)]
@@ -703,5 +695,17 @@ pub fn result_types_typed(kind: &InstKind, ty: &dyn Fn(&ValueId) -> Type) -> Vec
         InstKind::Hint { ret, .. } => ret.to_vec(),
         InstKind::Bound { .. } => vec![Type::Field],
         InstKind::Call { .. } => vec![],
+    }
+}
+
+/// The operand whose type is the single result's, for the instructions whose result has an
+/// operand's type: a binary operation but a comparison, `not`, `select`, `array_set`.
+fn same_type_operand(kind: &InstKind) -> Option<ValueId> {
+    match kind {
+        InstKind::Binary { op, lhs, .. } if !op.is_comparison() => Some(*lhs),
+        InstKind::Not { arg } => Some(*arg),
+        InstKind::Select { then_value, .. } => Some(*then_value),
+        InstKind::ArraySet { array, .. } => Some(*array),
+        _ => None,
     }
 }

@@ -98,30 +98,20 @@ fn search<'r>(
     coeffs: &Coeffs,
 ) -> (Vec<bool>, Vec<u32>) {
     let is_witness = |v: Var| v >= first_witness;
-    // `seen[v] == k`: `v` was met in constraint `k` already (a variable in A and C counts once).
-    let mut seen = vec![u32::MAX; n_vars];
+    let mut seen = vec![false; n_vars];
+    let mut vars: Vec<Var> = Vec::new();
     let mut occ = vec![0u32; n_vars];
     let mut sum = vec![0u64; n_vars];
-    // The distinct variables of constraint `k` (but the constant), in order of first occurrence.
-    let distinct = |k: usize, seen: &mut [u32], f: &mut dyn FnMut(Var)| {
-        for row in abc(k) {
-            for &(v, _) in row {
-                if v != ONE && seen[v as usize] != k as u32 {
-                    seen[v as usize] = k as u32;
-                    f(v);
-                }
-            }
-        }
-    };
     for k in 0..n_cons {
-        distinct(k, &mut seen, &mut |v| {
+        distinct_vars(&abc(k), &mut seen, &mut vars);
+        for &v in &vars {
             occ[v as usize] += 1;
             sum[v as usize] += k as u64;
-        });
+        }
     }
     let mut alive = vec![true; n_cons];
     // Constraints in order, each followed by those its removal may have freed (last in, first
-    // out). Marks in `seen` are reset per visit: a constraint may be visited again.
+    // out).
     let mut worklist: Vec<u32> = Vec::new();
     for first in 0..n_cons as u32 {
         worklist.push(first);
@@ -130,34 +120,40 @@ fn search<'r>(
             if !alive[k] {
                 continue;
             }
+            let rows = abc(k);
+            distinct_vars(&rows, &mut seen, &mut vars);
             let free = |v: Var| is_witness(v) && occ[v as usize] == 1;
-            let mut any_free = false;
-            seen_reset(&abc(k), &mut seen);
-            distinct(k, &mut seen, &mut |v| any_free |= free(v));
-            if !any_free || !has_solvable(abc(k), coeffs, &free) {
+            if !vars.iter().any(|&v| free(v)) || !has_solvable(rows, coeffs, &free) {
                 continue;
             }
             alive[k] = false;
-            seen_reset(&abc(k), &mut seen);
-            distinct(k, &mut seen, &mut |v| {
+            for &v in &vars {
                 occ[v as usize] -= 1;
                 sum[v as usize] -= k as u64;
                 if occ[v as usize] == 1 && is_witness(v) {
                     worklist.push(sum[v as usize] as u32);
                 }
-            });
+            }
         }
     }
     (alive, occ)
 }
 
-/// Clears the marks of the variables of `abc` in `seen`, so that [`search`]'s `distinct` meets
-/// them again.
-fn seen_reset(abc: &[&[Packed]; 3], seen: &mut [u32]) {
-    for row in abc {
+/// The distinct variables of a constraint's rows but the constant, in order of first
+/// occurrence (a variable in A and C counts once), into `out`; `seen` is all `false` before and
+/// after.
+fn distinct_vars(rows: &[&[Packed]; 3], seen: &mut [bool], out: &mut Vec<Var>) {
+    out.clear();
+    for row in rows {
         for &(v, _) in *row {
-            seen[v as usize] = u32::MAX;
+            if v != ONE && !seen[v as usize] {
+                seen[v as usize] = true;
+                out.push(v);
+            }
         }
+    }
+    for &v in out.iter() {
+        seen[v as usize] = false;
     }
 }
 

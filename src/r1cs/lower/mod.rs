@@ -168,7 +168,7 @@ pub(crate) fn lower_recording<'a>(
 }
 
 fn lower_into<'a>(
-    cs: Builder,
+    mut cs: Builder,
     func: &'a Function,
     info: &'a FuncInfo,
     block: BlockId,
@@ -178,7 +178,6 @@ fn lower_into<'a>(
     let w = witness.unwrap_or_default();
     let (inputs, hints, accesses, spills) =
         (witness.map(|w| w.inputs), w.hints, w.accesses, w.spills);
-    let mut cs = cs;
     cs.reserve_for_block(func.block(block).insts.len());
     let mut l = Lowerer {
         func,
