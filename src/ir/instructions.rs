@@ -114,7 +114,7 @@ impl fmt::Display for BinOp {
 /// The operation of an instruction. Results are stored beside it in
 /// [`crate::ir::InstData::results`].
 ///
-/// An `InstKind` is 32 bytes (an instruction, 80): the operand lists of the rare `make_array`,
+/// An `InstKind` is 32 bytes (an instruction, 56): the operand lists of the rare `make_array`,
 /// `log` and `hint` are [`ThinVec`]s, one pointer each, and a `log`'s template is boxed.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum InstKind {
