@@ -34,16 +34,14 @@ pub fn drop_unused_constants(func: &mut Function) -> usize {
         return 0;
     }
     drop(used);
-    // A fresh arena of the exact size, so that the memory of the old one is returned.
-    let mut values = Vec::with_capacity(kept as usize);
-    values.extend(
-        func.values
-            .iter()
-            .zip(&new_id)
-            .filter(|(_, n)| **n != DROPPED)
-            .map(|(data, _)| *data),
-    );
-    func.values = values;
+    // A fresh arena, so that the memory of the old one is returned.
+    func.values = func
+        .values
+        .iter()
+        .zip(&new_id)
+        .filter(|(_, n)| **n != DROPPED)
+        .map(|(data, _)| *data)
+        .collect();
     drop_unused_table_consts(func);
     let map = |v: ValueId| {
         let n = new_id[v.index()];

@@ -1,6 +1,7 @@
 //! Functions and programs: arenas of blocks, instructions and values, with the layout (the
 //! blocks that belong to the function, in print order).
 
+use super::arena::Arena;
 use super::entities::{BlockId, FuncId, InstId, PackedLoc, SrcLoc, ValueId};
 use super::instructions::{BinOp, Const, InstKind, Terminator};
 use super::types::Type;
@@ -161,9 +162,9 @@ pub struct Function {
     /// Block arena.
     pub blocks: Vec<BlockData>,
     /// Instruction arena.
-    pub insts: Vec<InstData>,
+    pub insts: Arena<InstData>,
     /// Value arena.
-    pub values: Vec<ValueData>,
+    pub values: Arena<ValueData>,
     /// The field elements of the `field` constants ([`ConstRef::Field`] indexes it); entries of
     /// dead constants stay, as dead values stay in the value arena.
     pub field_consts: Vec<Fr>,
@@ -290,8 +291,8 @@ impl Function {
             entry: BlockId(0),
             layout: Vec::new(),
             blocks: Vec::new(),
-            insts: Vec::new(),
-            values: Vec::new(),
+            insts: Arena::new(),
+            values: Arena::new(),
             field_consts: Vec::new(),
             uint_consts: Vec::new(),
             types: Vec::new(),

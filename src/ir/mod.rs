@@ -96,6 +96,7 @@
 //! Arrays are values (copy semantics); only references (`allocate`) denote mutable state.
 //! [`verify`] checks the invariants the passes rely on; [`interp`] is the reference semantics.
 
+pub mod arena;
 mod builder;
 pub mod compact;
 mod dom;
@@ -111,6 +112,7 @@ mod results;
 mod types;
 pub mod verify;
 
+pub use arena::Arena;
 pub use builder::FunctionBuilder;
 pub use entities::{BlockId, FuncId, InstId, PackedLoc, SrcLoc, ValueId};
 pub use function::{
