@@ -754,6 +754,51 @@ fn stats_parallel(program: &Program) -> Result<Vec<BlockStats>, LowerError> {
         .collect()
 }
 
+/// [`stats`] for a caller that is done with the program's instructions. A function of one block
+/// of at least `min_insts` instructions (a monolithic circuit) gives its instruction arena to
+/// the lowering ([`lower::lower_consuming`]), which frees it behind its walk: the block's
+/// constraints and its instructions are never resident whole at once. Such a function is left
+/// without instructions (its block lists none; its values, block and terminator stay); every
+/// other block is lowered as [`stats`] lowers it, in parallel. The same sizes as [`stats`].
+pub fn stats_consuming(
+    program: &mut Program,
+    min_insts: usize,
+) -> Result<Vec<BlockStats>, LowerError> {
+    crate::timing::stage("lower (r1cs::stats)", || {
+        let blocks = all_blocks(program);
+        let consumed: Vec<usize> = (0..blocks.len())
+            .filter(|&k| {
+                let func = program.func(blocks[k].0);
+                func.layout.len() == 1 && func.block(blocks[k].1).insts.len() >= min_insts
+            })
+            .collect();
+        let infos: Vec<Arc<FuncInfo>> = program
+            .funcs
+            .par_iter()
+            .map(|f| Arc::new(FuncInfo::new(f)))
+            .collect();
+        let shared: &Program = program;
+        let mut out: Vec<Option<BlockStats>> = (0..blocks.len())
+            .into_par_iter()
+            .map(|k| match consumed.contains(&k) {
+                true => Ok(None),
+                false => block_stats(shared, &infos, blocks[k].0, blocks[k].1).map(Some),
+            })
+            .collect::<Result<_, _>>()?;
+        for k in consumed {
+            let (f, b) = blocks[k];
+            let insts = std::mem::take(&mut program.funcs[f.index()].insts);
+            let func = &program.funcs[f.index()];
+            let main_entry = f == program.main && b == func.entry;
+            let info = infos[f.index()].clone();
+            let lowered = lower::lower_consuming(func, insts, &info, b, main_entry)?;
+            out[k] = Some(reduced_block(func, f, info.clone(), b, main_entry, lowered).stats());
+            program.funcs[f.index()].block_mut(b).insts = Vec::new();
+        }
+        Ok(out.into_iter().flatten().collect())
+    })
+}
+
 /// [`stats`] on one thread: the reference the parallel version is tested against.
 pub fn stats_sequential(program: &Program) -> Result<Vec<BlockStats>, LowerError> {
     let infos: Vec<Arc<FuncInfo>> = program

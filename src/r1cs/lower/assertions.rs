@@ -4,12 +4,17 @@
 
 use super::{InstSet, Lowerer, R};
 use crate::field::Fr;
-use crate::ir::{BinOp, Function, InstKind, Type, ValueDef, ValueId};
-use crate::r1cs::fxhash::FxSet;
+use crate::ir::{BinOp, InstKind, Type, ValueDef, ValueId};
+use crate::r1cs::fxhash::FxMap;
 use crate::r1cs::gadgets::{sum_bits, Pivot};
 use crate::r1cs::lc::Lc;
 use crate::r1cs::live::FuncInfo;
 use ark_ff::{One, Zero};
+
+/// The fused values of a block, each with the `binary` that defines it (`op`, `lhs`, `rhs`):
+/// what lowering its assertion reads, so that the walk never looks back at an earlier
+/// instruction (a consuming lowering has freed it).
+pub(super) type Fused = FxMap<ValueId, (BinOp, ValueId, ValueId)>;
 
 impl<'a> Lowerer<'a> {
     /// Marks what an assertion of `cond` fuses: `cond` itself when it is an `eq`, a `u1` `and`
@@ -19,7 +24,7 @@ impl<'a> Lowerer<'a> {
         &mut self,
         cond: ValueId,
         info: &FuncInfo,
-        in_block: &InstSet,
+        in_block: &InstSet<'_>,
         under_or: bool,
     ) {
         let func = self.func;
@@ -35,24 +40,24 @@ impl<'a> Lowerer<'a> {
             if !in_block.contains(&def) {
                 continue;
             }
-            let InstKind::Binary { op, lhs, rhs } = func.inst(def).kind else {
+            let InstKind::Binary { op, lhs, rhs } = in_block.inst(def).kind else {
                 continue;
             };
             let ty = func.value_type(lhs);
             match op {
                 BinOp::Eq => {
-                    self.fused.insert(cond);
+                    self.fused.insert(cond, (op, lhs, rhs));
                 }
                 BinOp::And | BinOp::Or if matches!(ty, Type::UInt(1)) => {
                     if op == BinOp::And && under_or {
                         continue;
                     }
-                    self.fused.insert(cond);
+                    self.fused.insert(cond, (op, lhs, rhs));
                     stack.push((rhs, op == BinOp::Or));
                     stack.push((lhs, op == BinOp::Or));
                 }
                 BinOp::Lt | BinOp::Le if !under_or && matches!(ty, Type::UInt(n) if *n > 1) => {
-                    self.fused.insert(cond);
+                    self.fused.insert(cond, (op, lhs, rhs));
                 }
                 _ => {}
             }
@@ -127,15 +132,9 @@ impl<'a> Lowerer<'a> {
         // An explicit stack, left operand first (see `fuse_assertion`).
         let mut stack = vec![v];
         while let Some(v) = stack.pop() {
-            if !self.fused.contains(&v) {
+            let Some(&(op, lhs, rhs)) = self.fused.get(&v) else {
                 out.push((self.norm(v)?.lc.const_minus(Fr::one()), true));
                 continue;
-            }
-            let ValueDef::Result(def, _) = self.func.value(v).def else {
-                return Err(self.err("fused assertion without definition"));
-            };
-            let InstKind::Binary { op, lhs, rhs } = self.func.inst(def).kind else {
-                return Err(self.err("fused assertion of a non-binary value"));
             };
             match op {
                 BinOp::Or => {
@@ -172,15 +171,9 @@ impl<'a> Lowerer<'a> {
         // An explicit stack, left operand first (see `fuse_assertion`).
         let mut stack = vec![cond];
         while let Some(cond) = stack.pop() {
-            if !self.fused.contains(&cond) {
+            let Some(&(op, lhs, rhs)) = self.fused.get(&cond) else {
                 ones.push(self.norm(cond)?.lc);
                 continue;
-            }
-            let ValueDef::Result(def, _) = self.func.value(cond).def else {
-                return Err(self.err("fused assertion without definition"));
-            };
-            let InstKind::Binary { op, lhs, rhs } = self.func.inst(def).kind else {
-                return Err(self.err("fused assertion of a non-binary value"));
             };
             match op {
                 BinOp::Eq => {
@@ -236,25 +229,14 @@ impl<'a> Lowerer<'a> {
 /// The values an assertion of `cond` reads once its fused tree is expanded: the operands of each
 /// fused `eq`, and each operand of a fused `and` that is not itself fused; `cond` when it is not
 /// fused.
-pub(super) fn fused_reads(func: &Function, fused: &FxSet<ValueId>, cond: ValueId) -> Vec<ValueId> {
+pub(super) fn fused_reads(fused: &Fused, cond: ValueId) -> Vec<ValueId> {
     let mut out = Vec::new();
     let mut stack = vec![cond];
     while let Some(v) = stack.pop() {
-        if !fused.contains(&v) {
-            out.push(v);
-            continue;
-        }
-        let ValueDef::Result(def, _) = func.value(v).def else {
-            continue;
-        };
-        match &func.inst(def).kind {
-            InstKind::Binary {
-                op: BinOp::Eq | BinOp::Lt | BinOp::Le,
-                lhs,
-                rhs,
-            } => out.extend([*lhs, *rhs]),
-            InstKind::Binary { lhs, rhs, .. } => stack.extend([*lhs, *rhs]),
-            _ => {}
+        match fused.get(&v) {
+            None => out.push(v),
+            Some(&(BinOp::Eq | BinOp::Lt | BinOp::Le, lhs, rhs)) => out.extend([lhs, rhs]),
+            Some(&(_, lhs, rhs)) => stack.extend([lhs, rhs]),
         }
     }
     out

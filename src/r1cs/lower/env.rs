@@ -3,7 +3,7 @@
 //! value of the block (a block of a million values keeps a few dozen wires).
 
 use super::Wire;
-use crate::ir::{BlockId, Function, ValueId};
+use crate::ir::{Arena, BlockId, Function, InstData, ValueId};
 use crate::r1cs::fxhash::FxMap;
 
 /// No wire.
@@ -25,12 +25,12 @@ pub(super) struct Env {
 }
 
 impl Env {
-    pub(super) fn new(func: &Function, block: BlockId) -> Env {
+    pub(super) fn new(func: &Function, insts: &Arena<InstData>, block: BlockId) -> Env {
         let data = func.block(block);
         let ids = data.params.iter().copied().chain(
             data.insts
                 .iter()
-                .flat_map(|&i| func.inst(i).results.iter().copied()),
+                .flat_map(|&i| insts[i.index()].results.iter().copied()),
         );
         let (mut lo, mut hi, mut n) = (u32::MAX, 0u32, 0usize);
         for v in ids {

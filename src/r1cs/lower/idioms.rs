@@ -50,7 +50,7 @@ impl<'a> Lowerer<'a> {
         &self,
         v: ValueId,
         info: &FuncInfo,
-        in_block: &InstSet,
+        in_block: &InstSet<'_>,
     ) -> Option<(ValueId, ValueId)> {
         match self.single_binary(v, info, in_block)? {
             (BinOp::And, l, r) => Some((l, r)),
@@ -61,7 +61,7 @@ impl<'a> Lowerer<'a> {
     /// The operands of `v` when it is a `uN` (N > 1) `and` of this block, used any number of
     /// times: the `and`s of majority idioms, which value numbering may share between two
     /// rounds of SHA-256 (one round's `b & c` is the previous round's `a & b`).
-    fn shared_and(&self, v: ValueId, in_block: &InstSet) -> Option<(ValueId, ValueId)> {
+    fn shared_and(&self, v: ValueId, in_block: &InstSet<'_>) -> Option<(ValueId, ValueId)> {
         match self.block_binary(v, in_block)? {
             (BinOp::And, l, r) => Some((l, r)),
             _ => None,
@@ -74,7 +74,7 @@ impl<'a> Lowerer<'a> {
         &self,
         v: ValueId,
         info: &FuncInfo,
-        in_block: &InstSet,
+        in_block: &InstSet<'_>,
     ) -> Option<(BinOp, ValueId, ValueId)> {
         if info.uses(v) != 1 {
             return None;
@@ -84,9 +84,13 @@ impl<'a> Lowerer<'a> {
 
     /// `(op, lhs, rhs)` of a `uN` (N > 1) binary operation of this block that is not already
     /// part of an idiom or an assertion.
-    fn block_binary(&self, v: ValueId, in_block: &InstSet) -> Option<(BinOp, ValueId, ValueId)> {
+    fn block_binary(
+        &self,
+        v: ValueId,
+        in_block: &InstSet<'_>,
+    ) -> Option<(BinOp, ValueId, ValueId)> {
         let func = self.func;
-        if self.folded.contains(&v) || self.fused.contains(&v) {
+        if self.folded.contains(&v) || self.fused.contains_key(&v) {
             return None;
         }
         let ValueDef::Result(def, _) = func.value(v).def else {
@@ -95,7 +99,7 @@ impl<'a> Lowerer<'a> {
         if !in_block.contains(&def) || !matches!(func.value_type(v), Type::UInt(n) if *n > 1) {
             return None;
         }
-        match func.inst(def).kind {
+        match in_block.inst(def).kind {
             InstKind::Binary { op, lhs, rhs } => Some((op, lhs, rhs)),
             _ => None,
         }
@@ -108,11 +112,11 @@ impl<'a> Lowerer<'a> {
         &mut self,
         i: InstId,
         info: &FuncInfo,
-        in_block: &InstSet,
+        in_block: &InstSet<'_>,
         majorities: &mut Vec<MajorityCandidate>,
     ) {
         let func = self.func;
-        let inst = func.inst(i);
+        let inst = in_block.inst(i);
         let InstKind::Binary { op, lhs, rhs } = inst.kind else {
             return;
         };
@@ -126,7 +130,7 @@ impl<'a> Lowerer<'a> {
             return;
         }
         let not_of = |v: ValueId| match func.value(v).def {
-            ValueDef::Result(d, _) if in_block.contains(&d) => match func.inst(d).kind {
+            ValueDef::Result(d, _) if in_block.contains(&d) => match in_block.inst(d).kind {
                 InstKind::Not { arg } => Some(arg),
                 _ => None,
             },

@@ -21,7 +21,7 @@ impl<'a> Lowerer<'a> {
         match kind {
             InstKind::Binary { op, lhs, rhs } => {
                 let result = results.first().copied();
-                if result.is_some_and(|r| self.fused.contains(&r) || self.folded.contains(&r)) {
+                if result.is_some_and(|r| self.fused.contains_key(&r) || self.folded.contains(&r)) {
                     return Ok(vec![Wire::Num(Num::bool(Lc::zero()))]);
                 }
                 if let Some(idiom) = result.and_then(|r| self.idioms.get(&r).copied()) {

@@ -5,7 +5,7 @@
 use super::{Lowerer, Wire, R};
 use crate::field::Fr;
 use crate::ir::interp::{Access, Val};
-use crate::ir::{InstKind, Type, ValueId};
+use crate::ir::{Arena, InstData, InstKind, Type, ValueId};
 use crate::r1cs::gadgets::{Num, UNBOUNDED};
 use crate::r1cs::lc::Lc;
 use crate::r1cs::memory::{AccessKind, AccessSlot};
@@ -101,7 +101,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Reads every spilled scalar the block uses and does not define, in value order.
-    pub(super) fn spill_read_all(&mut self) -> R<()> {
+    pub(super) fn spill_read_all(&mut self, insts: &Arena<InstData>) -> R<()> {
         let Some(seg) = self.plan.spill_segment else {
             return Ok(());
         };
@@ -111,7 +111,7 @@ impl<'a> Lowerer<'a> {
             data.params.iter().copied().collect();
         let mut wanted = std::collections::BTreeSet::new();
         for &i in &data.insts {
-            let inst = func.inst(i);
+            let inst = &insts[i.index()];
             inst.kind.for_each_operand(|v| {
                 if !defined.contains(&v) && self.plan.spill_of(v).is_some() {
                     wanted.insert(v);

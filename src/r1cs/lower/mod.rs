@@ -38,22 +38,25 @@ use super::memory::{AccessSlot, MemoryPlan};
 use super::recipe::Recipe;
 use super::LowerError;
 use crate::field::Fr;
+use crate::ir::arena::chunk_of;
 use crate::ir::interp::Access;
-use crate::ir::{BlockId, Const, Function, InstId, InstKind, Type, ValueId};
-use assertions::fused_reads;
+use crate::ir::{Arena, BlockId, Const, Function, InstData, InstId, InstKind, Type, ValueId};
+use assertions::{fused_reads, Fused};
 use env::Env;
 use idioms::Idiom;
 
 /// The instructions of the block being lowered, as one bit per instruction id between the
 /// block's smallest and largest (a block's instructions are mostly allocated together: a block
-/// of a million instructions takes 125 KB of bits, not a hash set of them).
-pub(super) struct InstSet {
+/// of a million instructions takes 125 KB of bits, not a hash set of them), with the arena
+/// they are read from.
+pub(super) struct InstSet<'i> {
     lo: usize,
     bits: Vec<u64>,
+    arena: &'i Arena<InstData>,
 }
 
-impl InstSet {
-    fn new(insts: &[InstId]) -> InstSet {
+impl<'i> InstSet<'i> {
+    fn new(insts: &[InstId], arena: &'i Arena<InstData>) -> InstSet<'i> {
         let lo = insts.iter().map(|i| i.index()).min().unwrap_or(0);
         let hi = insts.iter().map(|i| i.index() + 1).max().unwrap_or(0);
         let mut bits = vec![0u64; (hi - lo).div_ceil(64)];
@@ -61,7 +64,7 @@ impl InstSet {
             let k = i.index() - lo;
             bits[k / 64] |= 1 << (k % 64);
         }
-        InstSet { lo, bits }
+        InstSet { lo, bits, arena }
     }
 
     pub(super) fn contains(&self, i: &InstId) -> bool {
@@ -71,6 +74,54 @@ impl InstSet {
         self.bits
             .get(k / 64)
             .is_some_and(|w| w & (1 << (k % 64)) != 0)
+    }
+
+    /// Instruction `i` of the function.
+    pub(super) fn inst(&self, i: InstId) -> &'i InstData {
+        &self.arena[i.index()]
+    }
+}
+
+/// Where a lowering reads the block's instructions: the function's arena, or an arena it
+/// owns ([`lower_consuming`]) and frees behind its walk, a chunk as soon as the walk has lowered
+/// every instruction of the block in it. The walk reads only the instruction it lowers (what an
+/// assertion fuses is noted before, [`assertions::Fused`]), so nothing it frees is read again.
+enum BlockInsts<'i> {
+    Borrowed(&'i Arena<InstData>),
+    Owned {
+        arena: Arena<InstData>,
+        /// Per chunk of the arena, the instructions of the block in it not lowered yet.
+        pending: Vec<u32>,
+    },
+}
+
+impl BlockInsts<'_> {
+    fn arena(&self) -> &Arena<InstData> {
+        match self {
+            BlockInsts::Borrowed(a) => a,
+            BlockInsts::Owned { arena, .. } => arena,
+        }
+    }
+
+    /// Frees the chunks of an owned arena that hold no instruction of the block.
+    fn release_unused(&mut self) {
+        if let BlockInsts::Owned { arena, pending } = self {
+            for (k, _) in pending.iter().enumerate().filter(|(_, n)| **n == 0) {
+                arena.release_chunk(k);
+            }
+        }
+    }
+
+    /// Notes that instruction `i` is lowered: an owned arena frees its chunk when it was the
+    /// chunk's last instruction of the block.
+    fn lowered(&mut self, i: InstId) {
+        if let BlockInsts::Owned { arena, pending } = self {
+            let k = chunk_of(i.index());
+            pending[k] -= 1;
+            if pending[k] == 0 {
+                arena.release_chunk(k);
+            }
+        }
     }
 }
 
@@ -94,7 +145,8 @@ pub(crate) struct Lowerer<'a> {
     block: BlockId,
     pub cs: Builder,
     env: Env,
-    fused: FxSet<ValueId>,
+    /// What assertions of the block fuse.
+    fused: Fused,
     /// Bitwise operations folded into an [`Idiom`] of a later instruction (not lowered).
     folded: FxSet<ValueId>,
     /// Instructions (by result) lowered as a whole bitwise idiom.
@@ -168,8 +220,51 @@ pub(crate) fn lower_recording<'a>(
 }
 
 fn lower_into<'a>(
+    cs: Builder,
+    func: &'a Function,
+    info: &'a FuncInfo,
+    block: BlockId,
+    main_entry: bool,
+    witness: Option<Witness<'a>>,
+) -> Result<(Builder, StateLayout), LowerError> {
+    let insts = BlockInsts::Borrowed(&func.insts);
+    lower_block(cs, func, insts, info, block, main_entry, witness)
+}
+
+/// Lowers `block` in structure mode from `insts`, the instruction arena taken out of `func`
+/// (whose own arena is then empty), freeing the arena behind the walk: a block of 10^7
+/// instructions never holds its instructions and its constraints whole at once. The block must
+/// be the only one of `func` that reads `insts` afterwards: none does.
+pub(crate) fn lower_consuming<'a>(
+    func: &'a Function,
+    insts: Arena<InstData>,
+    info: &'a FuncInfo,
+    block: BlockId,
+    main_entry: bool,
+) -> Result<(Builder, StateLayout), LowerError> {
+    let mut pending = vec![0u32; chunk_of(insts.len()) + 1];
+    for &i in &func.block(block).insts {
+        pending[chunk_of(i.index())] += 1;
+    }
+    let insts = BlockInsts::Owned {
+        arena: insts,
+        pending,
+    };
+    lower_block(
+        Builder::new(false),
+        func,
+        insts,
+        info,
+        block,
+        main_entry,
+        None,
+    )
+}
+
+fn lower_block<'a>(
     mut cs: Builder,
     func: &'a Function,
+    mut insts: BlockInsts<'_>,
     info: &'a FuncInfo,
     block: BlockId,
     main_entry: bool,
@@ -183,8 +278,8 @@ fn lower_into<'a>(
         func,
         block,
         cs,
-        env: Env::new(func, block),
-        fused: FxSet::default(),
+        env: Env::new(func, insts.arena(), block),
+        fused: Fused::default(),
         folded: FxSet::default(),
         idioms: FxMap::default(),
         majority_pairs: FxSet::default(),
@@ -204,7 +299,7 @@ fn lower_into<'a>(
         spill_writes: Vec::new(),
         pos: None,
     };
-    let layout = l.run(info, main_entry)?;
+    let layout = l.run(&mut insts, info, main_entry)?;
     Ok((l.cs, layout))
 }
 
@@ -220,7 +315,12 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn run(&mut self, info: &FuncInfo, main_entry: bool) -> R<StateLayout> {
+    fn run(
+        &mut self,
+        insts: &mut BlockInsts<'_>,
+        info: &FuncInfo,
+        main_entry: bool,
+    ) -> R<StateLayout> {
         let func = self.func;
         let data = func.block(self.block);
         let in_label = self.cs.instance(Recipe::Const(block_label(self.block)));
@@ -263,14 +363,15 @@ impl<'a> Lowerer<'a> {
         for &p in &data.params {
             self.spill_write(p)?;
         }
-        self.spill_read_all()?;
+        self.spill_read_all(insts.arena())?;
         // `eq` results whose only use is an `assert` of this block become `a = b`; a `u1` `and`
         // whose only use is an `assert` (or such an `and`) is not built: the assertion asserts
         // each operand instead (`a ∧ b = 1` iff `a = 1` and `b = 1` for booleans), so
         // `assert(a == [true; N])` costs no product per element.
-        let in_block = InstSet::new(&data.insts);
+        let arena = insts.arena();
+        let in_block = InstSet::new(&data.insts, arena);
         for &i in &data.insts {
-            if let InstKind::Assert { cond, .. } = &func.inst(i).kind {
+            if let InstKind::Assert { cond, .. } = &arena[i.index()].kind {
                 self.fuse_assertion(*cond, info, &in_block, false);
             }
         }
@@ -278,11 +379,12 @@ impl<'a> Lowerer<'a> {
         for &i in &data.insts {
             self.find_idiom(i, info, &in_block, &mut majorities);
         }
+        drop(in_block);
         self.settle_majorities(majorities, info);
         // Wires are dropped after their last reader in this block, unless the terminator or a
         // later block (through a successor's live-ins) needs them.
         for (pos, &i) in data.insts.iter().enumerate() {
-            let kind = &func.inst(i).kind;
+            let kind = &arena[i.index()].kind;
             let env = &mut self.env;
             let mut note = |v: ValueId| {
                 if let Some(k) = env.slot(v) {
@@ -293,12 +395,11 @@ impl<'a> Lowerer<'a> {
             // A fused assertion reads the leaves of its tree (the operands of fused `eq`s, and
             // the operands of fused `and`s that are not fused).
             if let InstKind::Assert { cond, .. } = kind {
-                for leaf in fused_reads(func, &self.fused, *cond) {
+                for leaf in fused_reads(&self.fused, *cond) {
                     note(leaf);
                 }
             }
-            if let Some(idiom) = func
-                .inst(i)
+            if let Some(idiom) = arena[i.index()]
                 .results
                 .first()
                 .and_then(|r| self.idioms.get(r))
@@ -319,9 +420,10 @@ impl<'a> Lowerer<'a> {
             }
         }
         let limit = super::max_constraints();
+        insts.release_unused();
         for (pos, &i) in data.insts.iter().enumerate() {
             self.pos = Some(pos);
-            let inst = func.inst(i);
+            let inst = &insts.arena()[i.index()];
             let access = self.take_access(&inst.kind);
             let mut results = match self.lower_memory(&inst.kind, &inst.results, access)? {
                 Some(results) => results,
@@ -354,7 +456,7 @@ impl<'a> Lowerer<'a> {
             }
             inst.kind.for_each_operand(|v| self.env.release(v, pos));
             if let InstKind::Assert { cond, .. } = &inst.kind {
-                for leaf in fused_reads(func, &self.fused, *cond) {
+                for leaf in fused_reads(&self.fused, *cond) {
                     self.env.release(leaf, pos);
                 }
             }
@@ -363,6 +465,7 @@ impl<'a> Lowerer<'a> {
                     self.env.release(v, pos);
                 }
             }
+            insts.lowered(i);
         }
         self.pos = None;
         let term = data
