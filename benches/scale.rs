@@ -5,7 +5,7 @@
 //! - `scale/end_to_end/N`: `driver::measure::measure` (compile, lower, count, the `--no-merge`
 //!   baseline), what `zkbc report --monolithic` runs;
 //! - `scale/front/N`, `scale/opt/N`, `scale/lower/N`: the front end, the `-O3 --monolithic`
-//!   pipeline on its IR, and lowering the one block (`r1cs::stats`).
+//!   pipeline on its IR, and lowering the one block (`r1cs::stats`, which borrows the IR).
 //!
 //! Before the timings, one end-to-end run per N prints its stages (`zkbc::timing`, as
 //! `--time-passes` prints them) and the peak resident memory per constraint. Peak memory is the
@@ -32,11 +32,13 @@ fn source(n: u64) -> String {
     )
 }
 
-/// `--monolithic` with room for the whole unrolled loop.
+/// `--monolithic` with room for the whole unrolled loop, the program not kept (as `zkbc report`
+/// keeps it: the lowering frees the instructions behind it).
 fn settings() -> Settings {
     Settings {
         merging: Merging::Monolithic,
         max_unrolled: usize::MAX,
+        keep_ir: false,
         ..Settings::default()
     }
 }

@@ -575,6 +575,7 @@ impl CompileArgs {
             compat: front.compat,
             stdlib: front.stdlib,
             baselines: true,
+            keep_ir: true,
         }
     }
 

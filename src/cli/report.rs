@@ -98,6 +98,11 @@ pub(crate) fn report_command(
         zkbc::timing::enable();
     }
     let progress = report::progress::Progress::new(None, "", quiet);
+    // Only the drawing reads the program after it is measured.
+    let settings = &Settings {
+        keep_ir: matches!(format, ReportFormat::Dot),
+        ..settings.clone()
+    };
     let measured = measure_file(
         &compile.file,
         (json.as_ref(), inputs),
@@ -334,6 +339,7 @@ pub(crate) fn table_command(
                 field_cmp,
                 // The table has rows of its own for them (--with-no-merge, --with-monolithic).
                 baselines: false,
+                keep_ir: false,
                 ..Settings::default()
             };
             let measured = json.as_ref().map_err(|e| Exit {

@@ -23,7 +23,7 @@ use crate::cost::{
 };
 use crate::driver::{self, Compilation, CompileError};
 pub use crate::front::FieldCmp;
-use crate::ir::interp;
+use crate::ir::{interp, BlockId, FuncId, Program};
 use crate::opt::merge::{MergeError, MergePolicy};
 use crate::opt::OptLevel;
 use crate::r1cs::{self, BlockStats, CheckError, LowerError};
@@ -69,6 +69,13 @@ pub struct Settings {
     /// Whether [`measure`] also measures the `--no-merge` and `--monolithic` baselines
     /// ([`Report::baselines`]); `zkbc table`, which has rows of its own for them, does not.
     pub baselines: bool,
+    /// Whether the measurement's program keeps its instructions. Off, a monolithic circuit's
+    /// block of [`CONSUME_MIN_INSTS`] or more instructions is lowered by
+    /// [`r1cs::stats_consuming`], which frees them as it goes (a block of 10^7 constraints
+    /// then never holds its IR and its constraints at once), and [`Measurement::compilation`]
+    /// has that block without instructions: a caller that reads the program after (`zkbc
+    /// report --format dot` draws it) keeps it on. The report is the same either way.
+    pub keep_ir: bool,
 }
 
 impl Default for Settings {
@@ -84,6 +91,7 @@ impl Default for Settings {
             compat: crate::front::Compat::Zkbc,
             stdlib: None,
             baselines: true,
+            keep_ir: true,
         }
     }
 }
@@ -358,6 +366,21 @@ pub struct Measurement {
     pub log: Vec<String>,
 }
 
+/// A monolithic circuit's block of at least this many instructions (one chunk of the arena) is
+/// lowered consuming its instructions when the caller does not keep the program.
+const CONSUME_MIN_INSTS: usize = crate::ir::arena::CHUNK;
+
+/// The source lines of the block of each function of one block, by function and block.
+fn one_block_sources(program: &Program) -> Vec<((FuncId, BlockId), Option<String>)> {
+    program
+        .func_ids()
+        .filter_map(|f| match program.func(f).layout.as_slice() {
+            &[b] => Some(((f, b), program.block_source(f, b))),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The program's name in a report: the file name without directories and extension.
 pub fn program_name(file_name: &str) -> String {
     let path = std::path::Path::new(file_name);
@@ -429,13 +452,24 @@ pub fn measure(
     };
 
     progress(Stage::Lower);
+    // A monolithic circuit's block gives its instructions to the lowering when the caller will
+    // not read the program (`Settings::keep_ir`); the report's source lines are taken first.
+    let consume = settings.merging == Merging::Monolithic && !settings.keep_ir;
+    let sources: Vec<_> = match consume {
+        true => one_block_sources(program),
+        false => Vec::new(),
+    };
     let stats = match settings.merging {
         // No formation scored a block, and the one block (an unrolled loop of 10^6
         // instructions) would only be fingerprinted for a cache that no later step reads.
+        Merging::Monolithic if consume => {
+            r1cs::stats_consuming(&mut compilation.program, CONSUME_MIN_INSTS)
+        }
         Merging::Monolithic => r1cs::stats(program),
         _ => lowered.stats(program),
     }
     .map_err(MeasureError::Lower)?;
+    let program = &compilation.program;
 
     let (executions, outputs, satisfied) = match run {
         Some((outcome, report)) => {
@@ -456,7 +490,7 @@ pub fn measure(
         Some((outputs, log)) => (Some(outputs), log),
         None => (None, Vec::new()),
     };
-    let cost = crate::timing::stage("cost", || {
+    let mut cost = crate::timing::stage("cost", || {
         program_cost(
             &program_name(file_name),
             &settings.pipeline_name(),
@@ -466,6 +500,11 @@ pub fn measure(
             &executions,
         )
     });
+    for (c, s) in cost.blocks.iter_mut().zip(&stats) {
+        if let Some((_, source)) = sources.iter().find(|(k, _)| *k == (s.func, s.block)) {
+            c.source = source.clone();
+        }
+    }
     let (monolithic, monolithic_none) = match settings.merging {
         Merging::Monolithic => (
             Some(
