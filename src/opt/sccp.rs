@@ -91,47 +91,55 @@ impl Cell {
     }
 }
 
-/// Every value's cell, stored in 4 bytes: a merged block has millions of values, almost all ⊥,
-/// and a [`Cell`] holding a field element is 40. A slot is [`TOP`], [`BOTTOM`] or the index of
-/// the cell's constant in a side table, appended when a cell gets one (a cell only lowers, so
-/// at most once per value).
+/// Every value's cell, in 2 bits: a merged block has millions of values, almost all ⊥, and a
+/// [`Cell`] holding a field element is 40 bytes. A value whose cell is a constant has the
+/// constant in a map beside (a cell only lowers, so it gets one at most once).
 struct Cells {
-    slots: Vec<u32>,
-    consts: Vec<Val>,
+    /// The state of value `v` in bits `2 * (v % 32)` and up of word `v / 32`: [`TOP`],
+    /// [`CONST`] or [`BOTTOM`].
+    states: Vec<u64>,
+    consts: FxMap<ValueId, Val>,
 }
 
-const TOP: u32 = u32::MAX;
-const BOTTOM: u32 = u32::MAX - 1;
+const TOP: u64 = 0;
+const CONST: u64 = 1;
+const BOTTOM: u64 = 2;
 
 impl Cells {
     fn new(n: usize) -> Cells {
         Cells {
-            slots: vec![TOP; n],
-            consts: Vec::new(),
+            states: vec![TOP; n.div_ceil(32)],
+            consts: FxMap::default(),
         }
     }
 
+    fn state(&self, v: ValueId) -> u64 {
+        (self.states[v.index() / 32] >> (2 * (v.index() % 32))) & 3
+    }
+
     fn get(&self, v: ValueId) -> Cell {
-        match self.slots[v.index()] {
+        match self.state(v) {
             TOP => Cell::Top,
-            BOTTOM => Cell::Bottom,
-            k => Cell::Const(self.consts[k as usize].clone()),
+            CONST => Cell::Const(self.consts[&v].clone()),
+            _ => Cell::Bottom,
         }
     }
 
     fn put(&mut self, v: ValueId, cell: Cell) {
-        self.slots[v.index()] = match cell {
+        let state = match cell {
             Cell::Top => TOP,
             Cell::Const(x) => {
-                let k = u32::try_from(self.consts.len())
-                    .ok()
-                    .filter(|k| *k < BOTTOM)
-                    .expect("bug: too many SCCP constants");
-                self.consts.push(x);
-                k
+                self.consts.insert(v, x);
+                CONST
             }
             Cell::Bottom => BOTTOM,
         };
+        if self.state(v) == CONST && state != CONST {
+            self.consts.remove(&v);
+        }
+        let shift = 2 * (v.index() % 32);
+        let word = &mut self.states[v.index() / 32];
+        *word = (*word & !(3 << shift)) | (state << shift);
     }
 }
 
