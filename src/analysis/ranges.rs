@@ -137,6 +137,11 @@ fn leaf_width(ty: &Type) -> Option<u32> {
     }
 }
 
+/// The leaf width of a value the analysis tracks.
+fn tracked_width(func: &Function, v: ValueId) -> u32 {
+    leaf_width(func.value_type(v)).expect("bug: a tracked value has uN leaves")
+}
+
 /// A condition known at a block's entry: the `u1` value `cond` is `holds`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Fact {
@@ -144,13 +149,76 @@ struct Fact {
     holds: bool,
 }
 
+/// The intervals of the tracked values (those of a type with `uN` leaves) of a function, and
+/// nothing for the others: a merged function has millions of values, mostly `field`s, and a
+/// dense table would cost 16 bytes for each. A bit per value says whether it is tracked; a
+/// tracked value's slot is the number of tracked values before it, counted from a running
+/// total per 64 values (about 1.5 bits per value in all, plus 16 bytes per tracked value).
+#[derive(Clone, Debug)]
+struct Table {
+    /// Bit `v % 64` of word `v / 64`: whether value `v` is tracked.
+    tracked: Vec<u64>,
+    /// The number of tracked values before each word of `tracked`.
+    before: Vec<u32>,
+    /// By slot; [`Table::BOTTOM`] is ⊥ (never computed).
+    vals: Vec<Interval>,
+}
+
+impl Table {
+    /// ⊥, as the one interval that is empty (an [`Interval`] otherwise has `lo ≤ hi`).
+    const BOTTOM: Interval = Interval { lo: 1, hi: 0 };
+
+    /// All of `func`'s values of a tracked type, at ⊥.
+    fn new(func: &Function) -> Table {
+        let n = func.values.len();
+        let mut tracked = vec![0u64; n.div_ceil(64)];
+        let mut before = Vec::with_capacity(tracked.len());
+        let mut count = 0u32;
+        for (k, word) in tracked.iter_mut().enumerate() {
+            before.push(count);
+            for v in k * 64..n.min(k * 64 + 64) {
+                if leaf_width(func.type_data(func.values[v].ty)).is_some() {
+                    *word |= 1 << (v % 64);
+                }
+            }
+            count = count
+                .checked_add(word.count_ones())
+                .expect("bug: more than u32::MAX values");
+        }
+        Table {
+            tracked,
+            before,
+            vals: vec![Table::BOTTOM; count as usize],
+        }
+    }
+
+    /// The slot of `v`, `None` if it is untracked (or was made after the analysis).
+    fn slot(&self, v: ValueId) -> Option<usize> {
+        let (k, bit) = (v.index() / 64, v.index() % 64);
+        let word = *self.tracked.get(k)?;
+        if word >> bit & 1 == 0 {
+            return None;
+        }
+        let below = word & ((1u64 << bit) - 1);
+        Some(self.before[k] as usize + below.count_ones() as usize)
+    }
+
+    /// The interval in `slot`, `None` for ⊥.
+    fn get(&self, slot: usize) -> Option<Interval> {
+        let r = self.vals[slot];
+        (r != Table::BOTTOM).then_some(r)
+    }
+
+    fn put(&mut self, slot: usize, r: Option<Interval>) {
+        self.vals[slot] = r.unwrap_or(Table::BOTTOM);
+    }
+}
+
 /// The intervals of one function (see the module doc).
 #[derive(Clone, Debug)]
 pub struct Ranges {
-    /// Per value (by index): `None` is ⊥ (never computed) or untracked.
-    vals: Vec<Option<Interval>>,
-    /// Whether each value's type is tracked (`uN` leaves).
-    width: Vec<Option<u32>>,
+    /// The tracked values' intervals.
+    table: Table,
     /// Conditions holding at each block's entry, by block index.
     facts: Vec<Vec<Fact>>,
     /// Blocks some execution can reach.
@@ -166,7 +234,7 @@ impl Ranges {
     /// The interval of `v` on every execution; `None` for an untracked type. A value of a block
     /// no execution reaches (⊥) has an empty range, given here as `None` too.
     pub fn of(&self, v: ValueId) -> Option<Interval> {
-        self.vals.get(v.index()).copied().flatten()
+        self.table.slot(v).and_then(|s| self.table.get(s))
     }
 
     /// The interval of `v` at the entry of `block` (and anywhere inside it): [`Ranges::of`]
@@ -188,8 +256,12 @@ impl Ranges {
         if let Some(Const::UInt(x)) = func.const_value(v) {
             return Some(Interval::constant(x));
         }
-        let w = self.width.get(v.index()).copied().flatten()?;
-        Some(self.of(v).unwrap_or(Interval::full(w)))
+        let s = self.table.slot(v)?;
+        Some(
+            self.table
+                .get(s)
+                .unwrap_or_else(|| Interval::full(tracked_width(func, v))),
+        )
     }
 }
 
@@ -199,8 +271,7 @@ struct Solver<'f> {
     /// Predecessors by block index.
     preds: Vec<Vec<BlockId>>,
     headers: Vec<bool>,
-    vals: Vec<Option<Interval>>,
-    width: Vec<Option<u32>>,
+    table: Table,
     growths: HashMap<ValueId, u32>,
     /// Conditions at each block's entry, by block index (a dense vector: `at` reads it for
     /// every operand of every sweep).
@@ -224,11 +295,6 @@ impl<'f> Solver<'f> {
         for (b, ps) in func.predecessors() {
             preds[b.index()] = ps;
         }
-        let width = func
-            .values
-            .iter()
-            .map(|d| leaf_width(func.type_data(d.ty)))
-            .collect();
         // Conditions, inherited down the dominator tree (rpo visits idoms first).
         let mut facts: Vec<Vec<Fact>> = vec![Vec::new(); func.blocks.len()];
         for &b in &rpo {
@@ -248,8 +314,7 @@ impl<'f> Solver<'f> {
             rpo,
             preds,
             headers,
-            vals: vec![None; func.values.len()],
-            width,
+            table: Table::new(func),
             growths: HashMap::new(),
             facts,
             reached: vec![false; func.blocks.len()],
@@ -275,14 +340,17 @@ impl<'f> Solver<'f> {
             }
         } else {
             // Give up soundly: everything may hold any value of its type.
-            for (v, w) in self.width.iter().enumerate() {
-                self.vals[v] = w.map(Interval::full);
+            for v in 0..self.func.values.len() {
+                let v = ValueId::new(v);
+                if let Some(s) = self.table.slot(v) {
+                    let full = Interval::full(tracked_width(self.func, v));
+                    self.table.put(s, Some(full));
+                }
             }
             self.reached.iter_mut().for_each(|r| *r = true);
         }
         Ranges {
-            vals: self.vals,
-            width: self.width,
+            table: self.table,
             facts: self.facts,
             reached: self.reached,
         }
@@ -292,8 +360,12 @@ impl<'f> Solver<'f> {
         if let Some(Const::UInt(x)) = self.func.const_value(v) {
             return Some(Interval::constant(x));
         }
-        let w = self.width[v.index()]?;
-        Some(self.vals[v.index()].unwrap_or(Interval::full(w)))
+        let s = self.table.slot(v)?;
+        Some(
+            self.table
+                .get(s)
+                .unwrap_or_else(|| Interval::full(tracked_width(self.func, v))),
+        )
     }
 
     /// `v` at `block`, refined by `extra` conditions too; `None` when they cannot hold (or `v`
@@ -320,10 +392,10 @@ impl<'f> Solver<'f> {
     }
 
     fn set(&mut self, v: ValueId, new: Option<Interval>, header_param: bool) {
-        let Some(w) = self.width[v.index()] else {
+        let Some(s) = self.table.slot(v) else {
             return;
         };
-        let old = self.vals[v.index()];
+        let old = self.table.get(s);
         let value = if self.narrowing {
             // Narrowing recomputes; ⊥ stays ⊥ (nothing can reach it).
             match (old, new) {
@@ -344,7 +416,7 @@ impl<'f> Solver<'f> {
                                 j.lo = 0;
                             }
                             if j.hi > o.hi {
-                                j.hi = max_of(w);
+                                j.hi = max_of(tracked_width(self.func, v));
                             }
                         }
                     }
@@ -354,7 +426,7 @@ impl<'f> Solver<'f> {
         };
         if value != old {
             self.changed = true;
-            self.vals[v.index()] = value;
+            self.table.put(s, value);
         }
     }
 
@@ -366,8 +438,8 @@ impl<'f> Solver<'f> {
             if b == self.func.entry {
                 self.reached[b.index()] = true;
                 for &p in &params {
-                    let w = self.width[p.index()];
-                    self.set(p, w.map(Interval::full), false);
+                    let full = self.table.slot(p).map(|_| tracked_width(self.func, p));
+                    self.set(p, full.map(Interval::full), false);
                 }
             } else {
                 let mut incoming: Vec<Option<Interval>> = vec![None; params.len()];
@@ -382,7 +454,7 @@ impl<'f> Solver<'f> {
                         }
                         any = true;
                         for (k, &a) in call.args.iter().enumerate() {
-                            if self.width[params[k].index()].is_none() {
+                            if self.table.slot(params[k]).is_none() {
                                 continue;
                             }
                             let r = self.at(q, a, fact);
@@ -500,7 +572,10 @@ impl<'f> Solver<'f> {
         for (k, &r) in data.results.iter().enumerate() {
             let iv = match (k, first) {
                 (0, Some(iv)) => iv,
-                _ => self.width[r.index()].map(Interval::full),
+                _ => self
+                    .table
+                    .slot(r)
+                    .map(|_| Interval::full(tracked_width(self.func, r))),
             };
             self.set(r, iv, false);
         }

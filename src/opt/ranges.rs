@@ -150,8 +150,8 @@ pub(crate) fn not_equal(func: &mut Function, i: InstId, a: ValueId, x: ValueId) 
         .find(|b| func.block(*b).insts.contains(&i))
         .expect("bug: rewriting an instruction outside the layout");
     let r = func.inst(i).results[0];
-    let only_branch = func.use_counts().get(&r) == Some(&1)
-        && matches!(&func.block(block).term, Some(Terminator::Br { cond, .. }) if *cond == r);
+    let only_branch = matches!(&func.block(block).term, Some(Terminator::Br { cond, .. }) if *cond == r)
+        && !used_twice(func, r);
     if only_branch {
         func.inst_mut(i).kind = InstKind::Binary {
             op: BinOp::Eq,
@@ -182,6 +182,30 @@ pub(crate) fn not_equal(func: &mut Function, i: InstId, a: ValueId, x: ValueId) 
     let insts = &mut func.block_mut(block).insts;
     let pos = insts.iter().position(|x| *x == i).expect("found above");
     insts.insert(pos, eq);
+}
+
+/// Whether `v` has two uses or more in the laid-out blocks (counted without a table of every
+/// value's uses, and only up to the second: a merged block has millions of values).
+fn used_twice(func: &Function, v: ValueId) -> bool {
+    let mut n = 0;
+    for &b in &func.layout {
+        let block = func.block(b);
+        for &i in &block.insts {
+            func.inst(i)
+                .kind
+                .for_each_operand(|x| n += usize::from(x == v));
+            if n >= 2 {
+                return true;
+            }
+        }
+        if let Some(term) = &block.term {
+            n += term.operands().into_iter().filter(|x| *x == v).count();
+            if n >= 2 {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -11,7 +11,12 @@
 //! 2. Two worklists. A CFG edge that becomes executable makes its target's parameters be
 //!    recomputed, and the first time a block becomes executable, all its instructions and its
 //!    terminator are evaluated. An SSA value whose cell lowers re-evaluates every use in an
-//!    executable block.
+//!    executable block (found in def-use lists built for the purpose).
+//!
+//!    When the CFG has no cycle (a merged program is often one block), one sweep over the
+//!    reachable blocks in reverse post-order does the same without def-use lists: a block is
+//!    visited after all its predecessors and all the definitions it reads, so its parameters
+//!    and instructions are evaluated once, on final cells, and reach the same fixpoint.
 //! 3. Evaluation folds with the interpreter's own semantics ([`crate::ir::interp::eval_pure`] and
 //!    [`crate::ir::interp::binary`]): all operands constant gives a constant, any ⊥ operand
 //!    gives ⊥ (any ⊤ operand: wait). `select` on a constant condition is the chosen arm's cell.
@@ -56,6 +61,18 @@ pub fn run(program: &mut Program) -> PassStats {
     stats
 }
 
+/// [`run`] with the worklist algorithm on every function, acyclic or not: the reference the
+/// one-sweep solution of an acyclic CFG is tested against (they must give the same program).
+pub fn run_worklist(program: &mut Program) -> PassStats {
+    let mut stats = PassStats::default();
+    for func in &mut program.funcs {
+        let mut ctx = Ctx::new(func);
+        ctx.solve_worklist();
+        stats.merge(ctx.rewrite());
+    }
+    stats
+}
+
 /// A lattice cell.
 #[derive(Clone, PartialEq, Eq, Debug)]
 enum Cell {
@@ -74,47 +91,55 @@ impl Cell {
     }
 }
 
-/// Every value's cell, stored in 4 bytes: a merged block has millions of values, almost all ⊥,
-/// and a [`Cell`] holding a field element is 40. A slot is [`TOP`], [`BOTTOM`] or the index of
-/// the cell's constant in a side table, appended when a cell gets one (a cell only lowers, so
-/// at most once per value).
+/// Every value's cell, in 2 bits: a merged block has millions of values, almost all ⊥, and a
+/// [`Cell`] holding a field element is 40 bytes. A value whose cell is a constant has the
+/// constant in a map beside (a cell only lowers, so it gets one at most once).
 struct Cells {
-    slots: Vec<u32>,
-    consts: Vec<Val>,
+    /// The state of value `v` in bits `2 * (v % 32)` and up of word `v / 32`: [`TOP`],
+    /// [`CONST`] or [`BOTTOM`].
+    states: Vec<u64>,
+    consts: FxMap<ValueId, Val>,
 }
 
-const TOP: u32 = u32::MAX;
-const BOTTOM: u32 = u32::MAX - 1;
+const TOP: u64 = 0;
+const CONST: u64 = 1;
+const BOTTOM: u64 = 2;
 
 impl Cells {
     fn new(n: usize) -> Cells {
         Cells {
-            slots: vec![TOP; n],
-            consts: Vec::new(),
+            states: vec![TOP; n.div_ceil(32)],
+            consts: FxMap::default(),
         }
     }
 
+    fn state(&self, v: ValueId) -> u64 {
+        (self.states[v.index() / 32] >> (2 * (v.index() % 32))) & 3
+    }
+
     fn get(&self, v: ValueId) -> Cell {
-        match self.slots[v.index()] {
+        match self.state(v) {
             TOP => Cell::Top,
-            BOTTOM => Cell::Bottom,
-            k => Cell::Const(self.consts[k as usize].clone()),
+            CONST => Cell::Const(self.consts[&v].clone()),
+            _ => Cell::Bottom,
         }
     }
 
     fn put(&mut self, v: ValueId, cell: Cell) {
-        self.slots[v.index()] = match cell {
+        let state = match cell {
             Cell::Top => TOP,
             Cell::Const(x) => {
-                let k = u32::try_from(self.consts.len())
-                    .ok()
-                    .filter(|k| *k < BOTTOM)
-                    .expect("bug: too many SCCP constants");
-                self.consts.push(x);
-                k
+                self.consts.insert(v, x);
+                CONST
             }
             Cell::Bottom => BOTTOM,
         };
+        if self.state(v) == CONST && state != CONST {
+            self.consts.remove(&v);
+        }
+        let shift = 2 * (v.index() % 32);
+        let word = &mut self.states[v.index() / 32];
+        *word = (*word & !(3 << shift)) | (state << shift);
     }
 }
 
@@ -216,14 +241,15 @@ struct Ctx<'f> {
     /// Executable edges: (source block, index of the block call in its terminator).
     executable_edges: FxSet<(BlockId, usize)>,
     incoming: std::collections::HashMap<BlockId, Vec<(BlockId, usize)>>,
-    uses: Uses,
     flow_worklist: Vec<(BlockId, usize)>,
+    /// Values whose cell lowered, to revisit their uses: filled by the worklist algorithm only
+    /// (`revisit`), the acyclic sweep has nothing to revisit.
     ssa_worklist: Vec<ValueId>,
+    revisit: bool,
 }
 
 impl<'f> Ctx<'f> {
     fn new(func: &'f mut Function) -> Self {
-        let uses = Uses::new(func);
         let incoming = super::util::incoming_edges(func);
         Ctx {
             cells: Cells::new(func.values.len()),
@@ -231,9 +257,9 @@ impl<'f> Ctx<'f> {
             executable_blocks: FxSet::default(),
             executable_edges: FxSet::default(),
             incoming,
-            uses,
             flow_worklist: Vec::new(),
             ssa_worklist: Vec::new(),
+            revisit: false,
         }
     }
 
@@ -250,16 +276,72 @@ impl<'f> Ctx<'f> {
         if old != cell {
             debug_assert!(old.meet(&cell) == cell, "bug: SCCP cell of {v} rose");
             self.cells.put(v, cell);
-            self.ssa_worklist.push(v);
+            if self.revisit {
+                self.ssa_worklist.push(v);
+            }
         }
     }
 
     fn run(mut self) -> PassStats {
-        self.solve();
+        let rpo = self.func.reverse_post_order();
+        if is_acyclic(self.func, &rpo) {
+            self.solve_acyclic(&rpo);
+        } else {
+            drop(rpo);
+            self.solve_worklist();
+        }
         self.rewrite()
     }
 
-    fn solve(&mut self) {
+    /// Step 2 with the worklists and the def-use lists they need (freed on return, before the
+    /// rewrite allocates).
+    fn solve_worklist(&mut self) {
+        let uses = Uses::new(self.func);
+        self.revisit = true;
+        self.solve(&uses);
+    }
+
+    /// Step 2 when the CFG has no cycle, in one sweep over the reachable blocks in reverse
+    /// post-order: every predecessor of a block comes before it, so when the sweep reaches a
+    /// block, its incoming edges are final, and so are the cells of its parameters' arguments
+    /// and of every operand of its instructions (an operand is defined in a block that
+    /// dominates the use, hence earlier). Each block is visited once, with final inputs, which
+    /// gives the fixpoint of the worklist algorithm (its transfer functions are monotone, so the
+    /// order of evaluation does not change the result) without its def-use lists.
+    fn solve_acyclic(&mut self, rpo: &[BlockId]) {
+        let entry = self.func.entry;
+        for k in 0..self.func.block(entry).params.len() {
+            let p = self.func.block(entry).params[k];
+            self.set(p, Cell::Bottom);
+        }
+        self.executable_blocks.insert(entry);
+        for &b in rpo {
+            if !self.executable_blocks.contains(&b) {
+                continue;
+            }
+            self.update_params(b);
+            self.visit_insts(b);
+            // A `br` whose condition has no value (which a verified function cannot have:
+            // the condition's definition was visited) gets step 4's safety net at once, as
+            // nothing later in the sweep can give it one.
+            let stuck = matches!(&self.func.block(b).term,
+                Some(Terminator::Br { cond, .. }) if self.cell(*cond) == Cell::Top);
+            if stuck {
+                self.mark_edge(b, 0);
+                self.mark_edge(b, 1);
+            } else {
+                self.visit_term(b);
+            }
+            // The targets' parameters are computed when the sweep reaches them.
+            while let Some((src, k)) = self.flow_worklist.pop() {
+                let target = self.target(src, k);
+                self.executable_blocks.insert(target);
+            }
+        }
+    }
+
+    /// Step 2 on any CFG: the two worklists, until both are empty.
+    fn solve(&mut self, uses: &Uses) {
         let entry = self.func.entry;
         for p in self.func.block(entry).params.clone() {
             self.set(p, Cell::Bottom);
@@ -276,10 +358,10 @@ impl<'f> Ctx<'f> {
                     }
                 }
                 if let Some(v) = self.ssa_worklist.pop() {
-                    for k in self.uses.range(v) {
-                        match self.uses.list[k].user() {
+                    for k in uses.range(v) {
+                        match uses.list[k].user() {
                             User::Inst(i) => {
-                                let b = self.uses.block_of[i.index()];
+                                let b = uses.block_of[i.index()];
                                 if self.executable_blocks.contains(&b) {
                                     self.visit_inst(i);
                                 }
@@ -358,10 +440,17 @@ impl<'f> Ctx<'f> {
     }
 
     fn visit_block(&mut self, b: BlockId) {
-        for i in self.func.block(b).insts.clone() {
+        self.visit_insts(b);
+        self.visit_term(b);
+    }
+
+    fn visit_insts(&mut self, b: BlockId) {
+        // By position, not over a copy of the list: a merged block has millions of
+        // instructions, and visiting one does not change the list.
+        for k in 0..self.func.block(b).insts.len() {
+            let i = self.func.block(b).insts[k];
             self.visit_inst(i);
         }
-        self.visit_term(b);
     }
 
     fn visit_term(&mut self, b: BlockId) {
@@ -455,8 +544,12 @@ impl<'f> Ctx<'f> {
                     subst.insert(p, c);
                 }
             }
-            let mut kept = Vec::new();
-            for i in func.block(b).insts.clone() {
+            // Compacted in place (taken out of the block while `func` gains constants): a
+            // merged block's list is tens of megabytes, too much to copy.
+            let mut insts = std::mem::take(&mut func.block_mut(b).insts);
+            let mut n_kept = 0;
+            for k in 0..insts.len() {
+                let i = insts[k];
                 let results = func.inst(i).results.clone();
                 let mut all_const = !results.is_empty();
                 for r in results {
@@ -493,10 +586,12 @@ impl<'f> Ctx<'f> {
                 if all_const || true_assert {
                     stats.add("insts_removed", 1);
                 } else {
-                    kept.push(i);
+                    insts[n_kept] = i;
+                    n_kept += 1;
                 }
             }
-            func.block_mut(b).insts = kept;
+            insts.truncate(n_kept);
+            func.block_mut(b).insts = insts;
             if let Some(Terminator::Br {
                 cond,
                 then_dest,
@@ -534,6 +629,22 @@ impl<'f> Ctx<'f> {
         func.replace_uses(&subst);
         stats
     }
+}
+
+/// Whether every edge between blocks reachable from the entry goes forward in `rpo` (the
+/// reverse post-order of those blocks): then the CFG has no cycle.
+fn is_acyclic(func: &Function, rpo: &[BlockId]) -> bool {
+    let mut position = vec![usize::MAX; func.blocks.len()];
+    for (k, b) in rpo.iter().enumerate() {
+        position[b.index()] = k;
+    }
+    rpo.iter().enumerate().all(|(k, &b)| {
+        func.successors(b).iter().all(|s| {
+            position
+                .get(s.index())
+                .is_some_and(|&p| p > k && p != usize::MAX)
+        })
+    })
 }
 
 fn cells_const_true(func: &Function, cells: &Cells, v: ValueId) -> bool {
