@@ -2,12 +2,14 @@
 //! what `zkbc report` and `zkbc table` use) gives the sizes the borrowing lowering
 //! (`r1cs::stats`) gives: on every corpus program compiled as one circuit, and on a block of
 //! several arena chunks whose walk frees the first chunk before it lowers an assertion whose
-//! fused comparison was defined there.
+//! fused comparison was defined there. A `--monolithic` measurement that consumes its program
+//! reports what one that keeps it reports, source lines included.
 
 mod common;
 
 use common::corpus;
 use zkbc::driver;
+use zkbc::driver::measure::{measure, Merging, Settings};
 use zkbc::ir::arena::chunk_of;
 use zkbc::ir::{InstKind, Program, ValueDef};
 use zkbc::opt::OptLevel;
@@ -62,20 +64,21 @@ fn consuming_and_borrowing_lowering_agree_on_the_corpus() {
     );
 }
 
+/// `c` (an `and` of two `eq`s, fused into the final assertion) is defined before 40,000
+/// iterations of two instructions each: more than one chunk of the arena lies between.
+const CHUNKS: &str = "def main(private field x, private field y) -> field {
+    bool c = x == y && x * y == 9;
+    field mut acc = x;
+    for u32 i in 0..40000 {
+        acc = acc * acc + y;
+    }
+    assert(c);
+    return acc;
+}";
+
 #[test]
 fn a_walk_over_several_chunks_frees_what_an_assertion_fused() {
-    // `c` (an `and` of two `eq`s, fused into the final assertion) is defined before 40,000
-    // iterations of two instructions each: more than one chunk of the arena lies between.
-    let text = "def main(private field x, private field y) -> field {
-        bool c = x == y && x * y == 9;
-        field mut acc = x;
-        for u32 i in 0..40000 {
-            acc = acc * acc + y;
-        }
-        assert(c);
-        return acc;
-    }";
-    let p = monolithic("chunks.zok", text).unwrap();
+    let p = monolithic("chunks.zok", CHUNKS).unwrap();
     let main = p.main_func();
     assert_eq!(main.layout.len(), 1);
     let insts = &main.block(main.entry).insts;
@@ -95,4 +98,30 @@ fn a_walk_over_several_chunks_frees_what_an_assertion_fused() {
          would not free it first"
     );
     both("chunks.zok", &p);
+}
+
+#[test]
+fn a_measurement_that_consumes_its_program_reports_what_one_that_keeps_it_reports() {
+    let inputs = serde_json::json!(["3", "3"]);
+    for inputs in [None, Some(&inputs)] {
+        let settings = |keep_ir| Settings {
+            merging: Merging::Monolithic,
+            keep_ir,
+            ..Settings::default()
+        };
+        let kept = measure("chunks.zok", CHUNKS, inputs, &settings(true), &|_| {}).unwrap();
+        let consumed = measure("chunks.zok", CHUNKS, inputs, &settings(false), &|_| {}).unwrap();
+        assert_eq!(consumed.report, kept.report, "inputs: {inputs:?}");
+        assert!(
+            kept.report.blocks[0]
+                .source
+                .as_deref()
+                .is_some_and(|s| s.contains("chunks.zok")),
+            "{:?}",
+            kept.report.blocks[0].source
+        );
+        // The consumed program really gave its instructions up.
+        assert!(consumed.compilation.program.main_func().insts.is_empty());
+        assert!(!kept.compilation.program.main_func().insts.is_empty());
+    }
 }
