@@ -198,14 +198,9 @@ pub(crate) fn lower<'a>(
     main_entry: bool,
     witness: Option<Witness<'a>>,
 ) -> Result<(Builder, StateLayout), LowerError> {
-    lower_into(
-        Builder::new(witness.is_some()),
-        func,
-        info,
-        block,
-        main_entry,
-        witness,
-    )
+    let cs = Builder::new(witness.is_some());
+    let insts = BlockInsts::Borrowed(&func.insts);
+    lower_block(cs, func, insts, info, (block, main_entry), witness)
 }
 
 /// Lowers `block` of `func` in structure mode, recording every allocation's recipe (the
@@ -216,19 +211,15 @@ pub(crate) fn lower_recording<'a>(
     block: BlockId,
     main_entry: bool,
 ) -> Result<(Builder, StateLayout), LowerError> {
-    lower_into(Builder::recording(), func, info, block, main_entry, None)
-}
-
-fn lower_into<'a>(
-    cs: Builder,
-    func: &'a Function,
-    info: &'a FuncInfo,
-    block: BlockId,
-    main_entry: bool,
-    witness: Option<Witness<'a>>,
-) -> Result<(Builder, StateLayout), LowerError> {
     let insts = BlockInsts::Borrowed(&func.insts);
-    lower_block(cs, func, insts, info, block, main_entry, witness)
+    lower_block(
+        Builder::recording(),
+        func,
+        insts,
+        info,
+        (block, main_entry),
+        None,
+    )
 }
 
 /// Lowers `block` in structure mode from `insts`, the instruction arena taken out of `func`
@@ -255,19 +246,19 @@ pub(crate) fn lower_consuming<'a>(
         func,
         insts,
         info,
-        block,
-        main_entry,
+        (block, main_entry),
         None,
     )
 }
 
+/// Lowers `block` (`main`'s entry block when `main_entry`) into `cs`, reading its instructions
+/// from `insts`.
 fn lower_block<'a>(
     mut cs: Builder,
     func: &'a Function,
     mut insts: BlockInsts<'_>,
     info: &'a FuncInfo,
-    block: BlockId,
-    main_entry: bool,
+    (block, main_entry): (BlockId, bool),
     witness: Option<Witness<'a>>,
 ) -> Result<(Builder, StateLayout), LowerError> {
     let w = witness.unwrap_or_default();
