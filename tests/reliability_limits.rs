@@ -231,6 +231,38 @@ fn maximum_unrolled_size_by_default() {
     );
 }
 
+/// `zkbc report`'s one-circuit count (`monolithic cells`) is compiled under the user's
+/// `--max-unrolled`, as the `--monolithic` baseline is: both are `none` for the same reason
+/// (before, the count ignored the flag, so it could not be raised or lowered).
+#[test]
+fn the_one_circuit_count_honours_max_unrolled() {
+    let src = "def main(field x) -> field {\n    field mut acc = x;\n    for u32 i in 0..100 {\n        acc = acc * acc + x;\n    }\n    return acc;\n}\n";
+    let row = |out: &str, name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no `{name}` row in:\n{out}"))
+            .to_string()
+    };
+    let none = "none  (unrolling would emit more than 50 instructions (--max-unrolled))";
+    let (code, out, err) = zkbc(
+        &[("loop.zok", src)],
+        &["report", "loop.zok", "--max-unrolled", "50"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(row(&out, "monolithic cells").ends_with(none), "{out}");
+    assert!(row(&out, "--monolithic cells").ends_with(none), "{out}");
+    let (code, out, err) = zkbc(
+        &[("loop.zok", src)],
+        &["report", "loop.zok", "--max-unrolled", "1000"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        row(&out, "monolithic cells").ends_with("(exact: the program as one block)"),
+        "{out}"
+    );
+    assert!(!row(&out, "--monolithic cells").contains("none"), "{out}");
+}
+
 /// A block with more constraints than `--max-constraints` (here one loop unrolled into one
 /// block: 2 constraints an iteration) is an error naming the block and the flag, on every
 /// command that lowers; below the limit the same program checks.

@@ -208,7 +208,7 @@ impl Lowered {
 }
 
 /// [`monolithic_circuit`] with the front-end settings of `base` (`--field-cmp`, `--compat`,
-/// `--stdlib-path`).
+/// `--stdlib-path`) and its `--max-unrolled`.
 fn monolithic_circuit_with(file_name: &str, source: &str, base: &Settings) -> Result<u64, String> {
     monolithic_circuit_lowered(file_name, source, base, &Lowered::default())
 }
@@ -235,7 +235,8 @@ fn monolithic_circuit_lowered(
 }
 
 /// `source` compiled `--monolithic` at `-O3` with `base`'s front-end settings (`--field-cmp`,
-/// `--compat`, `--stdlib-path`) and legalized, or why there is no one-block circuit.
+/// `--compat`, `--stdlib-path`) and unrolling limit (`--max-unrolled`) and legalized, or why
+/// there is no one-block circuit.
 pub(crate) fn monolithic_compilation(
     file_name: &str,
     source: &str,
@@ -246,6 +247,7 @@ pub(crate) fn monolithic_compilation(
         field_cmp: base.field_cmp,
         compat: base.compat,
         stdlib: base.stdlib.clone(),
+        max_unrolled: base.max_unrolled,
         ..Settings::default()
     };
     let mut compilation = driver::compile(file_name, source, &settings.driver_options())
