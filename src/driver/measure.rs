@@ -221,8 +221,15 @@ fn monolithic_circuit_lowered(
     lowered: &Lowered,
 ) -> Result<u64, String> {
     let compilation = monolithic_compilation(file_name, source, base)?;
-    let program = &compilation.program;
-    let stats = lowered.stats(program).map_err(|e| e.to_string())?;
+    let stats = lowered
+        .stats(&compilation.program)
+        .map_err(|e| e.to_string())?;
+    monolithic_count(&compilation.program, &stats)
+}
+
+/// `C` of a `--monolithic` program from its blocks' sizes: its `main`'s one block's
+/// constraints.
+fn monolithic_count(program: &Program, stats: &[BlockStats]) -> Result<u64, String> {
     // One block in `main` (other functions, if any survived, are not part of the circuit).
     let main_blocks: Vec<&BlockStats> = stats.iter().filter(|s| s.func == program.main).collect();
     match main_blocks.as_slice() {
@@ -242,18 +249,41 @@ pub(crate) fn monolithic_compilation(
     source: &str,
     base: &Settings,
 ) -> Result<driver::Compilation, String> {
-    let settings = Settings {
+    let settings = c_settings(base);
+    let mut compilation = driver::compile(file_name, source, &settings.driver_options())
+        .map_err(|e| no_circuit_reason(&e))?;
+    driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
+    Ok(compilation)
+}
+
+/// The settings `C` is compiled with: `--monolithic` at `-O3`, with `base`'s front-end settings
+/// and `--max-unrolled`.
+fn c_settings(base: &Settings) -> Settings {
+    Settings {
         merging: Merging::Monolithic,
         field_cmp: base.field_cmp,
         compat: base.compat,
         stdlib: base.stdlib.clone(),
         max_unrolled: base.max_unrolled,
         ..Settings::default()
+    }
+}
+
+/// Whether the `--monolithic` baseline of `settings` is compiled with the options `C` is (the
+/// defaults of `-O3`, `--min-block-size`, `--merge-policy` and `--max-steps`), so that one
+/// compile serves both.
+fn baseline_compiles_c(settings: &Settings) -> bool {
+    let baseline = Settings {
+        merging: Merging::Monolithic,
+        ..settings.clone()
     };
-    let mut compilation = driver::compile(file_name, source, &settings.driver_options())
-        .map_err(|e| no_circuit_reason(&e))?;
-    driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
-    Ok(compilation)
+    let c = c_settings(settings);
+    (
+        baseline.opt_level,
+        baseline.min_block_size,
+        baseline.policy,
+        baseline.max_steps,
+    ) == (c.opt_level, c.min_block_size, c.policy, c.max_steps)
 }
 
 /// Why a `--monolithic` compile failed, in the few words a report prints after `none`:
@@ -507,6 +537,9 @@ pub fn measure(
             c.source = source.clone();
         }
     }
+    // `C`'s compile and its blocks' sizes, when the `--monolithic` baseline below is the same
+    // compile.
+    let mut c_compiled: Option<Result<(Compilation, Vec<BlockStats>), String>> = None;
     let (monolithic, monolithic_none) = match settings.merging {
         Merging::Monolithic => (
             Some(
@@ -518,12 +551,27 @@ pub fn measure(
             ),
             None,
         ),
-        _ => match crate::timing::stage("monolithic C", || {
-            monolithic_circuit_lowered(file_name, source, settings, &lowered)
-        }) {
-            Ok(c) => (Some(c), None),
-            Err(why) => (None, Some(why)),
-        },
+        _ => {
+            let counted = crate::timing::stage("monolithic C", || {
+                let compiled = monolithic_compilation(file_name, source, settings).and_then(|c| {
+                    let stats = lowered.stats(&c.program).map_err(|e| e.to_string())?;
+                    Ok((c, stats))
+                });
+                let count = compiled
+                    .as_ref()
+                    .map_err(|why| why.clone())
+                    .and_then(|(c, stats)| monolithic_count(&c.program, stats));
+                // Kept for the `--monolithic` baseline when it is the same compile.
+                if settings.baselines && baseline_compiles_c(settings) {
+                    c_compiled = Some(compiled);
+                }
+                count
+            });
+            match counted {
+                Ok(c) => (Some(c), None),
+                Err(why) => (None, Some(why)),
+            }
+        }
     };
     let mut cost = ProgramCost {
         field_cmp: settings.field_cmp.name().into(),
@@ -541,7 +589,7 @@ pub fn measure(
             .map_err(MeasureError::Cost)?
             .totals
             .sumcheck_cells;
-        let baseline = |is_own: bool, merging: Merging| {
+        let mut baseline = |is_own: bool, merging: Merging| {
             if is_own {
                 (own, None)
             } else {
@@ -549,16 +597,21 @@ pub fn measure(
                     Merging::Off => "baseline --no-merge",
                     _ => "baseline --monolithic",
                 };
+                let compiled = match merging {
+                    Merging::Monolithic => c_compiled.take(),
+                    _ => None,
+                };
                 split(crate::timing::stage(name, || {
-                    baseline_cells(
-                        file_name, source, inputs, settings, merging, &lowered, &runs,
-                    )
+                    let at = (file_name, source, inputs);
+                    baseline_cells(at, settings, merging, compiled, &lowered, &runs)
                 }))
             }
         };
-        let (no_merge_cells, no_merge_none) = baseline(settings.is_no_merge(), Merging::Off);
+        // The `--monolithic` baseline first, so that `C`'s compile it may reuse is freed before
+        // the `--no-merge` one is compiled.
         let (monolithic_cells, monolithic_none) =
             baseline(settings.merging == Merging::Monolithic, Merging::Monolithic);
+        let (no_merge_cells, no_merge_none) = baseline(settings.is_no_merge(), Merging::Off);
         cost.baselines = Some(Baselines {
             no_merge_cells,
             no_merge_none,
@@ -583,16 +636,17 @@ fn split(result: Result<Option<u128>, String>) -> (Option<u128>, Option<String>)
     }
 }
 
-/// The sumcheck cells of `settings` with `merging` instead: compiled, lowered, and run on
-/// `inputs` (or counted statically without them), as [`measure`] counts, without checking the
-/// instances again. `Ok(None)`: executions unknown. `Err`: why there is no such program or it
-/// could not be measured (for `--monolithic`, usually that a loop bound is a run-time value).
+/// The sumcheck cells of `settings` with `merging` instead: compiled and lowered (unless
+/// `compiled` is that compile already, legalized, with its blocks' sizes, or why it failed),
+/// and run on `inputs` (or counted statically without them), as [`measure`] counts, without
+/// checking the instances again.
+/// `Ok(None)`: executions unknown. `Err`: why there is no such program or it could not be
+/// measured (for `--monolithic`, usually that a loop bound is a run-time value).
 fn baseline_cells(
-    file_name: &str,
-    source: &str,
-    inputs: Option<&serde_json::Value>,
+    (file_name, source, inputs): (&str, &str, Option<&serde_json::Value>),
     settings: &Settings,
     merging: Merging,
+    compiled: Option<Result<(Compilation, Vec<BlockStats>), String>>,
     lowered: &Lowered,
     runs: &crate::cost::RunCache,
 ) -> Result<Option<u128>, String> {
@@ -604,12 +658,20 @@ fn baseline_cells(
     if merging == Merging::Monolithic && settings.opt_level < OptLevel::O2 {
         return Err("--monolithic needs -O2 or -O3".into());
     }
-    let options = lowered.share(settings.driver_options());
-    let mut compilation =
-        driver::compile(file_name, source, &options).map_err(|e| no_circuit_reason(&e))?;
-    driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
+    let (compilation, stats) = match compiled {
+        Some(compiled) => compiled?,
+        None => {
+            let options = lowered.share(settings.driver_options());
+            let mut compilation =
+                driver::compile(file_name, source, &options).map_err(|e| no_circuit_reason(&e))?;
+            driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
+            let stats = lowered
+                .stats(&compilation.program)
+                .map_err(|e| e.to_string())?;
+            (compilation, stats)
+        }
+    };
     let program = &compilation.program;
-    let stats = lowered.stats(program).map_err(|e| e.to_string())?;
     let executions = match inputs {
         Some(json) => {
             let values = compilation.inputs_from_json(json)?;
@@ -670,4 +732,57 @@ pub fn before_merging(
         crate::opt::merge::add_latches(func);
     }
     Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `--monolithic` baseline computed from `C`'s compile (what [`measure`] does when
+    /// [`baseline_compiles_c`]) is the one a fresh compile gives: with inputs, without, and
+    /// when there is no one-block program.
+    #[test]
+    fn the_monolithic_baseline_from_c_s_compile_is_a_fresh_compile_s() {
+        let settings = Settings::default();
+        assert!(baseline_compiles_c(&settings));
+        assert!(!baseline_compiles_c(&Settings {
+            opt_level: OptLevel::O2,
+            ..Settings::default()
+        }));
+        let mut measured = 0;
+        for name in ["bubble_sort", "counted_loop_10k", "gcd", "mimc"] {
+            let file = format!("circuits/{name}.zok");
+            let source = std::fs::read_to_string(&file).unwrap();
+            let json: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(format!("circuits/{name}.json")).unwrap(),
+            )
+            .unwrap();
+            for inputs in [None, Some(&json)] {
+                let cells = |compiled| {
+                    let lowered = Lowered::default();
+                    let runs = crate::cost::RunCache::default();
+                    let at = (file.as_str(), source.as_str(), inputs);
+                    baseline_cells(
+                        at,
+                        &settings,
+                        Merging::Monolithic,
+                        compiled,
+                        &lowered,
+                        &runs,
+                    )
+                };
+                let lowered = Lowered::default();
+                let from_c = monolithic_compilation(&file, &source, &settings).and_then(|c| {
+                    let stats = lowered.stats(&c.program).map_err(|e| e.to_string())?;
+                    Ok((c, stats))
+                });
+                let fresh = cells(None);
+                measured += usize::from(matches!(fresh, Ok(Some(_))));
+                let from_c = cells(Some(from_c));
+                assert_eq!(from_c, fresh, "{name}, inputs: {}", inputs.is_some());
+            }
+        }
+        // `gcd` has a run-time loop bound (no one-block program); the others have cells.
+        assert_eq!(measured, 6);
+    }
 }
