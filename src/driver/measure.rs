@@ -220,11 +220,23 @@ fn monolithic_circuit_lowered(
     base: &Settings,
     lowered: &Lowered,
 ) -> Result<u64, String> {
+    let (compilation, stats) = compiled_c(file_name, source, base, lowered)?;
+    monolithic_count(&compilation.program, &stats)
+}
+
+/// The compile `C` is counted on ([`monolithic_compilation`]) with its blocks' sizes, lowered
+/// through `lowered`, or why there is none.
+fn compiled_c(
+    file_name: &str,
+    source: &str,
+    base: &Settings,
+    lowered: &Lowered,
+) -> Result<(Compilation, Vec<BlockStats>), String> {
     let compilation = monolithic_compilation(file_name, source, base)?;
     let stats = lowered
         .stats(&compilation.program)
         .map_err(|e| e.to_string())?;
-    monolithic_count(&compilation.program, &stats)
+    Ok((compilation, stats))
 }
 
 /// `C` of a `--monolithic` program from its blocks' sizes: its `main`'s one block's
@@ -273,16 +285,12 @@ fn c_settings(base: &Settings) -> Settings {
 /// defaults of `-O3`, `--min-block-size`, `--merge-policy` and `--max-steps`), so that one
 /// compile serves both.
 fn baseline_compiles_c(settings: &Settings) -> bool {
-    let baseline = Settings {
-        merging: Merging::Monolithic,
-        ..settings.clone()
-    };
     let c = c_settings(settings);
     (
-        baseline.opt_level,
-        baseline.min_block_size,
-        baseline.policy,
-        baseline.max_steps,
+        settings.opt_level,
+        settings.min_block_size,
+        settings.policy,
+        settings.max_steps,
     ) == (c.opt_level, c.min_block_size, c.policy, c.max_steps)
 }
 
@@ -553,10 +561,7 @@ pub fn measure(
         ),
         _ => {
             let counted = crate::timing::stage("monolithic C", || {
-                let compiled = monolithic_compilation(file_name, source, settings).and_then(|c| {
-                    let stats = lowered.stats(&c.program).map_err(|e| e.to_string())?;
-                    Ok((c, stats))
-                });
+                let compiled = compiled_c(file_name, source, settings, &lowered);
                 let count = compiled
                     .as_ref()
                     .map_err(|why| why.clone())
@@ -772,10 +777,7 @@ mod tests {
                     )
                 };
                 let lowered = Lowered::default();
-                let from_c = monolithic_compilation(&file, &source, &settings).and_then(|c| {
-                    let stats = lowered.stats(&c.program).map_err(|e| e.to_string())?;
-                    Ok((c, stats))
-                });
+                let from_c = compiled_c(&file, &source, &settings, &lowered);
                 let fresh = cells(None);
                 measured += usize::from(matches!(fresh, Ok(Some(_))));
                 let from_c = cells(Some(from_c));

@@ -54,11 +54,7 @@ impl StatsCache {
 
     /// [`super::stats`] of `program`, lowering only the blocks not seen before.
     pub fn stats(&self, program: &Program) -> Result<Vec<BlockStats>, LowerError> {
-        let infos: Vec<Arc<FuncInfo>> = program
-            .funcs
-            .par_iter()
-            .map(|f| Arc::new(FuncInfo::new(f)))
-            .collect();
+        let infos = super::func_infos(program);
         all_blocks(program)
             .par_iter()
             .map(|&(f, b)| {

@@ -742,12 +742,17 @@ pub fn stats(program: &Program) -> Result<Vec<BlockStats>, LowerError> {
     crate::timing::stage("lower (r1cs::stats)", || stats_parallel(program))
 }
 
-fn stats_parallel(program: &Program) -> Result<Vec<BlockStats>, LowerError> {
-    let infos: Vec<Arc<FuncInfo>> = program
+/// Every function's [`FuncInfo`], computed in parallel.
+fn func_infos(program: &Program) -> Vec<Arc<FuncInfo>> {
+    program
         .funcs
         .par_iter()
         .map(|f| Arc::new(FuncInfo::new(f)))
-        .collect();
+        .collect()
+}
+
+fn stats_parallel(program: &Program) -> Result<Vec<BlockStats>, LowerError> {
+    let infos = func_infos(program);
     all_blocks(program)
         .par_iter()
         .map(|&(f, b)| block_stats(program, &infos, f, b))
@@ -772,11 +777,7 @@ pub fn stats_consuming(
                 func.layout.len() == 1 && func.block(blocks[k].1).insts.len() >= min_insts
             })
             .collect();
-        let infos: Vec<Arc<FuncInfo>> = program
-            .funcs
-            .par_iter()
-            .map(|f| Arc::new(FuncInfo::new(f)))
-            .collect();
+        let infos = func_infos(program);
         let shared: &Program = program;
         let mut out: Vec<Option<BlockStats>> = (0..blocks.len())
             .into_par_iter()
@@ -792,7 +793,7 @@ pub fn stats_consuming(
             let main_entry = f == program.main && b == func.entry;
             let info = infos[f.index()].clone();
             let lowered = lower::lower_consuming(func, insts, &info, b, main_entry)?;
-            out[k] = Some(reduced_block(func, f, info.clone(), b, main_entry, lowered).stats());
+            out[k] = Some(reduced_block(func, f, info, b, main_entry, lowered).stats());
             program.funcs[f.index()].block_mut(b).insts = Vec::new();
         }
         Ok(out.into_iter().flatten().collect())
