@@ -192,7 +192,7 @@ pub fn monolithic_circuit(
 /// their text, which this replaces, only caught equal programs, and lowered the chosen
 /// formation again after scoring it.)
 #[derive(Default)]
-struct Lowered(r1cs::SharedStatsCache);
+struct Lowered(r1cs::SharedStatsCache, std::rc::Rc<driver::PrefixCache>);
 
 impl Lowered {
     /// The sizes of `program`'s blocks, each lowered now unless a block of the same shape was.
@@ -203,6 +203,7 @@ impl Lowered {
     /// `options` with block formation scoring through this cache.
     fn share(&self, mut options: driver::Options) -> driver::Options {
         options.opt.merge.stats_cache = Some(self.0.clone());
+        options.prefix_cache = Some(self.1.clone());
         options
     }
 }
@@ -232,7 +233,7 @@ fn compiled_c(
     base: &Settings,
     lowered: &Lowered,
 ) -> Result<(Compilation, Vec<BlockStats>), String> {
-    let compilation = monolithic_compilation(file_name, source, base)?;
+    let compilation = monolithic_compilation_with(file_name, source, base, lowered)?;
     let stats = lowered
         .stats(&compilation.program)
         .map_err(|e| e.to_string())?;
@@ -261,9 +262,20 @@ pub(crate) fn monolithic_compilation(
     source: &str,
     base: &Settings,
 ) -> Result<driver::Compilation, String> {
+    monolithic_compilation_with(file_name, source, base, &Lowered::default())
+}
+
+/// [`monolithic_compilation`] sharing `lowered`'s caches.
+fn monolithic_compilation_with(
+    file_name: &str,
+    source: &str,
+    base: &Settings,
+    lowered: &Lowered,
+) -> Result<driver::Compilation, String> {
     let settings = c_settings(base);
-    let mut compilation = driver::compile(file_name, source, &settings.driver_options())
-        .map_err(|e| no_circuit_reason(&e))?;
+    let options = lowered.share(settings.driver_options());
+    let mut compilation =
+        driver::compile(file_name, source, &options).map_err(|e| no_circuit_reason(&e))?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
     Ok(compilation)
 }

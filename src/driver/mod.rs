@@ -51,6 +51,83 @@ pub struct Options {
     /// The step limit of profile runs (`--max-steps`): a program that does not finish within
     /// it is formed with static counts instead.
     pub profile_max_steps: u64,
+    /// The program as the pipeline leaves it before its `after` passes (merging and its
+    /// clean-up), shared by the compiles of one source that differ only in how they merge (a
+    /// report, its one-block count `C` and its baselines): the first compile fills it, the
+    /// others start from a copy. `None`: this compile's own.
+    pub prefix_cache: Option<std::rc::Rc<PrefixCache>>,
+}
+
+/// What [`compile`] keeps of a program before merging, for the next compile of the same source
+/// with the same front-end options and passes before `merge` (see [`Options::prefix_cache`]).
+#[derive(Default)]
+pub struct PrefixCache(std::cell::RefCell<Option<CachedPrefix>>);
+
+impl fmt::Debug for PrefixCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let held = self.0.borrow().as_ref().map(|c| c.key.file_name.clone());
+        f.debug_struct("PrefixCache").field("holds", &held).finish()
+    }
+}
+
+/// One program stopped before its pipeline's `after` passes, and what it was compiled from.
+struct CachedPrefix {
+    key: PrefixKey,
+    program: Program,
+    abi: Option<Abi>,
+    prefix: opt::Prefix,
+}
+
+/// Everything the program before `merge` depends on.
+#[derive(PartialEq, Eq)]
+struct PrefixKey {
+    file_name: String,
+    text: String,
+    field_cmp: front::FieldCmp,
+    compat: front::Compat,
+    stdlib: Option<std::path::PathBuf>,
+    passes: Vec<&'static str>,
+    skip: Vec<String>,
+    verify: bool,
+}
+
+impl PrefixKey {
+    /// The key of compiling `text` with `options` through `pipeline`, or `None` when the
+    /// compile must not be shared (it prints the program after a pass).
+    fn of(
+        file_name: &str,
+        text: &str,
+        options: &Options,
+        pipeline: &opt::Pipeline,
+    ) -> Option<Self> {
+        if !options.opt.print_after.is_empty() {
+            return None;
+        }
+        let passes = pipeline
+            .once
+            .iter()
+            .chain(&pipeline.repeat)
+            .map(|p| p.name)
+            .collect();
+        Some(PrefixKey {
+            file_name: file_name.to_string(),
+            text: text.to_string(),
+            field_cmp: options.field_cmp,
+            compat: options.compat,
+            stdlib: options.stdlib.clone(),
+            passes,
+            // Only the `after` passes differ between the compiles that share: `merge` is the
+            // one a `--no-merge` compile skips.
+            skip: options
+                .opt
+                .skip
+                .iter()
+                .filter(|s| *s != "merge")
+                .cloned()
+                .collect(),
+            verify: options.opt.verify,
+        })
+    }
 }
 
 impl Default for Options {
@@ -64,6 +141,7 @@ impl Default for Options {
             profile: None,
             profile_runs: None,
             profile_max_steps: interp::Limits::default().max_steps,
+            prefix_cache: None,
         }
     }
 }
@@ -194,20 +272,25 @@ pub fn compile(
     text: &str,
     options: &Options,
 ) -> Result<Compilation, CompileError> {
-    let (mut program, abi) = match SourceKind::of(file_name) {
-        SourceKind::Zok => {
-            let (program, abi) = crate::timing::stage("front", || {
-                front::compile_file(file_name, text, &options.front())
-            })
-            .map_err(|d| CompileError::Source(render(&d, file_name, text)))?;
-            (program, Some(abi))
-        }
-        SourceKind::Ir => {
-            let program = ir::parse_program(text)
-                .map_err(|e| CompileError::IrSyntax(format!("{file_name}:{e}")))?;
-            ir::verify::verify_program(&program)
-                .map_err(|e| CompileError::InvalidIr(format!("{file_name}: invalid IR:\n{e}")))?;
-            (program, None)
+    let pipeline = pipeline(options)?;
+    let key = options
+        .prefix_cache
+        .as_ref()
+        .and_then(|_| PrefixKey::of(file_name, text, options, &pipeline));
+    let cached = match (&options.prefix_cache, &key) {
+        (Some(cache), Some(key)) => cache
+            .0
+            .borrow()
+            .as_ref()
+            .filter(|c| &c.key == key)
+            .map(|c| (c.program.clone(), c.abi.clone(), c.prefix.clone())),
+        _ => None,
+    };
+    let (mut program, abi, prefix) = match cached {
+        Some(cached) => (cached.0, cached.1, Some(cached.2)),
+        None => {
+            let (program, abi) = front_end(file_name, text, options)?;
+            (program, abi, None)
         }
     };
     let mut opt_options = options.opt.clone();
@@ -230,9 +313,23 @@ pub fn compile(
                 }));
         }
     }
-    let pipeline = pipeline(options)?;
     let opt_report = crate::timing::stage("opt", || {
-        opt::optimize(&mut program, &pipeline, &opt_options)
+        let prefix = match prefix {
+            Some(prefix) => prefix,
+            None => {
+                let prefix = opt::optimize_prefix(&mut program, &pipeline, &opt_options)?;
+                if let (Some(cache), Some(key)) = (&options.prefix_cache, key) {
+                    *cache.0.borrow_mut() = Some(CachedPrefix {
+                        key,
+                        program: program.clone(),
+                        abi: abi.clone(),
+                        prefix: prefix.clone(),
+                    });
+                }
+                prefix
+            }
+        };
+        opt::optimize_after(&mut program, &pipeline, &opt_options, prefix)
     })
     .map_err(|e| match e {
         opt::OptError::Merge(m) => CompileError::Monolithic(format!("{file_name}: {m}"), m),
@@ -245,6 +342,31 @@ pub fn compile(
         opt_report,
         executions,
     })
+}
+
+/// `text` read as a program: ZoKrates source through the front end, or IR text parsed and
+/// verified.
+fn front_end(
+    file_name: &str,
+    text: &str,
+    options: &Options,
+) -> Result<(Program, Option<Abi>), CompileError> {
+    match SourceKind::of(file_name) {
+        SourceKind::Zok => {
+            let (program, abi) = crate::timing::stage("front", || {
+                front::compile_file(file_name, text, &options.front())
+            })
+            .map_err(|d| CompileError::Source(render(&d, file_name, text)))?;
+            Ok((program, Some(abi)))
+        }
+        SourceKind::Ir => {
+            let program = ir::parse_program(text)
+                .map_err(|e| CompileError::IrSyntax(format!("{file_name}:{e}")))?;
+            ir::verify::verify_program(&program)
+                .map_err(|e| CompileError::InvalidIr(format!("{file_name}: invalid IR:\n{e}")))?;
+            Ok((program, None))
+        }
+    }
 }
 
 /// The pipeline `options` ask for: the level's, where `--monolithic` (which needs the constant

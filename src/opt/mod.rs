@@ -387,54 +387,98 @@ pub fn optimize(
     pipeline: &Pipeline,
     options: &Options,
 ) -> Result<Report, OptError> {
+    let prefix = optimize_prefix(program, pipeline, options)?;
+    optimize_after(program, pipeline, options, prefix)
+}
+
+/// Where a pipeline stopped after its `once` and `repeat` passes: what they did and the round
+/// its `after` passes are numbered with. [`optimize_after`] resumes from it, on the program it
+/// left or on a copy (the compiles of one report share everything before `merge`).
+#[derive(Clone, Debug, Default)]
+pub struct Prefix {
+    /// The runs so far.
+    pub report: Report,
+    /// The last round of the fixpoint loop.
+    pub last_round: usize,
+}
+
+/// Runs `pipeline`'s `once` and `repeat` passes on `program` (everything before `after`).
+pub fn optimize_prefix(
+    program: &mut Program,
+    pipeline: &Pipeline,
+    options: &Options,
+) -> Result<Prefix, OptError> {
     if let Some(cycle) = inline::find_recursion(program) {
         return Err(OptError::Recursion(cycle));
     }
     let mut report = Report::default();
-    let mut run_pass =
-        |program: &mut Program, pass: &'static Pass, round: usize| -> Result<bool, OptError> {
-            if options.skip.iter().any(|s| s == pass.name) {
-                return Ok(false);
-            }
-            let start = Instant::now();
-            let stats = crate::timing::stage(pass.name, || (pass.run)(program, options))?;
-            let time = start.elapsed();
-            if options.verify {
-                verify::assert_valid(program, pass.name);
-            }
-            if options.print_after.iter().any(|s| s == pass.name) {
-                report.printed.push((
-                    format!("after {} (round {round}): {stats}", pass.name),
-                    program.to_string(),
-                ));
-            }
-            let changed = stats.changed();
-            report.runs.push(PassRun {
-                name: pass.name,
-                round,
-                stats,
-                time,
-            });
-            Ok(changed)
-        };
     for pass in &pipeline.once {
-        run_pass(program, pass, 0)?;
+        run_pass(program, pass, 0, options, &mut report)?;
     }
     let mut last_round = 0;
     for round in 1..=MAX_ROUNDS {
         last_round = round;
         let mut changed = false;
         for pass in &pipeline.repeat {
-            changed |= run_pass(program, pass, round)?;
+            changed |= run_pass(program, pass, round, options, &mut report)?;
         }
         if !changed {
             break;
         }
     }
+    Ok(Prefix { report, last_round })
+}
+
+/// Runs `pipeline`'s `after` passes on `program`, which [`optimize_prefix`] left as `prefix`
+/// says (the same pipeline's `once` and `repeat` passes, with the same options but `merge`'s).
+pub fn optimize_after(
+    program: &mut Program,
+    pipeline: &Pipeline,
+    options: &Options,
+    prefix: Prefix,
+) -> Result<Report, OptError> {
+    let Prefix {
+        mut report,
+        last_round,
+    } = prefix;
     for pass in &pipeline.after {
-        run_pass(program, pass, last_round + 1)?;
+        run_pass(program, pass, last_round + 1, options, &mut report)?;
     }
     Ok(report)
+}
+
+/// Runs one pass unless `options` skips it, verifying and printing as they ask; whether it
+/// changed anything.
+fn run_pass(
+    program: &mut Program,
+    pass: &'static Pass,
+    round: usize,
+    options: &Options,
+    report: &mut Report,
+) -> Result<bool, OptError> {
+    if options.skip.iter().any(|s| s == pass.name) {
+        return Ok(false);
+    }
+    let start = Instant::now();
+    let stats = crate::timing::stage(pass.name, || (pass.run)(program, options))?;
+    let time = start.elapsed();
+    if options.verify {
+        verify::assert_valid(program, pass.name);
+    }
+    if options.print_after.iter().any(|s| s == pass.name) {
+        report.printed.push((
+            format!("after {} (round {round}): {stats}", pass.name),
+            program.to_string(),
+        ));
+    }
+    let changed = stats.changed();
+    report.runs.push(PassRun {
+        name: pass.name,
+        round,
+        stats,
+        time,
+    });
+    Ok(changed)
 }
 
 /// Runs the pipeline of `level` with default options.

@@ -380,9 +380,9 @@ impl<'a> Solver<'a, '_> {
         out
     }
 
-    /// The candidates for unbound `v`: the smallest proposal of a positive constraint whose
-    /// other arguments are bound, else its filtered domain.
-    fn candidates(&mut self, v: Var, order: &[Bound<'a>]) -> Vec<Entity> {
+    /// The smallest proposal for unbound `v` of a positive constraint whose other arguments
+    /// are bound, if any constraint proposes.
+    fn proposal(&mut self, v: Var, order: &[Bound<'a>]) -> Option<Vec<Entity>> {
         let mut best: Option<Vec<Entity>> = None;
         for b in order {
             let Constraint::Pred {
@@ -412,10 +412,50 @@ impl<'a> Solver<'a, '_> {
                 }
             }
         }
-        match best {
-            Some(b) => b,
-            None => self.domain(v, order),
+        best
+    }
+
+    /// The unbound variable of `unbound` with the fewest candidates (its smallest proposal,
+    /// else its filtered domain), and its candidates. A variable with at most one candidate is
+    /// taken at once, and a domain is copied only when it is the choice.
+    fn choose(&mut self, unbound: &[Var], order: &[Bound<'a>]) -> (Var, Vec<Entity>) {
+        let mut best: Option<(Var, Vec<Entity>)> = None;
+        let mut without: Vec<Var> = Vec::new();
+        for &v in unbound {
+            match self.proposal(v, order) {
+                Some(p) => {
+                    if best.as_ref().is_none_or(|(_, b)| p.len() < b.len()) {
+                        let done = p.len() <= 1;
+                        best = Some((v, p));
+                        if done {
+                            return best.expect("just set");
+                        }
+                    }
+                }
+                None => without.push(v),
+            }
         }
+        let mut domain: Option<(Var, usize)> = None;
+        for v in without {
+            let len = self.domain_len(v, order);
+            let beats_best = best.as_ref().is_none_or(|(_, b)| len < b.len());
+            if beats_best && domain.is_none_or(|(_, l)| len < l) {
+                domain = Some((v, len));
+            }
+        }
+        match (domain, best) {
+            (Some((v, _)), _) => (v, self.domain(v, order)),
+            (None, Some(best)) => best,
+            (None, None) => unreachable!("bug: no unbound variable to choose"),
+        }
+    }
+
+    /// The length of `v`'s filtered domain (computed once, then remembered).
+    fn domain_len(&mut self, v: Var, order: &[Bound<'a>]) -> usize {
+        if self.domains[v.index()].is_none() {
+            self.domain(v, order);
+        }
+        self.domains[v.index()].as_ref().map_or(0, Vec::len)
     }
 
     /// Enumerates the assignments of `scope` (outer variables already bound) that satisfy
@@ -459,11 +499,7 @@ impl<'a> Solver<'a, '_> {
         if unbound.is_empty() {
             return emit(&self.bindings);
         }
-        let (v, cands) = unbound
-            .iter()
-            .map(|&v| (v, self.candidates(v, order)))
-            .min_by_key(|(_, c)| c.len())
-            .expect("an unbound variable");
+        let (v, cands) = self.choose(&unbound, order);
         let mut going = true;
         for e in cands {
             self.bindings[v.index()] = Some(e);

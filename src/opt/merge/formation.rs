@@ -846,6 +846,7 @@ fn choose_formation(
         let mut t = program.clone();
         let o = MergeOptions {
             min_block_size: size,
+            stats_cache: Some(crate::r1cs::SharedStatsCache(scorer.cache.clone())),
             ..options.clone()
         };
         merge_below_threshold(&mut t, &o);

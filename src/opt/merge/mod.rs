@@ -260,7 +260,16 @@ pub fn run_with(program: &mut Program, options: &MergeOptions) -> Result<PassSta
 /// The threshold for `program`: `max(min_block_size, next_pow2(max constraints))`, or `None`
 /// when some block cannot be lowered (calls or memory left).
 pub fn threshold(program: &Program, min_block_size: u64) -> Option<u64> {
-    let stats = crate::r1cs::stats(program).ok()?;
+    threshold_with(program, min_block_size, None)
+}
+
+/// [`threshold`], lowering through `cache` when given.
+fn threshold_with(
+    program: &Program,
+    min_block_size: u64,
+    cache: Option<&crate::r1cs::StatsCache>,
+) -> Option<u64> {
+    let stats = stats_with(program, cache).ok()?;
     let max = stats
         .iter()
         .map(|s| s.constraints as u64)
@@ -269,9 +278,22 @@ pub fn threshold(program: &Program, min_block_size: u64) -> Option<u64> {
     Some(min_block_size.max(max.checked_next_power_of_two()?))
 }
 
+/// Every block's size, through `cache` when given (the blocks a round did not touch are not
+/// lowered again).
+fn stats_with(
+    program: &Program,
+    cache: Option<&crate::r1cs::StatsCache>,
+) -> Result<Vec<crate::r1cs::BlockStats>, crate::r1cs::LowerError> {
+    match cache {
+        Some(cache) => cache.stats(program),
+        None => crate::r1cs::stats(program),
+    }
+}
+
 fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassStats {
     let mut stats = PassStats::default();
-    let Some(threshold) = threshold(program, options.min_block_size) else {
+    let cache = options.stats_cache.as_ref().map(|c| &*c.0);
+    let Some(threshold) = threshold_with(program, options.min_block_size, cache) else {
         return stats;
     };
     // Below the threshold a component emits few instructions (many are free in R1CS, so allow
@@ -282,7 +304,7 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
     for f in program.func_ids().collect::<Vec<_>>() {
         let mut skip: HashSet<BlockId> = HashSet::new();
         for _ in 0..MAX_ROUNDS {
-            let Ok(block_stats) = crate::r1cs::stats(program) else {
+            let Ok(block_stats) = stats_with(program, cache) else {
                 return stats;
             };
             let cons: HashMap<BlockId, u64> = block_stats

@@ -215,20 +215,30 @@ impl<'f> Planner<'f> {
     }
 
     /// The blocks on a cycle of the CFG (in a loop).
+    /// The blocks on a cycle of the CFG: those in a strongly connected component of more than
+    /// one block, or with an edge to themselves (Tarjan's algorithm, linear in the CFG).
     fn cyclic_blocks(&self) -> FxSet<BlockId> {
         let func = self.func;
+        let mut graph = petgraph::graph::DiGraph::<BlockId, ()>::new();
+        let nodes: FxMap<BlockId, petgraph::graph::NodeIndex> = func
+            .layout
+            .iter()
+            .map(|&b| (b, graph.add_node(b)))
+            .collect();
         let mut out = FxSet::default();
         for &b in &func.layout {
-            let mut seen: FxSet<BlockId> = FxSet::default();
-            let mut stack = func.successors(b);
-            while let Some(x) = stack.pop() {
-                if x == b {
+            for s in func.successors(b) {
+                if s == b {
                     out.insert(b);
-                    break;
                 }
-                if seen.insert(x) {
-                    stack.extend(func.successors(x));
+                if let Some(&t) = nodes.get(&s) {
+                    graph.add_edge(nodes[&b], t, ());
                 }
+            }
+        }
+        for scc in petgraph::algo::tarjan_scc(&graph) {
+            if scc.len() > 1 {
+                out.extend(scc.iter().map(|&n| graph[n]));
             }
         }
         out
@@ -249,6 +259,12 @@ impl<'f> Planner<'f> {
 
     fn plan(mut self) -> MemoryPlan {
         let func = self.func;
+        // A family lives in memory only when some access uses a run-time index and its
+        // arrays (all of one type) have at least MIN_MEMORY_LEN elements: without such an
+        // access there is nothing to plan (most functions: this scan is all they pay).
+        if !self.has_long_runtime_access() {
+            return MemoryPlan::default();
+        }
         // Families, and the families that cannot live in memory.
         let mut bad: FxSet<ValueId> = FxSet::default();
         let mut runtime: FxSet<ValueId> = FxSet::default();
@@ -340,6 +356,10 @@ impl<'f> Planner<'f> {
                     }
                 }
             }
+        }
+        // Only a family accessed at a run-time index can live in memory.
+        if runtime.is_empty() {
+            return MemoryPlan::default();
         }
         let mut bad_fam: FxSet<u32> = bad.iter().map(|&v| self.find(v)).collect();
         let runtime_fam: FxSet<u32> = runtime.iter().map(|&v| self.find(v)).collect();
@@ -440,12 +460,13 @@ impl<'f> Planner<'f> {
         // Segments, in order of each family's first value.
         let mut seg_of_fam: FxMap<u32, u32> = FxMap::default();
         let mut plan = MemoryPlan::default();
+        let defined = self.defined_values();
         for vi in 0..func.values.len() {
             let id = ValueId(vi as u32);
             let Some(len) = scalar_array(func.value_type(id)) else {
                 continue;
             };
-            if !self.defined(id) {
+            if !defined[vi] {
                 continue;
             }
             let fam = self.find(id);
@@ -477,17 +498,43 @@ impl<'f> Planner<'f> {
         plan
     }
 
-    /// Whether `v` is a parameter of a laid-out block or the result of an instruction in one.
-    fn defined(&self, v: ValueId) -> bool {
+    /// Whether some laid-out instruction reads or writes an array of scalars of at least
+    /// MIN_MEMORY_LEN elements at an index that is not a constant.
+    fn has_long_runtime_access(&self) -> bool {
         let func = self.func;
-        match func.values[v.index()].def {
-            ValueDef::Param(b, _) => func.layout.contains(&b),
-            ValueDef::Result(i, _) => func
-                .layout
+        func.layout.iter().any(|&b| {
+            func.block(b)
+                .insts
                 .iter()
-                .any(|&b| func.block(b).insts.contains(&i)),
-            ValueDef::Const(_) => false,
+                .any(|&i| match func.inst(i).kind {
+                    InstKind::ArrayGet { array, index }
+                    | InstKind::ArraySet { array, index, .. } => {
+                        !self.const_index(index)
+                            && scalar_array(func.value_type(array))
+                                .is_some_and(|len| len >= MIN_MEMORY_LEN)
+                    }
+                    _ => false,
+                })
+        })
+    }
+
+    /// Which values are parameters of a laid-out block or results of an instruction in one,
+    /// by value index (one walk over the layout, not one per value).
+    fn defined_values(&self) -> Vec<bool> {
+        let func = self.func;
+        let mut defined = vec![false; func.values.len()];
+        for &b in &func.layout {
+            let data = func.block(b);
+            for &p in &data.params {
+                defined[p.index()] = true;
+            }
+            for &i in &data.insts {
+                for &r in func.inst(i).results.iter() {
+                    defined[r.index()] = true;
+                }
+            }
         }
+        defined
     }
 
     /// Guarded write chains: `select g, a_n, a_0` (or `select g, a_0, a_n`) where
