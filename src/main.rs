@@ -478,8 +478,15 @@ static MEASURED: std::sync::OnceLock<MeasuredArgs> = std::sync::OnceLock::new();
 impl MeasuredArgs {
     /// Starts recording stages when either flag asks for it (once per process).
     fn start(self) {
+        let time_passes = self.time_passes;
         if (self.time_passes || self.stats) && MEASURED.set(self).is_ok() {
-            zkbc::timing::enable();
+            // Each stage's own peak only when the table that prints it is asked for: measuring
+            // it resets the kernel's high-water mark, which `/usr/bin/time` then misreads.
+            if time_passes {
+                zkbc::timing::enable_stage_peaks();
+            } else {
+                zkbc::timing::enable();
+            }
         }
     }
 }

@@ -2,11 +2,14 @@
 //!
 //! A stage is a named span of work on the calling thread ([`stage`]); stages nest (the
 //! optimizer's passes inside `opt`, a baseline's compile inside `baselines`). When recording is
-//! off (the default) a stage costs one atomic load. When it is on, each stage records its wall
-//! time and its peak resident memory: the kernel's high-water mark (`VmHWM` of
-//! `/proc/self/status`) is reset when a stage starts (`/proc/self/clear_refs`) and read when it
-//! ends, and a child's peak counts towards its parent's. Where the kernel offers neither, a
-//! stage's peak is the process's peak so far (`getrusage`).
+//! off (the default) a stage costs one atomic load. When it is on ([`enable`]), each stage
+//! records its wall time and the process's peak resident memory so far when it ends (the
+//! kernel's high-water mark, `VmHWM` of `/proc/self/status`, else `getrusage`): nothing is reset,
+//! so `/usr/bin/time` and any other observer see the process's true peak. Only with
+//! [`enable_stage_peaks`] (`--time-passes`, which asks for each stage's own peak) is the
+//! high-water mark reset when a stage starts (`/proc/self/clear_refs`) and read when it ends,
+//! a child's peak counting towards its parent's; the reset lowers what the kernel reports for
+//! the process afterwards, so the process's peak is then the largest stage peak.
 //!
 //! ```text
 //! stage                         time     peak RSS
@@ -41,6 +44,8 @@ pub struct Record {
 }
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
+/// Whether each stage resets the kernel's high-water mark to measure its own peak.
+static STAGE_PEAKS: AtomicBool = AtomicBool::new(false);
 static RECORDS: Mutex<Vec<Record>> = Mutex::new(Vec::new());
 /// The highest stage peak: resetting the high-water mark also lowers what `getrusage` (and
 /// `/usr/bin/time`) report afterwards, so the process's peak is the larger of the two.
@@ -81,6 +86,14 @@ pub fn enable() {
     ENABLED.store(true, Ordering::Relaxed);
 }
 
+/// Turns recording on with each stage's own peak memory, measured by resetting the kernel's
+/// high-water mark as each stage starts (`--time-passes`). This distorts what outside tools
+/// read as the process's peak; [`peak_rss`] accounts for it.
+pub fn enable_stage_peaks() {
+    STAGE_PEAKS.store(true, Ordering::Relaxed);
+    enable();
+}
+
 /// Whether stages are being recorded.
 pub fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
@@ -102,6 +115,17 @@ pub fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
         });
         records.len() - 1
     };
+    if !STAGE_PEAKS.load(Ordering::Relaxed) {
+        OPEN.with(|open| open.borrow_mut().push((index, 0)));
+        let start = Instant::now();
+        let out = f();
+        let time = start.elapsed();
+        OPEN.with(|open| open.borrow_mut().pop());
+        let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
+        records[index].time = time;
+        records[index].peak_rss = high_water_mark().or_else(peak_rss);
+        return out;
+    }
     // What the enclosing stage reached before this one resets the high-water mark.
     let before = high_water_mark().unwrap_or(0);
     OPEN.with(|open| {

@@ -94,7 +94,11 @@ impl FuncInfo {
             .into_iter()
             .map(|(b, s)| (b, s.into_iter().filter(|&v| !memory.in_memory(v)).collect()))
             .collect();
-        memory.add_spills(func, &live, &used);
+        let defined_in = |v: ValueId| {
+            let b = def_block[v.index()];
+            (b != NO_BLOCK).then_some(BlockId(b))
+        };
+        memory.add_spills(func, &live, &used, &defined_in);
         FuncInfo {
             live_in: live
                 .into_iter()

@@ -343,9 +343,14 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
                 break;
             }
             let mut merged_any = false;
+            // The function as it was at the last checkpoint, and the merges applied since: a
+            // failed merge is undone by going back to the checkpoint and applying them again
+            // (merging is deterministic), so the function is copied once per round and once
+            // per failure, not once per component.
+            let mut saved = program.func(f).clone();
+            let mut since: Vec<Component> = Vec::new();
             for comp in chosen {
-                let saved = program.func(f).clone();
-                let before = saved.layout.len();
+                let before = program.func(f).layout.len();
                 let ok = merge_component(program.func_mut(f), &comp, budget).is_ok()
                     && crate::r1cs::lower_block(program, f, comp.head)
                         .is_ok_and(|b| (b.n_constraints() as u64) < threshold);
@@ -353,8 +358,14 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
                     merged_any = true;
                     stats.add("components_merged", 1);
                     stats.add("blocks_merged", before - program.func(f).layout.len());
+                    since.push(comp);
                 } else {
                     *program.func_mut(f) = saved;
+                    for done in since.drain(..) {
+                        merge_component(program.func_mut(f), &done, budget)
+                            .expect("bug: a merge that succeeded succeeds again");
+                    }
+                    saved = program.func(f).clone();
                     skip.insert(comp.head);
                 }
             }

@@ -98,12 +98,14 @@ impl MemoryPlan {
 
     /// Spills the scalars whose carrying through states costs more than their memory
     /// accesses (see ARCHITECTURE.md): `live_in` are the values each block receives from a
-    /// dominating block without a parameter, `used` those it reads itself.
+    /// dominating block without a parameter, `used` those it reads itself; `def_block` the
+    /// laid-out block whose instruction defines a result (`None` when none does).
     pub(crate) fn add_spills(
         &mut self,
         func: &Function,
         live_in: &FxMap<BlockId, std::collections::BTreeSet<ValueId>>,
         used: &FxMap<BlockId, std::collections::BTreeSet<ValueId>>,
+        def_block: &dyn Fn(ValueId) -> Option<BlockId>,
     ) {
         if func.layout.len() <= 1 || !memory_enabled() {
             return;
@@ -128,12 +130,8 @@ impl MemoryPlan {
             .filter(|&(v, c)| {
                 let def = match func.values[v.index()].def {
                     ValueDef::Param(b, _) => b,
-                    ValueDef::Result(i, _) => match func
-                        .layout
-                        .iter()
-                        .find(|&&b| func.block(b).insts.contains(&i))
-                    {
-                        Some(&b) => b,
+                    ValueDef::Result(..) => match def_block(v) {
+                        Some(b) => b,
                         None => return false,
                     },
                     ValueDef::Const(_) => return false,
