@@ -459,12 +459,12 @@ impl<'f> Planner<'f> {
         let mut seg_of_fam: FxMap<u32, u32> = FxMap::default();
         let mut plan = MemoryPlan::default();
         let defined = self.defined_values();
-        for vi in 0..func.values.len() {
+        for (vi, &is_defined) in defined.iter().enumerate() {
             let id = ValueId(vi as u32);
             let Some(len) = scalar_array(func.value_type(id)) else {
                 continue;
             };
-            if !defined[vi] {
+            if !is_defined {
                 continue;
             }
             let fam = self.find(id);
