@@ -60,22 +60,53 @@ impl StatsCache {
             .map(|&(f, b)| {
                 let func = program.func(f);
                 let main_entry = f == program.main && b == func.entry;
-                let info = &infos[f.index()];
-                let key = fingerprint(func, info, b, main_entry);
-                let cached = self.map.lock().expect("cache lock").get(&key).copied();
-                if let Some(mut s) = cached {
-                    self.hits.fetch_add(1, Ordering::Relaxed);
-                    s.func = f;
-                    s.block = b;
-                    s.memory_size = info.memory.size;
-                    return Ok(s);
-                }
-                self.misses.fetch_add(1, Ordering::Relaxed);
-                let s = lower_with(func, f, info.clone(), b, main_entry)?.stats();
-                self.map.lock().expect("cache lock").insert(key, s);
-                Ok(s)
+                self.lookup_or_lower(func, f, &infos[f.index()], b, main_entry)
             })
             .collect()
+    }
+
+    /// The size of one block of `program` (`func`'s `block`), lowered now unless a block of
+    /// the same key was; later [`StatsCache::stats`] of a program holding the same block find it.
+    pub fn block(
+        &self,
+        program: &Program,
+        f: crate::ir::FuncId,
+        b: BlockId,
+    ) -> Result<BlockStats, LowerError> {
+        let func = program
+            .funcs
+            .get(f.index())
+            .ok_or_else(|| LowerError::NoSuchBlock {
+                func: f.to_string(),
+                block: b,
+            })?;
+        let info = Arc::new(FuncInfo::new(func));
+        let main_entry = f == program.main && b == func.entry;
+        self.lookup_or_lower(func, f, &info, b, main_entry)
+    }
+
+    /// The cached size of `b` (with its key computed from `info`), or lowered and cached.
+    fn lookup_or_lower(
+        &self,
+        func: &Function,
+        f: crate::ir::FuncId,
+        info: &Arc<FuncInfo>,
+        b: BlockId,
+        main_entry: bool,
+    ) -> Result<BlockStats, LowerError> {
+        let key = fingerprint(func, info, b, main_entry);
+        let cached = self.map.lock().expect("cache lock").get(&key).copied();
+        if let Some(mut s) = cached {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            s.func = f;
+            s.block = b;
+            s.memory_size = info.memory.size;
+            return Ok(s);
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let s = lower_with(func, f, info.clone(), b, main_entry)?.stats();
+        self.map.lock().expect("cache lock").insert(key, s);
+        Ok(s)
     }
 
     /// Blocks answered from the cache and blocks lowered, so far.

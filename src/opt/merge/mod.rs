@@ -73,7 +73,7 @@ pub use rotate::rotate_loop;
 use super::PassStats;
 use crate::analysis::components::component_size;
 use crate::analysis::{Component, LoopForest, MergeComponents};
-use crate::ir::{BlockId, Function, Program, SrcLoc, Terminator, ValueId};
+use crate::ir::{BlockId, FuncId, Function, Program, SrcLoc, Terminator, ValueId};
 use emit::{Edge, Emitter};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -290,6 +290,24 @@ fn stats_with(
     }
 }
 
+/// The constraints of one block, through `cache` when given; `None` when it cannot be lowered.
+fn block_constraints(
+    program: &Program,
+    f: FuncId,
+    b: BlockId,
+    cache: Option<&crate::r1cs::StatsCache>,
+) -> Option<u64> {
+    match cache {
+        Some(cache) => cache
+            .block(program, f, b)
+            .ok()
+            .map(|s| s.constraints as u64),
+        None => crate::r1cs::lower_block(program, f, b)
+            .ok()
+            .map(|b| b.n_constraints() as u64),
+    }
+}
+
 fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassStats {
     let mut stats = PassStats::default();
     let cache = options.stats_cache.as_ref().map(|c| &*c.0);
@@ -352,8 +370,8 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
             for comp in chosen {
                 let before = program.func(f).layout.len();
                 let ok = merge_component(program.func_mut(f), &comp, budget).is_ok()
-                    && crate::r1cs::lower_block(program, f, comp.head)
-                        .is_ok_and(|b| (b.n_constraints() as u64) < threshold);
+                    && block_constraints(program, f, comp.head, cache)
+                        .is_some_and(|n| n < threshold);
                 if ok {
                     merged_any = true;
                     stats.add("components_merged", 1);
