@@ -584,7 +584,24 @@ impl Function {
         if subst.is_empty() {
             return;
         }
+        // Most operands are not substituted: a bit per value answers them without hashing
+        // (a merge substitutes a component's values and walks the whole function).
+        let mut keys = vec![0u64; self.values.len().div_ceil(64)];
+        for k in subst.keys() {
+            if let Some(word) = keys.get_mut(k.index() / 64) {
+                *word |= 1 << (k.index() % 64);
+            } else {
+                keys.resize(k.index() / 64 + 1, 0);
+                keys[k.index() / 64] |= 1 << (k.index() % 64);
+            }
+        }
         let resolve = |mut v: ValueId| {
+            let in_keys = keys
+                .get(v.index() / 64)
+                .is_some_and(|w| w & (1 << (v.index() % 64)) != 0);
+            if !in_keys {
+                return v;
+            }
             let mut steps = 0;
             while let Some(&next) = subst.get(&v) {
                 v = next;
