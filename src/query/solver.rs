@@ -240,6 +240,7 @@ impl Query {
             query: self,
             bindings: vec![None; self.vars.len()],
             domains: vec![None; self.vars.len()],
+            fixed_proposals: std::collections::HashMap::new(),
         };
         let mut out = Vec::new();
         solver.search(&outer, &self.constraints, &mut |b| {
@@ -317,6 +318,10 @@ struct Solver<'a, 'f> {
     bindings: Vec<Option<Entity>>,
     /// The domain of each variable after its unary constraints, computed on first use.
     domains: Vec<Option<Vec<Entity>>>,
+    /// Proposals that depend on no binding (every other argument of the constraint is a
+    /// fixed entity: `opcode(add)` proposes every `add`), by constraint address and position:
+    /// computed once, not at every node of the search.
+    fixed_proposals: std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<Entity>>>,
 }
 
 impl<'a> Solver<'a, '_> {
@@ -382,8 +387,8 @@ impl<'a> Solver<'a, '_> {
 
     /// The smallest proposal for unbound `v` of a positive constraint whose other arguments
     /// are bound, if any constraint proposes.
-    fn proposal(&mut self, v: Var, order: &[Bound<'a>]) -> Option<Vec<Entity>> {
-        let mut best: Option<Vec<Entity>> = None;
+    fn proposal(&mut self, v: Var, order: &[Bound<'a>]) -> Option<std::rc::Rc<Vec<Entity>>> {
+        let mut best: Option<std::rc::Rc<Vec<Entity>>> = None;
         for b in order {
             let Constraint::Pred {
                 pred,
@@ -404,9 +409,24 @@ impl<'a> Solver<'a, '_> {
             {
                 continue;
             }
-            if let Some(mut p) = pred.propose(self.facts, &partial, pos) {
-                p.sort();
-                p.dedup();
+            let fixed = args
+                .iter()
+                .enumerate()
+                .all(|(i, t)| i == pos || matches!(t, Term::Fixed(_)));
+            let key = (b.c as *const Constraint as usize, pos);
+            let proposed = match fixed.then(|| self.fixed_proposals.get(&key)).flatten() {
+                Some(p) => Some(p.clone()),
+                None => pred.propose(self.facts, &partial, pos).map(|mut p| {
+                    p.sort();
+                    p.dedup();
+                    let p = std::rc::Rc::new(p);
+                    if fixed {
+                        self.fixed_proposals.insert(key, p.clone());
+                    }
+                    p
+                }),
+            };
+            if let Some(p) = proposed {
                 if best.as_ref().is_none_or(|b| p.len() < b.len()) {
                     best = Some(p);
                 }
@@ -419,7 +439,10 @@ impl<'a> Solver<'a, '_> {
     /// else its filtered domain), and its candidates. A variable with at most one candidate is
     /// taken at once, and a domain is copied only when it is the choice.
     fn choose(&mut self, unbound: &[Var], order: &[Bound<'a>]) -> (Var, Vec<Entity>) {
-        let mut best: Option<(Var, Vec<Entity>)> = None;
+        let owned = |p: std::rc::Rc<Vec<Entity>>| {
+            std::rc::Rc::try_unwrap(p).unwrap_or_else(|p| (*p).clone())
+        };
+        let mut best: Option<(Var, std::rc::Rc<Vec<Entity>>)> = None;
         let mut without: Vec<Var> = Vec::new();
         for &v in unbound {
             match self.proposal(v, order) {
@@ -428,7 +451,8 @@ impl<'a> Solver<'a, '_> {
                         let done = p.len() <= 1;
                         best = Some((v, p));
                         if done {
-                            return best.expect("just set");
+                            let (v, p) = best.expect("just set");
+                            return (v, owned(p));
                         }
                     }
                 }
@@ -445,7 +469,7 @@ impl<'a> Solver<'a, '_> {
         }
         match (domain, best) {
             (Some((v, _)), _) => (v, self.domain(v, order)),
-            (None, Some(best)) => best,
+            (None, Some((v, p))) => (v, owned(p)),
             (None, None) => unreachable!("bug: no unbound variable to choose"),
         }
     }
