@@ -56,6 +56,8 @@ pub struct Facts<'f> {
     cyclic: Vec<Vec<(usize, usize)>>,
     /// `(e, f)` → whether some cycle passes through edge `e` and not through edge `f`.
     cycle_cache: RefCell<HashMap<(usize, usize), bool>>,
+    /// The users of each value ([`Facts::users_of`]), built on first use.
+    users: std::cell::OnceCell<HashMap<ValueId, Vec<InstId>>>,
 }
 
 impl<'f> Facts<'f> {
@@ -131,7 +133,27 @@ impl<'f> Facts<'f> {
             edge_pdom,
             cyclic,
             cycle_cache: RefCell::new(HashMap::new()),
+            users: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The laid-out instructions that use `v` as an operand, in layout order (an index built
+    /// on first use: a query asking for the users of one value after another scanned every
+    /// instruction each time).
+    pub fn users_of(&self, v: ValueId) -> &[InstId] {
+        let users = self.users.get_or_init(|| {
+            let mut users: HashMap<ValueId, Vec<InstId>> = HashMap::new();
+            for &i in &self.insts {
+                self.func.inst(i).kind.for_each_operand(|v| {
+                    let list = users.entry(v).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
+                });
+            }
+            users
+        });
+        users.get(&v).map_or(&[], Vec::as_slice)
     }
 
     /// The nodes of the extended CFG: the live blocks in layout order, then `start` and `end`.

@@ -458,12 +458,7 @@ impl Pred {
             (Pred::Operand(_), 1) => values(&func.inst(arg(0).inst()).kind.operands()),
             (Pred::Operand(_), 0) => {
                 let v = arg(1).value();
-                facts
-                    .insts
-                    .iter()
-                    .filter(|i| func.inst(**i).kind.operands().contains(&v))
-                    .map(|i| Entity::Inst(*i))
-                    .collect()
+                facts.users_of(v).iter().map(|i| Entity::Inst(*i)).collect()
             }
             (Pred::InBlock, 0) => func
                 .block(arg(1).block())

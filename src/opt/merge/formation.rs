@@ -842,14 +842,23 @@ fn choose_formation(
         ("greedy".into(), Some((greedy_score, greedy)), String::new()),
     ];
     formations.push(monolithic);
-    for size in [1024u64, 32768] {
-        let mut t = program.clone();
+    // The two threshold formations are independent: formed side by side (the rest of a
+    // report is mostly sequential, so this is where a second core helps), then scored. The
+    // rule reads only the sizes below, never the counts (which are not `Send`).
+    let (base, cache, max_unrolled) = (&*program, &scorer.cache, options.max_unrolled);
+    let threshold_at = |size: u64| {
+        let mut t = base.clone();
         let o = MergeOptions {
             min_block_size: size,
-            stats_cache: Some(crate::r1cs::SharedStatsCache(scorer.cache.clone())),
-            ..options.clone()
+            max_unrolled,
+            stats_cache: Some(crate::r1cs::SharedStatsCache(cache.clone())),
+            ..MergeOptions::default()
         };
         merge_below_threshold(&mut t, &o);
+        t
+    };
+    let (t1024, t32768) = rayon::join(|| threshold_at(1024), || threshold_at(32768));
+    for (size, t) in [(1024u64, t1024), (32768, t32768)] {
         formations.push((
             format!("threshold {size}"),
             scorer.score(&t, None).map(|p| (p, t)),

@@ -293,8 +293,12 @@ impl<'f> Planner<'f> {
             let data = func.block(b);
             for &i in &data.insts {
                 let inst = func.inst(i);
-                inst.kind
-                    .for_each_operand(|v| *uses.entry(v).or_insert(0) += 1);
+                // Uses of arrays only: the guarded chains read nothing else.
+                inst.kind.for_each_operand(|v| {
+                    if self.is_arr(v) {
+                        *uses.entry(v).or_insert(0) += 1;
+                    }
+                });
                 match &inst.kind {
                     InstKind::ArrayGet { array, index } => {
                         if !self.const_index(*index) && self.is_arr(*array) {
@@ -336,7 +340,9 @@ impl<'f> Planner<'f> {
             }
             if let Some(t) = &data.term {
                 for v in t.operands() {
-                    *uses.entry(v).or_insert(0) += 1;
+                    if self.is_arr(v) {
+                        *uses.entry(v).or_insert(0) += 1;
+                    }
                 }
                 for call in t.block_calls() {
                     let params = &func.block(call.block).params;
@@ -548,6 +554,14 @@ impl<'f> Planner<'f> {
         let mut ends = FxSet::default();
         for &b in &func.layout {
             let insts = &func.block(b).insts;
+            // Only a block with a `select` of arrays can end a chain.
+            let has_array_select = insts.iter().any(|&i| {
+                let inst = func.inst(i);
+                matches!(inst.kind, InstKind::Select { .. }) && self.is_arr(inst.results[0])
+            });
+            if !has_array_select {
+                continue;
+            }
             let pos: FxMap<ValueId, usize> = insts
                 .iter()
                 .enumerate()
