@@ -15,7 +15,7 @@
 
 use super::MergeError;
 use crate::analysis::{LoopForest, LoopId};
-use crate::fxhash::{hash64, FxMap, FxSet};
+use crate::fxhash::{hash64, FxMap};
 use crate::ir::interp::{eval_pure_typed, Val};
 use crate::ir::{
     result_types_typed, BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, SrcLoc,
@@ -338,38 +338,65 @@ impl<'a> Emitter<'a> {
     }
 
     /// Values defined in loop `l` (block parameters and results of its blocks) that blocks
-    /// outside `l` use.
+    /// outside `l` use. Found for every loop in one walk over the function, the first time
+    /// any loop is asked (one walk per loop was quadratic in a program of many loops): a use in
+    /// block `b` of a value defined in block `d` escapes every loop around `d` that does not
+    /// hold `b`, innermost first, up to the first that does (which its parents hold too).
     fn escaping(&mut self, l: LoopId) -> Vec<ValueId> {
-        if let Some(vs) = self.escaping.get(&l) {
-            return vs.clone();
+        if self.escaping.is_empty() {
+            self.find_escaping();
         }
-        let blocks: FxSet<BlockId> = self.loops.get(l).blocks.iter().copied().collect();
-        let mut defined = FxSet::default();
-        for &b in &blocks {
-            let data = self.func.block(b);
-            defined.extend(data.params.iter().copied());
-            for &i in &data.insts {
-                defined.extend(self.func.inst(i).results.iter().copied());
-            }
-        }
-        let mut used = Vec::new();
-        for &b in &self.func.layout {
-            if blocks.contains(&b) {
+        self.escaping.get(&l).cloned().unwrap_or_default()
+    }
+
+    fn find_escaping(&mut self) {
+        let func: &Function = self.func;
+        let loops = self.loops;
+        let mut def_block: FxMap<ValueId, BlockId> = FxMap::default();
+        for &b in &func.layout {
+            if loops.innermost(b).is_none() {
                 continue;
             }
-            let data = self.func.block(b);
-            for &i in &data.insts {
-                self.func.inst(i).kind.for_each_operand(|v| used.push(v));
+            let data = func.block(b);
+            for &p in &data.params {
+                def_block.insert(p, b);
             }
-            if let Some(t) = &data.term {
-                used.extend(t.operands());
+            for &i in &data.insts {
+                for &r in &func.inst(i).results {
+                    def_block.insert(r, b);
+                }
             }
         }
-        let mut out: Vec<ValueId> = used.into_iter().filter(|v| defined.contains(v)).collect();
-        out.sort();
-        out.dedup();
-        self.escaping.insert(l, out.clone());
-        out
+        let mut out: FxMap<LoopId, Vec<ValueId>> = loops.ids().map(|l| (l, Vec::new())).collect();
+        let note = |v: ValueId, b: BlockId, out: &mut FxMap<LoopId, Vec<ValueId>>| {
+            let Some(&d) = def_block.get(&v) else {
+                return;
+            };
+            let mut cur = loops.innermost(d);
+            while let Some(l) = cur {
+                if loops.contains(l, b) {
+                    break;
+                }
+                out.entry(l).or_default().push(v);
+                cur = loops.get(l).parent;
+            }
+        };
+        for &b in &func.layout {
+            let data = func.block(b);
+            for &i in &data.insts {
+                func.inst(i).kind.for_each_operand(|v| note(v, b, &mut out));
+            }
+            if let Some(t) = &data.term {
+                for v in t.operands() {
+                    note(v, b, &mut out);
+                }
+            }
+        }
+        for vs in out.values_mut() {
+            vs.sort();
+            vs.dedup();
+        }
+        self.escaping = out;
     }
 
     /// [`Emitter::combine`], also combining the edges' [`Edge::live`] copies and renaming each
