@@ -11,6 +11,8 @@ use std::process::{Command, Stdio};
 /// Runs zkbc with `args`, returning its stderr and its peak resident memory in bytes as the
 /// kernel reports it to the parent (`ru_maxrss` of `wait4`).
 fn run_with_rusage(args: &[&str]) -> (String, u64) {
+    // Waited for by `wait4` below, which also gives its resource usage (`Child::wait` does not).
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(env!("CARGO_BIN_EXE_zkbc"))
         .args(args)
         .stdout(Stdio::null())
