@@ -162,6 +162,16 @@ impl Fact {
             mentions: mentions(func, cond, 0),
         }
     }
+
+    /// A fact without a filter (every value may be named): the edge facts a sweep makes for
+    /// one question each, where computing the filter would cost more than it saves.
+    fn unfiltered(cond: ValueId, holds: bool) -> Fact {
+        Fact {
+            cond,
+            holds,
+            mentions: u64::MAX,
+        }
+    }
 }
 
 /// The bit of `v` in a fact's `mentions`.
@@ -653,10 +663,10 @@ fn edges_to(func: &Function, q: BlockId, b: BlockId) -> Vec<(&crate::ir::BlockCa
         }) => {
             let mut out = Vec::new();
             if then_dest.block == b {
-                out.push((then_dest, Some(Fact::new(func, *cond, true))));
+                out.push((then_dest, Some(Fact::unfiltered(*cond, true))));
             }
             if else_dest.block == b {
-                out.push((else_dest, Some(Fact::new(func, *cond, false))));
+                out.push((else_dest, Some(Fact::unfiltered(*cond, false))));
             }
             out
         }

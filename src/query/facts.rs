@@ -58,6 +58,8 @@ pub struct Facts<'f> {
     cycle_cache: RefCell<HashMap<(usize, usize), bool>>,
     /// The users of each value ([`Facts::users_of`]), built on first use.
     users: std::cell::OnceCell<HashMap<ValueId, Vec<InstId>>>,
+    /// Whether [`Facts::users_of`] was asked before (the second question builds the index).
+    users_asked: std::cell::Cell<bool>,
 }
 
 impl<'f> Facts<'f> {
@@ -134,13 +136,25 @@ impl<'f> Facts<'f> {
             cyclic,
             cycle_cache: RefCell::new(HashMap::new()),
             users: std::cell::OnceCell::new(),
+            users_asked: std::cell::Cell::new(false),
         }
     }
 
     /// The laid-out instructions that use `v` as an operand, in layout order (an index built
     /// on first use: a query asking for the users of one value after another scanned every
     /// instruction each time).
-    pub fn users_of(&self, v: ValueId) -> &[InstId] {
+    pub fn users_of(&self, v: ValueId) -> std::borrow::Cow<'_, [InstId]> {
+        // The first question is answered by a scan: a query that asks once (most functions
+        // have one loop or none) does not pay for the index.
+        if self.users.get().is_none() && !self.users_asked.replace(true) {
+            let found: Vec<InstId> = self
+                .insts
+                .iter()
+                .copied()
+                .filter(|i| self.func.inst(*i).kind.operands().contains(&v))
+                .collect();
+            return std::borrow::Cow::Owned(found);
+        }
         let users = self.users.get_or_init(|| {
             let mut users: HashMap<ValueId, Vec<InstId>> = HashMap::new();
             for &i in &self.insts {
@@ -153,7 +167,7 @@ impl<'f> Facts<'f> {
             }
             users
         });
-        users.get(&v).map_or(&[], Vec::as_slice)
+        std::borrow::Cow::Borrowed(users.get(&v).map_or(&[], Vec::as_slice))
     }
 
     /// The nodes of the extended CFG: the live blocks in layout order, then `start` and `end`.

@@ -15,7 +15,7 @@
 
 use super::MergeError;
 use crate::analysis::{LoopForest, LoopId};
-use crate::fxhash::{hash64, FxMap};
+use crate::fxhash::{hash64, FxMap, FxSet};
 use crate::ir::interp::{eval_pure_typed, Val};
 use crate::ir::{
     result_types_typed, BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, SrcLoc,
@@ -342,11 +342,50 @@ impl<'a> Emitter<'a> {
     /// any loop is asked (one walk per loop was quadratic in a program of many loops): a use in
     /// block `b` of a value defined in block `d` escapes every loop around `d` that does not
     /// hold `b`, innermost first, up to the first that does (which its parents hold too).
+    ///
+    /// The first loop asked is answered by a walk of its own (a merge that unrolls one loop
+    /// pays one walk, as before); the second asks for every loop at once.
     fn escaping(&mut self, l: LoopId) -> Vec<ValueId> {
-        if self.escaping.is_empty() {
-            self.find_escaping();
+        if let Some(vs) = self.escaping.get(&l) {
+            return vs.clone();
         }
+        if self.escaping.is_empty() {
+            let vs = self.escaping_from(l);
+            self.escaping.insert(l, vs.clone());
+            return vs;
+        }
+        self.find_escaping();
         self.escaping.get(&l).cloned().unwrap_or_default()
+    }
+
+    /// The values defined in loop `l` that blocks outside it use, by one walk.
+    fn escaping_from(&self, l: LoopId) -> Vec<ValueId> {
+        let blocks: FxSet<BlockId> = self.loops.get(l).blocks.iter().copied().collect();
+        let mut defined = FxSet::default();
+        for &b in &blocks {
+            let data = self.func.block(b);
+            defined.extend(data.params.iter().copied());
+            for &i in &data.insts {
+                defined.extend(self.func.inst(i).results.iter().copied());
+            }
+        }
+        let mut used = Vec::new();
+        for &b in &self.func.layout {
+            if blocks.contains(&b) {
+                continue;
+            }
+            let data = self.func.block(b);
+            for &i in &data.insts {
+                self.func.inst(i).kind.for_each_operand(|v| used.push(v));
+            }
+            if let Some(t) = &data.term {
+                used.extend(t.operands());
+            }
+        }
+        let mut out: Vec<ValueId> = used.into_iter().filter(|v| defined.contains(v)).collect();
+        out.sort();
+        out.dedup();
+        out
     }
 
     fn find_escaping(&mut self) {
