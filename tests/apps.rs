@@ -6,11 +6,10 @@
 //! slow for the test suite.)
 
 mod common;
-use common::read_json;
+use common::{read_json, run_and_compare, zok_files};
 use std::path::{Path, PathBuf};
 use zkbc::driver::measure::{measure, Settings};
 use zkbc::driver::{self, Compilation};
-use zkbc::ir::interp;
 use zkbc::opt::OptLevel;
 
 /// Programs checked at `-O3` too: those whose default report takes well under a second with a
@@ -28,15 +27,7 @@ const CHECKED_AT_O3: &[&str] = &[
 ];
 
 fn apps() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits/apps");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("circuits/apps exists")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "zok"))
-        .collect();
-    files.sort();
-    files
+    zok_files("circuits/apps")
 }
 
 fn compile(file: &Path, level: OptLevel) -> Result<Compilation, String> {
@@ -69,16 +60,8 @@ fn application_programs_compute_their_expected_outputs() {
                     continue;
                 }
             };
-            let values = compiled.inputs_from_json(&inputs).expect("inputs fit main");
-            match interp::run(&compiled.program, &values, interp::Limits::default()) {
-                Ok(out) => {
-                    let got = compiled.outputs_to_json(&out.outputs);
-                    if got != expected {
-                        failures.push(format!("{name} {level:?}: got {got}, expected {expected}"));
-                    }
-                }
-                Err(e) => failures.push(format!("{name} {level:?}: failed: {e}")),
-            }
+            let what = format!("{name} {level:?}");
+            failures.extend(run_and_compare(&what, &compiled, &inputs, &expected));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

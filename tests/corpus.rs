@@ -2,10 +2,10 @@
 //! `NAME.json` gives `NAME.expected.json` (computed outside zkbc by `circuits/expected.py`).
 
 mod common;
-use common::{corpus, read_json};
+use common::{corpus, read_json, run_and_compare};
 use std::path::Path;
 use zkbc::driver;
-use zkbc::ir::{interp, InstKind, Terminator};
+use zkbc::ir::{InstKind, Terminator};
 use zkbc::opt::OptLevel;
 
 const LEVELS: [OptLevel; 4] = [OptLevel::O0, OptLevel::O1, OptLevel::O2, OptLevel::O3];
@@ -42,22 +42,8 @@ fn corpus_programs_compute_expected_outputs() {
                 failures.push(format!("{name} {level:?}: invalid IR:\n{e}"));
                 continue;
             }
-            let values = match compiled.inputs_from_json(&inputs) {
-                Ok(v) => v,
-                Err(e) => {
-                    failures.push(format!("{name}: inputs: {e}"));
-                    continue;
-                }
-            };
-            match interp::run(&compiled.program, &values, interp::Limits::default()) {
-                Ok(out) => {
-                    let got = compiled.outputs_to_json(&out.outputs);
-                    if got != expected {
-                        failures.push(format!("{name} {level:?}: got {got}, expected {expected}"));
-                    }
-                }
-                Err(e) => failures.push(format!("{name} {level:?}: failed: {e}")),
-            }
+            let what = format!("{name} {level:?}");
+            failures.extend(run_and_compare(&what, &compiled, &inputs, &expected));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

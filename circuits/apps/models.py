@@ -18,9 +18,14 @@ import ast
 import hashlib
 import os
 import re
+import sys
 
 P = 21888242871839275222246405745257275088548364400416034343698204186575808495617
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The square root mod P of the corpus' Baby Jubjub model (tests/babyjubjub.py), shared.
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests"))
+from babyjubjub import sqrt_mod  # noqa: E402
 STDLIB = os.path.join(HERE, "..", "..", "stdlib")
 
 
@@ -286,27 +291,6 @@ def _check_eddsa():
 # Grumpkin: y^2 = x^3 - 17 over BN254's scalar field; None is the point at infinity.
 
 GRUMPKIN_B = P - 17
-
-
-def sqrt_mod(n):
-    """A square root of n mod P (Tonelli-Shanks), None for a non-square."""
-    n %= P
-    if n == 0:
-        return 0
-    if pow(n, (P - 1) // 2, P) != 1:
-        return None
-    q, s = P - 1, 0
-    while q % 2 == 0:
-        q, s = q // 2, s + 1
-    z = next(z for z in range(2, 100) if pow(z, (P - 1) // 2, P) == P - 1)
-    m, c, t, r = s, pow(z, q, P), pow(n, q, P), pow(n, (q + 1) // 2, P)
-    while t != 1:
-        i, t2 = 0, t
-        while t2 != 1:
-            t2, i = t2 * t2 % P, i + 1
-        b = pow(c, 1 << (m - i - 1), P)
-        m, c, t, r = i, b * b % P, t * b * b % P, r * b % P
-    return r
 
 
 def grumpkin_point(x):

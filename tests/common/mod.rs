@@ -5,9 +5,15 @@ use std::path::{Path, PathBuf};
 /// The corpus programs, `circuits/*.zok`, sorted.
 #[allow(dead_code)] // not every test binary reads the corpus
 pub fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits");
+    zok_files("circuits")
+}
+
+/// The `.zok` files of the crate's folder `sub` (not its subfolders), sorted.
+#[allow(dead_code)] // not every test binary reads programs
+pub fn zok_files(sub: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(sub);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("circuits/ exists")
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "zok"))
@@ -72,4 +78,27 @@ pub fn stdout(out: &std::process::Output) -> String {
 #[allow(dead_code)] // only the CLI tests
 pub fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs `compiled` on `inputs` (JSON) and compares its outputs with `expected`
+/// (`{"outputs": [...]}`): `None` when they agree, else what went wrong, naming `what`.
+#[allow(dead_code)] // only the tests that run programs
+pub fn run_and_compare(
+    what: &str,
+    compiled: &zkbc::driver::Compilation,
+    inputs: &serde_json::Value,
+    expected: &serde_json::Value,
+) -> Option<String> {
+    let values = match compiled.inputs_from_json(inputs) {
+        Ok(v) => v,
+        Err(e) => return Some(format!("{what}: inputs: {e}")),
+    };
+    let limits = zkbc::ir::interp::Limits::default();
+    match zkbc::ir::interp::run(&compiled.program, &values, limits) {
+        Ok(out) => {
+            let got = compiled.outputs_to_json(&out.outputs);
+            (got != *expected).then(|| format!("{what}: got {got}, expected {expected}"))
+        }
+        Err(e) => Some(format!("{what}: failed: {e}")),
+    }
 }
