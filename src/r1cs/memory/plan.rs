@@ -361,10 +361,6 @@ impl<'f> Planner<'f> {
                 }
             }
         }
-        // Only a family accessed at a run-time index can live in memory.
-        if runtime.is_empty() {
-            return MemoryPlan::default();
-        }
         let mut bad_fam: FxSet<u32> = bad.iter().map(|&v| self.find(v)).collect();
         let runtime_fam: FxSet<u32> = runtime.iter().map(|&v| self.find(v)).collect();
         let guarded = self.guarded_chains(&uses);
