@@ -54,6 +54,7 @@
 
 use super::dominators::DomTree;
 use super::loops::LoopForest;
+use crate::fxhash::FxMap;
 use crate::ir::{BinOp, BlockId, Const, Function, InstKind, Terminator, Type, ValueDef, ValueId};
 use std::collections::HashMap;
 
@@ -61,8 +62,10 @@ use std::collections::HashMap;
 pub const WIDEN_AFTER: u32 = 3;
 /// Narrowing sweeps after the ascending iteration.
 pub const NARROW_SWEEPS: usize = 3;
-/// Most ascending sweeps; past this the analysis gives up and every interval is ⊤ (it cannot
-/// happen with widening, but a bound keeps a bug from hanging the compiler).
+/// Most ascending sweeps, plus 8 per block; past this the analysis gives up and every interval
+/// is ⊤ (it cannot happen with widening, but a bound keeps a bug from hanging the compiler).
+/// Sequential loops take sweeps in proportion to their number: the blocks after a loop are
+/// reached only once its header's interval has grown past the loop's bound.
 const MAX_SWEEPS: usize = 1000;
 
 /// An inclusive interval of unsigned integer values, `lo ≤ hi`.
@@ -147,61 +150,61 @@ fn tracked_width(func: &Function, v: ValueId) -> u32 {
 struct Fact {
     cond: ValueId,
     holds: bool,
-    /// A bit (`mention_bit`) for every value [`refine`] can narrow with this fact: a filter
-    /// that lets [`refine_all`] skip, in one test, the facts that say nothing of a value (a
-    /// block after a long sequence of loops inherits one fact per loop exit, and every operand
-    /// of every sweep asked each of them).
-    mentions: u64,
 }
 
-impl Fact {
-    fn new(func: &Function, cond: ValueId, holds: bool) -> Fact {
-        Fact {
-            cond,
-            holds,
-            mentions: mentions(func, cond, 0),
-        }
-    }
-
-    /// A fact without a filter (every value may be named): the edge facts a sweep makes for
-    /// one question each, where computing the filter would cost more than it saves.
-    fn unfiltered(cond: ValueId, holds: bool) -> Fact {
-        Fact {
-            cond,
-            holds,
-            mentions: u64::MAX,
-        }
-    }
-}
-
-/// The bit of `v` in a fact's `mentions`.
-fn mention_bit(v: ValueId) -> u64 {
-    1 << (v.0 % 64)
-}
-
-/// The bits of every value [`refine`] may narrow by a fact on `cond` (a superset: both sides
-/// of every `and`/`or`, whichever way the fact holds), following it to the same depth.
-fn mentions(func: &Function, cond: ValueId, depth: u32) -> u64 {
-    let mut bits = mention_bit(cond);
+/// Every value [`refine`] may narrow by a fact on `cond` (a superset: both sides of every
+/// `and`/`or`, whichever way the fact holds), following it to the same depth, into `out`.
+fn mentioned(func: &Function, cond: ValueId, depth: u32, out: &mut Vec<ValueId>) {
+    out.push(cond);
     if depth > MAX_COND_DEPTH {
-        return bits;
+        return;
     }
     let ValueDef::Result(inst, _) = func.value(cond).def else {
-        return bits;
+        return;
     };
     match &func.inst(inst).kind {
         InstKind::Not { arg } if func.value_type(*arg).is_bool() => {
-            bits |= mentions(func, *arg, depth + 1);
+            mentioned(func, *arg, depth + 1, out);
         }
         InstKind::Binary { lhs, rhs, .. } if func.value_type(*lhs).is_bool() => {
-            bits |= mentions(func, *lhs, depth + 1) | mentions(func, *rhs, depth + 1);
+            mentioned(func, *lhs, depth + 1, out);
+            mentioned(func, *rhs, depth + 1, out);
         }
-        InstKind::Binary { lhs, rhs, .. } => {
-            bits |= mention_bit(*lhs) | mention_bit(*rhs);
-        }
+        InstKind::Binary { lhs, rhs, .. } => out.extend([*lhs, *rhs]),
         _ => {}
     }
-    bits
+}
+
+/// The dominating conditions of a function, indexed by the values they can narrow: a block
+/// after a long sequence of loops is dominated by one loop exit's condition per loop, and
+/// asking each of them about every operand made the analysis quadratic. A value is narrowed
+/// by the few facts that name it, each applying where its block dominates.
+#[derive(Clone, Debug)]
+struct Facts {
+    dom: DomTree,
+    /// For each value, the facts that may narrow it, with the block they hold in, in reverse
+    /// post-order (so that a block's facts apply from the entry down, as they are inherited).
+    by_value: FxMap<ValueId, Vec<(BlockId, Fact)>>,
+}
+
+impl Facts {
+    /// `r` (the interval of `v`) refined by every fact holding at `block`; `None` when they
+    /// cannot all hold.
+    fn refine_at(
+        &self,
+        func: &Function,
+        get: &dyn Fn(ValueId) -> Option<Interval>,
+        block: BlockId,
+        v: ValueId,
+        mut r: Interval,
+    ) -> Option<Interval> {
+        for (d, f) in self.by_value.get(&v).map_or(&[][..], Vec::as_slice) {
+            if self.dom.dominates(*d, block) {
+                r = refine(func, get, f.cond, f.holds, v, r, 0)?;
+            }
+        }
+        Some(r)
+    }
 }
 
 /// The intervals of the tracked values (those of a type with `uN` leaves) of a function, and
@@ -274,8 +277,8 @@ impl Table {
 pub struct Ranges {
     /// The tracked values' intervals.
     table: Table,
-    /// Conditions holding at each block's entry, by block index.
-    facts: Vec<Vec<Fact>>,
+    /// The conditions holding at each block's entry.
+    facts: Facts,
     /// Blocks some execution can reach.
     reached: Vec<bool>,
 }
@@ -297,8 +300,8 @@ impl Ranges {
     /// when the conditions cannot all hold (the block is never entered).
     pub fn at(&self, func: &Function, block: BlockId, v: ValueId) -> Option<Interval> {
         let base = self.range_of(func, v)?;
-        let facts = self.facts.get(block.index()).map_or(&[][..], Vec::as_slice);
-        refine_all(func, &|x| self.range_of(func, x), facts, v, base)
+        self.facts
+            .refine_at(func, &|x| self.range_of(func, x), block, v, base)
     }
 
     /// Whether some execution may reach `block`.
@@ -328,13 +331,27 @@ struct Solver<'f> {
     headers: Vec<bool>,
     table: Table,
     growths: HashMap<ValueId, u32>,
-    /// Conditions at each block's entry, by block index (a dense vector: `at` reads it for
-    /// every operand of every sweep).
-    facts: Vec<Vec<Fact>>,
+    /// The conditions at each block's entry.
+    facts: Facts,
+    /// The condition a block adds to its immediate dominator's, by block index.
+    own: Vec<Option<Fact>>,
+    /// Each block's position in `rpo` (`u32::MAX` for a block no path reaches).
+    order: Vec<u32>,
+    /// Whether the conditions at a block's entry can all hold, by block index, as of the
+    /// block's last visit: see [`Solver::feasible`].
+    facts_ok: Vec<bool>,
+    /// The position in `rpo` of the block the current sweep visits.
+    now: usize,
     reached: Vec<bool>,
     /// Ascending (join with the old value, widen) or narrowing (recompute).
     narrowing: bool,
     changed: bool,
+    /// Whether a `set` during the current block's visit changed an interval.
+    block_changed: bool,
+    /// By block index, the position in `rpo` where a sweep must start to see everything a
+    /// change in the block can affect: its outermost loop's header, or the block itself (see
+    /// [`Solver::sweep`]); all 0 in an irreducible function.
+    start: Vec<u32>,
 }
 
 impl<'f> Solver<'f> {
@@ -346,23 +363,43 @@ impl<'f> Solver<'f> {
         for l in loops.loops() {
             headers[l.header.index()] = true;
         }
+        let mut start = vec![0; func.blocks.len()];
+        if loops.is_reducible() {
+            for (k, &b) in rpo.iter().enumerate() {
+                start[b.index()] = k as u32;
+            }
+            for l in loops.loops().iter().filter(|l| l.parent.is_none()) {
+                let h = start[l.header.index()];
+                for b in &l.blocks {
+                    start[b.index()] = start[b.index()].min(h);
+                }
+            }
+        }
         let mut preds = vec![Vec::new(); func.blocks.len()];
         for (b, ps) in func.predecessors() {
             preds[b.index()] = ps;
         }
-        // Conditions, inherited down the dominator tree (rpo visits idoms first).
-        let mut facts: Vec<Vec<Fact>> = vec![Vec::new(); func.blocks.len()];
-        for &b in &rpo {
-            let mut here = dom
-                .idom(b)
-                .map(|d| facts[d.index()].clone())
-                .unwrap_or_default();
-            if let [p] = preds[b.index()].as_slice() {
-                if let Some(f) = edge_fact(func, *p, b) {
-                    here.push(f);
-                }
+        // Conditions, inherited down the dominator tree: indexed by the values they name.
+        let mut own = vec![None; func.blocks.len()];
+        let mut order = vec![u32::MAX; func.blocks.len()];
+        let mut by_value: FxMap<ValueId, Vec<(BlockId, Fact)>> = FxMap::default();
+        let mut named = Vec::new();
+        for (k, &b) in rpo.iter().enumerate() {
+            order[b.index()] = k as u32;
+            let [p] = preds[b.index()].as_slice() else {
+                continue;
+            };
+            let Some(f) = edge_fact(func, *p, b) else {
+                continue;
+            };
+            own[b.index()] = Some(f);
+            named.clear();
+            mentioned(func, f.cond, 0, &mut named);
+            named.sort_unstable();
+            named.dedup();
+            for &v in &named {
+                by_value.entry(v).or_default().push((b, f));
             }
-            facts[b.index()] = here;
         }
         Solver {
             func,
@@ -371,18 +408,25 @@ impl<'f> Solver<'f> {
             headers,
             table: Table::new(func),
             growths: HashMap::new(),
-            facts,
+            facts: Facts { dom, by_value },
+            own,
+            order,
+            facts_ok: vec![true; func.blocks.len()],
+            now: 0,
             reached: vec![false; func.blocks.len()],
             narrowing: false,
             changed: false,
+            block_changed: false,
+            start,
         }
     }
 
     fn solve(mut self) -> Ranges {
         let mut converged = false;
-        for _ in 0..MAX_SWEEPS {
+        let mut from = 0;
+        for _ in 0..MAX_SWEEPS + 8 * self.rpo.len() {
             self.changed = false;
-            self.sweep();
+            from = self.sweep(from);
             if !self.changed {
                 converged = true;
                 break;
@@ -391,7 +435,7 @@ impl<'f> Solver<'f> {
         if converged {
             self.narrowing = true;
             for _ in 0..NARROW_SWEEPS {
-                self.sweep();
+                self.sweep(0);
             }
         } else {
             // Give up soundly: everything may hold any value of its type.
@@ -427,23 +471,47 @@ impl<'f> Solver<'f> {
     /// is untracked, then `Some(⊤)` is never needed by callers that check `width`).
     fn at(&self, block: BlockId, v: ValueId, extra: Option<Fact>) -> Option<Interval> {
         let base = self.range_of(v)?;
-        let facts = self.facts[block.index()].as_slice();
         let get = |x: ValueId| self.range_of(x);
-        let r = refine_all(self.func, &get, facts, v, base)?;
+        let r = self.facts.refine_at(self.func, &get, block, v, base)?;
         match extra {
-            Some(f) => refine_all(self.func, &get, &[f], v, r),
+            Some(f) => refine(self.func, &get, f.cond, f.holds, v, r, 0),
             None => Some(r),
         }
     }
 
-    /// Whether the conditions of `block` (and `extra`) can all hold.
-    fn feasible(&self, block: BlockId, extra: Option<Fact>) -> bool {
-        let facts = self.facts[block.index()].as_slice();
+    /// Whether the condition `f` can hold, on the current intervals.
+    fn fact_ok(&self, f: Fact) -> bool {
         let get = |x: ValueId| self.range_of(x);
-        facts.iter().chain(extra.iter()).all(|f| {
-            let base = get(f.cond).unwrap_or(Interval::new(0, 1));
-            refine_all(self.func, &get, &[*f], f.cond, base).is_some()
-        })
+        let base = get(f.cond).unwrap_or(Interval::new(0, 1));
+        refine(self.func, &get, f.cond, f.holds, f.cond, base, 0).is_some()
+    }
+
+    /// Whether the conditions of `block` (and `extra`) can all hold, on the current intervals.
+    ///
+    /// A block's conditions are its immediate dominator's and its own, and they name only
+    /// values defined in the blocks that strictly dominate it, which a sweep visits before it
+    /// and does not change again. So the answer for a block this sweep has visited is the one
+    /// recorded at its visit (`facts_ok`), and for one it has not (the source of a back edge)
+    /// it is its own conditions up the dominator tree to the first block already visited: each
+    /// question costs the part of the chain inside the loop, not every condition above it.
+    fn feasible(&self, block: BlockId, extra: Option<Fact>) -> bool {
+        extra.is_none_or(|f| self.fact_ok(f)) && self.chain_ok(block)
+    }
+
+    /// Whether the conditions at `block`'s entry can all hold (see [`Solver::feasible`]).
+    fn chain_ok(&self, mut block: BlockId) -> bool {
+        loop {
+            if (self.order[block.index()] as usize) <= self.now {
+                return self.facts_ok[block.index()];
+            }
+            if self.own[block.index()].is_some_and(|f| !self.fact_ok(f)) {
+                return false;
+            }
+            match self.facts.dom.idom(block) {
+                Some(d) => block = d,
+                None => return true,
+            }
+        }
     }
 
     fn set(&mut self, v: ValueId, new: Option<Interval>, header_param: bool) {
@@ -481,56 +549,92 @@ impl<'f> Solver<'f> {
         };
         if value != old {
             self.changed = true;
+            self.block_changed = true;
             self.table.put(s, value);
         }
     }
 
-    fn sweep(&mut self) {
-        for i in 0..self.rpo.len() {
-            let b = self.rpo[i];
-            let header = self.headers[b.index()];
-            let params = self.func.block(b).params.clone();
-            if b == self.func.entry {
-                self.reached[b.index()] = true;
-                for &p in &params {
-                    let full = self.table.slot(p).map(|_| tracked_width(self.func, p));
-                    self.set(p, full.map(Interval::full), false);
-                }
-            } else {
-                let mut incoming: Vec<Option<Interval>> = vec![None; params.len()];
-                let mut any = false;
-                for &q in &self.preds[b.index()] {
-                    if !self.reached[q.index()] {
-                        continue;
-                    }
-                    for (call, fact) in edges_to(self.func, q, b) {
-                        if !self.feasible(q, fact) {
-                            continue;
-                        }
-                        any = true;
-                        for (k, &a) in call.args.iter().enumerate() {
-                            if self.table.slot(params[k]).is_none() {
-                                continue;
-                            }
-                            let r = self.at(q, a, fact);
-                            incoming[k] = match (incoming[k], r) {
-                                (Some(x), Some(y)) => Some(x.join(y)),
-                                (x, y) => x.or(y),
-                            };
-                        }
-                    }
-                }
-                if !any {
+    /// Visits the blocks in reverse post-order from position `from`, and returns where the next
+    /// sweep must start.
+    ///
+    /// A block's intervals follow from those of the blocks before it (its dominators and
+    /// forward predecessors) and from the sources of the back edges into it when it is a loop
+    /// header. So a sweep that changes nothing before position `p` and nothing inside a loop
+    /// whose header is before `p` leaves the next sweep nothing to change before `p` either:
+    /// the next sweep starts at the earliest `start` of a block that changed. A program of many
+    /// loops in sequence needs sweeps in proportion to their number (each loop's exit is
+    /// reached once its header has grown), and each of them now revisits the loops still
+    /// growing, not the whole function.
+    fn sweep(&mut self, from: usize) -> usize {
+        let mut next = self.rpo.len();
+        for i in from..self.rpo.len() {
+            self.block_changed = false;
+            self.visit(i);
+            if self.block_changed {
+                next = next.min(self.start[self.rpo[i].index()] as usize);
+            }
+        }
+        next
+    }
+
+    /// Visits the block at position `i` of `rpo`.
+    fn visit(&mut self, i: usize) {
+        let b = self.rpo[i];
+        // The conditions at `b`'s entry, recorded before anything this visit sets (they
+        // name values of blocks visited before it).
+        let ok = self
+            .facts
+            .dom
+            .idom(b)
+            .is_none_or(|d| self.facts_ok[d.index()])
+            && self.own[b.index()].is_none_or(|f| self.fact_ok(f));
+        self.facts_ok[b.index()] = ok;
+        self.now = i;
+        let header = self.headers[b.index()];
+        let params = self.func.block(b).params.clone();
+        if b == self.func.entry {
+            self.reached[b.index()] = true;
+            for &p in &params {
+                let full = self.table.slot(p).map(|_| tracked_width(self.func, p));
+                self.set(p, full.map(Interval::full), false);
+            }
+        } else {
+            let mut incoming: Vec<Option<Interval>> = vec![None; params.len()];
+            let mut any = false;
+            for &q in &self.preds[b.index()] {
+                if !self.reached[q.index()] {
                     continue;
                 }
-                self.reached[b.index()] = true;
-                for (k, &p) in params.iter().enumerate() {
-                    self.set(p, incoming[k], header);
+                for (call, fact) in edges_to(self.func, q, b) {
+                    if !self.feasible(q, fact) {
+                        continue;
+                    }
+                    any = true;
+                    for (k, &a) in call.args.iter().enumerate() {
+                        if self.table.slot(params[k]).is_none() {
+                            continue;
+                        }
+                        let r = self.at(q, a, fact);
+                        incoming[k] = match (incoming[k], r) {
+                            (Some(x), Some(y)) => Some(x.join(y)),
+                            (x, y) => x.or(y),
+                        };
+                    }
                 }
             }
-            for &inst in &self.func.block(b).insts {
-                self.set_results(b, inst);
+            if !any {
+                return;
             }
+            if !self.reached[b.index()] {
+                self.reached[b.index()] = true;
+                self.block_changed = true;
+            }
+            for (k, &p) in params.iter().enumerate() {
+                self.set(p, incoming[k], header);
+            }
+        }
+        for &inst in &self.func.block(b).insts {
+            self.set_results(b, inst);
         }
     }
 
@@ -645,9 +749,10 @@ fn edge_fact(func: &Function, p: BlockId, b: BlockId) -> Option<Fact> {
             cond,
             then_dest,
             else_dest,
-        } if then_dest.block != else_dest.block => {
-            Some(Fact::new(func, *cond, then_dest.block == b))
-        }
+        } if then_dest.block != else_dest.block => Some(Fact {
+            cond: *cond,
+            holds: then_dest.block == b,
+        }),
         _ => None,
     }
 }
@@ -663,32 +768,27 @@ fn edges_to(func: &Function, q: BlockId, b: BlockId) -> Vec<(&crate::ir::BlockCa
         }) => {
             let mut out = Vec::new();
             if then_dest.block == b {
-                out.push((then_dest, Some(Fact::unfiltered(*cond, true))));
+                out.push((
+                    then_dest,
+                    Some(Fact {
+                        cond: *cond,
+                        holds: true,
+                    }),
+                ));
             }
             if else_dest.block == b {
-                out.push((else_dest, Some(Fact::unfiltered(*cond, false))));
+                out.push((
+                    else_dest,
+                    Some(Fact {
+                        cond: *cond,
+                        holds: false,
+                    }),
+                ));
             }
             out
         }
         _ => Vec::new(),
     }
-}
-
-/// `r` (the interval of `v`) refined by every fact; `None` when they cannot all hold.
-fn refine_all(
-    func: &Function,
-    get: &dyn Fn(ValueId) -> Option<Interval>,
-    facts: &[Fact],
-    v: ValueId,
-    mut r: Interval,
-) -> Option<Interval> {
-    let bit = mention_bit(v);
-    for f in facts {
-        if f.mentions & bit != 0 {
-            r = refine(func, get, f.cond, f.holds, v, r, 0)?;
-        }
-    }
-    Some(r)
 }
 
 /// Most nested `not`/`and`/`or` a condition is looked through.
