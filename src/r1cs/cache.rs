@@ -65,26 +65,6 @@ impl StatsCache {
             .collect()
     }
 
-    /// The size of one block of `program` (`func`'s `block`), lowered now unless a block of
-    /// the same key was; later [`StatsCache::stats`] of a program holding the same block find it.
-    pub fn block(
-        &self,
-        program: &Program,
-        f: crate::ir::FuncId,
-        b: BlockId,
-    ) -> Result<BlockStats, LowerError> {
-        let func = program
-            .funcs
-            .get(f.index())
-            .ok_or_else(|| LowerError::NoSuchBlock {
-                func: f.to_string(),
-                block: b,
-            })?;
-        let info = Arc::new(FuncInfo::new(func));
-        let main_entry = f == program.main && b == func.entry;
-        self.lookup_or_lower(func, f, &info, b, main_entry)
-    }
-
     /// The cached size of `b` (with its key computed from `info`), or lowered and cached.
     fn lookup_or_lower(
         &self,
@@ -107,6 +87,34 @@ impl StatsCache {
         let s = lower_with(func, f, info.clone(), b, main_entry)?.stats();
         self.map.lock().expect("cache lock").insert(key, s);
         Ok(s)
+    }
+
+    /// The sizes of `blocks` of `program`'s function `f`, each lowered now unless a block of
+    /// the same key was (the function's facts computed once, the blocks lowered in parallel);
+    /// later [`StatsCache::stats`] of a program holding the same blocks find them.
+    pub fn blocks(
+        &self,
+        program: &Program,
+        f: crate::ir::FuncId,
+        blocks: &[BlockId],
+    ) -> Vec<Result<BlockStats, LowerError>> {
+        let Some(func) = program.funcs.get(f.index()) else {
+            let missing = |&b: &BlockId| {
+                Err(LowerError::NoSuchBlock {
+                    func: f.to_string(),
+                    block: b,
+                })
+            };
+            return blocks.iter().map(missing).collect();
+        };
+        let info = Arc::new(FuncInfo::new(func));
+        blocks
+            .par_iter()
+            .map(|&b| {
+                let main_entry = f == program.main && b == func.entry;
+                self.lookup_or_lower(func, f, &info, b, main_entry)
+            })
+            .collect()
     }
 
     /// Blocks answered from the cache and blocks lowered, so far.

@@ -290,22 +290,27 @@ fn stats_with(
     }
 }
 
-/// The constraints of one block, through `cache` when given; `None` when it cannot be lowered.
+/// The constraints of blocks of one function, through `cache` when given; `None` for a block
+/// that cannot be lowered.
 fn block_constraints(
     program: &Program,
     f: FuncId,
-    b: BlockId,
+    blocks: &[BlockId],
     cache: Option<&crate::r1cs::StatsCache>,
-) -> Option<u64> {
-    match cache {
-        Some(cache) => cache
-            .block(program, f, b)
-            .ok()
-            .map(|s| s.constraints as u64),
-        None => crate::r1cs::lower_block(program, f, b)
-            .ok()
-            .map(|b| b.n_constraints() as u64),
-    }
+) -> Vec<Option<u64>> {
+    let fresh;
+    let cache = match cache {
+        Some(cache) => cache,
+        None => {
+            fresh = crate::r1cs::StatsCache::new();
+            &fresh
+        }
+    };
+    cache
+        .blocks(program, f, blocks)
+        .into_iter()
+        .map(|s| s.ok().map(|s| s.constraints as u64))
+        .collect()
 }
 
 fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassStats {
@@ -360,32 +365,52 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
             if chosen.is_empty() {
                 break;
             }
-            let mut merged_any = false;
-            // The function as it was at the last checkpoint, and the merges applied since: a
-            // failed merge is undone by going back to the checkpoint and applying them again
-            // (merging is deterministic), so the function is copied once per round and once
-            // per failure, not once per component.
-            let mut saved = program.func(f).clone();
-            let mut since: Vec<Component> = Vec::new();
+            // Every chosen component is merged, then the merged blocks are lowered together
+            // (the function's liveness and memory plan computed once per round, not once per
+            // component: that was quadratic in a program of many loops). A merge that fails,
+            // or whose block is not below the threshold, is undone by going back to the
+            // function as it was and applying the others again (merging is deterministic),
+            // and the remaining blocks are checked again in the function without it.
+            let saved = program.func(f).clone();
+            let mut merged: Vec<Component> = Vec::new();
+            let replay = |program: &mut Program, merged: &[Component]| {
+                *program.func_mut(f) = saved.clone();
+                for done in merged {
+                    merge_component(program.func_mut(f), done, budget)
+                        .expect("bug: a merge that succeeded succeeds again");
+                }
+            };
             for comp in chosen {
-                let before = program.func(f).layout.len();
-                let ok = merge_component(program.func_mut(f), &comp, budget).is_ok()
-                    && block_constraints(program, f, comp.head, cache)
-                        .is_some_and(|n| n < threshold);
-                if ok {
-                    merged_any = true;
-                    stats.add("components_merged", 1);
-                    stats.add("blocks_merged", before - program.func(f).layout.len());
-                    since.push(comp);
+                if merge_component(program.func_mut(f), &comp, budget).is_ok() {
+                    merged.push(comp);
                 } else {
-                    *program.func_mut(f) = saved;
-                    for done in since.drain(..) {
-                        merge_component(program.func_mut(f), &done, budget)
-                            .expect("bug: a merge that succeeded succeeds again");
-                    }
-                    saved = program.func(f).clone();
+                    replay(program, &merged);
                     skip.insert(comp.head);
                 }
+            }
+            while !merged.is_empty() {
+                let heads: Vec<BlockId> = merged.iter().map(|c| c.head).collect();
+                let sizes = block_constraints(program, f, &heads, cache);
+                let over: HashSet<BlockId> = heads
+                    .iter()
+                    .zip(&sizes)
+                    .filter(|(_, n)| !n.is_some_and(|n| n < threshold))
+                    .map(|(h, _)| *h)
+                    .collect();
+                if over.is_empty() {
+                    break;
+                }
+                skip.extend(over.iter().copied());
+                merged.retain(|c| !over.contains(&c.head));
+                replay(program, &merged);
+            }
+            let merged_any = !merged.is_empty();
+            if merged_any {
+                stats.add("components_merged", merged.len());
+                stats.add(
+                    "blocks_merged",
+                    saved.layout.len() - program.func(f).layout.len(),
+                );
             }
             if !merged_any && skip.is_empty() {
                 break;
