@@ -26,6 +26,7 @@ const EMBED_EXPORTS: &[&str] = &[
 impl Checker {
     pub(super) fn run(mut self, loaded: &Loaded) -> TResult<Program> {
         self.scopes = vec![Scope::default(); loaded.modules.len()];
+        self.library = loaded.modules.iter().map(|m| m.is_library).collect();
         let root = loaded.modules.len() - 1;
         for (m, module) in loaded.modules.iter().enumerate() {
             self.cur = m;
@@ -161,6 +162,23 @@ impl Checker {
                 }
                 ast::Item::Struct(s) => {
                     declare_top(&mut top_names, &s.name)?;
+                    for (i, g) in s.generics.iter().enumerate() {
+                        if s.generics[..i].iter().any(|h| h.name == g.name) {
+                            return Err(Diagnostic::new(
+                                format!("duplicate generic parameter `{}`", g.name),
+                                g.span,
+                            ));
+                        }
+                        if !s.fields.iter().any(|(ty, _)| type_mentions(ty, &g.name)) {
+                            return Err(Diagnostic::new(
+                                format!(
+                                    "generic parameter `{}` is not used in struct `{}`",
+                                    g.name, s.name.name
+                                ),
+                                g.span,
+                            ));
+                        }
+                    }
                     if !s.generics.is_empty() {
                         let cur = self.cur;
                         self.scopes[cur]
@@ -223,7 +241,21 @@ impl Checker {
                         .consts
                         .insert(c.name.name.clone(), (ty, v));
                 }
-                ast::Item::Function(_) => {}
+                ast::Item::Function(f) => {
+                    // A generic parameter may not reuse the name of a constant defined (or
+                    // imported) above the function, as in ZoKrates.
+                    if let Some(g) = f
+                        .generics
+                        .iter()
+                        .find(|g| self.scopes[self.cur].consts.contains_key(&g.name))
+                    {
+                        return Err(Diagnostic::new(
+                            format!("generic parameter `{}` has the name of a constant", g.name),
+                            g.span,
+                        )
+                        .with_note("rename the generic parameter or the constant"));
+                    }
+                }
             }
         }
         // Pass 2: signatures.
@@ -240,6 +272,14 @@ impl Checker {
                     format!("duplicate definition of `{}`", f.name.name),
                     f.name.span,
                 ));
+            }
+            for (i, g) in f.generics.iter().enumerate() {
+                if f.generics[..i].iter().any(|h| h.name == g.name) {
+                    return Err(Diagnostic::new(
+                        format!("duplicate generic parameter `{}`", g.name),
+                        g.span,
+                    ));
+                }
             }
             if !f.generics.is_empty() {
                 let cur = self.cur;
@@ -259,13 +299,15 @@ impl Checker {
             };
             if let Some(overloads) = self.scopes[self.cur].by_name.get(&f.name.name) {
                 for other in overloads {
-                    if self.sigs[other.0 as usize].params == params {
+                    let other = &self.sigs[other.0 as usize];
+                    if other.params == params && other.ret == ret {
                         return Err(Diagnostic::new(
                             format!("duplicate definition of function `{}`", f.name.name),
                             f.name.span,
                         )
                         .with_note(
-                            "a function may only be overloaded with different parameter types",
+                            "a function may only be overloaded with different parameter or \
+                             return types",
                         ));
                     }
                 }
@@ -503,5 +545,37 @@ fn renumber(e: &mut Expr, new_id: &[u32]) {
                 }
             }
         }
+    }
+}
+
+/// Does the written type `ty` name `name` (in an array size or a generic argument)?
+fn type_mentions(ty: &ast::TypeExpr, name: &str) -> bool {
+    match &ty.kind {
+        ast::TypeExprKind::Field | ast::TypeExprKind::Bool | ast::TypeExprKind::Uint(_) => false,
+        ast::TypeExprKind::Named(_, args) => args.iter().any(|a| expr_mentions(a, name)),
+        ast::TypeExprKind::Array(elem, size) => {
+            type_mentions(elem, name) || expr_mentions(size, name)
+        }
+        ast::TypeExprKind::Tuple(ts) => ts.iter().any(|t| type_mentions(t, name)),
+    }
+}
+
+/// Does `e` read the name `name`?
+fn expr_mentions(e: &ast::Expr, name: &str) -> bool {
+    use ast::ExprKind as K;
+    let m = |x: &ast::Expr| expr_mentions(x, name);
+    match &e.kind {
+        K::Decimal { .. } | K::Hex(_) | K::Bool(_) => false,
+        K::Name(n) => n.name == name,
+        K::Unary(_, x) | K::Member(x, _) | K::TupleIndex(x, _) => m(x),
+        K::Binary(_, a, b) | K::Repeat(a, b) | K::Index(a, b) => m(a) || m(b),
+        K::Conditional(c, a, b) => m(c) || m(a) || m(b),
+        K::Call { generics, args, .. } => generics.iter().chain(args).any(m),
+        K::Array(elems) => elems.iter().any(|el| match el {
+            ast::ArrayElem::Single(x) | ast::ArrayElem::Spread(x) => m(x),
+        }),
+        K::Slice(x, from, to) => m(x) || from.as_deref().is_some_and(m) || to.as_deref().is_some_and(m),
+        K::Struct(_, fields) => fields.iter().any(|(_, x)| m(x)),
+        K::Tuple(xs) => xs.iter().any(m),
     }
 }

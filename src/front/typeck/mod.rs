@@ -67,6 +67,7 @@ pub fn check(module: &ast::Module) -> Result<Program, Diagnostic> {
                 .map(|_| Target::Builtin)
                 .collect(),
             is_embed: false,
+            is_library: false,
         }],
         map: SourceMap::default(),
     };
@@ -149,6 +150,8 @@ struct Checker {
     /// The template (module, name) and generic values of each struct instance, by instance
     /// name (`Bar<2>`).
     struct_args: HashMap<String, ((usize, String), Vec<u32>)>,
+    /// Which modules are zkbc's built-in library, by index (see [`LoadedModule::is_library`]).
+    library: Vec<bool>,
     /// Checking the value of an `asm` hint (`x <-- e`), where field bit extraction is allowed.
     in_hint: bool,
     sigs: Vec<Sig>,
@@ -217,6 +220,19 @@ fn is_untyped(e: &ast::Expr) -> bool {
         ) => is_untyped(a) && is_untyped(b),
         ast::ExprKind::Binary(B::Pow | B::Shl | B::Shr, a, _) => is_untyped(a),
         ast::ExprKind::Conditional(_, a, b) => is_untyped(a) && is_untyped(b),
+        _ => false,
+    }
+}
+
+/// Is `e` an array literal (`[0; n]`, `[1, 2, ...[3; k]]`) made only of untyped decimal
+/// literals, so that its element type comes from context?
+fn is_untyped_array(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ast::ExprKind::Repeat(x, _) => is_untyped(x) || is_untyped_array(x),
+        ast::ExprKind::Array(elems) => elems.iter().all(|el| match el {
+            ast::ArrayElem::Single(x) => is_untyped(x) || is_untyped_array(x),
+            ast::ArrayElem::Spread(x) => is_untyped_array(x),
+        }),
         _ => false,
     }
 }

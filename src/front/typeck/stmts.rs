@@ -85,7 +85,11 @@ impl Checker {
 
     pub(super) fn stmts(&mut self, stmts: &[ast::Stmt]) -> TResult<Vec<Stmt>> {
         let mut out = Vec::new();
-        for s in stmts {
+        for (i, s) in stmts.iter().enumerate() {
+            if i > 0 && matches!(stmts[i - 1].kind, ast::StmtKind::Return(_)) {
+                return Err(Diagnostic::new("unreachable statement after `return`", s.span)
+                    .with_note("a `return` must be the last statement of its block"));
+            }
             match &s.kind {
                 ast::StmtKind::Asm(body) => {
                     for a in body {
@@ -113,7 +117,11 @@ impl Checker {
                 constrained,
                 span,
             } => {
-                let (place, ty) = self.place(place)?;
+                let (place_checked, ty) = self.place(place)?;
+                if !self.library[self.cur] {
+                    self.asm_place_rules(place, &place_checked, &ty, *constrained)?;
+                }
+                let place = place_checked;
                 let calls_before = self.fs.calls.len();
                 self.in_hint = true;
                 let value = self.expr(value, Some(&ty));
@@ -146,6 +154,35 @@ impl Checker {
                 })
             }
         }
+    }
+
+    /// ZoKrates' rules for the place an `asm` assignment writes: a `field` (zkbc's own library
+    /// may also hint a `bool` or a `uN`, which zkbc range-checks), at constant indices.
+    fn asm_place_rules(
+        &self,
+        written: &ast::Expr,
+        place: &Place,
+        ty: &Type,
+        constrained: bool,
+    ) -> TResult<()> {
+        if *ty != Type::Field {
+            let arrow = if constrained { "<==" } else { "<--" };
+            return Err(Diagnostic::new(
+                format!("an `asm` assignment (`{arrow}`) must assign a `field`, found `{ty}`"),
+                written.span,
+            ));
+        }
+        for elem in &place.path {
+            if let PlaceElem::Index(i) = elem {
+                if self.eval(i)?.is_none() {
+                    return Err(Diagnostic::new(
+                        "an `asm` assignment cannot write at an index that is not a compile-time constant",
+                        i.span,
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Lifts the value `e` of a hint into a new function whose parameters are the locals `e`
@@ -280,6 +317,13 @@ impl Checker {
                         ),
                         s.span,
                     ));
+                }
+                if let Some(a) = args.iter().find(|a| is_untyped(a)) {
+                    return Err(Diagnostic::new(
+                        "`log` cannot print an integer literal whose type is not known",
+                        a.span,
+                    )
+                    .with_note("give it a type: `1f`, `1u32`, or a typed variable"));
                 }
                 let args = args
                     .iter()
