@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::front::modules::EMBED_NAME;
+use std::collections::HashSet;
 
 /// What `from "EMBED" import` may name (ZoKrates 0.8's embeds on BN254).
 const EMBED_EXPORTS: &[&str] = &[
@@ -106,7 +107,7 @@ impl Checker {
     }
 
     /// Checks the body of plain function `id` in its module.
-    fn check_body(&mut self, id: FuncId) -> TResult<()> {
+    pub(super) fn check_body(&mut self, id: FuncId) -> TResult<()> {
         let (m, f) = self.plain[&id].clone();
         let checked = self.in_module(m, |c| c.function(id, &f))?;
         self.bodies[id.0 as usize] = Some(checked);
@@ -148,6 +149,8 @@ impl Checker {
             Ok(())
         };
         let mut targets = module.imports.iter();
+        // Functions declared in pass 1 for a constant's value, by item index.
+        let mut early: HashSet<usize> = HashSet::new();
         for item in &module.ast.items {
             match item {
                 ast::Item::Import(imp) => {
@@ -224,18 +227,26 @@ impl Checker {
                 ast::Item::Const(c) => {
                     declare_top(&mut top_names, &c.name)?;
                     let ty = self.resolve_type(&c.ty)?;
+                    let calls = consts::has_call(&c.value);
+                    if calls {
+                        self.declare_early(module, &mut early);
+                    }
                     let value = self.expr(&c.value, Some(&ty))?;
                     if value.ty != ty {
                         return Err(mismatch(&ty, &value.ty, value.span));
                     }
-                    let Some(v) = self.eval(&value)? else {
-                        return Err(Diagnostic::new(
-                            format!(
-                                "the value of constant `{}` must be a compile-time constant",
-                                c.name.name
-                            ),
-                            c.value.span,
-                        ));
+                    let v = match self.eval(&value)? {
+                        Some(v) => v,
+                        None if calls => self.run_constant(&c.name, &value, &ty, loaded)?,
+                        None => {
+                            return Err(Diagnostic::new(
+                                format!(
+                                    "the value of constant `{}` must be a compile-time constant",
+                                    c.name.name
+                                ),
+                                c.value.span,
+                            ))
+                        }
                     };
                     self.scopes[self.cur]
                         .consts
@@ -258,74 +269,101 @@ impl Checker {
                 }
             }
         }
-        // Pass 2: signatures.
-        for item in &module.ast.items {
+        // Pass 2: signatures (those a constant's value needed are declared already).
+        for (k, item) in module.ast.items.iter().enumerate() {
             let ast::Item::Function(f) = item else {
                 continue;
             };
-            let scope = &self.scopes[self.cur];
-            let clash = top_names.contains_key(&f.name.name)
-                || scope.templates.contains_key(&f.name.name)
-                || (!f.generics.is_empty() && scope.by_name.contains_key(&f.name.name));
-            if clash {
+            if top_names.contains_key(&f.name.name) {
                 return Err(Diagnostic::new(
                     format!("duplicate definition of `{}`", f.name.name),
                     f.name.span,
                 ));
             }
-            for (i, g) in f.generics.iter().enumerate() {
-                if f.generics[..i].iter().any(|h| h.name == g.name) {
+            if !early.contains(&k) {
+                self.declare_signature(f)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Declares the signatures of the module's functions not declared yet whose types can be
+    /// resolved now, for a constant whose value calls a function; `early` gets their item
+    /// indices. The others wait for pass 2, which reports their errors.
+    fn declare_early(&mut self, module: &LoadedModule, early: &mut HashSet<usize>) {
+        for (k, item) in module.ast.items.iter().enumerate() {
+            if let ast::Item::Function(f) = item {
+                if !early.contains(&k) && self.declare_signature(f).is_ok() {
+                    early.insert(k);
+                }
+            }
+        }
+    }
+
+    /// Declares function `f`: a template if it is generic, else its signature. Nothing is
+    /// declared when it fails.
+    fn declare_signature(&mut self, f: &ast::FunctionDef) -> TResult<()> {
+        let scope = &self.scopes[self.cur];
+        let clash = scope.templates.contains_key(&f.name.name)
+            || (!f.generics.is_empty() && scope.by_name.contains_key(&f.name.name));
+        if clash {
+            return Err(Diagnostic::new(
+                format!("duplicate definition of `{}`", f.name.name),
+                f.name.span,
+            ));
+        }
+        for (i, g) in f.generics.iter().enumerate() {
+            if f.generics[..i].iter().any(|h| h.name == g.name) {
+                return Err(Diagnostic::new(
+                    format!("duplicate generic parameter `{}`", g.name),
+                    g.span,
+                ));
+            }
+        }
+        if !f.generics.is_empty() {
+            let cur = self.cur;
+            self.scopes[cur]
+                .templates
+                .insert(f.name.name.clone(), (cur, Arc::new(f.clone())));
+            return Ok(());
+        }
+        let mut params = Vec::new();
+        for p in &f.params {
+            let ty = self.resolve_type(&p.ty)?;
+            params.push(ty);
+        }
+        let ret = match &f.ret {
+            Some(t) => self.resolve_type(t)?,
+            None => Type::unit(),
+        };
+        if let Some(overloads) = self.scopes[self.cur].by_name.get(&f.name.name) {
+            for other in overloads {
+                let other = &self.sigs[other.0 as usize];
+                if other.params == params && other.ret == ret {
                     return Err(Diagnostic::new(
-                        format!("duplicate generic parameter `{}`", g.name),
-                        g.span,
+                        format!("duplicate definition of function `{}`", f.name.name),
+                        f.name.span,
+                    )
+                    .with_note(
+                        "a function may only be overloaded with different parameter or \
+                         return types",
                     ));
                 }
             }
-            if !f.generics.is_empty() {
-                let cur = self.cur;
-                self.scopes[cur]
-                    .templates
-                    .insert(f.name.name.clone(), (cur, Arc::new(f.clone())));
-                continue;
-            }
-            let mut params = Vec::new();
-            for p in &f.params {
-                let ty = self.resolve_type(&p.ty)?;
-                params.push(ty);
-            }
-            let ret = match &f.ret {
-                Some(t) => self.resolve_type(t)?,
-                None => Type::unit(),
-            };
-            if let Some(overloads) = self.scopes[self.cur].by_name.get(&f.name.name) {
-                for other in overloads {
-                    let other = &self.sigs[other.0 as usize];
-                    if other.params == params && other.ret == ret {
-                        return Err(Diagnostic::new(
-                            format!("duplicate definition of function `{}`", f.name.name),
-                            f.name.span,
-                        )
-                        .with_note(
-                            "a function may only be overloaded with different parameter or \
-                             return types",
-                        ));
-                    }
-                }
-            }
-            let id = self.new_sig(Sig {
-                name: f.name.name.clone(),
-                params,
-                ret,
-                name_span: f.name.span,
-            });
-            let cur = self.cur;
-            self.scopes[cur]
-                .by_name
-                .entry(f.name.name.clone())
-                .or_default()
-                .push(id);
-            self.plain.insert(id, (cur, Arc::new(f.clone())));
         }
+        let id = self.new_sig(Sig {
+            name: f.name.name.clone(),
+            params,
+            ret,
+            name_span: f.name.span,
+        });
+        let cur = self.cur;
+        self.scopes[cur]
+            .by_name
+            .entry(f.name.name.clone())
+            .or_default()
+            .push(id);
+        self.plain.insert(id, (cur, Arc::new(f.clone())));
         Ok(())
     }
 
@@ -470,7 +508,7 @@ impl Checker {
 }
 
 /// Renumbers the functions `stmts` call: `f` becomes `new_id[f]`.
-fn renumber_stmts(stmts: &mut [Stmt], new_id: &[u32]) {
+pub(super) fn renumber_stmts(stmts: &mut [Stmt], new_id: &[u32]) {
     for s in stmts {
         match s {
             Stmt::Let { value, .. } => renumber(value, new_id),
@@ -513,7 +551,7 @@ fn renumber_stmts(stmts: &mut [Stmt], new_id: &[u32]) {
     }
 }
 
-fn renumber(e: &mut Expr, new_id: &[u32]) {
+pub(super) fn renumber(e: &mut Expr, new_id: &[u32]) {
     match &mut e.kind {
         ExprKind::Local(_) | ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
         ExprKind::Unary(_, x)

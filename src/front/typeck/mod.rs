@@ -29,6 +29,7 @@
 //! built-ins, generic function instances).
 
 mod calls;
+mod consts;
 mod exprs;
 mod items;
 mod slices;
