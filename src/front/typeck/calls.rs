@@ -359,7 +359,9 @@ impl Checker {
         let go = |x: &Expr| self.is_compile_time(x);
         match &e.kind {
             ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => true,
-            ExprKind::Local(id) => self.fs.known.contains_key(id),
+            ExprKind::Local(id) => {
+                self.fs.known.contains_key(id) || self.fs.deferred.contains_key(id)
+            }
             ExprKind::Hint(..) => false,
             ExprKind::Unary(_, x)
             | ExprKind::Builtin(_, x)

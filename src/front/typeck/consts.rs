@@ -23,11 +23,27 @@ impl Checker {
         name: &ast::Ident,
         value: &Expr,
         ty: &Type,
-        loaded: &Loaded,
     ) -> TResult<Value> {
-        // The functions the value calls, transitively, each checked.
+        self.run_value(&format!("the value of constant `{}`", name.name), value, ty)
+    }
+
+    /// The value of `what` (its checked expression `value` of type `ty`, which reads no local
+    /// and calls functions), computed by running it.
+    pub(super) fn run_value(&mut self, what: &str, value: &Expr, ty: &Type) -> TResult<Value> {
+        // The functions the value calls, transitively, each checked (a function whose body
+        // needs such a value of itself would check itself without end: the depth is capped).
+        if self.value_depth >= MAX_INSTANCE_DEPTH {
+            return Err(Diagnostic::new(
+                format!("{what} needs itself to be computed"),
+                value.span,
+            ));
+        }
+        let mut value = value.clone();
+        self.substitute_locals(&mut value, 0);
         let saved_fs = std::mem::take(&mut self.fs);
-        let reached = self.reach(value);
+        self.value_depth += 1;
+        let reached = self.reach(&value);
+        self.value_depth -= 1;
         self.fs = saved_fs;
         let reached = reached?;
         let calls: Vec<CallSites> = self
@@ -48,30 +64,30 @@ impl Checker {
         for f in &mut functions {
             items::renumber_stmts(&mut f.body, &new_id);
         }
-        let mut value = value.clone();
         items::renumber(&mut value, &new_id);
+        let span = value.span;
         let main = FuncId(functions.len() as u32);
         functions.push(Function {
-            name: format!("const_{}", name.name),
+            name: "compile_time_value".to_string(),
             params: Vec::new(),
             ret: ty.clone(),
             locals: Vec::new(),
             body: vec![Stmt::Return {
-                span: value.span,
+                span,
                 value: Some(value),
             }],
-            span: name.span,
+            span,
         });
         let program = Program { functions, main };
-        let ir = lower_program(&program, &loaded.map, crate::front::FieldCmp::default());
+        let ir = lower_program(&program, &self.map, crate::front::FieldCmp::default());
         let (result, _log) = interp::run_logged(&ir, &[], Limits::default());
         let outputs = result.map_err(|f| {
             let mut d = Diagnostic::new(
-                format!("the value of constant `{}` cannot be computed: {}", name.name, f.kind),
+                format!("{what} cannot be computed: {}", f.kind),
                 program.functions[main.0 as usize].body_span(),
             );
             if let Some(src) = f.src {
-                let file = loaded.map.names().get(src.file as usize).cloned();
+                let file = self.map.names().get(src.file as usize).cloned();
                 d = d.with_note(format!(
                     "the failing operation is at {}:{src}",
                     file.unwrap_or_default()
@@ -80,8 +96,53 @@ impl Checker {
             d
         })?;
         from_leaves(ty, &outputs).ok_or_else(|| {
-            panic!("bug: the outputs of constant `{}` do not have its type", name.name)
+            panic!("bug: the outputs of {what} do not have its type")
         })
+    }
+
+    /// Replaces the locals `e` reads by their compile-time values: a known value as a literal,
+    /// a value computed by calls (`FnState::deferred`) by its expression.
+    fn substitute_locals(&self, e: &mut Expr, depth: usize) {
+        if let ExprKind::Local(id) = e.kind {
+            if let Some(v) = self.fs.known.get(&id) {
+                *e = to_expr(v, &e.ty, e.span);
+            } else if let Some(x) = self.fs.deferred.get(&id).filter(|_| depth < 64) {
+                *e = x.clone();
+                self.substitute_locals(e, depth + 1);
+            }
+            return;
+        }
+        match &mut e.kind {
+            ExprKind::Local(_) | ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
+            ExprKind::Unary(_, x)
+            | ExprKind::Builtin(_, x)
+            | ExprKind::Repeat(x, _)
+            | ExprKind::Slice(x, ..)
+            | ExprKind::Member(x, _)
+            | ExprKind::TupleIndex(x, _) => self.substitute_locals(x, depth),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+                self.substitute_locals(a, depth);
+                self.substitute_locals(b, depth);
+            }
+            ExprKind::Conditional(c, a, b) => {
+                self.substitute_locals(c, depth);
+                self.substitute_locals(a, depth);
+                self.substitute_locals(b, depth);
+            }
+            ExprKind::Call(_, xs)
+            | ExprKind::Hint(_, xs)
+            | ExprKind::Struct(xs)
+            | ExprKind::Tuple(xs) => xs.iter_mut().for_each(|x| self.substitute_locals(x, depth)),
+            ExprKind::Array(elems) => {
+                for el in elems {
+                    match el {
+                        ArrayElem::Single(x) | ArrayElem::Spread(x) => {
+                            self.substitute_locals(x, depth)
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Checks every function `value` calls, transitively; returns them in id order.

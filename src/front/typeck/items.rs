@@ -28,6 +28,7 @@ impl Checker {
     pub(super) fn run(mut self, loaded: &Loaded) -> TResult<Program> {
         self.scopes = vec![Scope::default(); loaded.modules.len()];
         self.library = loaded.modules.iter().map(|m| m.is_library).collect();
+        self.map = loaded.map.clone();
         let root = loaded.modules.len() - 1;
         for (m, module) in loaded.modules.iter().enumerate() {
             self.cur = m;
@@ -237,7 +238,7 @@ impl Checker {
                     }
                     let v = match self.eval(&value)? {
                         Some(v) => v,
-                        None if calls => self.run_constant(&c.name, &value, &ty, loaded)?,
+                        None if calls => self.run_constant(&c.name, &value, &ty)?,
                         None => {
                             return Err(Diagnostic::new(
                                 format!(

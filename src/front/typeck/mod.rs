@@ -103,6 +103,9 @@ struct FnState {
     calls: Vec<(FuncId, Span)>,
     /// Immutable locals whose initial value is a compile-time constant (`u32 n = 3;`).
     known: HashMap<LocalId, Value>,
+    /// Immutable locals whose initial value is known at compile time only by running the
+    /// functions it calls (`u32 n = count(3);`): computed when a compile-time value needs them.
+    deferred: HashMap<LocalId, Expr>,
     /// Immutable `u32` locals whose initial value is linear in immutable locals (see `slices`).
     linear: HashMap<LocalId, slices::Linear>,
 }
@@ -151,6 +154,8 @@ struct Checker {
     /// The template (module, name) and generic values of each struct instance, by instance
     /// name (`Bar<2>`).
     struct_args: HashMap<String, ((usize, String), Vec<u32>)>,
+    /// The program's files (for running the value of a constant, see `consts`).
+    map: SourceMap,
     /// Which modules are zkbc's built-in library, by index (see [`LoadedModule::is_library`]).
     library: Vec<bool>,
     /// Checking the value of an `asm` hint (`x <-- e`), where field bit extraction is allowed.
@@ -164,6 +169,8 @@ struct Checker {
     bodies: Vec<Option<(Function, CallSites)>>,
     /// The definitions of plain (non-generic) functions, by id, with their module.
     plain: HashMap<FuncId, Template<ast::FunctionDef>>,
+    /// Compile-time values being computed inside one another (see `consts`).
+    value_depth: usize,
     /// Instances being checked inside one another.
     instance_depth: usize,
 }

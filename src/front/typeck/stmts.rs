@@ -356,8 +356,14 @@ impl Checker {
                 // A constant initializer whose evaluation fails (`15u8 / 0u8`) is not an error
                 // here: failure is path-sensitive, so it fails at run time if its path runs.
                 if !*mutable {
-                    if let Ok(Some(v)) = self.eval(&value) {
-                        self.fs.known.insert(local, v);
+                    match self.eval(&value) {
+                        Ok(Some(v)) => {
+                            self.fs.known.insert(local, v);
+                        }
+                        Ok(None) if self.is_compile_time(&value) => {
+                            self.fs.deferred.insert(local, value.clone());
+                        }
+                        _ => {}
                     }
                     self.remember_linear(local, &value);
                 }
