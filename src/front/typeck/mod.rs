@@ -103,6 +103,8 @@ struct FnState {
     calls: Vec<(FuncId, Span)>,
     /// Immutable locals whose initial value is a compile-time constant (`u32 n = 3;`).
     known: HashMap<LocalId, Value>,
+    /// Locals that hold run-time values (see `reads_runtime`).
+    runtime: std::collections::HashSet<LocalId>,
     /// Immutable locals whose initial value is known at compile time only by running the
     /// functions it calls (`u32 n = count(3);`): computed when a compile-time value needs them.
     deferred: HashMap<LocalId, Expr>,

@@ -28,6 +28,10 @@ impl Checker {
             }
             params.push(self.declare(&p.name, ty, p.mutable));
         }
+        // The program's inputs are run-time values (see `FnState::runtime`).
+        if f.name.name == "main" && self.cur + 1 == self.scopes.len() {
+            self.fs.runtime.extend(params.iter().copied());
+        }
         let body = self.stmts(&f.body.stmts)?;
         if !sig_ret.is_unit() && !always_returns(&body) {
             let end = f.body.span.end;
@@ -122,6 +126,7 @@ impl Checker {
                     self.asm_place_rules(place, &place_checked, &ty, *constrained)?;
                 }
                 let place = place_checked;
+                self.fs.runtime.insert(place.local);
                 let calls_before = self.fs.calls.len();
                 self.in_hint = true;
                 let value = self.expr(value, Some(&ty));
@@ -157,7 +162,8 @@ impl Checker {
     }
 
     /// ZoKrates' rules for the place an `asm` assignment writes: a `field` (zkbc's own library
-    /// may also hint a `bool` or a `uN`, which zkbc range-checks), at constant indices.
+    /// may also hint a `bool` or a `uN`, which zkbc range-checks), at indices that do not
+    /// depend on run-time values (constants once loops are unrolled).
     fn asm_place_rules(
         &self,
         written: &ast::Expr,
@@ -174,15 +180,40 @@ impl Checker {
         }
         for elem in &place.path {
             if let PlaceElem::Index(i) = elem {
-                if self.eval(i)?.is_none() {
+                if self.reads_runtime(i) {
                     return Err(Diagnostic::new(
-                        "an `asm` assignment cannot write at an index that is not a compile-time constant",
+                        "an `asm` assignment cannot write at an index that depends on a run-time value",
                         i.span,
                     ));
                 }
             }
         }
         Ok(())
+    }
+
+    /// Does `e` depend on a run-time value: an input of the program, a hint, or a local
+    /// assigned from one? ZoKrates unrolls loops and inlines calls before its `asm` index rule,
+    /// so a loop variable or a parameter of another function is not one (flow-insensitive: a
+    /// local assigned a run-time value anywhere is one everywhere after).
+    pub(super) fn reads_runtime(&self, e: &Expr) -> bool {
+        let go = |x: &Expr| self.reads_runtime(x);
+        match &e.kind {
+            ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => false,
+            ExprKind::Local(id) => self.fs.runtime.contains(id),
+            ExprKind::Hint(..) => true,
+            ExprKind::Unary(_, x)
+            | ExprKind::Builtin(_, x)
+            | ExprKind::Repeat(x, _)
+            | ExprKind::Slice(x, ..)
+            | ExprKind::Member(x, _)
+            | ExprKind::TupleIndex(x, _) => go(x),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => go(a) || go(b),
+            ExprKind::Conditional(c, a, b) => go(c) || go(a) || go(b),
+            ExprKind::Call(_, xs) | ExprKind::Struct(xs) | ExprKind::Tuple(xs) => xs.iter().any(go),
+            ExprKind::Array(elems) => elems.iter().any(|el| match el {
+                ArrayElem::Single(x) | ArrayElem::Spread(x) => go(x),
+            }),
+        }
     }
 
     /// Lifts the value `e` of a hint into a new function whose parameters are the locals `e`
@@ -353,6 +384,9 @@ impl Checker {
                     return Err(mismatch(&ty, &value.ty, value.span));
                 }
                 let local = self.declare(name, ty, *mutable);
+                if self.reads_runtime(&value) {
+                    self.fs.runtime.insert(local);
+                }
                 // A constant initializer whose evaluation fails (`15u8 / 0u8`) is not an error
                 // here: failure is path-sensitive, so it fails at run time if its path runs.
                 if !*mutable {
@@ -374,6 +408,9 @@ impl Checker {
                 let value = self.expr(value, Some(&ty))?;
                 if value.ty != ty {
                     return Err(mismatch(&ty, &value.ty, value.span));
+                }
+                if self.reads_runtime(&value) {
+                    self.fs.runtime.insert(place.local);
                 }
                 Stmt::Assign { place, value }
             }
@@ -439,7 +476,11 @@ impl Checker {
                     return Err(mismatch(&ty, &to.ty, to.span));
                 }
                 self.fs.scopes.push(HashMap::new());
+                let runtime = self.reads_runtime(&from) || self.reads_runtime(&to);
                 let var = self.declare(var, ty, *mutable);
+                if runtime {
+                    self.fs.runtime.insert(var);
+                }
                 let body = self.scoped_block(&body.stmts);
                 self.fs.scopes.pop();
                 Stmt::For {
