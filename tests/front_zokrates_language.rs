@@ -82,11 +82,16 @@ fn struct_literal_through_a_local_alias() {
                \x20   Sq<1> s = Sq { a: [x], b: [x] };\n\
                \x20   return bar.a[0] + bar.b[0] + s.a[0] * s.b[0];\n}\n";
     // x = 5: 5 + 3 + 25 = 33.
-    assert_eq!(run(src, serde_json::json!({"x": "5"})), r#"{"outputs":["33"]}"#);
+    assert_eq!(
+        run(src, serde_json::json!({"x": "5"})),
+        r#"{"outputs":["33"]}"#
+    );
     // Without an expected type, a generic alias's values cannot be inferred.
     assert_eq!(
-        err("struct Foo<A> {\n    field[A] a;\n}\ntype Sq<A> = Foo<A>;\n\
-             def main() -> field {\n    return Sq { a: [1] }.a[0];\n}\n"),
+        err(
+            "struct Foo<A> {\n    field[A] a;\n}\ntype Sq<A> = Foo<A>;\n\
+             def main() -> field {\n    return Sq { a: [1] }.a[0];\n}\n"
+        ),
         "6:12 cannot infer the generic parameters of type alias `Sq` here"
     );
 }
@@ -104,13 +109,17 @@ fn overloads_by_parameter_and_return_type() {
         r#"{"outputs":["1","2","30","5"]}"#
     );
     assert_eq!(
-        err("def foo() -> field {\n    return 1;\n}\ndef foo() -> u32 {\n    return 2;\n}\n\
-             def main() {\n    foo();\n    return;\n}\n"),
+        err(
+            "def foo() -> field {\n    return 1;\n}\ndef foo() -> u32 {\n    return 2;\n}\n\
+             def main() {\n    foo();\n    return;\n}\n"
+        ),
         "8:5 ambiguous call to `foo`"
     );
     assert_eq!(
-        err("def foo() -> field {\n    return 1;\n}\ndef foo() -> field {\n    return 2;\n}\n\
-             def main() {\n    return;\n}\n"),
+        err(
+            "def foo() -> field {\n    return 1;\n}\ndef foo() -> field {\n    return 2;\n}\n\
+             def main() {\n    return;\n}\n"
+        ),
         "4:5 duplicate definition of function `foo`"
     );
 }
@@ -133,8 +142,10 @@ fn constants_computed_by_calls() {
     );
     // A failure while computing a constant is an error at the constant's value.
     assert_eq!(
-        err("def half(u32 x) -> u32 {\n    assert(x % 2 == 0, \"odd\");\n    return x / 2;\n}\n\n\
-             const u32 H = half(7);\n\ndef main() -> u32 {\n    return H;\n}\n"),
+        err(
+            "def half(u32 x) -> u32 {\n    assert(x % 2 == 0, \"odd\");\n    return x / 2;\n}\n\n\
+             const u32 H = half(7);\n\ndef main() -> u32 {\n    return H;\n}\n"
+        ),
         "6:15 the value of constant `H` cannot be computed: assertion failed: odd"
     );
 }
@@ -214,7 +225,10 @@ fn log_is_reserved_and_needs_typed_values() {
     );
     // A typed literal is fine.
     assert_eq!(
-        run("def main() -> field {\n    log(\"{}\", 1f + 1);\n    return 1;\n}\n", serde_json::json!({})),
+        run(
+            "def main() -> field {\n    log(\"{}\", 1f + 1);\n    return 1;\n}\n",
+            serde_json::json!({})
+        ),
         r#"{"outputs":["1"]}"#
     );
 }
@@ -256,8 +270,11 @@ fn generic_parameter_named_like_a_constant_above() {
     );
     // A constant defined below the function does not conflict (ZoKrates' array_generic_inference).
     assert_eq!(
-        run("def foo<N>(field[N] a) -> u32 {\n    return N;\n}\nconst u32 N = 3;\n\
-             def main(field[N] a) -> u32 {\n    return foo(a);\n}\n", serde_json::json!({"a": ["1", "2", "3"]})),
+        run(
+            "def foo<N>(field[N] a) -> u32 {\n    return N;\n}\nconst u32 N = 3;\n\
+             def main(field[N] a) -> u32 {\n    return foo(a);\n}\n",
+            serde_json::json!({"a": ["1", "2", "3"]})
+        ),
         r#"{"outputs":["3"]}"#
     );
 }
@@ -302,8 +319,11 @@ fn embedded_functions_arguments() {
     );
     // unpack(3) into 2 bits is [true, true]; [false] <= [true] is true.
     assert_eq!(
-        run("from \"EMBED\" import unpack, bit_array_le;\ndef main() -> (bool[2], bool) {\n\
-             \x20   return (unpack(3), bit_array_le([false], [true]));\n}\n", serde_json::json!({})),
+        run(
+            "from \"EMBED\" import unpack, bit_array_le;\ndef main() -> (bool[2], bool) {\n\
+             \x20   return (unpack(3), bit_array_le([false], [true]));\n}\n",
+            serde_json::json!({})
+        ),
         r#"{"outputs":[[true,true],true]}"#
     );
 }

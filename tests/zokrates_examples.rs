@@ -119,9 +119,8 @@ fn zokrates_examples() {
     let mut files = Vec::new();
     zok_files(&root, &root, &mut files);
     files.sort();
-    let (errors, valid): (Vec<&String>, Vec<&String>) = files
-        .iter()
-        .partition(|f| f.starts_with("compile_errors/"));
+    let (errors, valid): (Vec<&String>, Vec<&String>) =
+        files.iter().partition(|f| f.starts_with("compile_errors/"));
     // ZoKrates 0.8.8's folder: 153 programs that compile and 68 that must not.
     assert_eq!((valid.len(), errors.len()), (153, 68), "the folder changed");
     let accepted = read_accepted();
@@ -153,31 +152,34 @@ fn zokrates_examples() {
         })
         .collect();
 
-    let rejections: Vec<String> = errors.par_iter().flat_map_iter(|f| {
-        let path = path_of(f);
-        let builtin = zkbc(&["compile", "-q", &path]);
-        let shared = zkbc(&["compile", "-q", "--stdlib-path", &stdlib_arg, &path]);
-        let mut problems = Vec::new();
-        for (how, out) in [("the built-in library", builtin), ("--stdlib-path", shared)] {
-            let stderr = common::stderr(&out);
-            match (accepted.contains_key(f.as_str()), out.status.code()) {
-                (true, Some(0)) => {}
-                (true, _) => problems.push(format!(
-                    "{f} is listed as accepted but is rejected with {how}: {}",
-                    stderr.lines().next().unwrap_or("")
-                )),
-                (false, Some(2)) if located(&stderr, f.rsplit('/').next().unwrap_or(f)) => {}
-                (false, Some(2)) => problems.push(format!(
-                    "{f} is rejected with {how} without a FILE:LINE:COL location: {stderr}"
-                )),
-                (false, code) => problems.push(format!(
-                    "{f} is not rejected with {how} (exit {code:?}) and is not listed in \
+    let rejections: Vec<String> = errors
+        .par_iter()
+        .flat_map_iter(|f| {
+            let path = path_of(f);
+            let builtin = zkbc(&["compile", "-q", &path]);
+            let shared = zkbc(&["compile", "-q", "--stdlib-path", &stdlib_arg, &path]);
+            let mut problems = Vec::new();
+            for (how, out) in [("the built-in library", builtin), ("--stdlib-path", shared)] {
+                let stderr = common::stderr(&out);
+                match (accepted.contains_key(f.as_str()), out.status.code()) {
+                    (true, Some(0)) => {}
+                    (true, _) => problems.push(format!(
+                        "{f} is listed as accepted but is rejected with {how}: {}",
+                        stderr.lines().next().unwrap_or("")
+                    )),
+                    (false, Some(2)) if located(&stderr, f.rsplit('/').next().unwrap_or(f)) => {}
+                    (false, Some(2)) => problems.push(format!(
+                        "{f} is rejected with {how} without a FILE:LINE:COL location: {stderr}"
+                    )),
+                    (false, code) => problems.push(format!(
+                        "{f} is not rejected with {how} (exit {code:?}) and is not listed in \
                      tests/zokrates_examples_accepted.md"
-                )),
+                    )),
+                }
             }
-        }
-        problems
-    }).collect();
+            problems
+        })
+        .collect();
     failures.extend(rejections);
 
     // `execute_examples_ok`: the top-level `test*.zok` programs run and check.

@@ -532,7 +532,12 @@ mod tests {
 
     #[test]
     fn underscore_before_suffix() {
-        for (src, suffix) in [("1_f", "f"), ("7_u8", "u8"), ("3_u16", "u16"), ("0_u64", "u64")] {
+        for (src, suffix) in [
+            ("1_f", "f"),
+            ("7_u8", "u8"),
+            ("3_u16", "u16"),
+            ("0_u64", "u64"),
+        ] {
             assert!(
                 matches!(&kinds(src)[0], TokenKind::Decimal { suffix: Some(s), .. } if s == suffix),
                 "{src}"

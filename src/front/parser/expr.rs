@@ -103,7 +103,8 @@ impl Parser {
                 let start = self.bump().span;
                 // As in ZoKrates, a unary operator applies to a power or a postfix expression:
                 // `- - 1` or `!-x` needs parentheses.
-                if let TokenKind::Punct(Punct::Minus | Punct::Plus | Punct::Bang) = self.tok().kind {
+                if let TokenKind::Punct(Punct::Minus | Punct::Plus | Punct::Bang) = self.tok().kind
+                {
                     return Err(Diagnostic::new(
                         "a unary operator cannot follow another one",
                         self.span(),

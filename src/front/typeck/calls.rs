@@ -338,7 +338,9 @@ impl Checker {
                             format!("the value {v} does not fit in {n} bits"),
                             x.span,
                         )
-                        .with_note(format!("`unpack::<{n}>` of a constant needs it below 2^{n}")));
+                        .with_note(format!(
+                            "`unpack::<{n}>` of a constant needs it below 2^{n}"
+                        )));
                     }
                 }
             }

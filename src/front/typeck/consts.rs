@@ -95,9 +95,8 @@ impl Checker {
             }
             d
         })?;
-        from_leaves(ty, &outputs).ok_or_else(|| {
-            panic!("bug: the outputs of {what} do not have its type")
-        })
+        from_leaves(ty, &outputs)
+            .ok_or_else(|| panic!("bug: the outputs of {what} do not have its type"))
     }
 
     /// Replaces the locals `e` reads by their compile-time values: a known value as a literal,
@@ -188,7 +187,9 @@ pub(super) fn has_call(e: &ast::Expr) -> bool {
             ast::ArrayElem::Single(x) | ast::ArrayElem::Spread(x) => has_call(x),
         }),
         K::Slice(x, from, to) => {
-            has_call(x) || from.as_deref().is_some_and(has_call) || to.as_deref().is_some_and(has_call)
+            has_call(x)
+                || from.as_deref().is_some_and(has_call)
+                || to.as_deref().is_some_and(has_call)
         }
         K::Struct(_, fields) => fields.iter().any(|(_, x)| has_call(x)),
         K::Tuple(xs) => xs.iter().any(has_call),

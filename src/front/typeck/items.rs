@@ -613,7 +613,9 @@ fn expr_mentions(e: &ast::Expr, name: &str) -> bool {
         K::Array(elems) => elems.iter().any(|el| match el {
             ast::ArrayElem::Single(x) | ast::ArrayElem::Spread(x) => m(x),
         }),
-        K::Slice(x, from, to) => m(x) || from.as_deref().is_some_and(m) || to.as_deref().is_some_and(m),
+        K::Slice(x, from, to) => {
+            m(x) || from.as_deref().is_some_and(m) || to.as_deref().is_some_and(m)
+        }
         K::Struct(_, fields) => fields.iter().any(|(_, x)| m(x)),
         K::Tuple(xs) => xs.iter().any(m),
     }

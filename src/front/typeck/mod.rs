@@ -5,8 +5,10 @@
 //! 1. in source order, imports (binding the imported module's symbols, or a cast built-in),
 //!    structs, type aliases and `const` definitions (each evaluated at compile time; a name must
 //!    be declared before it is used);
-//! 2. every function signature (functions may be overloaded on their parameter types, as in
-//!    ZoKrates, and may be called before their definition); a generic function (`def f<N>`) is
+//! 2. every function signature (functions may be overloaded on their parameter types, or only
+//!    on their return type, chosen by the expected type, as in ZoKrates, and may be called
+//!    before their definition; a constant whose value calls functions has the module's
+//!    signatures declared when it is met, see `consts`); a generic function (`def f<N>`) is
 //!    kept as a template and checked once per instance, when a call fixes its parameters
 //!    (explicitly, `f::<3>(x)`, or from the argument array sizes);
 //! 3. every function body, statement by statement, with block scopes (an inner declaration
@@ -18,7 +20,8 @@
 //! decimal literal (`1`, `-3`, `2 * 4`) takes that type; with no expectation it is a `field`.
 //! Literal values are range-checked against their final type. Array sizes, `[e; n]` counts, slice
 //! bounds must be compile-time constants (see `consteval`): literals, `const`s and immutable
-//! locals with a constant initial value.
+//! locals with a constant initial value, and (array sizes, `[e; n]` counts) calls of functions
+//! on such values, run at compile time (see `consts`).
 //!
 //! After the bodies, the call graph is checked for cycles: recursion is an error, because every
 //! call is inlined. A function with a return type must return on every path.
@@ -26,7 +29,8 @@
 //! The files, by what they check: `items` (the passes over the module and the recursion
 //! check), `types` (written types, generic struct and alias instances, unification),
 //! `stmts` (function bodies, statements, `asm`), `exprs` (expressions), `calls` (overloads,
-//! built-ins, generic function instances).
+//! built-ins, generic function instances), `consts` (compile-time values computed by running
+//! the functions they call).
 
 mod calls;
 mod consts;

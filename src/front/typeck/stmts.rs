@@ -91,8 +91,10 @@ impl Checker {
         let mut out = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
             if i > 0 && matches!(stmts[i - 1].kind, ast::StmtKind::Return(_)) {
-                return Err(Diagnostic::new("unreachable statement after `return`", s.span)
-                    .with_note("a `return` must be the last statement of its block"));
+                return Err(
+                    Diagnostic::new("unreachable statement after `return`", s.span)
+                        .with_note("a `return` must be the last statement of its block"),
+                );
             }
             match &s.kind {
                 ast::StmtKind::Asm(body) => {
