@@ -118,7 +118,7 @@ fn a_log_on_a_predicated_path_prints_only_when_the_path_runs() {
 /// exhausted the step limit where the unmerged program returns at once).
 #[test]
 fn a_hint_on_an_untaken_path_does_not_run() {
-    let source = "def countdown(u32 n) -> u32 {\n    u32 mut i = n;\n    while i > 0 {\n        i = i - 1;\n    }\n    return i;\n}\n\ndef main(u32 x) -> u32 {\n    u32 mut y = 7;\n    if x < 10 {\n        asm {\n            y <-- countdown(x) + 1;\n        }\n    }\n    return y;\n}\n";
+    let source = "def countdown(u32 n) -> u32 {\n    u32 mut i = n;\n    while i > 0 {\n        i = i - 1;\n    }\n    return i;\n}\n\ndef main(u32 x) -> field {\n    field mut y = 7;\n    if x < 10 {\n        asm {\n            y <-- u32_to_field(countdown(x) + 1);\n        }\n    }\n    return y;\n}\n";
     let limits = zkbc::ir::interp::Limits {
         max_steps: 100_000,
         ..Default::default()

@@ -378,9 +378,11 @@ impl Lexer<'_> {
             self.pos += 1;
         }
         let suffix = &self.src[suffix_start..self.pos];
-        let suffix = match suffix {
-            "" => None,
-            "u8" | "u16" | "u32" | "u64" | "f" => Some(suffix.to_string()),
+        // One `_` may separate the digits from the suffix (`1_f`, `7_u32`), as in ZoKrates.
+        let bare = suffix.strip_prefix('_').unwrap_or(suffix);
+        let suffix = match bare {
+            "" if suffix.is_empty() => None,
+            "u8" | "u16" | "u32" | "u64" | "f" => Some(bare.to_string()),
             _ => {
                 return Err(Diagnostic::new(
                     format!("invalid suffix `{suffix}` on integer literal"),
@@ -526,6 +528,27 @@ mod tests {
                 TokenKind::Eof
             ]
         );
+    }
+
+    #[test]
+    fn underscore_before_suffix() {
+        for (src, suffix) in [
+            ("1_f", "f"),
+            ("7_u8", "u8"),
+            ("3_u16", "u16"),
+            ("0_u64", "u64"),
+        ] {
+            assert!(
+                matches!(&kinds(src)[0], TokenKind::Decimal { suffix: Some(s), .. } if s == suffix),
+                "{src}"
+            );
+        }
+        for bad in ["1_", "1__f", "1_x", "1u7"] {
+            assert!(
+                lex(bad).unwrap_err().message.starts_with("invalid suffix"),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -150,6 +150,9 @@ pub struct LoadedModule {
     pub imports: Vec<Target>,
     /// Is this the built-in `"EMBED"` module?
     pub is_embed: bool,
+    /// Is this a module of zkbc's built-in library (zkbc's own code, which may use what zkbc
+    /// allows beyond ZoKrates' rules, such as `bool` and `uN` `asm` hints)?
+    pub is_library: bool,
 }
 
 /// A program's modules, dependencies first, the root last.
@@ -246,10 +249,12 @@ impl Loader<'_> {
             imports.push(self.import(imp, dir.as_deref())?);
         }
         self.loading.pop();
+        let is_library = is_embed || key.starts_with(stdlib::ROOT);
         self.modules.push(LoadedModule {
             ast,
             imports,
             is_embed,
+            is_library,
         });
         let index = self.modules.len() - 1;
         self.by_path.insert(key, index);

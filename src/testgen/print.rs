@@ -209,7 +209,8 @@ fn expr(e: &Expr, min: u32) -> String {
                 UnOp::Neg => "-",
                 UnOp::Not => "!",
             };
-            if inner.starts_with(sym) {
+            // `- -x` and `-!x` need parentheses (ZoKrates' grammar takes one unary operator).
+            if inner.starts_with(['-', '!', '+']) {
                 format!("{sym}({inner})")
             } else {
                 format!("{sym}{inner}")

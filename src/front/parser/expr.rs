@@ -101,7 +101,17 @@ impl Parser {
         match op {
             Some(op) => {
                 let start = self.bump().span;
-                let operand = self.nested(|p| p.unary())?;
+                // As in ZoKrates, a unary operator applies to a power or a postfix expression:
+                // `- - 1` or `!-x` needs parentheses.
+                if let TokenKind::Punct(Punct::Minus | Punct::Plus | Punct::Bang) = self.tok().kind
+                {
+                    return Err(Diagnostic::new(
+                        "a unary operator cannot follow another one",
+                        self.span(),
+                    )
+                    .with_note("add parentheses: `-(-x)`"));
+                }
+                let operand = self.nested(|p| p.power())?;
                 let span = start.to(operand.span);
                 Ok(Expr {
                     kind: ExprKind::Unary(op, Box::new(operand)),
@@ -115,7 +125,15 @@ impl Parser {
     pub(super) fn power(&mut self) -> PResult<Expr> {
         let base = self.postfix()?;
         if self.eat_punct(Punct::StarStar) {
-            let exp = self.nested(|p| p.unary())?;
+            let exp = self.nested(|p| p.unary_operand())?;
+            if self.is_punct(Punct::StarStar) {
+                // ZoKrates does not choose an associativity for `**`.
+                return Err(Diagnostic::new(
+                    "`**` cannot follow an exponent without parentheses",
+                    self.span(),
+                )
+                .with_note("write `(a ** b) ** c` or `a ** (b ** c)`"));
+            }
             let span = base.span.to(exp.span);
             Ok(Expr {
                 kind: ExprKind::Binary(BinaryOp::Pow, Box::new(base), Box::new(exp)),
@@ -124,6 +142,23 @@ impl Parser {
         } else {
             Ok(base)
         }
+    }
+
+    /// An exponent: a postfix expression, optionally after one unary operator (`x ** -1`).
+    fn unary_operand(&mut self) -> PResult<Expr> {
+        let op = match self.tok().kind {
+            TokenKind::Punct(Punct::Minus) => UnaryOp::Neg,
+            TokenKind::Punct(Punct::Plus) => UnaryOp::Pos,
+            TokenKind::Punct(Punct::Bang) => UnaryOp::Not,
+            _ => return self.postfix(),
+        };
+        let start = self.bump().span;
+        let operand = self.postfix()?;
+        let span = start.to(operand.span);
+        Ok(Expr {
+            kind: ExprKind::Unary(op, Box::new(operand)),
+            span,
+        })
     }
 
     pub(super) fn postfix(&mut self) -> PResult<Expr> {

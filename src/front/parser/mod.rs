@@ -340,14 +340,28 @@ impl Parser {
     fn function(&mut self) -> PResult<FunctionDef> {
         let start = self.expect_kw(Keyword::Def)?.start;
         let name = self.ident()?;
+        if name.name == "log" {
+            return Err(Diagnostic::new(
+                "`log` is reserved and cannot name a function",
+                name.span,
+            ));
+        }
         let generics = self.generic_params()?;
         self.expect_punct(Punct::LParen)?;
         let mut params = Vec::new();
         while !self.is_punct(Punct::RParen) {
-            // Public unless declared `private`, as in ZoKrates.
+            // Public unless declared `private`, as in ZoKrates; only `main` says which.
+            let visibility = self.span();
             let public = !self.eat_kw(Keyword::Private);
-            if public {
-                self.eat_kw(Keyword::Public);
+            let explicit = !public || self.eat_kw(Keyword::Public);
+            if explicit && name.name != "main" {
+                return Err(Diagnostic::new(
+                    format!(
+                        "`{}` is allowed only on the parameters of `main`",
+                        if public { "public" } else { "private" }
+                    ),
+                    visibility,
+                ));
             }
             let ty = self.ty()?;
             let mutable = self.eat_kw(Keyword::Mut);

@@ -70,12 +70,36 @@ impl Checker {
                     for a in args {
                         arg_tys.push(self.expr(a, None)?.ty);
                     }
-                    match candidates
+                    let matching: Vec<FuncId> = candidates
                         .iter()
-                        .find(|id| self.sigs[id.0 as usize].params == arg_tys)
-                    {
-                        Some(id) => *id,
-                        None => {
+                        .copied()
+                        .filter(|id| self.sigs[id.0 as usize].params == arg_tys)
+                        .collect();
+                    // Overloads that differ only in their return type: the expected type
+                    // chooses, as in ZoKrates (`(field, field[3]) a = foo();`).
+                    let by_ret: Vec<FuncId> = matching
+                        .iter()
+                        .copied()
+                        .filter(|id| expected == Some(&self.sigs[id.0 as usize].ret))
+                        .collect();
+                    match (matching.as_slice(), by_ret.as_slice()) {
+                        ([id], _) | (_, [id]) => *id,
+                        ([_, _, ..], _) => {
+                            let rets: Vec<String> = matching
+                                .iter()
+                                .map(|id| format!("`{}`", self.sigs[id.0 as usize].ret))
+                                .collect();
+                            return Err(Diagnostic::new(
+                                format!("ambiguous call to `{}`", callee.name),
+                                span,
+                            )
+                            .with_note(format!(
+                                "its definitions for these arguments return {}; assign the \
+                                 result to a variable of one of these types",
+                                rets.join(" and ")
+                            )));
+                        }
+                        _ => {
                             let tys: Vec<String> = arg_tys.iter().map(|t| t.to_string()).collect();
                             return Err(Diagnostic::new(
                                 format!(
@@ -210,7 +234,7 @@ impl Checker {
             )
             .with_note(format!("give it explicitly: `{}::<...>(...)`", callee.name))
         })?;
-        let id = self.instance(m, t, values, span)?;
+        let id = self.instance(m, t, values.clone(), span)?;
         let params = self.sigs[id.0 as usize].params.clone();
         let mut targs = Vec::new();
         for (a, p) in args.iter().zip(&params) {
@@ -219,6 +243,9 @@ impl Checker {
                 return Err(mismatch(p, &a.ty, a.span));
             }
             targs.push(a);
+        }
+        if Some(m) == self.embed {
+            self.embed_call_rules(&t.name.name, &values, &targs)?;
         }
         self.fs.calls.push((id, callee.span));
         Ok(Expr {
@@ -294,6 +321,63 @@ impl Checker {
         let checked = self.function(id, t)?;
         self.bodies[id.0 as usize] = Some(checked);
         Ok(id)
+    }
+}
+
+impl Checker {
+    /// What ZoKrates requires of the arguments of two embedded functions, checked at compile
+    /// time: `unpack::<N>` of a constant that fits in N bits, and `bit_array_le` with a constant
+    /// second argument.
+    fn embed_call_rules(&self, name: &str, generics: &[u32], args: &[Expr]) -> TResult<()> {
+        match (name, generics, args) {
+            ("unpack", [n], [x]) if *n < FIELD_BITS => {
+                if let Some(Value::Field(v)) = self.eval(x)? {
+                    let big = v.into_bigint();
+                    if ark_ff::BigInteger::num_bits(&big) > *n {
+                        return Err(Diagnostic::new(
+                            format!("the value {v} does not fit in {n} bits"),
+                            x.span,
+                        )
+                        .with_note(format!(
+                            "`unpack::<{n}>` of a constant needs it below 2^{n}"
+                        )));
+                    }
+                }
+            }
+            ("bit_array_le", _, [_, b]) if !self.is_compile_time(b) => {
+                return Err(Diagnostic::new(
+                    "the second argument of `bit_array_le` must be a compile-time constant",
+                    b.span,
+                ));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Does `e` depend only on compile-time values (literals, locals of known value, and calls
+    /// of such values)?
+    pub(super) fn is_compile_time(&self, e: &Expr) -> bool {
+        let go = |x: &Expr| self.is_compile_time(x);
+        match &e.kind {
+            ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => true,
+            ExprKind::Local(id) => {
+                self.fs.known.contains_key(id) || self.fs.deferred.contains_key(id)
+            }
+            ExprKind::Hint(..) => false,
+            ExprKind::Unary(_, x)
+            | ExprKind::Builtin(_, x)
+            | ExprKind::Repeat(x, _)
+            | ExprKind::Slice(x, ..)
+            | ExprKind::Member(x, _)
+            | ExprKind::TupleIndex(x, _) => go(x),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => go(a) && go(b),
+            ExprKind::Conditional(c, a, b) => go(c) && go(a) && go(b),
+            ExprKind::Call(_, xs) | ExprKind::Struct(xs) | ExprKind::Tuple(xs) => xs.iter().all(go),
+            ExprKind::Array(elems) => elems.iter().all(|el| match el {
+                ArrayElem::Single(x) | ArrayElem::Spread(x) => go(x),
+            }),
+        }
     }
 }
 

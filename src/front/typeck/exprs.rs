@@ -128,7 +128,7 @@ impl Checker {
                                 elem_ty = Some(self.expr(x, None)?.ty);
                                 break;
                             }
-                            ast::ArrayElem::Spread(x) => {
+                            ast::ArrayElem::Spread(x) if !is_untyped_array(x) => {
                                 if let Type::Array(t, _) = self.expr(x, None)?.ty {
                                     elem_ty = Some(*t);
                                 }
@@ -158,7 +158,11 @@ impl Checker {
                             out.push(ArrayElem::Single(x));
                         }
                         ast::ArrayElem::Spread(x) => {
-                            let x = self.expr(x, None)?;
+                            // `[...[0; N - 1], 1]`: the literals spread take the element type
+                            // (the size in the expectation is not used by array literals).
+                            let spread_expected = is_untyped_array(x)
+                                .then(|| Type::Array(Box::new(elem_ty.clone()), 0));
+                            let x = self.expr(x, spread_expected.as_ref())?;
                             match &x.ty {
                                 Type::Array(t, n) if **t == elem_ty => len += u64::from(*n),
                                 Type::Array(..) => {
@@ -289,12 +293,7 @@ impl Checker {
                     {
                         self.infer_struct(name, fields, expected, e.span)?
                     }
-                    None => {
-                        return Err(Diagnostic::new(
-                            format!("unknown struct `{}`", name.name),
-                            name.span,
-                        ))
-                    }
+                    None => self.struct_through_alias(name, expected)?,
                 };
                 let mut values: Vec<Option<Expr>> = vec![None; s.fields.len()];
                 for (fname, fvalue) in fields {
@@ -353,6 +352,61 @@ impl Checker {
             ty,
             span: e.span,
         })
+    }
+
+    /// The struct a struct literal names through a type alias: `Bar { ... }` after
+    /// `type Bar = Foo<2, 2>;`, or `Buzz { ... }` after `type Buzz<A> = Foo<A, A>;` where the
+    /// expected type is an instance of `Foo` (the alias's generic values come from there).
+    fn struct_through_alias(
+        &mut self,
+        name: &ast::Ident,
+        expected: Option<&Type>,
+    ) -> TResult<Arc<StructType>> {
+        let unknown = || Diagnostic::new(format!("unknown struct `{}`", name.name), name.span);
+        let not_struct = |ty: &dyn std::fmt::Display| {
+            Diagnostic::new(
+                format!("type alias `{}` names `{ty}`, not a struct", name.name),
+                name.span,
+            )
+        };
+        let scope = &self.scopes[self.cur];
+        if let Some(ty) = scope.aliases.get(&name.name) {
+            return match ty {
+                Type::Struct(s) => Ok(s.clone()),
+                other => Err(not_struct(other)),
+            };
+        }
+        let Some((m, alias)) = scope.alias_templates.get(&name.name).cloned() else {
+            return Err(unknown());
+        };
+        let ast::TypeExprKind::Named(target, _) = &alias.ty.kind else {
+            return Err(not_struct(&"a type that is not a struct"));
+        };
+        let target_scope = &self.scopes[m];
+        let is_instance = |s: &StructType| match target_scope.struct_templates.get(&target.name) {
+            Some((tm, def)) => self
+                .struct_args
+                .get(&s.name)
+                .is_some_and(|((m2, t), _)| m2 == tm && *t == def.name.name),
+            None => target_scope
+                .structs
+                .get(&target.name)
+                .is_some_and(|d| **d == *s),
+        };
+        match expected {
+            Some(Type::Struct(s)) if is_instance(s) => Ok(s.clone()),
+            _ => Err(Diagnostic::new(
+                format!(
+                    "cannot infer the generic parameters of type alias `{}` here",
+                    name.name
+                ),
+                name.span,
+            )
+            .with_note(format!(
+                "give the type, e.g. `{}<3> x = {} {{ ... }};`",
+                name.name, name.name
+            ))),
+        }
     }
 
     pub(super) fn eval(&self, e: &Expr) -> TResult<Option<Value>> {

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::front::modules::EMBED_NAME;
+use std::collections::HashSet;
 
 /// What `from "EMBED" import` may name (ZoKrates 0.8's embeds on BN254).
 const EMBED_EXPORTS: &[&str] = &[
@@ -26,6 +27,8 @@ const EMBED_EXPORTS: &[&str] = &[
 impl Checker {
     pub(super) fn run(mut self, loaded: &Loaded) -> TResult<Program> {
         self.scopes = vec![Scope::default(); loaded.modules.len()];
+        self.library = loaded.modules.iter().map(|m| m.is_library).collect();
+        self.map = loaded.map.clone();
         let root = loaded.modules.len() - 1;
         for (m, module) in loaded.modules.iter().enumerate() {
             self.cur = m;
@@ -105,7 +108,7 @@ impl Checker {
     }
 
     /// Checks the body of plain function `id` in its module.
-    fn check_body(&mut self, id: FuncId) -> TResult<()> {
+    pub(super) fn check_body(&mut self, id: FuncId) -> TResult<()> {
         let (m, f) = self.plain[&id].clone();
         let checked = self.in_module(m, |c| c.function(id, &f))?;
         self.bodies[id.0 as usize] = Some(checked);
@@ -147,6 +150,8 @@ impl Checker {
             Ok(())
         };
         let mut targets = module.imports.iter();
+        // Functions declared in pass 1 for a constant's value, by item index.
+        let mut early: HashSet<usize> = HashSet::new();
         for item in &module.ast.items {
             match item {
                 ast::Item::Import(imp) => {
@@ -161,6 +166,23 @@ impl Checker {
                 }
                 ast::Item::Struct(s) => {
                     declare_top(&mut top_names, &s.name)?;
+                    for (i, g) in s.generics.iter().enumerate() {
+                        if s.generics[..i].iter().any(|h| h.name == g.name) {
+                            return Err(Diagnostic::new(
+                                format!("duplicate generic parameter `{}`", g.name),
+                                g.span,
+                            ));
+                        }
+                        if !s.fields.iter().any(|(ty, _)| type_mentions(ty, &g.name)) {
+                            return Err(Diagnostic::new(
+                                format!(
+                                    "generic parameter `{}` is not used in struct `{}`",
+                                    g.name, s.name.name
+                                ),
+                                g.span,
+                            ));
+                        }
+                    }
                     if !s.generics.is_empty() {
                         let cur = self.cur;
                         self.scopes[cur]
@@ -206,84 +228,143 @@ impl Checker {
                 ast::Item::Const(c) => {
                     declare_top(&mut top_names, &c.name)?;
                     let ty = self.resolve_type(&c.ty)?;
+                    let calls = consts::has_call(&c.value);
+                    if calls {
+                        self.declare_early(module, &mut early);
+                    }
                     let value = self.expr(&c.value, Some(&ty))?;
                     if value.ty != ty {
                         return Err(mismatch(&ty, &value.ty, value.span));
                     }
-                    let Some(v) = self.eval(&value)? else {
-                        return Err(Diagnostic::new(
-                            format!(
-                                "the value of constant `{}` must be a compile-time constant",
-                                c.name.name
-                            ),
-                            c.value.span,
-                        ));
+                    let v = match self.eval(&value)? {
+                        Some(v) => v,
+                        None if calls => self.run_constant(&c.name, &value, &ty)?,
+                        None => {
+                            return Err(Diagnostic::new(
+                                format!(
+                                    "the value of constant `{}` must be a compile-time constant",
+                                    c.name.name
+                                ),
+                                c.value.span,
+                            ))
+                        }
                     };
                     self.scopes[self.cur]
                         .consts
                         .insert(c.name.name.clone(), (ty, v));
                 }
-                ast::Item::Function(_) => {}
+                ast::Item::Function(f) => {
+                    // A generic parameter may not reuse the name of a constant defined (or
+                    // imported) above the function, as in ZoKrates.
+                    if let Some(g) = f
+                        .generics
+                        .iter()
+                        .find(|g| self.scopes[self.cur].consts.contains_key(&g.name))
+                    {
+                        return Err(Diagnostic::new(
+                            format!("generic parameter `{}` has the name of a constant", g.name),
+                            g.span,
+                        )
+                        .with_note("rename the generic parameter or the constant"));
+                    }
+                }
             }
         }
-        // Pass 2: signatures.
-        for item in &module.ast.items {
+        // Pass 2: signatures (those a constant's value needed are declared already).
+        for (k, item) in module.ast.items.iter().enumerate() {
             let ast::Item::Function(f) = item else {
                 continue;
             };
-            let scope = &self.scopes[self.cur];
-            let clash = top_names.contains_key(&f.name.name)
-                || scope.templates.contains_key(&f.name.name)
-                || (!f.generics.is_empty() && scope.by_name.contains_key(&f.name.name));
-            if clash {
+            if top_names.contains_key(&f.name.name) {
                 return Err(Diagnostic::new(
                     format!("duplicate definition of `{}`", f.name.name),
                     f.name.span,
                 ));
             }
-            if !f.generics.is_empty() {
-                let cur = self.cur;
-                self.scopes[cur]
-                    .templates
-                    .insert(f.name.name.clone(), (cur, Arc::new(f.clone())));
-                continue;
+            if !early.contains(&k) {
+                self.declare_signature(f)?;
             }
-            let mut params = Vec::new();
-            for p in &f.params {
-                let ty = self.resolve_type(&p.ty)?;
-                params.push(ty);
-            }
-            let ret = match &f.ret {
-                Some(t) => self.resolve_type(t)?,
-                None => Type::unit(),
-            };
-            if let Some(overloads) = self.scopes[self.cur].by_name.get(&f.name.name) {
-                for other in overloads {
-                    if self.sigs[other.0 as usize].params == params {
-                        return Err(Diagnostic::new(
-                            format!("duplicate definition of function `{}`", f.name.name),
-                            f.name.span,
-                        )
-                        .with_note(
-                            "a function may only be overloaded with different parameter types",
-                        ));
-                    }
+        }
+        Ok(())
+    }
+
+    /// Declares the signatures of the module's functions not declared yet whose types can be
+    /// resolved now, for a constant whose value calls a function; `early` gets their item
+    /// indices. The others wait for pass 2, which reports their errors.
+    fn declare_early(&mut self, module: &LoadedModule, early: &mut HashSet<usize>) {
+        for (k, item) in module.ast.items.iter().enumerate() {
+            if let ast::Item::Function(f) = item {
+                if !early.contains(&k) && self.declare_signature(f).is_ok() {
+                    early.insert(k);
                 }
             }
-            let id = self.new_sig(Sig {
-                name: f.name.name.clone(),
-                params,
-                ret,
-                name_span: f.name.span,
-            });
+        }
+    }
+
+    /// Declares function `f`: a template if it is generic, else its signature. Nothing is
+    /// declared when it fails.
+    fn declare_signature(&mut self, f: &ast::FunctionDef) -> TResult<()> {
+        let scope = &self.scopes[self.cur];
+        let clash = scope.templates.contains_key(&f.name.name)
+            || (!f.generics.is_empty() && scope.by_name.contains_key(&f.name.name));
+        if clash {
+            return Err(Diagnostic::new(
+                format!("duplicate definition of `{}`", f.name.name),
+                f.name.span,
+            ));
+        }
+        for (i, g) in f.generics.iter().enumerate() {
+            if f.generics[..i].iter().any(|h| h.name == g.name) {
+                return Err(Diagnostic::new(
+                    format!("duplicate generic parameter `{}`", g.name),
+                    g.span,
+                ));
+            }
+        }
+        if !f.generics.is_empty() {
             let cur = self.cur;
             self.scopes[cur]
-                .by_name
-                .entry(f.name.name.clone())
-                .or_default()
-                .push(id);
-            self.plain.insert(id, (cur, Arc::new(f.clone())));
+                .templates
+                .insert(f.name.name.clone(), (cur, Arc::new(f.clone())));
+            return Ok(());
         }
+        let mut params = Vec::new();
+        for p in &f.params {
+            let ty = self.resolve_type(&p.ty)?;
+            params.push(ty);
+        }
+        let ret = match &f.ret {
+            Some(t) => self.resolve_type(t)?,
+            None => Type::unit(),
+        };
+        if let Some(overloads) = self.scopes[self.cur].by_name.get(&f.name.name) {
+            for other in overloads {
+                let other = &self.sigs[other.0 as usize];
+                if other.params == params && other.ret == ret {
+                    return Err(Diagnostic::new(
+                        format!("duplicate definition of function `{}`", f.name.name),
+                        f.name.span,
+                    )
+                    .with_note(
+                        "a function may only be overloaded with different parameter or \
+                         return types",
+                    ));
+                }
+            }
+        }
+        let id = self.new_sig(Sig {
+            name: f.name.name.clone(),
+            params,
+            ret,
+            name_span: f.name.span,
+        });
+        let cur = self.cur;
+        self.scopes[cur]
+            .by_name
+            .entry(f.name.name.clone())
+            .or_default()
+            .push(id);
+        self.plain.insert(id, (cur, Arc::new(f.clone())));
         Ok(())
     }
 
@@ -428,7 +509,7 @@ impl Checker {
 }
 
 /// Renumbers the functions `stmts` call: `f` becomes `new_id[f]`.
-fn renumber_stmts(stmts: &mut [Stmt], new_id: &[u32]) {
+pub(super) fn renumber_stmts(stmts: &mut [Stmt], new_id: &[u32]) {
     for s in stmts {
         match s {
             Stmt::Let { value, .. } => renumber(value, new_id),
@@ -471,7 +552,7 @@ fn renumber_stmts(stmts: &mut [Stmt], new_id: &[u32]) {
     }
 }
 
-fn renumber(e: &mut Expr, new_id: &[u32]) {
+pub(super) fn renumber(e: &mut Expr, new_id: &[u32]) {
     match &mut e.kind {
         ExprKind::Local(_) | ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
         ExprKind::Unary(_, x)
@@ -503,5 +584,39 @@ fn renumber(e: &mut Expr, new_id: &[u32]) {
                 }
             }
         }
+    }
+}
+
+/// Does the written type `ty` name `name` (in an array size or a generic argument)?
+fn type_mentions(ty: &ast::TypeExpr, name: &str) -> bool {
+    match &ty.kind {
+        ast::TypeExprKind::Field | ast::TypeExprKind::Bool | ast::TypeExprKind::Uint(_) => false,
+        ast::TypeExprKind::Named(_, args) => args.iter().any(|a| expr_mentions(a, name)),
+        ast::TypeExprKind::Array(elem, size) => {
+            type_mentions(elem, name) || expr_mentions(size, name)
+        }
+        ast::TypeExprKind::Tuple(ts) => ts.iter().any(|t| type_mentions(t, name)),
+    }
+}
+
+/// Does `e` read the name `name`?
+fn expr_mentions(e: &ast::Expr, name: &str) -> bool {
+    use ast::ExprKind as K;
+    let m = |x: &ast::Expr| expr_mentions(x, name);
+    match &e.kind {
+        K::Decimal { .. } | K::Hex(_) | K::Bool(_) => false,
+        K::Name(n) => n.name == name,
+        K::Unary(_, x) | K::Member(x, _) | K::TupleIndex(x, _) => m(x),
+        K::Binary(_, a, b) | K::Repeat(a, b) | K::Index(a, b) => m(a) || m(b),
+        K::Conditional(c, a, b) => m(c) || m(a) || m(b),
+        K::Call { generics, args, .. } => generics.iter().chain(args).any(m),
+        K::Array(elems) => elems.iter().any(|el| match el {
+            ast::ArrayElem::Single(x) | ast::ArrayElem::Spread(x) => m(x),
+        }),
+        K::Slice(x, from, to) => {
+            m(x) || from.as_deref().is_some_and(m) || to.as_deref().is_some_and(m)
+        }
+        K::Struct(_, fields) => fields.iter().any(|(_, x)| m(x)),
+        K::Tuple(xs) => xs.iter().any(m),
     }
 }

@@ -5,8 +5,10 @@
 //! 1. in source order, imports (binding the imported module's symbols, or a cast built-in),
 //!    structs, type aliases and `const` definitions (each evaluated at compile time; a name must
 //!    be declared before it is used);
-//! 2. every function signature (functions may be overloaded on their parameter types, as in
-//!    ZoKrates, and may be called before their definition); a generic function (`def f<N>`) is
+//! 2. every function signature (functions may be overloaded on their parameter types, or only
+//!    on their return type, chosen by the expected type, as in ZoKrates, and may be called
+//!    before their definition; a constant whose value calls functions has the module's
+//!    signatures declared when it is met, see `consts`); a generic function (`def f<N>`) is
 //!    kept as a template and checked once per instance, when a call fixes its parameters
 //!    (explicitly, `f::<3>(x)`, or from the argument array sizes);
 //! 3. every function body, statement by statement, with block scopes (an inner declaration
@@ -18,7 +20,8 @@
 //! decimal literal (`1`, `-3`, `2 * 4`) takes that type; with no expectation it is a `field`.
 //! Literal values are range-checked against their final type. Array sizes, `[e; n]` counts, slice
 //! bounds must be compile-time constants (see `consteval`): literals, `const`s and immutable
-//! locals with a constant initial value.
+//! locals with a constant initial value, and (array sizes, `[e; n]` counts) calls of functions
+//! on such values, run at compile time (see `consts`).
 //!
 //! After the bodies, the call graph is checked for cycles: recursion is an error, because every
 //! call is inlined. A function with a return type must return on every path.
@@ -26,9 +29,11 @@
 //! The files, by what they check: `items` (the passes over the module and the recursion
 //! check), `types` (written types, generic struct and alias instances, unification),
 //! `stmts` (function bodies, statements, `asm`), `exprs` (expressions), `calls` (overloads,
-//! built-ins, generic function instances).
+//! built-ins, generic function instances), `consts` (compile-time values computed by running
+//! the functions they call).
 
 mod calls;
+mod consts;
 mod exprs;
 mod items;
 mod slices;
@@ -67,6 +72,7 @@ pub fn check(module: &ast::Module) -> Result<Program, Diagnostic> {
                 .map(|_| Target::Builtin)
                 .collect(),
             is_embed: false,
+            is_library: false,
         }],
         map: SourceMap::default(),
     };
@@ -101,6 +107,11 @@ struct FnState {
     calls: Vec<(FuncId, Span)>,
     /// Immutable locals whose initial value is a compile-time constant (`u32 n = 3;`).
     known: HashMap<LocalId, Value>,
+    /// Locals that hold run-time values (see `reads_runtime`).
+    runtime: std::collections::HashSet<LocalId>,
+    /// Immutable locals whose initial value is known at compile time only by running the
+    /// functions it calls (`u32 n = count(3);`): computed when a compile-time value needs them.
+    deferred: HashMap<LocalId, Expr>,
     /// Immutable `u32` locals whose initial value is linear in immutable locals (see `slices`).
     linear: HashMap<LocalId, slices::Linear>,
 }
@@ -149,6 +160,10 @@ struct Checker {
     /// The template (module, name) and generic values of each struct instance, by instance
     /// name (`Bar<2>`).
     struct_args: HashMap<String, ((usize, String), Vec<u32>)>,
+    /// The program's files (for running the value of a constant, see `consts`).
+    map: SourceMap,
+    /// Which modules are zkbc's built-in library, by index (see [`LoadedModule::is_library`]).
+    library: Vec<bool>,
     /// Checking the value of an `asm` hint (`x <-- e`), where field bit extraction is allowed.
     in_hint: bool,
     sigs: Vec<Sig>,
@@ -160,6 +175,8 @@ struct Checker {
     bodies: Vec<Option<(Function, CallSites)>>,
     /// The definitions of plain (non-generic) functions, by id, with their module.
     plain: HashMap<FuncId, Template<ast::FunctionDef>>,
+    /// Compile-time values being computed inside one another (see `consts`).
+    value_depth: usize,
     /// Instances being checked inside one another.
     instance_depth: usize,
 }
@@ -217,6 +234,19 @@ fn is_untyped(e: &ast::Expr) -> bool {
         ) => is_untyped(a) && is_untyped(b),
         ast::ExprKind::Binary(B::Pow | B::Shl | B::Shr, a, _) => is_untyped(a),
         ast::ExprKind::Conditional(_, a, b) => is_untyped(a) && is_untyped(b),
+        _ => false,
+    }
+}
+
+/// Is `e` an array literal (`[0; n]`, `[1, 2, ...[3; k]]`) made only of untyped decimal
+/// literals, so that its element type comes from context?
+fn is_untyped_array(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ast::ExprKind::Repeat(x, _) => is_untyped(x) || is_untyped_array(x),
+        ast::ExprKind::Array(elems) => elems.iter().all(|el| match el {
+            ast::ArrayElem::Single(x) => is_untyped(x) || is_untyped_array(x),
+            ast::ArrayElem::Spread(x) => is_untyped_array(x),
+        }),
         _ => false,
     }
 }

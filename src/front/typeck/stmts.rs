@@ -28,6 +28,10 @@ impl Checker {
             }
             params.push(self.declare(&p.name, ty, p.mutable));
         }
+        // The program's inputs are run-time values (see `FnState::runtime`).
+        if f.name.name == "main" && self.cur + 1 == self.scopes.len() {
+            self.fs.runtime.extend(params.iter().copied());
+        }
         let body = self.stmts(&f.body.stmts)?;
         if !sig_ret.is_unit() && !always_returns(&body) {
             let end = f.body.span.end;
@@ -85,7 +89,13 @@ impl Checker {
 
     pub(super) fn stmts(&mut self, stmts: &[ast::Stmt]) -> TResult<Vec<Stmt>> {
         let mut out = Vec::new();
-        for s in stmts {
+        for (i, s) in stmts.iter().enumerate() {
+            if i > 0 && matches!(stmts[i - 1].kind, ast::StmtKind::Return(_)) {
+                return Err(
+                    Diagnostic::new("unreachable statement after `return`", s.span)
+                        .with_note("a `return` must be the last statement of its block"),
+                );
+            }
             match &s.kind {
                 ast::StmtKind::Asm(body) => {
                     for a in body {
@@ -113,7 +123,12 @@ impl Checker {
                 constrained,
                 span,
             } => {
-                let (place, ty) = self.place(place)?;
+                let (place_checked, ty) = self.place(place)?;
+                if !self.library[self.cur] {
+                    self.asm_place_rules(place, &place_checked, &ty, *constrained)?;
+                }
+                let place = place_checked;
+                self.fs.runtime.insert(place.local);
                 let calls_before = self.fs.calls.len();
                 self.in_hint = true;
                 let value = self.expr(value, Some(&ty));
@@ -145,6 +160,61 @@ impl Checker {
                     span: *span,
                 })
             }
+        }
+    }
+
+    /// ZoKrates' rules for the place an `asm` assignment writes: a `field` (zkbc's own library
+    /// may also hint a `bool` or a `uN`, which zkbc range-checks), at indices that do not
+    /// depend on run-time values (constants once loops are unrolled).
+    fn asm_place_rules(
+        &self,
+        written: &ast::Expr,
+        place: &Place,
+        ty: &Type,
+        constrained: bool,
+    ) -> TResult<()> {
+        if *ty != Type::Field {
+            let arrow = if constrained { "<==" } else { "<--" };
+            return Err(Diagnostic::new(
+                format!("an `asm` assignment (`{arrow}`) must assign a `field`, found `{ty}`"),
+                written.span,
+            ));
+        }
+        for elem in &place.path {
+            if let PlaceElem::Index(i) = elem {
+                if self.reads_runtime(i) {
+                    return Err(Diagnostic::new(
+                        "an `asm` assignment cannot write at an index that depends on a run-time value",
+                        i.span,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Does `e` depend on a run-time value: an input of the program, a hint, or a local
+    /// assigned from one? ZoKrates unrolls loops and inlines calls before its `asm` index rule,
+    /// so a loop variable or a parameter of another function is not one (flow-insensitive: a
+    /// local assigned a run-time value anywhere is one everywhere after).
+    pub(super) fn reads_runtime(&self, e: &Expr) -> bool {
+        let go = |x: &Expr| self.reads_runtime(x);
+        match &e.kind {
+            ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => false,
+            ExprKind::Local(id) => self.fs.runtime.contains(id),
+            ExprKind::Hint(..) => true,
+            ExprKind::Unary(_, x)
+            | ExprKind::Builtin(_, x)
+            | ExprKind::Repeat(x, _)
+            | ExprKind::Slice(x, ..)
+            | ExprKind::Member(x, _)
+            | ExprKind::TupleIndex(x, _) => go(x),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => go(a) || go(b),
+            ExprKind::Conditional(c, a, b) => go(c) || go(a) || go(b),
+            ExprKind::Call(_, xs) | ExprKind::Struct(xs) | ExprKind::Tuple(xs) => xs.iter().any(go),
+            ExprKind::Array(elems) => elems.iter().any(|el| match el {
+                ArrayElem::Single(x) | ArrayElem::Spread(x) => go(x),
+            }),
         }
     }
 
@@ -281,6 +351,13 @@ impl Checker {
                         s.span,
                     ));
                 }
+                if let Some(a) = args.iter().find(|a| is_untyped(a)) {
+                    return Err(Diagnostic::new(
+                        "`log` cannot print an integer literal whose type is not known",
+                        a.span,
+                    )
+                    .with_note("give it a type: `1f`, `1u32`, or a typed variable"));
+                }
                 let args = args
                     .iter()
                     .map(|a| self.expr(a, None))
@@ -309,11 +386,20 @@ impl Checker {
                     return Err(mismatch(&ty, &value.ty, value.span));
                 }
                 let local = self.declare(name, ty, *mutable);
+                if self.reads_runtime(&value) {
+                    self.fs.runtime.insert(local);
+                }
                 // A constant initializer whose evaluation fails (`15u8 / 0u8`) is not an error
                 // here: failure is path-sensitive, so it fails at run time if its path runs.
                 if !*mutable {
-                    if let Ok(Some(v)) = self.eval(&value) {
-                        self.fs.known.insert(local, v);
+                    match self.eval(&value) {
+                        Ok(Some(v)) => {
+                            self.fs.known.insert(local, v);
+                        }
+                        Ok(None) if self.is_compile_time(&value) => {
+                            self.fs.deferred.insert(local, value.clone());
+                        }
+                        _ => {}
                     }
                     self.remember_linear(local, &value);
                 }
@@ -324,6 +410,9 @@ impl Checker {
                 let value = self.expr(value, Some(&ty))?;
                 if value.ty != ty {
                     return Err(mismatch(&ty, &value.ty, value.span));
+                }
+                if self.reads_runtime(&value) {
+                    self.fs.runtime.insert(place.local);
                 }
                 Stmt::Assign { place, value }
             }
@@ -389,7 +478,11 @@ impl Checker {
                     return Err(mismatch(&ty, &to.ty, to.span));
                 }
                 self.fs.scopes.push(HashMap::new());
+                let runtime = self.reads_runtime(&from) || self.reads_runtime(&to);
                 let var = self.declare(var, ty, *mutable);
+                if runtime {
+                    self.fs.runtime.insert(var);
+                }
                 let body = self.scoped_block(&body.stmts);
                 self.fs.scopes.pop();
                 Stmt::For {

@@ -72,7 +72,15 @@ impl Checker {
                 e.span,
             ));
         }
-        match self.eval(&te)? {
+        let mut value = self.eval(&te)?;
+        if value.is_none() && self.is_compile_time(&te) {
+            // It calls functions (`u32[count(3)]`, or a local set by such a call).
+            value = Some(
+                self.run_value(what, &te, &Type::Uint(32))
+                    .map_err(|d| Diagnostic { span: e.span, ..d })?,
+            );
+        }
+        match value {
             Some(Value::Uint(v)) => u32::try_from(v)
                 .map_err(|_| Diagnostic::new(format!("{what} {v} is too large"), e.span)),
             _ => Err(
