@@ -1,5 +1,6 @@
 //! The `zkbc` command line. Exit status: 0 success, 1 the program failed at run time (or a
-//! check failed), 2 the input does not compile or is malformed.
+//! check failed, or `verify-proof` rejected the proof), 2 the input does not compile or is
+//! malformed (a key or proof file included).
 //!
 //! This file holds the clap definitions of the commands and their flags, and the dispatch;
 //! the commands themselves are in `cli/`, grouped by what they work on.
@@ -15,6 +16,7 @@ mod cli;
 
 use clap::{Parser, Subcommand};
 use cli::circuit::{check_command, export_command, prove_command};
+use cli::groth16::{ProveFiles, SetupOut, VerifyFiles};
 use cli::ir_text::{interp_command, opt_command, verify_command};
 use cli::program::{abi_command, compile_command, query, run_command};
 use cli::report::{
@@ -72,6 +74,19 @@ const COMPAT_HELP: &str = "Semantics where zkbc and ZoKrates differ: `zkbc` (the
     conversion is checked) or `zokrates` (ZoKrates 0.8's: `field_to_uN` keeps the low N bits of \
     a value that does not fit, and `--field-cmp zokrates`)";
 const FORMAT_HELP: &str = "Output form (the values below; text for people is the default)";
+const BACKEND_HELP: &str = "The proof system: `probe` (`prove`'s default) is the data-parallel \
+    sumcheck over every executed block, which measures the prover's work and is neither succinct \
+    nor zero-knowledge; `groth16` is a succinct zero-knowledge Groth16 proof over BN254 of a \
+    one-circuit program (compile with --monolithic), with the keys of `zkbc setup` \
+    (docs/proof.md)";
+const VK_HELP: &str = "The verifying key file: `setup` writes it, `verify-proof` reads it \
+    (default NAME.vk.bin in the current directory, NAME the program's file stem)";
+const PUBLIC_HELP: &str = "The statement's public values as snarkjs' public.json, a JSON array \
+    of decimal strings: main's outputs, then its public inputs. `prove --backend groth16` \
+    writes it (default NAME.public.json), `verify-proof` reads it";
+const SNARKJS_HELP: &str = "Also write snarkjs' JSON files into this directory: `setup` the \
+    verifying key (verification_key.json), `prove --backend groth16` the proof and the public \
+    values (proof.json, public.json), which `snarkjs groth16 verify` checks";
 
 /// The commands, in the order a user needs them: run a program, check and measure it, prove
 /// and export it, look at what it compiles to, then the tools on IR text.
@@ -139,18 +154,82 @@ enum Command {
         #[arg(long)]
         explain: bool,
     },
-    /// Prove every executed block with the data-parallel sumcheck (Spartan's first sumcheck, as
-    /// spartan_parallel runs it), verify the proof, and print the measured prover and verifier
-    /// time per block beside its sumcheck cells. There is no polynomial commitment: this
-    /// measures the prover's sumcheck work; it is not a succinct or zero-knowledge proof.
+    /// Make Groth16's proving and verifying keys for a one-circuit program (compile with
+    /// --monolithic; no inputs: the circuit does not depend on them). The setup is trusted: its
+    /// secret randomness comes from the operating system and is never written anywhere;
+    /// `--seed` makes it reproducible, for tests only (docs/proof.md).
     #[command(
-        after_help = "Examples:\n  zkbc prove circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc prove circuits/mimc.zok --inputs circuits/mimc.json --format json"
+        after_help = "Examples:\n  zkbc setup circuits/mimc.zok --monolithic -o mimc.pk.bin --vk mimc.vk.bin\n  zkbc setup circuits/mimc.zok --monolithic --seed 1 --snarkjs out"
+    )]
+    Setup {
+        #[command(flatten)]
+        compile: CompileArgs,
+        #[arg(long, value_enum, default_value_t = Backend::Groth16, help = BACKEND_HELP)]
+        backend: Backend,
+        /// Draw the setup's secret randomness from this seed instead of the operating system:
+        /// the same keys every time. For tests only: anyone who knows the seed can forge proofs.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// The proving key file to write (default NAME.pk.bin in the current directory, NAME
+        /// the program's file stem).
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: Option<PathBuf>,
+        #[arg(long, value_name = "VK", help = VK_HELP)]
+        vk: Option<PathBuf>,
+        #[arg(long, value_name = "DIR", help = SNARKJS_HELP)]
+        snarkjs: Option<PathBuf>,
+        #[command(flatten)]
+        quiet: QuietArg,
+    },
+    /// Prove a run. The default backend (`--backend probe`) proves every executed block with
+    /// the data-parallel sumcheck (Spartan's first sumcheck, as spartan_parallel runs it),
+    /// verifies the proof, and prints the measured prover and verifier time per block beside
+    /// its sumcheck cells; there is no polynomial commitment: this measures the prover's
+    /// sumcheck work; it is not a succinct or zero-knowledge proof. `--backend groth16` proves a
+    /// one-circuit program (--monolithic) with the key of `zkbc setup` and writes the proof
+    /// (`-o`) and its public values (`--public`) for `zkbc verify-proof`.
+    #[command(
+        after_help = "Examples:\n  zkbc prove circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc prove circuits/mimc.zok --inputs circuits/mimc.json --format json\n  zkbc prove circuits/mimc.zok --monolithic --inputs circuits/mimc.json --backend groth16 --pk mimc.pk.bin -o mimc.proof.bin --public mimc.public.json"
     )]
     Prove {
         #[command(flatten)]
         compile: CompileArgs,
         #[command(flatten)]
         run: RunArgs,
+        #[arg(long, value_enum, default_value_t = Backend::Probe, help = BACKEND_HELP)]
+        backend: Backend,
+        /// The proving key `zkbc setup` wrote (--backend groth16; default NAME.pk.bin).
+        #[arg(long, value_name = "PK")]
+        pk: Option<PathBuf>,
+        /// The proof file to write (--backend groth16; default NAME.proof.bin in the current
+        /// directory).
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: Option<PathBuf>,
+        #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
+        public: Option<PathBuf>,
+        #[arg(long, value_name = "DIR", help = SNARKJS_HELP)]
+        snarkjs: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
+        format: ResultFormat,
+        #[command(flatten)]
+        quiet: QuietArg,
+    },
+    /// Verify a Groth16 proof of a one-circuit program, as a process of its own that reads the
+    /// program (compiled with the flags setup used, and no inputs), the verifying key, the
+    /// proof and the public values, never the witness or the private inputs. Exit status 0
+    /// accepted, 1 rejected (with the reason), 2 a malformed or unreadable file.
+    #[command(
+        after_help = "Example:\n  zkbc verify-proof circuits/mimc.zok mimc.proof.bin --monolithic --public mimc.public.json --vk mimc.vk.bin"
+    )]
+    VerifyProof {
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// The proof file (`zkbc prove --backend groth16 -o`).
+        proof: PathBuf,
+        #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
+        public: PathBuf,
+        #[arg(long, value_name = "VK", help = VK_HELP)]
+        vk: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
         format: ResultFormat,
         #[command(flatten)]
@@ -407,6 +486,15 @@ enum TableFormat {
     /// A JSON array of the reports (docs/report.md's schema); a failed row is an object with
     /// `error`.
     Json,
+}
+
+/// The proof systems of `zkbc setup` and `zkbc prove`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Backend {
+    /// The data-parallel sumcheck over the executed blocks: a measurement, not a proof system.
+    Probe,
+    /// Groth16 over BN254 for a one-circuit program.
+    Groth16,
 }
 
 /// Output forms of `zkbc check` and `zkbc prove`.
@@ -673,12 +761,76 @@ fn run(cli: Cli) -> Result<(), Exit> {
             output.output.as_deref(),
             quiet.quiet,
         ),
+        Command::Setup {
+            compile,
+            backend,
+            seed,
+            output,
+            vk,
+            snarkjs,
+            quiet,
+        } => {
+            if backend == Backend::Probe {
+                return Err(user_error(
+                    "the probe needs no setup: `zkbc setup` makes Groth16's keys",
+                ));
+            }
+            let out = SetupOut {
+                pk: output,
+                vk,
+                snarkjs,
+            };
+            cli::groth16::setup_command(compile, seed, out, quiet.quiet)
+        }
         Command::Prove {
             compile,
             run,
+            backend: Backend::Groth16,
+            pk,
+            output,
+            public,
+            snarkjs,
             format,
             quiet,
-        } => prove_command(compile, run, format, quiet.quiet),
+        } => {
+            let files = ProveFiles {
+                pk,
+                proof: output,
+                public,
+                snarkjs,
+            };
+            cli::groth16::prove_command(compile, run, files, format, quiet.quiet)
+        }
+        Command::Prove {
+            compile,
+            run,
+            backend: Backend::Probe,
+            pk,
+            output,
+            public,
+            snarkjs,
+            format,
+            quiet,
+        } => {
+            if pk.is_some() || output.is_some() || public.is_some() || snarkjs.is_some() {
+                return Err(user_error(
+                    "--pk, -o, --public and --snarkjs are for --backend groth16; the probe \
+                     writes no proof",
+                ));
+            }
+            prove_command(compile, run, format, quiet.quiet)
+        }
+        Command::VerifyProof {
+            compile,
+            proof,
+            public,
+            vk,
+            format,
+            quiet,
+        } => {
+            let files = VerifyFiles { proof, public, vk };
+            cli::groth16::verify_proof_command(compile, files, format, quiet.quiet)
+        }
         Command::Export {
             compile,
             run,
@@ -844,13 +996,31 @@ mod tests {
         let users = |long: &str| -> Vec<String> {
             flags[long].iter().map(|(cmd, _)| cmd.clone()).collect()
         };
-        assert_eq!(users("output"), ["report", "export", "table"]);
+        assert_eq!(
+            users("output"),
+            ["report", "setup", "prove", "export", "table"]
+        );
         assert_eq!(
             users("quiet"),
-            ["run", "check", "report", "prove", "export", "compile", "table"]
+            [
+                "run",
+                "check",
+                "report",
+                "setup",
+                "prove",
+                "verify-proof",
+                "export",
+                "compile",
+                "table"
+            ]
         );
         assert_eq!(users("log"), ["run", "check", "report", "prove", "export"]);
-        assert_eq!(users("format"), ["check", "report", "prove", "table"]);
+        assert_eq!(
+            users("format"),
+            ["check", "report", "prove", "verify-proof", "table"]
+        );
+        assert_eq!(users("public"), ["prove", "verify-proof"]);
+        assert_eq!(users("vk"), ["setup", "verify-proof"]);
         let mut problems = Vec::new();
         for (long, uses) in flags {
             let (first_cmd, first) = &uses[0];
@@ -910,8 +1080,20 @@ mod tests {
         assert_eq!(
             names,
             [
-                "run", "check", "report", "prove", "export", "compile", "table", "abi", "query",
-                "opt", "interp", "verify"
+                "run",
+                "check",
+                "report",
+                "setup",
+                "prove",
+                "verify-proof",
+                "export",
+                "compile",
+                "table",
+                "abi",
+                "query",
+                "opt",
+                "interp",
+                "verify"
             ]
         );
         for cmd in cli.get_subcommands() {
