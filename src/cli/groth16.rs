@@ -231,6 +231,8 @@ fn prove(
         program: file.clone(),
     };
     let pk_path = paths.default(files.pk, "pk.bin");
+    // Stages are recorded from here (`--time-passes`), reading the key included.
+    compile.measured.start();
     // The key is read first: a missing one fails before the program is compiled and run.
     let pk_bytes = read_file(&pk_path)?;
     progress.set_message(format!("{}: reading {}", file.display(), pk_path.display()));
