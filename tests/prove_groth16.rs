@@ -5,7 +5,9 @@
 //! file that does not parse, never 0 and never a panic); no private input value appears in the
 //! proof or the public values (the search is shown to work on the witness file, where they
 //! are). With snarkjs present (`common::find_snarkjs`), zkbc's public values are snarkjs' for the
-//! exported `main.r1cs`/`main.wtns`, and `snarkjs groth16 verify` accepts zkbc's proof.
+//! exported `main.r1cs`/`main.wtns`, and `snarkjs groth16 verify` accepts zkbc's proof. The
+//! library itself refuses a malformed public list, an unsatisfied assignment, another circuit's
+//! key and public values in another order, and every truncated proof file.
 
 mod common;
 use common::{find_snarkjs, stderr, stdout, zkbc};
@@ -14,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use zkbc::field::Fr;
 use zkbc::prove::transcript::fr_to_bytes_le;
+use zkbc::prove::{groth16, SparseR1cs};
 
 /// main with private and public inputs (ZoKrates: public unless `private`); a and d[1] take
 /// distinctive private values below.
@@ -451,4 +454,79 @@ fn snarkjs_agrees_on_the_public_values_and_verifies_zkbcs_proof() {
         serde_json::from_slice(&case.read("p.public.json")).expect("a JSON array");
     assert_eq!(ours, theirs);
     assert_eq!(ours, expected_public());
+}
+
+/// `x · x = y` and `y + x = s` with y and s public: z = [1, y, x, s].
+fn square_circuit(public: &[usize]) -> Result<groth16::Circuit, groth16::Groth16Error> {
+    let one = Fr::from(1u64);
+    let r1cs = SparseR1cs {
+        num_instance: 3,
+        num_witness: 0,
+        a: vec![vec![(2, one)], vec![(1, one), (2, one)]].into(),
+        b: vec![vec![(2, one)], vec![(0, one)]].into(),
+        c: vec![vec![(1, one)], vec![(3, one)]].into(),
+    };
+    groth16::Circuit::new(&r1cs, public)
+}
+
+#[test]
+fn the_library_refuses_what_is_not_a_statement() {
+    use groth16::Groth16Error;
+    // The constant, an index out of range and a repeated variable are not public values.
+    for public in [&[0][..], &[4], &[1, 1]] {
+        assert!(
+            matches!(square_circuit(public), Err(Groth16Error::Circuit(_))),
+            "{public:?}"
+        );
+    }
+    // The order of the public values is part of the statement: another order, another digest.
+    let circuit = square_circuit(&[1, 3]).expect("a circuit");
+    let swapped = square_circuit(&[3, 1]).expect("a circuit");
+    assert_ne!(circuit.digest(), swapped.digest());
+    let (pk, vk) = groth16::setup_seeded(&circuit, 3).expect("setup");
+    let z = |x: u64, y: u64| vec![Fr::from(1u64), Fr::from(y), Fr::from(x), Fr::from(x + y)];
+    // An unsatisfied assignment is an error, not a proof; so is a key of another circuit.
+    assert_eq!(
+        groth16::prove(&pk, &circuit, &z(3, 10)),
+        Err(Groth16Error::Unsatisfied(0))
+    );
+    assert_eq!(
+        groth16::prove(&pk, &swapped, &z(3, 9)),
+        Err(Groth16Error::OtherCircuit)
+    );
+    assert!(matches!(
+        groth16::prove(&pk, &circuit, &z(3, 9)[..3]),
+        Err(Groth16Error::AssignmentLength { .. })
+    ));
+    let proof = groth16::prove(&pk, &circuit, &z(3, 9)).expect("a proof");
+    assert_eq!(
+        circuit.public_values(&z(3, 9)),
+        [Fr::from(9u64), Fr::from(12u64)]
+    );
+    assert_eq!(
+        groth16::verify(&vk, &proof, &[Fr::from(9u64), Fr::from(12u64)]),
+        Ok(())
+    );
+    // The public values in the other order are another statement.
+    assert_eq!(
+        groth16::verify(&vk, &proof, &[Fr::from(12u64), Fr::from(9u64)]),
+        Err(groth16::Rejection::Pairing)
+    );
+    // The files read back to the same key and proof, and each refuses the other kinds.
+    let proof_bytes = proof.to_bytes();
+    let vk_bytes = vk.to_bytes();
+    let pk_bytes = pk.to_bytes();
+    assert_eq!(groth16::Proof::from_bytes(&proof_bytes), Ok(proof));
+    assert_eq!(groth16::VerifyingKey::from_bytes(&vk_bytes), Ok(vk));
+    assert_eq!(groth16::ProvingKey::from_bytes(&pk_bytes), Ok(pk));
+    assert!(groth16::Proof::from_bytes(&vk_bytes).is_err());
+    assert!(groth16::VerifyingKey::from_bytes(&pk_bytes).is_err());
+    assert!(groth16::ProvingKey::from_bytes(&proof_bytes).is_err());
+    // Every truncation of a proof is an error, never a panic.
+    for len in 0..proof_bytes.len() {
+        assert!(
+            groth16::Proof::from_bytes(&proof_bytes[..len]).is_err(),
+            "{len}"
+        );
+    }
 }
