@@ -160,6 +160,27 @@ fn an_honest_proof_verifies_in_a_separate_process() {
     assert_eq!(public, expected_public());
     let (code, err) = case.verify("p.zok", "p.proof", "p.public.json", "p.vk");
     assert_eq!(code, Some(0), "{err}");
+    // The JSON verdict, accepted and rejected.
+    let public_path = case.path("p.public.json");
+    let wrong = case.write("wrong.json", r#"["1", "6", "5"]"#);
+    for (public, verified, code) in [(&public_path, true, 0), (&wrong, false, 1)] {
+        let out = zkbc(&[
+            "verify-proof",
+            &case.path("p.zok"),
+            &case.path("p.proof"),
+            "--monolithic",
+            "--public",
+            public,
+            "--vk",
+            &case.path("p.vk"),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        assert_eq!(json["verified"], verified, "{json}");
+        assert_eq!(json["rejected"].is_null(), verified, "{json}");
+    }
     // A proof is the 56-byte header and three compressed points.
     assert_eq!(case.read("p.proof").len(), 56 + 128);
 }

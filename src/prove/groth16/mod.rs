@@ -46,7 +46,9 @@
 //! distribution depends on the public values only and can be simulated from the trapdoor
 //! without the witness (Groth 2016, Theorem 1: perfect zero knowledge). Nothing else is
 //! written: the proof file is a header, the circuit digest and those three points; the private
-//! inputs never reach `zkbc verify-proof` (`tests/prove_groth16.rs` searches the bytes).
+//! inputs never reach `zkbc verify-proof` (`tests/prove_groth16.rs` searches the bytes). The
+//! same randomization makes proofs malleable: anyone can turn a proof into another proof of
+//! the same statement, so a proof binds the statement only, not the prover or the run.
 //!
 //! # The files
 //!
