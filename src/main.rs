@@ -16,7 +16,7 @@ mod cli;
 
 use clap::{Parser, Subcommand};
 use cli::circuit::{check_command, export_command, prove_command};
-use cli::groth16::{ProveFiles, SetupOut, VerifyFiles};
+use cli::groth16::{ProveArgs, SetupArgs, VerifyArgs};
 use cli::ir_text::{interp_command, opt_command, verify_command};
 use cli::program::{abi_command, compile_command, query, run_command};
 use cli::report::{
@@ -74,20 +74,6 @@ const COMPAT_HELP: &str = "Semantics where zkbc and ZoKrates differ: `zkbc` (the
     conversion is checked) or `zokrates` (ZoKrates 0.8's: `field_to_uN` keeps the low N bits of \
     a value that does not fit, and `--field-cmp zokrates`)";
 const FORMAT_HELP: &str = "Output form (the values below; text for people is the default)";
-const BACKEND_HELP: &str = "The proof system: `probe` (`prove`'s default) is the data-parallel \
-    sumcheck over every executed block, which measures the prover's work and is neither succinct \
-    nor zero-knowledge; `groth16` is a succinct zero-knowledge Groth16 proof over BN254 of a \
-    one-circuit program (compile with --monolithic), with the keys of `zkbc setup` \
-    (docs/proof.md)";
-const VK_HELP: &str = "The verifying key file: `setup` writes it, `verify-proof` reads it \
-    (default NAME.vk.bin in the current directory, NAME the program's file stem)";
-const PUBLIC_HELP: &str = "The statement's public values as snarkjs' public.json, a JSON array \
-    of decimal strings: main's outputs, then its public inputs. `prove --backend groth16` \
-    writes it (default NAME.public.json), `verify-proof` reads it";
-const SNARKJS_HELP: &str = "Also write snarkjs' JSON files into this directory: `setup` the \
-    verifying key (verification_key.json), `prove --backend groth16` the proof and the public \
-    values (proof.json, public.json), which `snarkjs groth16 verify` checks";
-
 /// The commands, in the order a user needs them: run a program, check and measure it, prove
 /// and export it, look at what it compiles to, then the tools on IR text.
 #[derive(Subcommand)]
@@ -164,20 +150,8 @@ enum Command {
     Setup {
         #[command(flatten)]
         compile: CompileArgs,
-        #[arg(long, value_enum, default_value_t = Backend::Groth16, help = BACKEND_HELP)]
-        backend: Backend,
-        /// Draw the setup's secret randomness from this seed instead of the operating system:
-        /// the same keys every time. For tests only: anyone who knows the seed can forge proofs.
-        #[arg(long)]
-        seed: Option<u64>,
-        /// The proving key file to write (default NAME.pk.bin in the current directory, NAME
-        /// the program's file stem).
-        #[arg(short = 'o', long = "output", value_name = "OUT")]
-        output: Option<PathBuf>,
-        #[arg(long, value_name = "VK", help = VK_HELP)]
-        vk: Option<PathBuf>,
-        #[arg(long, value_name = "DIR", help = SNARKJS_HELP)]
-        snarkjs: Option<PathBuf>,
+        #[command(flatten)]
+        keys: SetupArgs,
         #[command(flatten)]
         quiet: QuietArg,
     },
@@ -196,19 +170,8 @@ enum Command {
         compile: CompileArgs,
         #[command(flatten)]
         run: RunArgs,
-        #[arg(long, value_enum, default_value_t = Backend::Probe, help = BACKEND_HELP)]
-        backend: Backend,
-        /// The proving key `zkbc setup` wrote (--backend groth16; default NAME.pk.bin).
-        #[arg(long, value_name = "PK")]
-        pk: Option<PathBuf>,
-        /// The proof file to write (--backend groth16; default NAME.proof.bin in the current
-        /// directory).
-        #[arg(short = 'o', long = "output", value_name = "OUT")]
-        output: Option<PathBuf>,
-        #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
-        public: Option<PathBuf>,
-        #[arg(long, value_name = "DIR", help = SNARKJS_HELP)]
-        snarkjs: Option<PathBuf>,
+        #[command(flatten)]
+        backend: ProveArgs,
         #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
         format: ResultFormat,
         #[command(flatten)]
@@ -224,12 +187,8 @@ enum Command {
     VerifyProof {
         #[command(flatten)]
         compile: CompileArgs,
-        /// The proof file (`zkbc prove --backend groth16 -o`).
-        proof: PathBuf,
-        #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
-        public: PathBuf,
-        #[arg(long, value_name = "VK", help = VK_HELP)]
-        vk: Option<PathBuf>,
+        #[command(flatten)]
+        files: VerifyArgs,
         #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
         format: ResultFormat,
         #[command(flatten)]
@@ -486,15 +445,6 @@ enum TableFormat {
     /// A JSON array of the reports (docs/report.md's schema); a failed row is an object with
     /// `error`.
     Json,
-}
-
-/// The proof systems of `zkbc setup` and `zkbc prove`.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Backend {
-    /// The data-parallel sumcheck over the executed blocks: a measurement, not a proof system.
-    Probe,
-    /// Groth16 over BN254 for a one-circuit program.
-    Groth16,
 }
 
 /// Output forms of `zkbc check` and `zkbc prove`.
@@ -763,74 +713,25 @@ fn run(cli: Cli) -> Result<(), Exit> {
         ),
         Command::Setup {
             compile,
+            keys,
+            quiet,
+        } => cli::groth16::setup_command(compile, keys, quiet.quiet),
+        Command::Prove {
+            compile,
+            run,
             backend,
-            seed,
-            output,
-            vk,
-            snarkjs,
-            quiet,
-        } => {
-            if backend == Backend::Probe {
-                return Err(user_error(
-                    "the probe needs no setup: `zkbc setup` makes Groth16's keys",
-                ));
-            }
-            let out = SetupOut {
-                pk: output,
-                vk,
-                snarkjs,
-            };
-            cli::groth16::setup_command(compile, seed, out, quiet.quiet)
-        }
-        Command::Prove {
-            compile,
-            run,
-            backend: Backend::Groth16,
-            pk,
-            output,
-            public,
-            snarkjs,
             format,
             quiet,
-        } => {
-            let files = ProveFiles {
-                pk,
-                proof: output,
-                public,
-                snarkjs,
-            };
-            cli::groth16::prove_command(compile, run, files, format, quiet.quiet)
-        }
-        Command::Prove {
-            compile,
-            run,
-            backend: Backend::Probe,
-            pk,
-            output,
-            public,
-            snarkjs,
-            format,
-            quiet,
-        } => {
-            if pk.is_some() || output.is_some() || public.is_some() || snarkjs.is_some() {
-                return Err(user_error(
-                    "--pk, -o, --public and --snarkjs are for --backend groth16; the probe \
-                     writes no proof",
-                ));
-            }
-            prove_command(compile, run, format, quiet.quiet)
-        }
+        } => match backend.groth16()? {
+            Some(files) => cli::groth16::prove_command(compile, run, files, format, quiet.quiet),
+            None => prove_command(compile, run, format, quiet.quiet),
+        },
         Command::VerifyProof {
             compile,
-            proof,
-            public,
-            vk,
+            files,
             format,
             quiet,
-        } => {
-            let files = VerifyFiles { proof, public, vk };
-            cli::groth16::verify_proof_command(compile, files, format, quiet.quiet)
-        }
+        } => cli::groth16::verify_proof_command(compile, files, format, quiet.quiet),
         Command::Export {
             compile,
             run,
@@ -996,28 +897,16 @@ mod tests {
         let users = |long: &str| -> Vec<String> {
             flags[long].iter().map(|(cmd, _)| cmd.clone()).collect()
         };
-        assert_eq!(
-            users("output"),
-            ["report", "setup", "prove", "export", "table"]
-        );
+        let list = |names: &str| -> Vec<String> { names.split(' ').map(String::from).collect() };
+        assert_eq!(users("output"), list("report setup prove export table"));
         assert_eq!(
             users("quiet"),
-            [
-                "run",
-                "check",
-                "report",
-                "setup",
-                "prove",
-                "verify-proof",
-                "export",
-                "compile",
-                "table"
-            ]
+            list("run check report setup prove verify-proof export compile table")
         );
         assert_eq!(users("log"), ["run", "check", "report", "prove", "export"]);
         assert_eq!(
             users("format"),
-            ["check", "report", "prove", "verify-proof", "table"]
+            list("check report prove verify-proof table")
         );
         assert_eq!(users("public"), ["prove", "verify-proof"]);
         assert_eq!(users("vk"), ["setup", "verify-proof"]);
@@ -1079,22 +968,10 @@ mod tests {
         let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
         assert_eq!(
             names,
-            [
-                "run",
-                "check",
-                "report",
-                "setup",
-                "prove",
-                "verify-proof",
-                "export",
-                "compile",
-                "table",
-                "abi",
-                "query",
-                "opt",
-                "interp",
-                "verify"
-            ]
+            "run check report setup prove verify-proof export compile table abi query opt interp \
+             verify"
+                .split(' ')
+                .collect::<Vec<_>>()
         );
         for cmd in cli.get_subcommands() {
             let after = cmd

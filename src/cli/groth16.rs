@@ -21,6 +21,93 @@ use zkbc::report::progress::Progress;
 /// Exit status of `verify-proof` when the proof is rejected (a malformed file is 2).
 pub(crate) const REJECTED: u8 = 1;
 
+// The help of the flags two of these commands share, written once (see `main.rs`).
+const BACKEND_HELP: &str = "The proof system: `probe` (`prove`'s default) is the data-parallel \
+    sumcheck over every executed block, which measures the prover's work and is neither succinct \
+    nor zero-knowledge; `groth16` is a succinct zero-knowledge Groth16 proof over BN254 of a \
+    one-circuit program (compile with --monolithic), with the keys of `zkbc setup` \
+    (docs/proof.md)";
+const VK_HELP: &str = "The verifying key file: `setup` writes it, `verify-proof` reads it \
+    (default NAME.vk.bin in the current directory, NAME the program's file stem)";
+const PUBLIC_HELP: &str = "The statement's public values as snarkjs' public.json, a JSON array \
+    of decimal strings: main's outputs, then its public inputs. `prove --backend groth16` \
+    writes it (default NAME.public.json), `verify-proof` reads it";
+const SNARKJS_HELP: &str = "Also write snarkjs' JSON files into this directory: `setup` the \
+    verifying key (verification_key.json), `prove --backend groth16` the proof and the public \
+    values (proof.json, public.json), which `snarkjs groth16 verify` checks";
+
+/// The proof systems of `zkbc setup` and `zkbc prove`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Backend {
+    /// The data-parallel sumcheck over the executed blocks: a measurement, not a proof system.
+    Probe,
+    /// Groth16 over BN254 for a one-circuit program.
+    Groth16,
+}
+
+/// The flags of `zkbc setup` besides the program's.
+#[derive(clap::Args)]
+pub(crate) struct SetupArgs {
+    #[arg(long, value_enum, default_value_t = Backend::Groth16, help = BACKEND_HELP)]
+    backend: Backend,
+    /// Draw the setup's secret randomness from this seed instead of the operating system: the
+    /// same keys every time. For tests only: anyone who knows the seed can forge proofs.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The proving key file to write (default NAME.pk.bin in the current directory, NAME the
+    /// program's file stem).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    #[arg(long, value_name = "VK", help = VK_HELP)]
+    vk: Option<PathBuf>,
+    #[arg(long, value_name = "DIR", help = SNARKJS_HELP)]
+    snarkjs: Option<PathBuf>,
+}
+
+/// The backend flags of `zkbc prove`.
+#[derive(clap::Args)]
+pub(crate) struct ProveArgs {
+    #[arg(long, value_enum, default_value_t = Backend::Probe, help = BACKEND_HELP)]
+    backend: Backend,
+    /// The proving key `zkbc setup` wrote (--backend groth16; default NAME.pk.bin).
+    #[arg(long, value_name = "PK")]
+    pk: Option<PathBuf>,
+    /// The proof file to write (--backend groth16; default NAME.proof.bin in the current
+    /// directory).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
+    public: Option<PathBuf>,
+    #[arg(long, value_name = "DIR", help = SNARKJS_HELP)]
+    snarkjs: Option<PathBuf>,
+}
+
+impl ProveArgs {
+    /// The Groth16 backend's files, or `None` for the probe (which takes none of them).
+    pub(crate) fn groth16(self) -> Result<Option<ProveArgs>, Exit> {
+        let files = [&self.pk, &self.output, &self.public, &self.snarkjs];
+        match self.backend {
+            Backend::Groth16 => Ok(Some(self)),
+            Backend::Probe if files.iter().any(|f| f.is_some()) => Err(user_error(
+                "--pk, -o, --public and --snarkjs are for --backend groth16; the probe writes no \
+                 proof",
+            )),
+            Backend::Probe => Ok(None),
+        }
+    }
+}
+
+/// The files `zkbc verify-proof` reads besides the program.
+#[derive(clap::Args)]
+pub(crate) struct VerifyArgs {
+    /// The proof file (`zkbc prove --backend groth16 -o`).
+    proof: PathBuf,
+    #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
+    public: PathBuf,
+    #[arg(long, value_name = "VK", help = VK_HELP)]
+    vk: Option<PathBuf>,
+}
+
 /// Where the Groth16 files go: each given path, else `NAME.<what>` in the current directory.
 pub(crate) struct Paths {
     pub(crate) program: PathBuf,
@@ -106,25 +193,23 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// What `setup` writes besides the keys.
-pub(crate) struct SetupOut {
-    pub(crate) pk: Option<PathBuf>,
-    pub(crate) vk: Option<PathBuf>,
-    pub(crate) snarkjs: Option<PathBuf>,
-}
-
 /// `zkbc setup`.
 pub(crate) fn setup_command(
     compile: CompileArgs,
-    seed: Option<u64>,
-    out: SetupOut,
+    args: SetupArgs,
     quiet: bool,
 ) -> Result<(), Exit> {
+    if args.backend == Backend::Probe {
+        return Err(user_error(
+            "the probe needs no setup: `zkbc setup` makes Groth16's keys",
+        ));
+    }
+    let seeded = args.seed.is_some();
     let progress = Progress::new(None, "", quiet);
-    let result = setup(&compile, seed, out, &progress);
+    let result = setup(&compile, args, &progress);
     progress.finish();
     let line = result?;
-    if seed.is_some() {
+    if seeded {
         eprintln!(
             "warning: a seeded setup is for tests only: anyone who knows the seed can prove \
              false statements"
@@ -137,12 +222,7 @@ pub(crate) fn setup_command(
 }
 
 /// Makes and writes the keys; returns the status line.
-fn setup(
-    compile: &CompileArgs,
-    seed: Option<u64>,
-    out: SetupOut,
-    progress: &Progress,
-) -> Result<String, Exit> {
+fn setup(compile: &CompileArgs, out: SetupArgs, progress: &Progress) -> Result<String, Exit> {
     let file = &compile.file;
     let compiled = compile_without_inputs(compile, progress)?;
     let (circuit, _) = circuit_of(file, &compiled, None)?;
@@ -152,7 +232,7 @@ fn setup(
         circuit.num_constraints()
     ));
     let start = Instant::now();
-    let (pk, vk) = zkbc::timing::stage("groth16 setup", || match seed {
+    let (pk, vk) = zkbc::timing::stage("groth16 setup", || match out.seed {
         Some(seed) => groth16::setup_seeded(&circuit, seed),
         None => groth16::setup(&circuit),
     })
@@ -161,7 +241,7 @@ fn setup(
     let paths = Paths {
         program: file.clone(),
     };
-    let pk_path = paths.default(out.pk, "pk.bin");
+    let pk_path = paths.default(out.output, "pk.bin");
     let vk_path = paths.default(out.vk, "vk.bin");
     let pk_bytes = pk.to_bytes();
     let vk_bytes = vk.to_bytes();
@@ -195,19 +275,11 @@ fn write_json(dir: &Path, name: &str, value: &serde_json::Value) -> Result<(), E
     write_file(&dir.join(name), format!("{}\n", pretty(value)).as_bytes())
 }
 
-/// What `prove --backend groth16` reads and writes besides the program.
-pub(crate) struct ProveFiles {
-    pub(crate) pk: Option<PathBuf>,
-    pub(crate) proof: Option<PathBuf>,
-    pub(crate) public: Option<PathBuf>,
-    pub(crate) snarkjs: Option<PathBuf>,
-}
-
 /// `zkbc prove --backend groth16`.
 pub(crate) fn prove_command(
     compile: CompileArgs,
     run: RunArgs,
-    files: ProveFiles,
+    files: ProveArgs,
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
@@ -222,7 +294,7 @@ pub(crate) fn prove_command(
 fn prove(
     compile: &CompileArgs,
     run: &RunArgs,
-    files: ProveFiles,
+    files: ProveArgs,
     format: ResultFormat,
     progress: &Progress,
 ) -> Result<String, Exit> {
@@ -259,7 +331,7 @@ fn prove(
         })?;
     let took = start.elapsed();
     let public: Vec<String> = circuit.public_values(&z).iter().map(to_dec).collect();
-    let proof_path = paths.default(files.proof, "proof.bin");
+    let proof_path = paths.default(files.output, "proof.bin");
     let public_path = paths.default(files.public, "public.json");
     let proof_bytes = proof.to_bytes();
     write_file(&proof_path, &proof_bytes)?;
@@ -324,18 +396,11 @@ fn read_public(path: &Path) -> Result<Vec<Fr>, Exit> {
         .collect()
 }
 
-/// What `verify-proof` reads besides the program.
-pub(crate) struct VerifyFiles {
-    pub(crate) proof: PathBuf,
-    pub(crate) public: PathBuf,
-    pub(crate) vk: Option<PathBuf>,
-}
-
 /// `zkbc verify-proof`: exit 0 when the proof is accepted, [`REJECTED`] when it is not, 2 when a
 /// file is malformed or the program does not compile.
 pub(crate) fn verify_proof_command(
     compile: CompileArgs,
-    files: VerifyFiles,
+    files: VerifyArgs,
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
@@ -378,7 +443,7 @@ type Verdict = (Vec<Fr>, Result<(), String>, Duration);
 
 fn verify_proof(
     compile: &CompileArgs,
-    files: VerifyFiles,
+    files: VerifyArgs,
     progress: &Progress,
 ) -> Result<Verdict, Exit> {
     let file = &compile.file;
