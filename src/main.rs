@@ -1,5 +1,6 @@
 //! The `zkbc` command line. Exit status: 0 success, 1 the program failed at run time (or a
-//! check failed), 2 the input does not compile or is malformed.
+//! check failed, or `verify-proof` rejected the proof), 2 the input does not compile or is
+//! malformed (a key or proof file included).
 //!
 //! This file holds the clap definitions of the commands and their flags, and the dispatch;
 //! the commands themselves are in `cli/`, grouped by what they work on.
@@ -15,6 +16,7 @@ mod cli;
 
 use clap::{Parser, Subcommand};
 use cli::circuit::{check_command, export_command, prove_command};
+use cli::groth16::{ProveArgs, SetupArgs, VerifyArgs};
 use cli::ir_text::{interp_command, opt_command, verify_command};
 use cli::program::{abi_command, compile_command, query, run_command};
 use cli::report::{
@@ -72,7 +74,6 @@ const COMPAT_HELP: &str = "Semantics where zkbc and ZoKrates differ: `zkbc` (the
     conversion is checked) or `zokrates` (ZoKrates 0.8's: `field_to_uN` keeps the low N bits of \
     a value that does not fit, and `--field-cmp zokrates`)";
 const FORMAT_HELP: &str = "Output form (the values below; text for people is the default)";
-
 /// The commands, in the order a user needs them: run a program, check and measure it, prove
 /// and export it, look at what it compiles to, then the tools on IR text.
 #[derive(Subcommand)]
@@ -139,18 +140,55 @@ enum Command {
         #[arg(long)]
         explain: bool,
     },
-    /// Prove every executed block with the data-parallel sumcheck (Spartan's first sumcheck, as
-    /// spartan_parallel runs it), verify the proof, and print the measured prover and verifier
-    /// time per block beside its sumcheck cells. There is no polynomial commitment: this
-    /// measures the prover's sumcheck work; it is not a succinct or zero-knowledge proof.
+    /// Make Groth16's proving and verifying keys for a one-circuit program (compile with
+    /// --monolithic; no inputs: the circuit does not depend on them). The setup is trusted: its
+    /// secret randomness comes from the operating system and is never written anywhere;
+    /// `--seed` makes it reproducible, for tests only (docs/proof.md).
     #[command(
-        after_help = "Examples:\n  zkbc prove circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc prove circuits/mimc.zok --inputs circuits/mimc.json --format json"
+        after_help = "Examples:\n  zkbc setup circuits/mimc.zok --monolithic -o mimc.pk.bin --vk mimc.vk.bin\n  zkbc setup circuits/mimc.zok --monolithic --seed 1 --snarkjs out"
+    )]
+    Setup {
+        #[command(flatten)]
+        compile: CompileArgs,
+        #[command(flatten)]
+        keys: SetupArgs,
+        #[command(flatten)]
+        quiet: QuietArg,
+    },
+    /// Prove a run. The default backend (`--backend probe`) proves every executed block with
+    /// the data-parallel sumcheck (Spartan's first sumcheck, as spartan_parallel runs it),
+    /// verifies the proof, and prints the measured prover and verifier time per block beside
+    /// its sumcheck cells; there is no polynomial commitment: this measures the prover's
+    /// sumcheck work; it is not a succinct or zero-knowledge proof. `--backend groth16` proves a
+    /// one-circuit program (--monolithic) with the key of `zkbc setup` and writes the proof
+    /// (`-o`) and its public values (`--public`) for `zkbc verify-proof`.
+    #[command(
+        after_help = "Examples:\n  zkbc prove circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc prove circuits/mimc.zok --inputs circuits/mimc.json --format json\n  zkbc prove circuits/mimc.zok --monolithic --inputs circuits/mimc.json --backend groth16 --pk mimc.pk.bin -o mimc.proof.bin --public mimc.public.json"
     )]
     Prove {
         #[command(flatten)]
         compile: CompileArgs,
         #[command(flatten)]
         run: RunArgs,
+        #[command(flatten)]
+        backend: ProveArgs,
+        #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
+        format: ResultFormat,
+        #[command(flatten)]
+        quiet: QuietArg,
+    },
+    /// Verify a Groth16 proof of a one-circuit program, as a process of its own that reads the
+    /// program (compiled with the flags setup used, and no inputs), the verifying key, the
+    /// proof and the public values, never the witness or the private inputs. Exit status 0
+    /// accepted, 1 rejected (with the reason), 2 a malformed or unreadable file.
+    #[command(
+        after_help = "Example:\n  zkbc verify-proof circuits/mimc.zok mimc.proof.bin --monolithic --public mimc.public.json --vk mimc.vk.bin"
+    )]
+    VerifyProof {
+        #[command(flatten)]
+        compile: CompileArgs,
+        #[command(flatten)]
+        files: VerifyArgs,
         #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
         format: ResultFormat,
         #[command(flatten)]
@@ -673,12 +711,27 @@ fn run(cli: Cli) -> Result<(), Exit> {
             output.output.as_deref(),
             quiet.quiet,
         ),
+        Command::Setup {
+            compile,
+            keys,
+            quiet,
+        } => cli::groth16::setup_command(compile, keys, quiet.quiet),
         Command::Prove {
             compile,
             run,
+            backend,
             format,
             quiet,
-        } => prove_command(compile, run, format, quiet.quiet),
+        } => match backend.groth16()? {
+            Some(files) => cli::groth16::prove_command(compile, run, files, format, quiet.quiet),
+            None => prove_command(compile, run, format, quiet.quiet),
+        },
+        Command::VerifyProof {
+            compile,
+            files,
+            format,
+            quiet,
+        } => cli::groth16::verify_proof_command(compile, files, format, quiet.quiet),
         Command::Export {
             compile,
             run,
@@ -844,13 +897,19 @@ mod tests {
         let users = |long: &str| -> Vec<String> {
             flags[long].iter().map(|(cmd, _)| cmd.clone()).collect()
         };
-        assert_eq!(users("output"), ["report", "export", "table"]);
+        let list = |names: &str| -> Vec<String> { names.split(' ').map(String::from).collect() };
+        assert_eq!(users("output"), list("report setup prove export table"));
         assert_eq!(
             users("quiet"),
-            ["run", "check", "report", "prove", "export", "compile", "table"]
+            list("run check report setup prove verify-proof export compile table")
         );
         assert_eq!(users("log"), ["run", "check", "report", "prove", "export"]);
-        assert_eq!(users("format"), ["check", "report", "prove", "table"]);
+        assert_eq!(
+            users("format"),
+            list("check report prove verify-proof table")
+        );
+        assert_eq!(users("public"), ["prove", "verify-proof"]);
+        assert_eq!(users("vk"), ["setup", "verify-proof"]);
         let mut problems = Vec::new();
         for (long, uses) in flags {
             let (first_cmd, first) = &uses[0];
@@ -909,10 +968,10 @@ mod tests {
         let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
         assert_eq!(
             names,
-            [
-                "run", "check", "report", "prove", "export", "compile", "table", "abi", "query",
-                "opt", "interp", "verify"
-            ]
+            "run check report setup prove verify-proof export compile table abi query opt interp \
+             verify"
+                .split(' ')
+                .collect::<Vec<_>>()
         );
         for cmd in cli.get_subcommands() {
             let after = cmd

@@ -294,8 +294,20 @@ fn show_implies_emit_dot() {
 #[test]
 fn every_help_has_an_example() {
     for cmd in [
-        "run", "check", "report", "prove", "export", "compile", "table", "abi", "query", "opt",
-        "interp", "verify",
+        "run",
+        "check",
+        "report",
+        "setup",
+        "prove",
+        "verify-proof",
+        "export",
+        "compile",
+        "table",
+        "abi",
+        "query",
+        "opt",
+        "interp",
+        "verify",
     ] {
         let out = zkbc(&[cmd, "--help"]);
         assert_eq!(out.status.code(), Some(0), "{cmd}");
@@ -314,15 +326,29 @@ fn every_help_has_an_example() {
     assert_eq!(
         listed,
         [
-            "run", "check", "report", "prove", "export", "compile", "table", "abi", "query", "opt",
-            "interp", "verify", "help"
+            "run",
+            "check",
+            "report",
+            "setup",
+            "prove",
+            "verify-proof",
+            "export",
+            "compile",
+            "table",
+            "abi",
+            "query",
+            "opt",
+            "interp",
+            "verify",
+            "help"
         ],
         "{help}"
     );
 }
 
 /// Every example in every `--help` runs and succeeds (in a scratch directory that sees the
-/// shipped programs; a pipe or redirection is left off).
+/// shipped programs; a pipe or redirection is left off). They run in command order, in one
+/// directory: `setup`'s keys are what the Groth16 examples of `prove` and `verify-proof` read.
 #[test]
 fn every_example_runs() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -332,8 +358,20 @@ fn every_example_runs() {
     }
     let mut helps = vec![stdout(&zkbc(&["--help"]))];
     for cmd in [
-        "run", "check", "report", "prove", "export", "compile", "table", "abi", "query", "opt",
-        "interp", "verify",
+        "run",
+        "check",
+        "report",
+        "setup",
+        "prove",
+        "verify-proof",
+        "export",
+        "compile",
+        "table",
+        "abi",
+        "query",
+        "opt",
+        "interp",
+        "verify",
     ] {
         helps.push(stdout(&zkbc(&[cmd, "--help"])));
     }

@@ -13,7 +13,7 @@ use zkbc::{driver, r1cs};
 /// Compiles, legalizes for R1CS (lowering needs no calls and no memory) and runs, naming each
 /// stage on the progress spinner, and prints the run's log with `--log`: what every command
 /// that lowers the executed blocks starts with.
-fn compile_and_run(
+pub(crate) fn compile_and_run(
     compile: &CompileArgs,
     run: &RunArgs,
     progress: &Progress,
@@ -68,7 +68,7 @@ fn compile_for_run(
 }
 
 /// A block that cannot be lowered is the user's input (exit 2); an unsatisfied one is exit 1.
-fn check_failure(file: &Path, e: r1cs::CheckError) -> Exit {
+pub(crate) fn check_failure(file: &Path, e: r1cs::CheckError) -> Exit {
     Exit {
         code: match e {
             r1cs::CheckError::Lower(
@@ -255,7 +255,7 @@ fn check_and_print(
 }
 
 /// Pretty-printed JSON; serializing a `Value` cannot fail.
-fn pretty(value: &serde_json::Value) -> String {
+pub(crate) fn pretty(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value).expect("bug: a JSON value always serializes")
 }
 

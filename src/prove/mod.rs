@@ -65,6 +65,7 @@
 
 pub mod arguments;
 pub mod fit;
+pub mod groth16;
 mod instance;
 pub mod mle;
 mod sumcheck;

@@ -1,0 +1,475 @@
+//! The Groth16 commands on a one-circuit program (`--monolithic`): `setup` (the keys),
+//! `prove --backend groth16` (a proof and its public values) and `verify-proof` (a separate
+//! process that reads the program, the verifying key, the proof and the public values, never
+//! the inputs). The files are `prove::groth16::format`'s; docs/proof.md describes them.
+//!
+//! Default file names come from the program's stem, in the current directory: `NAME.pk.bin`,
+//! `NAME.vk.bin`, `NAME.proof.bin`, `NAME.public.json`.
+
+use super::circuit::{check_failure, compile_and_run, pretty};
+use super::{bug, read_json, user_error, Exit};
+use crate::{CompileArgs, ResultFormat, RunArgs};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use zkbc::driver::{self, circuit::CircuitError};
+use zkbc::field::{parse_dec, to_dec, Fr};
+use zkbc::ir::interp;
+use zkbc::prove::groth16::{self, format::FormatError, snarkjs, Circuit};
+use zkbc::report::progress::Progress;
+
+/// Exit status of `verify-proof` when the proof is rejected (a malformed file is 2).
+pub(crate) const REJECTED: u8 = 1;
+
+// The help of the flags two of these commands share, written once (see `main.rs`).
+const BACKEND_HELP: &str = "The proof system: `probe` (`prove`'s default) is the data-parallel \
+    sumcheck over every executed block, which measures the prover's work and is neither succinct \
+    nor zero-knowledge; `groth16` is a succinct zero-knowledge Groth16 proof over BN254 of a \
+    one-circuit program (compile with --monolithic), with the keys of `zkbc setup` \
+    (docs/proof.md)";
+const VK_HELP: &str = "The verifying key file: `setup` writes it, `verify-proof` reads it \
+    (default NAME.vk.bin in the current directory, NAME the program's file stem)";
+const PUBLIC_HELP: &str = "The statement's public values as snarkjs' public.json, a JSON array \
+    of decimal strings: main's outputs, then its public inputs. `prove --backend groth16` \
+    writes it (default NAME.public.json), `verify-proof` reads it";
+const SNARKJS_HELP: &str = "Also write snarkjs' JSON files into this directory: `setup` the \
+    verifying key (verification_key.json), `prove --backend groth16` the proof and the public \
+    values (proof.json, public.json), which `snarkjs groth16 verify` checks";
+
+/// The proof systems of `zkbc setup` and `zkbc prove`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Backend {
+    /// The data-parallel sumcheck over the executed blocks: a measurement, not a proof system.
+    Probe,
+    /// Groth16 over BN254 for a one-circuit program.
+    Groth16,
+}
+
+/// The flags of `zkbc setup` besides the program's.
+#[derive(clap::Args)]
+pub(crate) struct SetupArgs {
+    #[arg(long, value_enum, default_value_t = Backend::Groth16, help = BACKEND_HELP)]
+    backend: Backend,
+    /// Draw the setup's secret randomness from this seed instead of the operating system: the
+    /// same keys every time. For tests only: anyone who knows the seed can forge proofs.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The proving key file to write (default NAME.pk.bin in the current directory, NAME the
+    /// program's file stem).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    #[arg(long, value_name = "VK", help = VK_HELP)]
+    vk: Option<PathBuf>,
+    #[arg(long, value_name = "DIR", help = SNARKJS_HELP)]
+    snarkjs: Option<PathBuf>,
+}
+
+/// The backend flags of `zkbc prove`.
+#[derive(clap::Args)]
+pub(crate) struct ProveArgs {
+    #[arg(long, value_enum, default_value_t = Backend::Probe, help = BACKEND_HELP)]
+    backend: Backend,
+    /// The proving key `zkbc setup` wrote (--backend groth16; default NAME.pk.bin).
+    #[arg(long, value_name = "PK")]
+    pk: Option<PathBuf>,
+    /// The proof file to write (--backend groth16; default NAME.proof.bin in the current
+    /// directory).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
+    public: Option<PathBuf>,
+    #[arg(long, value_name = "DIR", help = SNARKJS_HELP)]
+    snarkjs: Option<PathBuf>,
+}
+
+impl ProveArgs {
+    /// The Groth16 backend's files, or `None` for the probe (which takes none of them).
+    pub(crate) fn groth16(self) -> Result<Option<ProveArgs>, Exit> {
+        let files = [&self.pk, &self.output, &self.public, &self.snarkjs];
+        match self.backend {
+            Backend::Groth16 => Ok(Some(self)),
+            Backend::Probe if files.iter().any(|f| f.is_some()) => Err(user_error(
+                "--pk, -o, --public and --snarkjs are for --backend groth16; the probe writes no \
+                 proof",
+            )),
+            Backend::Probe => Ok(None),
+        }
+    }
+}
+
+/// The files `zkbc verify-proof` reads besides the program.
+#[derive(clap::Args)]
+pub(crate) struct VerifyArgs {
+    /// The proof file (`zkbc prove --backend groth16 -o`).
+    proof: PathBuf,
+    #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
+    public: PathBuf,
+    #[arg(long, value_name = "VK", help = VK_HELP)]
+    vk: Option<PathBuf>,
+}
+
+/// Where the Groth16 files go: each given path, else `NAME.<what>` in the current directory.
+pub(crate) struct Paths {
+    pub(crate) program: PathBuf,
+}
+
+impl Paths {
+    /// `NAME.suffix`, NAME being the program's file stem.
+    pub(crate) fn default(&self, given: Option<PathBuf>, suffix: &str) -> PathBuf {
+        given.unwrap_or_else(|| {
+            let stem = self
+                .program
+                .file_stem()
+                .map_or("main".into(), |s| s.to_string_lossy().into_owned());
+            PathBuf::from(format!("{stem}.{suffix}"))
+        })
+    }
+}
+
+/// The one circuit of a compiled program (legalized) with its execution when `outcome` is
+/// given, as Groth16's statement: outputs, then public inputs, are public.
+fn circuit_of(
+    file: &Path,
+    compiled: &driver::Compilation,
+    outcome: Option<&interp::Outcome>,
+) -> Result<(Circuit, Option<Vec<Fr>>), Exit> {
+    if let Some(why) = driver::circuit::not_one_block(&compiled.program) {
+        return Err(user_error(format!(
+            "{}: the Groth16 backend proves one circuit: {why}",
+            file.display()
+        )));
+    }
+    let (instance, interface) = zkbc::timing::stage("lower (one circuit)", || {
+        driver::circuit::main_circuit(compiled, outcome)
+    })
+    .map_err(|e| match e {
+        CircuitError::Check(e) => check_failure(file, e),
+        CircuitError::Shape(why) => bug(format!("{}: {why}", file.display())),
+    })?;
+    let public: Vec<usize> = interface
+        .outputs
+        .iter()
+        .chain(&interface.public_inputs)
+        .copied()
+        .collect();
+    let circuit = Circuit::new(&instance.r1cs, &public)
+        .map_err(|e| bug(format!("{}: {e}", file.display())))?;
+    Ok((circuit, instance.executions.into_iter().next()))
+}
+
+/// Compiles the program without inputs (what `setup` and `verify-proof` see) and legalizes it.
+fn compile_without_inputs(
+    compile: &CompileArgs,
+    progress: &Progress,
+) -> Result<driver::Compilation, Exit> {
+    if compile.inputs.is_some() || !compile.args.is_empty() {
+        return Err(user_error(
+            "this command reads no inputs (--inputs, -a): the circuit does not depend on them",
+        ));
+    }
+    progress.set_message(format!("{}: compiling", compile.file.display()));
+    let stages = super::StageNames::on(progress, &compile.file);
+    let mut compiled = compile.compile()?;
+    drop(stages);
+    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
+    Ok(compiled)
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Exit> {
+    std::fs::write(path, bytes)
+        .map_err(|e| user_error(format!("cannot write {}: {e}", path.display())))
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, Exit> {
+    std::fs::read(path).map_err(|e| user_error(format!("cannot read {}: {e}", path.display())))
+}
+
+/// A malformed key or proof file: exit status 2, naming the file.
+fn malformed(path: &Path, e: FormatError) -> Exit {
+    user_error(format!("{}: {e}", path.display()))
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// `zkbc setup`.
+pub(crate) fn setup_command(
+    compile: CompileArgs,
+    args: SetupArgs,
+    quiet: bool,
+) -> Result<(), Exit> {
+    if args.backend == Backend::Probe {
+        return Err(user_error(
+            "the probe needs no setup: `zkbc setup` makes Groth16's keys",
+        ));
+    }
+    let seeded = args.seed.is_some();
+    let progress = Progress::new(None, "", quiet);
+    let result = setup(&compile, args, &progress);
+    progress.finish();
+    let line = result?;
+    if seeded {
+        eprintln!(
+            "warning: a seeded setup is for tests only: anyone who knows the seed can prove \
+             false statements"
+        );
+    }
+    if !quiet {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// Makes and writes the keys; returns the status line.
+fn setup(compile: &CompileArgs, out: SetupArgs, progress: &Progress) -> Result<String, Exit> {
+    let file = &compile.file;
+    let compiled = compile_without_inputs(compile, progress)?;
+    let (circuit, _) = circuit_of(file, &compiled, None)?;
+    progress.set_message(format!(
+        "{}: Groth16 setup ({} constraints)",
+        file.display(),
+        circuit.num_constraints()
+    ));
+    let start = Instant::now();
+    let (pk, vk) = zkbc::timing::stage("groth16 setup", || match out.seed {
+        Some(seed) => groth16::setup_seeded(&circuit, seed),
+        None => groth16::setup(&circuit),
+    })
+    .map_err(|e| user_error(format!("{}: {e}", file.display())))?;
+    let took = start.elapsed();
+    let paths = Paths {
+        program: file.clone(),
+    };
+    let pk_path = paths.default(out.output, "pk.bin");
+    let vk_path = paths.default(out.vk, "vk.bin");
+    let pk_bytes = pk.to_bytes();
+    let vk_bytes = vk.to_bytes();
+    write_file(&pk_path, &pk_bytes)?;
+    write_file(&vk_path, &vk_bytes)?;
+    if let Some(dir) = &out.snarkjs {
+        write_json(
+            dir,
+            "verification_key.json",
+            &snarkjs::verifying_key_json(&vk),
+        )?;
+    }
+    Ok(format!(
+        "{}: Groth16 setup of {} constraints and {} public values in {:.1} ms: {} ({} bytes), \
+             {} ({} bytes)",
+        file.display(),
+        circuit.num_constraints(),
+        circuit.num_public(),
+        ms(took),
+        pk_path.display(),
+        pk_bytes.len(),
+        vk_path.display(),
+        vk_bytes.len()
+    ))
+}
+
+/// `dir/name`, pretty JSON; the directory is made when missing.
+fn write_json(dir: &Path, name: &str, value: &serde_json::Value) -> Result<(), Exit> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| user_error(format!("cannot create {}: {e}", dir.display())))?;
+    write_file(&dir.join(name), format!("{}\n", pretty(value)).as_bytes())
+}
+
+/// `zkbc prove --backend groth16`.
+pub(crate) fn prove_command(
+    compile: CompileArgs,
+    run: RunArgs,
+    files: ProveArgs,
+    format: ResultFormat,
+    quiet: bool,
+) -> Result<(), Exit> {
+    let progress = Progress::new(None, "", quiet);
+    let result = prove(&compile, &run, files, format, &progress);
+    progress.finish();
+    println!("{}", result?);
+    Ok(())
+}
+
+/// Proves and writes the proof and its public values; returns the result to print.
+fn prove(
+    compile: &CompileArgs,
+    run: &RunArgs,
+    files: ProveArgs,
+    format: ResultFormat,
+    progress: &Progress,
+) -> Result<String, Exit> {
+    let file = &compile.file;
+    let paths = Paths {
+        program: file.clone(),
+    };
+    let pk_path = paths.default(files.pk, "pk.bin");
+    // Stages are recorded from here (`--time-passes`), reading the key included.
+    compile.measured.start();
+    // The key is read first: a missing one fails before the program is compiled and run.
+    let pk_bytes = read_file(&pk_path)?;
+    progress.set_message(format!("{}: reading {}", file.display(), pk_path.display()));
+    let pk = zkbc::timing::stage("read the proving key", || {
+        groth16::ProvingKey::from_bytes(&pk_bytes)
+    })
+    .map_err(|e| malformed(&pk_path, e))?;
+    drop(pk_bytes);
+    let (compiled, outcome) = compile_and_run(compile, run, progress)?;
+    let (circuit, z) = circuit_of(file, &compiled, Some(&outcome))?;
+    let z = z.ok_or_else(|| bug(format!("{}: the run assigned no circuit", file.display())))?;
+    progress.set_message(format!(
+        "{}: Groth16 proof of {} constraints",
+        file.display(),
+        circuit.num_constraints()
+    ));
+    let start = Instant::now();
+    let proof = zkbc::timing::stage("groth16 prove", || groth16::prove(&pk, &circuit, &z))
+        .map_err(|e| match e {
+            groth16::Groth16Error::OtherCircuit => {
+                user_error(format!("{}: {}: {e}", file.display(), pk_path.display()))
+            }
+            e => bug(format!("{}: {e}", file.display())),
+        })?;
+    let took = start.elapsed();
+    let public: Vec<String> = circuit.public_values(&z).iter().map(to_dec).collect();
+    let proof_path = paths.default(files.output, "proof.bin");
+    let public_path = paths.default(files.public, "public.json");
+    let proof_bytes = proof.to_bytes();
+    write_file(&proof_path, &proof_bytes)?;
+    write_file(
+        &public_path,
+        format!("{}\n", pretty(&json!(public))).as_bytes(),
+    )?;
+    if let Some(dir) = &files.snarkjs {
+        write_json(dir, "proof.json", &snarkjs::proof_json(&proof))?;
+        write_json(dir, "public.json", &json!(public))?;
+    }
+    Ok(match format {
+        ResultFormat::Text => format!(
+            "{}: Groth16 proof of {} constraints in {:.1} ms: {} ({} bytes), {} ({} public \
+             values)",
+            file.display(),
+            circuit.num_constraints(),
+            ms(took),
+            proof_path.display(),
+            proof_bytes.len(),
+            public_path.display(),
+            public.len()
+        ),
+        ResultFormat::Json => pretty(&json!({
+            "program": file.display().to_string(),
+            "backend": "groth16",
+            "constraints": circuit.num_constraints(),
+            "public": public,
+            "proof": proof_path.display().to_string(),
+            "proof_bytes": proof_bytes.len(),
+            "prove_ms": ms(took),
+        })),
+    })
+}
+
+/// The statement's public values: a JSON array of canonical decimal strings (or numbers), as
+/// snarkjs writes `public.json`.
+fn read_public(path: &Path) -> Result<Vec<Fr>, Exit> {
+    let json = read_json(path)?;
+    let bad = |why: String| user_error(format!("{}: {why}", path.display()));
+    let items = json
+        .as_array()
+        .ok_or_else(|| bad("not a JSON array of public values".into()))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(k, item)| {
+            let text = match item {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(n) => n.to_string(),
+                _ => return Err(bad(format!("value {k} is not a decimal string"))),
+            };
+            if text.starts_with('-') {
+                return Err(bad(format!("value {k} ({text}) is negative")));
+            }
+            parse_dec(&text).ok_or_else(|| {
+                bad(format!(
+                    "value {k} ({text}) is not a decimal integer below the field's order"
+                ))
+            })
+        })
+        .collect()
+}
+
+/// `zkbc verify-proof`: exit 0 when the proof is accepted, [`REJECTED`] when it is not, 2 when a
+/// file is malformed or the program does not compile.
+pub(crate) fn verify_proof_command(
+    compile: CompileArgs,
+    files: VerifyArgs,
+    format: ResultFormat,
+    quiet: bool,
+) -> Result<(), Exit> {
+    let progress = Progress::new(None, "", quiet);
+    let result = verify_proof(&compile, files, &progress);
+    progress.finish();
+    let (public, verdict, took) = result?;
+    let file = compile.file.display();
+    match format {
+        ResultFormat::Text => {
+            if verdict.is_ok() {
+                println!(
+                    "{file}: proof accepted ({} public values, verified in {:.2} ms)",
+                    public.len(),
+                    ms(took)
+                );
+            }
+        }
+        ResultFormat::Json => println!(
+            "{}",
+            pretty(&json!({
+                "program": file.to_string(),
+                "backend": "groth16",
+                "public": public.iter().map(to_dec).collect::<Vec<_>>(),
+                "verified": verdict.is_ok(),
+                "rejected": verdict.as_ref().err(),
+                "verify_ms": ms(took),
+            }))
+        ),
+    }
+    verdict.map_err(|why| Exit {
+        code: REJECTED,
+        message: format!("{file}: proof rejected: {why}"),
+    })
+}
+
+/// The statement's public values, the verdict (why not, when rejected) and the time the check
+/// of the proof took (not counting the compile).
+type Verdict = (Vec<Fr>, Result<(), String>, Duration);
+
+fn verify_proof(
+    compile: &CompileArgs,
+    files: VerifyArgs,
+    progress: &Progress,
+) -> Result<Verdict, Exit> {
+    let file = &compile.file;
+    let paths = Paths {
+        program: file.clone(),
+    };
+    let vk_path = paths.default(files.vk, "vk.bin");
+    // The files first: a malformed one is reported before the program is compiled.
+    let vk = groth16::VerifyingKey::from_bytes(&read_file(&vk_path)?)
+        .map_err(|e| malformed(&vk_path, e))?;
+    let proof = groth16::Proof::from_bytes(&read_file(&files.proof)?)
+        .map_err(|e| malformed(&files.proof, e))?;
+    let public = read_public(&files.public)?;
+    let compiled = compile_without_inputs(compile, progress)?;
+    let (circuit, _) = circuit_of(file, &compiled, None)?;
+    progress.set_message(format!("{}: verifying", file.display()));
+    let start = Instant::now();
+    let verdict = if vk.digest != circuit.digest() {
+        Err(format!(
+            "{} was made for another circuit than {} compiles to (other program or compile flags)",
+            vk_path.display(),
+            file.display()
+        ))
+    } else {
+        zkbc::timing::stage("groth16 verify", || groth16::verify(&vk, &proof, &public))
+            .map_err(|e| e.to_string())
+    };
+    Ok((public, verdict, start.elapsed()))
+}
