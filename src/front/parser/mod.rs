@@ -740,7 +740,11 @@ mod tests {
     fn precedence() {
         assert_eq!(parse_expr("1 + 2 * 2 ** 2"), "(1 + (2 * (2 ** 2)))");
         assert_eq!(parse_expr("-2**2"), "(Neg (2 ** 2))");
-        assert_eq!(parse_expr("2 ** 3 ** 2"), "(2 ** (3 ** 2))");
+        // As in ZoKrates, a chain of exponents needs parentheses.
+        assert_eq!(parse_expr("2 ** (3 ** 2)"), "(2 ** (3 ** 2))");
+        assert_eq!(parse_expr("(2 ** 3) ** 2"), "((2 ** 3) ** 2)");
+        let chain = parse("def main() { return 2 ** 3 ** 2; }").unwrap_err();
+        assert!(chain.message.contains("cannot follow an exponent"));
         assert_eq!(parse_expr("0x00 ^ 0x00 == 0x00"), "((0x00 ^ 0x00) == 0x00)");
         assert_eq!(
             parse_expr("a < b && c == d || e ? 1 : 0"),
@@ -823,10 +827,12 @@ mod tests {
             .unwrap_err()
             .message
             .contains("nested too deeply"));
+        // A unary operator cannot follow another (ZoKrates' grammar), so a long run of them
+        // is that error, found at the second, before any nesting.
         let neg = format!("def main() {{ return {}1; }}", "-".repeat(5000));
         assert!(parse(&neg)
             .unwrap_err()
             .message
-            .contains("nested too deeply"));
+            .contains("a unary operator cannot follow another one"));
     }
 }
