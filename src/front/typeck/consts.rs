@@ -111,37 +111,7 @@ impl Checker {
             }
             return;
         }
-        match &mut e.kind {
-            ExprKind::Local(_) | ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
-            ExprKind::Unary(_, x)
-            | ExprKind::Builtin(_, x)
-            | ExprKind::Repeat(x, _)
-            | ExprKind::Slice(x, ..)
-            | ExprKind::Member(x, _)
-            | ExprKind::TupleIndex(x, _) => self.substitute_locals(x, depth),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-                self.substitute_locals(a, depth);
-                self.substitute_locals(b, depth);
-            }
-            ExprKind::Conditional(c, a, b) => {
-                self.substitute_locals(c, depth);
-                self.substitute_locals(a, depth);
-                self.substitute_locals(b, depth);
-            }
-            ExprKind::Call(_, xs)
-            | ExprKind::Hint(_, xs)
-            | ExprKind::Struct(xs)
-            | ExprKind::Tuple(xs) => xs.iter_mut().for_each(|x| self.substitute_locals(x, depth)),
-            ExprKind::Array(elems) => {
-                for el in elems {
-                    match el {
-                        ArrayElem::Single(x) | ArrayElem::Spread(x) => {
-                            self.substitute_locals(x, depth)
-                        }
-                    }
-                }
-            }
-        }
+        e.for_each_child_mut(|x| self.substitute_locals(x, depth));
     }
 
     /// Checks every function `value` calls, transitively; returns them in id order.
@@ -198,36 +168,10 @@ pub(super) fn has_call(e: &ast::Expr) -> bool {
 
 /// The functions a checked expression calls directly.
 fn calls_in(e: &Expr, out: &mut Vec<FuncId>) {
-    match &e.kind {
-        ExprKind::Local(_) | ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
-        ExprKind::Unary(_, x)
-        | ExprKind::Builtin(_, x)
-        | ExprKind::Repeat(x, _)
-        | ExprKind::Slice(x, ..)
-        | ExprKind::Member(x, _)
-        | ExprKind::TupleIndex(x, _) => calls_in(x, out),
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-            calls_in(a, out);
-            calls_in(b, out);
-        }
-        ExprKind::Conditional(c, a, b) => {
-            calls_in(c, out);
-            calls_in(a, out);
-            calls_in(b, out);
-        }
-        ExprKind::Call(id, xs) | ExprKind::Hint(id, xs) => {
-            out.push(*id);
-            xs.iter().for_each(|x| calls_in(x, out));
-        }
-        ExprKind::Struct(xs) | ExprKind::Tuple(xs) => xs.iter().for_each(|x| calls_in(x, out)),
-        ExprKind::Array(elems) => {
-            for el in elems {
-                match el {
-                    ArrayElem::Single(x) | ArrayElem::Spread(x) => calls_in(x, out),
-                }
-            }
-        }
+    if let ExprKind::Call(id, _) | ExprKind::Hint(id, _) = &e.kind {
+        out.push(*id);
     }
+    e.for_each_child(|x| calls_in(x, out));
 }
 
 /// The value of type `ty` whose IR leaves are `leaves` (an array of structs is one IR array per

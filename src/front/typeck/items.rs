@@ -553,38 +553,10 @@ pub(super) fn renumber_stmts(stmts: &mut [Stmt], new_id: &[u32]) {
 }
 
 pub(super) fn renumber(e: &mut Expr, new_id: &[u32]) {
-    match &mut e.kind {
-        ExprKind::Local(_) | ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
-        ExprKind::Unary(_, x)
-        | ExprKind::Builtin(_, x)
-        | ExprKind::Repeat(x, _)
-        | ExprKind::Slice(x, ..)
-        | ExprKind::Member(x, _)
-        | ExprKind::TupleIndex(x, _) => renumber(x, new_id),
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-            renumber(a, new_id);
-            renumber(b, new_id);
-        }
-        ExprKind::Conditional(c, a, b) => {
-            renumber(c, new_id);
-            renumber(a, new_id);
-            renumber(b, new_id);
-        }
-        ExprKind::Call(id, xs) | ExprKind::Hint(id, xs) => {
-            *id = FuncId(new_id[id.0 as usize]);
-            xs.iter_mut().for_each(|x| renumber(x, new_id));
-        }
-        ExprKind::Struct(xs) | ExprKind::Tuple(xs) => {
-            xs.iter_mut().for_each(|x| renumber(x, new_id))
-        }
-        ExprKind::Array(elems) => {
-            for el in elems {
-                match el {
-                    ArrayElem::Single(x) | ArrayElem::Spread(x) => renumber(x, new_id),
-                }
-            }
-        }
+    if let ExprKind::Call(id, _) | ExprKind::Hint(id, _) = &mut e.kind {
+        *id = FuncId(new_id[id.0 as usize]);
     }
+    e.for_each_child_mut(|x| renumber(x, new_id));
 }
 
 /// Does the written type `ty` name `name` (in an array size or a generic argument)?

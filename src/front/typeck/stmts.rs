@@ -629,34 +629,8 @@ fn loggable(ty: &Type) -> bool {
 
 /// Renames every local `e` reads with `f`.
 fn remap_locals(e: &mut Expr, f: &mut impl FnMut(LocalId) -> LocalId) {
-    match &mut e.kind {
-        ExprKind::Local(id) => *id = f(*id),
-        ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
-        ExprKind::Unary(_, x)
-        | ExprKind::Builtin(_, x)
-        | ExprKind::Repeat(x, _)
-        | ExprKind::Slice(x, ..)
-        | ExprKind::Member(x, _)
-        | ExprKind::TupleIndex(x, _) => remap_locals(x, f),
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-            remap_locals(a, f);
-            remap_locals(b, f);
-        }
-        ExprKind::Conditional(c, a, b) => {
-            remap_locals(c, f);
-            remap_locals(a, f);
-            remap_locals(b, f);
-        }
-        ExprKind::Call(_, xs)
-        | ExprKind::Hint(_, xs)
-        | ExprKind::Struct(xs)
-        | ExprKind::Tuple(xs) => xs.iter_mut().for_each(|x| remap_locals(x, f)),
-        ExprKind::Array(elems) => {
-            for el in elems {
-                match el {
-                    ArrayElem::Single(x) | ArrayElem::Spread(x) => remap_locals(x, f),
-                }
-            }
-        }
+    if let ExprKind::Local(id) = &mut e.kind {
+        *id = f(*id);
     }
+    e.for_each_child_mut(|x| remap_locals(x, f));
 }
