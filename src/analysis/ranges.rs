@@ -363,18 +363,6 @@ impl<'f> Solver<'f> {
         for l in loops.loops() {
             headers[l.header.index()] = true;
         }
-        let mut start = vec![0; func.blocks.len()];
-        if loops.is_reducible() {
-            for (k, &b) in rpo.iter().enumerate() {
-                start[b.index()] = k as u32;
-            }
-            for l in loops.loops().iter().filter(|l| l.parent.is_none()) {
-                let h = start[l.header.index()];
-                for b in &l.blocks {
-                    start[b.index()] = start[b.index()].min(h);
-                }
-            }
-        }
         let mut preds = vec![Vec::new(); func.blocks.len()];
         for (b, ps) in func.predecessors() {
             preds[b.index()] = ps;
@@ -399,6 +387,17 @@ impl<'f> Solver<'f> {
             named.dedup();
             for &v in &named {
                 by_value.entry(v).or_default().push((b, f));
+            }
+        }
+        // Where a sweep must start to see what a change in each block affects (see `sweep`).
+        let mut start = vec![0; func.blocks.len()];
+        if loops.is_reducible() {
+            start.clone_from(&order);
+            for l in loops.loops().iter().filter(|l| l.parent.is_none()) {
+                let h = order[l.header.index()];
+                for b in &l.blocks {
+                    start[b.index()] = start[b.index()].min(h);
+                }
             }
         }
         Solver {
