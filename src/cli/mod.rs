@@ -7,6 +7,7 @@
 //! - `groth16.rs`: `setup`, `prove --backend groth16`, `verify-proof` on a one-circuit program;
 //! - `report.rs`: `report` and `table`, the cost model's output.
 
+pub(crate) mod args;
 pub(crate) mod circuit;
 pub(crate) mod groth16;
 pub(crate) mod ir_text;
