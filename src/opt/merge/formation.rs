@@ -857,14 +857,18 @@ fn choose_formation(
         merge_below_threshold(&mut t, &o);
         t
     };
-    let (t1024, t32768) = rayon::join(|| threshold_at(1024), || threshold_at(32768));
-    for (size, t) in [(1024u64, t1024), (32768, t32768)] {
-        formations.push((
-            format!("threshold {size}"),
-            scorer.score(&t, None).map(|p| (p, t)),
-            String::new(),
-        ));
-    }
+    let (t1024, t32768) = crate::timing::stage("formation: threshold rule", || {
+        rayon::join(|| threshold_at(1024), || threshold_at(32768))
+    });
+    crate::timing::stage("formation: threshold scores", || {
+        for (size, t) in [(1024u64, t1024), (32768, t32768)] {
+            formations.push((
+                format!("threshold {size}"),
+                scorer.score(&t, None).map(|p| (p, t)),
+                String::new(),
+            ));
+        }
+    });
     let best = formations
         .iter()
         .enumerate()
