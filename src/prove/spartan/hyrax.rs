@@ -5,8 +5,8 @@
 //!
 //! A table `W` of `2^n` field elements (a block's executions, `W[e·Y + j] = z_e[j]`) is laid out
 //! as a matrix of `2^n_r` rows and `2^(n − n_r)` columns, row `i` being `W[i·cols ..
-//! (i+1)·cols]`. Each row is committed with a Pedersen vector commitment `C_i = Σ_k row_i[k]·G_k
-//! + b_i·H`, `b_i` uniform (the prover's operating-system entropy): the commitment is the list of
+//! (i+1)·cols]`. Each row is committed with a Pedersen vector commitment
+//! `C_i = Σ_k row_i[k]·G_k + b_i·H`, `b_i` uniform (the prover's operating-system entropy): the commitment is the list of
 //! `C_i`, perfectly hiding, and binding while discrete logarithms among the generators are
 //! unknown. The generators ([`Params`]) are hashed to the curve from a fixed label (try and
 //! increment), so nobody knows such logarithms and there is no trusted setup.
