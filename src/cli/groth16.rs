@@ -25,10 +25,13 @@ pub(crate) const REJECTED: u8 = 1;
 const BACKEND_HELP: &str = "The proof system: `probe` (`prove`'s default) is the data-parallel \
     sumcheck over every executed block, which measures the prover's work and is neither succinct \
     nor zero-knowledge; `groth16` is a succinct zero-knowledge Groth16 proof over BN254 of a \
-    one-circuit program (compile with --monolithic), with the keys of `zkbc setup` \
+    one-circuit program (compile with --monolithic), with the keys of `zkbc setup`; `spartan` \
+    is a succinct (not zero-knowledge) proof of a block-based program: Spartan's sumchecks per \
+    block with Hyrax commitments over BN254, with the public parameters of `zkbc setup` \
     (docs/proof.md)";
 const VK_HELP: &str = "The verifying key file: `setup` writes it, `verify-proof` reads it \
-    (default NAME.vk.bin in the current directory, NAME the program's file stem)";
+    (default NAME.vk.bin in the current directory, NAME the program's file stem); for a Spartan \
+    proof, the public parameters of `setup --backend spartan` (default NAME.hyrax.bin)";
 const PUBLIC_HELP: &str = "The statement's public values as snarkjs' public.json, a JSON array \
     of decimal strings: main's outputs, then its public inputs. `prove --backend groth16` \
     writes it (default NAME.public.json), `verify-proof` reads it";
@@ -43,6 +46,9 @@ pub(crate) enum Backend {
     Probe,
     /// Groth16 over BN254 for a one-circuit program.
     Groth16,
+    /// Spartan's sumchecks with Hyrax commitments for a block-based program (succinct, not
+    /// zero-knowledge: docs/proof.md).
+    Spartan,
 }
 
 /// The flags of `zkbc setup` besides the program's.
@@ -68,18 +74,19 @@ pub(crate) struct SetupArgs {
 #[derive(clap::Args)]
 pub(crate) struct ProveArgs {
     #[arg(long, value_enum, default_value_t = Backend::Probe, help = BACKEND_HELP)]
-    backend: Backend,
-    /// The proving key `zkbc setup` wrote (--backend groth16; default NAME.pk.bin).
+    pub(crate) backend: Backend,
+    /// The proving key `zkbc setup` wrote (--backend groth16; default NAME.pk.bin), or the
+    /// public parameters (--backend spartan; default NAME.hyrax.bin).
     #[arg(long, value_name = "PK")]
-    pk: Option<PathBuf>,
-    /// The proof file to write (--backend groth16; default NAME.proof.bin in the current
-    /// directory).
+    pub(crate) pk: Option<PathBuf>,
+    /// The proof file to write (--backend groth16 or spartan; default NAME.proof.bin in the
+    /// current directory).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
-    output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
-    public: Option<PathBuf>,
+    pub(crate) public: Option<PathBuf>,
     #[arg(long, value_name = "DIR", help = SNARKJS_HELP)]
-    snarkjs: Option<PathBuf>,
+    pub(crate) snarkjs: Option<PathBuf>,
 }
 
 impl ProveArgs {
@@ -87,7 +94,7 @@ impl ProveArgs {
     pub(crate) fn groth16(self) -> Result<Option<ProveArgs>, Exit> {
         let files = [&self.pk, &self.output, &self.public, &self.snarkjs];
         match self.backend {
-            Backend::Groth16 => Ok(Some(self)),
+            Backend::Groth16 | Backend::Spartan => Ok(Some(self)),
             Backend::Probe if files.iter().any(|f| f.is_some()) => Err(user_error(
                 "--pk, -o, --public and --snarkjs are for --backend groth16; the probe writes no \
                  proof",
@@ -100,12 +107,12 @@ impl ProveArgs {
 /// The files `zkbc verify-proof` reads besides the program.
 #[derive(clap::Args)]
 pub(crate) struct VerifyArgs {
-    /// The proof file (`zkbc prove --backend groth16 -o`).
-    proof: PathBuf,
+    /// The proof file (`zkbc prove --backend groth16|spartan -o`; its first bytes say which).
+    pub(crate) proof: PathBuf,
     #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
-    public: PathBuf,
+    pub(crate) public: PathBuf,
     #[arg(long, value_name = "VK", help = VK_HELP)]
-    vk: Option<PathBuf>,
+    pub(crate) vk: Option<PathBuf>,
 }
 
 /// Where the Groth16 files go: each given path, else `NAME.<what>` in the current directory.
@@ -158,7 +165,7 @@ fn circuit_of(
 }
 
 /// Compiles the program without inputs (what `setup` and `verify-proof` see) and legalizes it.
-fn compile_without_inputs(
+pub(crate) fn compile_without_inputs(
     compile: &CompileArgs,
     progress: &Progress,
 ) -> Result<driver::Compilation, Exit> {
@@ -175,12 +182,12 @@ fn compile_without_inputs(
     Ok(compiled)
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Exit> {
+pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Exit> {
     std::fs::write(path, bytes)
         .map_err(|e| user_error(format!("cannot write {}: {e}", path.display())))
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, Exit> {
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, Exit> {
     std::fs::read(path).map_err(|e| user_error(format!("cannot read {}: {e}", path.display())))
 }
 
@@ -189,7 +196,7 @@ fn malformed(path: &Path, e: FormatError) -> Exit {
     user_error(format!("{}: {e}", path.display()))
 }
 
-fn ms(d: Duration) -> f64 {
+pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
@@ -203,6 +210,15 @@ pub(crate) fn setup_command(
         return Err(user_error(
             "the probe needs no setup: `zkbc setup` makes Groth16's keys",
         ));
+    }
+    if args.backend == Backend::Spartan {
+        if args.vk.is_some() || args.snarkjs.is_some() || args.seed.is_some() {
+            return Err(user_error(
+                "--vk, --snarkjs and --seed are for --backend groth16: Spartan's parameters are \
+                 one public file, the same for everyone (-o)",
+            ));
+        }
+        return super::spartan::setup_command(compile, args.output, quiet);
     }
     let seeded = args.seed.is_some();
     let progress = Progress::new(None, "", quiet);
@@ -283,6 +299,9 @@ pub(crate) fn prove_command(
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
+    if files.backend == Backend::Spartan {
+        return super::spartan::prove_command(compile, run, files, format, quiet);
+    }
     let progress = Progress::new(None, "", quiet);
     let result = prove(&compile, &run, files, format, &progress);
     progress.finish();
@@ -369,7 +388,7 @@ fn prove(
 
 /// The statement's public values: a JSON array of canonical decimal strings (or numbers), as
 /// snarkjs writes `public.json`.
-fn read_public(path: &Path) -> Result<Vec<Fr>, Exit> {
+pub(crate) fn read_public(path: &Path) -> Result<Vec<Fr>, Exit> {
     let json = read_json(path)?;
     let bad = |why: String| user_error(format!("{}: {why}", path.display()));
     let items = json
@@ -404,6 +423,10 @@ pub(crate) fn verify_proof_command(
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
+    let head = std::fs::read(&files.proof).unwrap_or_default();
+    if zkbc::prove::spartan::format::is_spartan(&head) {
+        return super::spartan::verify_proof_command(compile, files, format, quiet);
+    }
     let progress = Progress::new(None, "", quiet);
     let result = verify_proof(&compile, files, &progress);
     progress.finish();

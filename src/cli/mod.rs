@@ -13,6 +13,7 @@ pub(crate) mod groth16;
 pub(crate) mod ir_text;
 pub(crate) mod program;
 pub(crate) mod report;
+pub(crate) mod spartan;
 
 use anyhow::Context;
 use std::path::Path;

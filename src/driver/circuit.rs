@@ -220,6 +220,13 @@ fn without_labels(
 
 /// Main's inputs (name, declared public) and outputs, one per scalar leaf in the order of the
 /// block's state. IR programs have no declarations: every input is `main.in[k]`, private.
+/// Whether each of main's input leaves is public, in order, and how many output leaves main
+/// has.
+pub fn input_visibility(compilation: &Compilation) -> (Vec<bool>, usize) {
+    let (inputs, outputs) = interface_names(compilation);
+    (inputs.into_iter().map(|(_, p)| p).collect(), outputs.len())
+}
+
 fn interface_names(compilation: &Compilation) -> (Vec<(String, bool)>, Vec<String>) {
     let Some(abi) = &compilation.abi else {
         let main = compilation.program.main_func();

@@ -16,6 +16,7 @@ pub mod circuit;
 pub mod export;
 pub mod measure;
 pub mod proof;
+pub mod spartan;
 pub mod zokrates;
 
 use crate::diagnostics::Diagnostic;

@@ -68,6 +68,7 @@ pub mod fit;
 pub mod groth16;
 mod instance;
 pub mod mle;
+pub mod spartan;
 mod sumcheck;
 pub mod synthetic;
 pub mod transcript;

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 /// What the prover spent on one block, beside its proof.
 pub(crate) struct BlockWork {
     pub proof: BlockProof,
+    /// The sumcheck's random point `(r_e, r_x)`: where `evals` are the MLEs' values.
+    pub point: Vec<Fr>,
     pub tables: Duration,
     pub rounds: Duration,
 }
@@ -29,6 +31,7 @@ pub(crate) fn prove_block(
     if shape.num_executions == 0 {
         return BlockWork {
             proof: BlockProof::empty(),
+            point: Vec::new(),
             tables: Duration::ZERO,
             rounds: Duration::ZERO,
         };
@@ -44,6 +47,7 @@ pub(crate) fn prove_block(
     let start = Instant::now();
     let mut rounds = Vec::with_capacity(n_rounds);
     let mut claim = None;
+    let mut point = Vec::with_capacity(n_rounds);
     for round in 0..n_rounds {
         let g = round_evals(&eq, &az, &bz, &cz, claim);
         if round == 0 {
@@ -54,6 +58,7 @@ pub(crate) fn prove_block(
         transcript.append_fields(b"round", &g);
         let r = transcript.challenge(b"r");
         claim = Some(interpolate_cubic(&g, r));
+        point.push(r);
         rayon::join(
             || rayon::join(|| fold(&mut eq, r), || fold(&mut az, r)),
             || rayon::join(|| fold(&mut bz, r), || fold(&mut cz, r)),
@@ -69,6 +74,7 @@ pub(crate) fn prove_block(
             rounds,
             evals,
         },
+        point,
         tables,
         rounds: start.elapsed(),
     }
@@ -161,6 +167,32 @@ pub(crate) fn verify_block(
             Err(Rejection::UnexpectedProof)
         };
     }
+    let point = verify_rounds(shape, proof, transcript)?;
+    let own = evaluate_products(instance, shape, &point);
+    for ((matrix, own), claimed) in [Matrix::A, Matrix::B, Matrix::C]
+        .into_iter()
+        .zip(own)
+        .zip(proof.evals)
+    {
+        if own != claimed {
+            return Err(Rejection::Evaluation { matrix });
+        }
+    }
+    if !proof.claimed_sum.is_zero() {
+        return Err(Rejection::NonZeroSum);
+    }
+    Ok(())
+}
+
+/// The checks of one block's proof that need no witness: the round count, every round against
+/// the running claim (round 0 against the claimed sum), and the last round against
+/// `eq(τ, r)·(a·b − c)` of the sent evaluations, which it then absorbs. Gives the point
+/// `r = (r_e, r_x)` at which the sent evaluations are claimed. Call for a block that ran.
+pub(crate) fn verify_rounds(
+    shape: &BlockShape,
+    proof: &BlockProof,
+    transcript: &mut Transcript,
+) -> Result<Vec<Fr>, Rejection> {
     let n_rounds = shape.rounds();
     if proof.rounds.len() != n_rounds {
         return Err(Rejection::RoundCount {
@@ -186,20 +218,7 @@ pub(crate) fn verify_block(
         return Err(Rejection::FinalClaim);
     }
     transcript.append_fields(b"evaluations", &proof.evals);
-    let own = evaluate_products(instance, shape, &point);
-    for ((matrix, own), claimed) in [Matrix::A, Matrix::B, Matrix::C]
-        .into_iter()
-        .zip(own)
-        .zip(proof.evals)
-    {
-        if own != claimed {
-            return Err(Rejection::Evaluation { matrix });
-        }
-    }
-    if !proof.claimed_sum.is_zero() {
-        return Err(Rejection::NonZeroSum);
-    }
-    Ok(())
+    Ok(point)
 }
 
 /// The multilinear extensions of `Az`, `Bz`, `Cz` at `point = (r_e, r_x)`, computed from the

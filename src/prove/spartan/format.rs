@@ -1,0 +1,333 @@
+//! The files of the Spartan backend: the public parameters and the proof (docs/proof.md).
+//!
+//! ```text
+//! offset  size  field
+//!      0     8  magic "zkbc\x00spn"
+//!      8     1  format version = 1
+//!      9     1  kind: 1 parameters, 3 proof
+//!     10     2  reserved, zero
+//!     12    32  the statement's digest (zero for parameters)
+//!     44     8  u64 LE: the payload's length in bytes
+//!     52     …  payload
+//! ```
+//!
+//! Payload integers are u32 LE (a list is its length, then its items), field elements their
+//! canonical 32 bytes LE (a value ≥ p is refused), points arkworks' 32-byte compressed G1
+//! encoding (checked on the curve). Parameters: the generator count n, then the n generators
+//! and H; reading them recomputes the derivation and refuses any other point. A proof: per
+//! block one byte, `log2 Q_b` or 255 for a block that never ran, then for a block that ran its
+//! row commitments, the outer sumcheck (claimed sum, rounds of 4 values, 3 evaluations), the
+//! inner rounds (3 values each), the witness evaluation, the products (roots; layers of rounds,
+//! low and high values) and the opening (mask points, masked sum, rows, blinds). A length is
+//! checked against the bytes left before anything is allocated: a malformed file is a
+//! [`FormatError`], never a panic.
+
+use super::hyrax::{Opening, Params};
+use super::sumchecks::{Layer, ProductProof};
+use super::{BlockProof, Proof};
+use crate::field::Fr;
+use crate::prove::transcript::fr_to_bytes_le;
+use ark_bn254::G1Affine;
+use ark_ff::{BigInteger, PrimeField};
+use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
+use std::fmt;
+
+/// The first 8 bytes of every file.
+pub const MAGIC: &[u8; 8] = b"zkbc\x00spn";
+/// The format version this build reads and writes.
+pub const VERSION: u8 = 1;
+/// The header's length.
+pub const HEADER_LEN: usize = 52;
+/// The most generators a parameters file may hold.
+pub const MAX_GENERATORS: usize = 1 << 20;
+
+const PARAMS: u8 = 1;
+const PROOF: u8 = 3;
+
+/// Why a file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatError(pub String);
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FormatError {}
+
+fn err<T>(why: impl Into<String>) -> Result<T, FormatError> {
+    Err(FormatError(why.into()))
+}
+
+/// Whether `bytes` start like a file of this backend.
+pub fn is_spartan(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
+fn header(kind: u8, digest: &[u8; 32], payload: Vec<u8>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[VERSION, kind, 0, 0]);
+    out.extend_from_slice(digest);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend(payload);
+    out
+}
+
+fn read_header(bytes: &[u8], kind: u8) -> Result<([u8; 32], &[u8]), FormatError> {
+    if bytes.len() < HEADER_LEN {
+        return err(format!(
+            "{} bytes, shorter than the {HEADER_LEN}-byte header",
+            bytes.len()
+        ));
+    }
+    if &bytes[..8] != MAGIC {
+        return err("not a zkbc Spartan file (wrong magic)");
+    }
+    if bytes[8] != VERSION {
+        return err(format!(
+            "format version {}; this zkbc reads version {VERSION}",
+            bytes[8]
+        ));
+    }
+    if bytes[9] != kind {
+        let name = |k| match k {
+            PARAMS => "parameters".to_string(),
+            PROOF => "a proof".to_string(),
+            k => format!("an unknown kind {k}"),
+        };
+        return err(format!("{}, not {}", name(bytes[9]), name(kind)));
+    }
+    if bytes[10..12] != [0, 0] {
+        return err("the header's reserved bytes are not zero");
+    }
+    let digest: [u8; 32] = bytes[12..44].try_into().expect("32 bytes");
+    let length = u64::from_le_bytes(bytes[44..52].try_into().expect("8 bytes"));
+    let payload = &bytes[HEADER_LEN..];
+    if length != payload.len() as u64 {
+        return err(format!(
+            "the header says {length} payload bytes, the file has {}",
+            payload.len()
+        ));
+    }
+    Ok((digest, payload))
+}
+
+#[derive(Default)]
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn len(&mut self, n: usize) {
+        let n = u32::try_from(n).expect("bug: a list of 2^32 items in a proof");
+        self.0.extend_from_slice(&n.to_le_bytes());
+    }
+    fn fr(&mut self, v: &Fr) {
+        self.0.extend_from_slice(&fr_to_bytes_le(v));
+    }
+    fn frs(&mut self, vs: &[Fr]) {
+        self.len(vs.len());
+        vs.iter().for_each(|v| self.fr(v));
+    }
+    fn point(&mut self, p: &G1Affine) {
+        p.serialize_compressed(&mut self.0)
+            .expect("bug: serializing into a Vec cannot fail");
+    }
+    fn points(&mut self, ps: &[G1Affine]) {
+        self.len(ps.len());
+        ps.iter().for_each(|p| self.point(p));
+    }
+    fn rounds<const N: usize>(&mut self, rounds: &[[Fr; N]]) {
+        self.len(rounds.len());
+        rounds.iter().flatten().for_each(|v| self.fr(v));
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], FormatError> {
+        if self.0.len() < n {
+            return err("the payload ends early");
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+    fn byte(&mut self) -> Result<u8, FormatError> {
+        Ok(self.take(1)?[0])
+    }
+    /// A list length whose items take at least `item` bytes each.
+    fn len(&mut self, item: usize) -> Result<usize, FormatError> {
+        let n = u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")) as usize;
+        if n.saturating_mul(item) > self.0.len() {
+            return err(format!("a list of {n} items is longer than the file"));
+        }
+        Ok(n)
+    }
+    fn fr(&mut self) -> Result<Fr, FormatError> {
+        let bytes = self.take(32)?;
+        let v = Fr::from_le_bytes_mod_order(bytes);
+        if v.into_bigint().to_bytes_le() != bytes {
+            return err("a field element is not below the field's order");
+        }
+        Ok(v)
+    }
+    fn frs(&mut self) -> Result<Vec<Fr>, FormatError> {
+        let n = self.len(32)?;
+        (0..n).map(|_| self.fr()).collect()
+    }
+    fn point(&mut self) -> Result<G1Affine, FormatError> {
+        let mut bytes = self.take(32)?;
+        G1Affine::deserialize_compressed(&mut bytes)
+            .map_err(|e| FormatError(format!("a point does not decode: {e}")))
+    }
+    fn points(&mut self) -> Result<Vec<G1Affine>, FormatError> {
+        let n = self.len(32)?;
+        (0..n).map(|_| self.point()).collect()
+    }
+    fn rounds<const N: usize>(&mut self) -> Result<Vec<[Fr; N]>, FormatError> {
+        let n = self.len(32 * N)?;
+        (0..n)
+            .map(|_| {
+                let mut g = [Fr::from(0u64); N];
+                for v in g.iter_mut() {
+                    *v = self.fr()?;
+                }
+                Ok(g)
+            })
+            .collect()
+    }
+}
+
+impl Params {
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.points(&self.gens);
+        w.point(&self.blind);
+        header(PARAMS, &[0; 32], w.0)
+    }
+
+    /// Reads a parameters file: the generators must be the derivation's.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Params, FormatError> {
+        let (_, payload) = read_header(bytes, PARAMS)?;
+        let mut r = Reader(payload);
+        let gens = r.points()?;
+        let blind = r.point()?;
+        if !r.0.is_empty() {
+            return err("bytes after the end of the parameters");
+        }
+        if !gens.len().is_power_of_two() || gens.len() > MAX_GENERATORS {
+            return err(format!(
+                "{} generators, not a power of two up to 2^20",
+                gens.len()
+            ));
+        }
+        let params = Params { gens, blind };
+        if params != Params::new(params.len()) {
+            return err("the generators are not zkbc's (hashed to the curve from its label)");
+        }
+        Ok(params)
+    }
+}
+
+impl Proof {
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.len(self.blocks.len());
+        for b in &self.blocks {
+            let Some(q) = b.log_executions else {
+                w.0.push(255);
+                continue;
+            };
+            w.0.push(q);
+            w.points(&b.rows);
+            w.fr(&b.outer.claimed_sum);
+            w.rounds(&b.outer.rounds);
+            b.outer.evals.iter().for_each(|v| w.fr(v));
+            w.rounds(&b.inner);
+            w.fr(&b.witness_eval);
+            w.frs(&b.products.roots);
+            w.len(b.products.layers.len());
+            for layer in &b.products.layers {
+                w.rounds(&layer.rounds);
+                w.frs(&layer.low);
+                w.frs(&layer.high);
+            }
+            w.points(&b.opening.masks);
+            w.fr(&b.opening.masked_sum);
+            w.len(b.opening.rows.len());
+            for row in &b.opening.rows {
+                w.frs(row);
+            }
+            w.frs(&b.opening.blinds);
+        }
+        header(PROOF, &self.digest, w.0)
+    }
+
+    /// Reads a proof file.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Proof, FormatError> {
+        let (digest, payload) = read_header(bytes, PROOF)?;
+        let mut r = Reader(payload);
+        let n = r.len(1)?;
+        let mut blocks = Vec::with_capacity(n);
+        for _ in 0..n {
+            let q = r.byte()?;
+            if q == 255 {
+                blocks.push(BlockProof::never_ran());
+                continue;
+            }
+            if q > super::MAX_EXEC_VARS {
+                return err(format!("2^{q} executions of a block"));
+            }
+            let rows = r.points()?;
+            let claimed_sum = r.fr()?;
+            let rounds = r.rounds::<4>()?;
+            let evals = [r.fr()?, r.fr()?, r.fr()?];
+            let inner = r.rounds::<3>()?;
+            let witness_eval = r.fr()?;
+            let roots = r.frs()?;
+            let n_layers = r.len(12)?;
+            let mut layers = Vec::with_capacity(n_layers);
+            for _ in 0..n_layers {
+                layers.push(Layer {
+                    rounds: r.rounds::<4>()?,
+                    low: r.frs()?,
+                    high: r.frs()?,
+                });
+            }
+            let masks = r.points()?;
+            let masked_sum = r.fr()?;
+            let n_rows = r.len(4)?;
+            let mut opened = Vec::with_capacity(n_rows);
+            for _ in 0..n_rows {
+                opened.push(r.frs()?);
+            }
+            let blinds = r.frs()?;
+            blocks.push(BlockProof {
+                log_executions: Some(q),
+                rows,
+                outer: crate::prove::BlockProof {
+                    claimed_sum,
+                    rounds,
+                    evals,
+                },
+                inner,
+                witness_eval,
+                products: ProductProof { roots, layers },
+                opening: Opening {
+                    masks,
+                    masked_sum,
+                    rows: opened,
+                    blinds,
+                },
+            });
+        }
+        if !r.0.is_empty() {
+            return err(format!("{} bytes after the end of the proof", r.0.len()));
+        }
+        Ok(Proof { digest, blocks })
+    }
+}

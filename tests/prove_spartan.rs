@@ -1,0 +1,257 @@
+//! The Spartan backend for block-based programs, end to end: `zkbc setup --backend spartan`,
+//! `zkbc prove --backend spartan` and `zkbc verify-proof` as separate processes on a sample of
+//! the corpus's block-based programs (each accepted), and what must be refused: a wrong public
+//! output, flipped proof bytes, a proof replayed against another program (exit 1 or 2, never 0,
+//! never a panic); at the library level, a broken transition (an execution replaced by a copy of
+//! another, every execution still satisfied) and a tampered witness value. No private input's
+//! value appears in the proof or public files. That search is a necessary check, not an
+//! argument for zero knowledge: the backend is not zero knowledge (src/prove/spartan/mod.rs).
+
+mod common;
+use common::{stderr, zkbc};
+
+use std::path::Path;
+use zkbc::driver;
+use zkbc::field::Fr;
+use zkbc::ir::interp;
+use zkbc::prove::spartan::{self, hyrax::Params, Rejection};
+use zkbc::prove::transcript::fr_to_bytes_le;
+
+/// A loop with a run-time bound over a private value: 2^64 + 0x1234_5678_9abc_def1, distinctive
+/// in every encoding.
+const PROGRAM: &str = "def main(private field a, u32 n) -> field {
+    field mut acc = 0;
+    u32 mut i = 0;
+    while i < n {
+        acc = acc * 3 + a;
+        i = i + 1;
+    }
+    return acc;
+}
+";
+const SECRET_A: &str = "18446744078004252401";
+
+fn circuit(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("circuits")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+struct Run {
+    dir: tempfile::TempDir,
+}
+
+impl Run {
+    fn new() -> Run {
+        Run {
+            dir: tempfile::tempdir().expect("a temporary directory"),
+        }
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// Setup and an honest proof of `program` on `inputs`, files named by `stem`.
+    fn prove(&self, program: &str, inputs: &str, stem: &str) {
+        let out = zkbc(&[
+            "setup",
+            program,
+            "--backend",
+            "spartan",
+            "-o",
+            &self.path(&format!("{stem}.hyrax")),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let out = zkbc(&[
+            "prove",
+            program,
+            "--inputs",
+            inputs,
+            "--backend",
+            "spartan",
+            "--pk",
+            &self.path(&format!("{stem}.hyrax")),
+            "-o",
+            &self.path(&format!("{stem}.proof")),
+            "--public",
+            &self.path(&format!("{stem}.public.json")),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+
+    /// `zkbc verify-proof PROGRAM PROOF --public PUBLIC --vk PARAMS`: exit status and stderr.
+    fn verify(
+        &self,
+        program: &str,
+        proof: &str,
+        public: &str,
+        params: &str,
+    ) -> (Option<i32>, String) {
+        let out = zkbc(&[
+            "verify-proof",
+            program,
+            &self.path(proof),
+            "--public",
+            &self.path(public),
+            "--vk",
+            &self.path(params),
+        ]);
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{err}");
+        (out.status.code(), err)
+    }
+}
+
+#[test]
+fn corpus_programs_prove_and_verify_in_separate_processes() {
+    let run = Run::new();
+    for name in ["gcd", "collatz", "runtime_loop"] {
+        let program = circuit(&format!("{name}.zok"));
+        run.prove(&program, &circuit(&format!("{name}.json")), name);
+        let (code, err) = run.verify(
+            &program,
+            &format!("{name}.proof"),
+            &format!("{name}.public.json"),
+            &format!("{name}.hyrax"),
+        );
+        assert_eq!(code, Some(0), "{name}: {err}");
+    }
+}
+
+#[test]
+fn wrong_outputs_flipped_bytes_and_other_programs_are_refused() {
+    let run = Run::new();
+    let gcd = circuit("gcd.zok");
+    run.prove(&gcd, &circuit("gcd.json"), "gcd");
+    let accepted = run.verify(&gcd, "gcd.proof", "gcd.public.json", "gcd.hyrax");
+    assert_eq!(accepted.0, Some(0), "{}", accepted.1);
+
+    // A wrong public output (the first value) and a wrong public input (the last).
+    let public: Vec<String> =
+        serde_json::from_slice(&std::fs::read(run.path("gcd.public.json")).unwrap()).unwrap();
+    for k in [0, public.len() - 1] {
+        let mut wrong = public.clone();
+        let v: Fr = wrong[k].parse().unwrap();
+        wrong[k] = zkbc::field::to_dec(&(v + Fr::from(1u64)));
+        std::fs::write(
+            run.path("wrong.json"),
+            serde_json::to_string(&wrong).unwrap(),
+        )
+        .unwrap();
+        let (code, err) = run.verify(&gcd, "gcd.proof", "wrong.json", "gcd.hyrax");
+        assert_eq!(code, Some(1), "value {k}: {err}");
+        assert!(err.contains("proof rejected"), "{err}");
+    }
+
+    // Flipped bytes anywhere in the proof: rejected (1) or malformed (2), never accepted.
+    let bytes = std::fs::read(run.path("gcd.proof")).unwrap();
+    for at in [
+        9,
+        20,
+        60,
+        bytes.len() / 3,
+        bytes.len() / 2,
+        bytes.len() - 40,
+        bytes.len() - 1,
+    ] {
+        let mut flipped = bytes.clone();
+        flipped[at] ^= 0x04;
+        std::fs::write(run.path("flipped.proof"), &flipped).unwrap();
+        let (code, err) = run.verify(&gcd, "flipped.proof", "gcd.public.json", "gcd.hyrax");
+        assert!(matches!(code, Some(1 | 2)), "byte {at}: {code:?} {err}");
+    }
+
+    // A proof of another program, replayed against gcd with the other program's public values.
+    let other = circuit("range_sum.zok");
+    run.prove(&other, &circuit("range_sum.json"), "other");
+    let (code, err) = run.verify(&gcd, "other.proof", "other.public.json", "gcd.hyrax");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("another circuit"), "{err}");
+}
+
+#[test]
+fn no_private_input_is_in_the_proof() {
+    let run = Run::new();
+    std::fs::write(run.path("p.zok"), PROGRAM).unwrap();
+    std::fs::write(
+        run.path("p.json"),
+        format!(r#"{{"a": "{SECRET_A}", "n": "5"}}"#),
+    )
+    .unwrap();
+    run.prove(&run.path("p.zok"), &run.path("p.json"), "p");
+    let (code, err) = run.verify(&run.path("p.zok"), "p.proof", "p.public.json", "p.hyrax");
+    assert_eq!(code, Some(0), "{err}");
+    let a: Fr = SECRET_A.parse().unwrap();
+    let le = fr_to_bytes_le(&a);
+    let mut be = le;
+    be.reverse();
+    for name in ["p.proof", "p.public.json"] {
+        let bytes = std::fs::read(run.path(name)).unwrap();
+        for needle in [&le[..9], &be[23..], SECRET_A.as_bytes()] {
+            assert!(
+                !bytes.windows(needle.len()).any(|w| w == needle),
+                "{name} holds the private input"
+            );
+        }
+    }
+}
+
+/// The statement and executions of PROGRAM on a = 7, n = 4, and its public values.
+fn proved_case() -> (spartan::Statement, Vec<Fr>) {
+    let mut compiled = driver::compile("p.zok", PROGRAM, &driver::Options::default()).unwrap();
+    driver::legalize_for_r1cs(&mut compiled.program).unwrap();
+    let inputs = serde_json::json!({"a": "7", "n": "4"});
+    let values = compiled.inputs_from_json(&inputs).unwrap();
+    let outcome = interp::run(&compiled.program, &values, interp::Limits::default()).unwrap();
+    driver::spartan::witness(&compiled, &outcome, None).unwrap()
+}
+
+fn verdict(st: &spartan::Statement, public: &[Fr]) -> Result<(), Rejection> {
+    let params = Params::new(st.generators_needed());
+    let proof = spartan::prove(&params, st, public).unwrap();
+    let proof = spartan::Proof::from_bytes(&proof.to_bytes()).unwrap();
+    let mut verifier = st.clone();
+    verifier
+        .blocks
+        .iter_mut()
+        .for_each(|b| b.executions.clear());
+    spartan::verify(&params, &verifier, public, &proof)
+}
+
+#[test]
+fn an_honest_run_verifies_and_a_broken_transition_or_witness_does_not() {
+    let (st, public) = proved_case();
+    assert_eq!(verdict(&st, &public), Ok(()));
+
+    // A loop block run several times: replace one execution by a copy of another. Each
+    // execution still satisfies its block; the states no longer chain.
+    let looped = st
+        .blocks
+        .iter()
+        .position(|b| b.executions.len() >= 2 && b.first_unsatisfied().is_none())
+        .expect("a block run twice");
+    let mut broken = st.clone();
+    let first = broken.blocks[looped].executions[0].clone();
+    broken.blocks[looped].executions[1] = first;
+    assert!(broken
+        .blocks
+        .iter()
+        .all(|b| b.first_unsatisfied().is_none()));
+    assert_eq!(verdict(&broken, &public), Err(Rejection::Transition));
+
+    // One witness value changed (the last variable of an execution).
+    let mut tampered = st.clone();
+    let z = &mut tampered.blocks[looped].executions[1];
+    *z.last_mut().unwrap() += Fr::from(1u64);
+    let rejected = verdict(&tampered, &public);
+    assert!(
+        matches!(
+            rejected,
+            Err(Rejection::Block { .. } | Rejection::Transition)
+        ),
+        "{rejected:?}"
+    );
+}
