@@ -111,12 +111,15 @@ enum Command {
         #[arg(long)]
         explain: bool,
     },
-    /// Make Groth16's proving and verifying keys for a one-circuit program (compile with
-    /// --monolithic; no inputs: the circuit does not depend on them). The setup is trusted: its
-    /// secret randomness comes from the operating system and is never written anywhere;
-    /// `--seed` makes it reproducible, for tests only (docs/proof.md).
+    /// Make the public parameters of a proof backend (no inputs: the circuit does not depend
+    /// on them). `--backend groth16` (the default): Groth16's proving and verifying keys for a
+    /// one-circuit program (compile with --monolithic); the setup is trusted: its secret
+    /// randomness comes from the operating system and is never written anywhere, and `--seed`
+    /// makes it reproducible, for tests only. `--backend spartan`: the Hyrax commitment
+    /// generators for a program of several blocks, derived by hashing (no secret, no trusted
+    /// setup), one file that `prove --pk` and `verify-proof --vk` both read (docs/proof.md).
     #[command(
-        after_help = "Examples:\n  zkbc setup circuits/mimc.zok --monolithic -o mimc.pk.bin --vk mimc.vk.bin\n  zkbc setup circuits/mimc.zok --monolithic --seed 1 --snarkjs out"
+        after_help = "Examples:\n  zkbc setup circuits/mimc.zok --monolithic -o mimc.pk.bin --vk mimc.vk.bin\n  zkbc setup circuits/mimc.zok --monolithic --seed 1 --snarkjs out\n  zkbc setup circuits/gcd.zok --backend spartan -o gcd.hyrax.bin"
     )]
     Setup {
         #[command(flatten)]
@@ -132,7 +135,9 @@ enum Command {
     /// its sumcheck cells; there is no polynomial commitment: this measures the prover's
     /// sumcheck work; it is not a succinct or zero-knowledge proof. `--backend groth16` proves a
     /// one-circuit program (--monolithic) with the key of `zkbc setup` and writes the proof
-    /// (`-o`) and its public values (`--public`) for `zkbc verify-proof`.
+    /// (`-o`) and its public values (`--public`) for `zkbc verify-proof`; `--backend spartan`
+    /// does the same for a program of several blocks (succinct, not yet zero knowledge, no
+    /// memory: docs/proof.md).
     #[command(
         after_help = "Examples:\n  zkbc prove circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc prove circuits/mimc.zok --inputs circuits/mimc.json --format json\n  zkbc prove circuits/mimc.zok --monolithic --inputs circuits/mimc.json --backend groth16 --pk mimc.pk.bin -o mimc.proof.bin --public mimc.public.json"
     )]
