@@ -111,7 +111,7 @@ mod tests {
 
     #[test]
     fn counts_add_up_to_the_block_sizes() {
-        let text = "fn main f0(u32) -> u32 {
+        let text = "fn main f0 -> u32 {
 b0(v0: u32):
     v1 = mul v0, v0
     v2 = add v1, u32 7
