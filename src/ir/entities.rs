@@ -48,17 +48,39 @@ entity!(
     InstId,
     "i"
 );
-entity!(
-    /// An inline frame of a [`crate::ir::Program`] ([`crate::ir::InlineFrames`]): the chain of
-    /// calls, inlined into the function that holds an instruction, that the instruction was
-    /// copied through. `fr0` ([`FrameId::ROOT`]) is the function's own code.
-    FrameId,
-    "fr"
-);
+/// An inline frame of a [`crate::ir::Program`] ([`crate::ir::InlineFrames`]): the chain of
+/// calls, inlined into the function that holds an instruction, that the instruction was
+/// copied through. `fr0` ([`FrameId::ROOT`]) is the function's own code.
+///
+/// Stored as the index plus one, so that an `Option<SrcLoc>` has a niche and stays 16 bytes
+/// (the interpreter's `Failure` holds one).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct FrameId(std::num::NonZeroU32);
 
 impl FrameId {
     /// The function's own code: no inlined call above it.
-    pub const ROOT: FrameId = FrameId(0);
+    pub const ROOT: FrameId = FrameId(std::num::NonZeroU32::MIN);
+
+    /// The id's position in its table.
+    pub fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+
+    /// The id at position `index` of its table.
+    pub fn new(index: usize) -> Self {
+        u32::try_from(index)
+            .ok()
+            .and_then(|i| i.checked_add(1))
+            .and_then(std::num::NonZeroU32::new)
+            .map(FrameId)
+            .expect("inline frame table exceeds u32::MAX entries")
+    }
+}
+
+impl fmt::Display for FrameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "fr{}", self.index())
+    }
 }
 
 impl Default for FrameId {
@@ -88,6 +110,10 @@ pub struct SrcLoc {
     /// code that was not inlined.
     pub frame: FrameId,
 }
+
+// An instruction's location is in its `PackedLoc`; an `Option<SrcLoc>` (terminators,
+// failures) keeps the size it had before the frame (the frame's niche holds `None`).
+const _: () = assert!(std::mem::size_of::<Option<SrcLoc>>() == 16);
 
 impl fmt::Display for SrcLoc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -140,7 +166,7 @@ impl PackedLoc {
             line: field(LINE_SHIFT, LINE_BITS),
             col: field(COL_SHIFT, COL_BITS),
             file: field(FILE_SHIFT, FILE_BITS),
-            frame: FrameId(field(FRAME_SHIFT, FRAME_BITS)),
+            frame: FrameId::new(field(FRAME_SHIFT, FRAME_BITS) as usize),
         })
     }
 
@@ -162,7 +188,7 @@ impl PackedLoc {
                 | u64::from(l.line.min(Self::MAX_LINE)) << LINE_SHIFT
                 | u64::from(l.col.min(Self::MAX_COL)) << COL_SHIFT
                 | u64::from(l.file) << FILE_SHIFT
-                | u64::from(l.frame.0.min(Self::MAX_FRAME)) << FRAME_SHIFT;
+                | u64::from((l.frame.index() as u32).min(Self::MAX_FRAME)) << FRAME_SHIFT;
         }
     }
 
@@ -220,7 +246,7 @@ mod tests {
             line,
             col: 1,
             file: 0,
-            frame: FrameId(frame),
+            frame: FrameId::new(frame as usize),
         })
     }
 
@@ -268,7 +294,7 @@ mod tests {
             (loc(9, mc + 1, 2), loc(9, mc, 2)),
             (loc(9, u32::MAX, 2), loc(9, mc, 2)),
             (loc(u32::MAX, u32::MAX, 0), loc(ml, mc, 0)),
-            (framed(3, u32::MAX), framed(3, PackedLoc::MAX_FRAME)),
+            (framed(3, u32::MAX - 1), framed(3, PackedLoc::MAX_FRAME)),
         ];
         for (given, stored) in cases {
             for nuw in [false, true] {

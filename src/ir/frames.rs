@@ -33,8 +33,8 @@ use std::collections::HashMap;
 /// A function's name as a frame shows it: its name, except for the `main` of an imported
 /// module (named `main`, or `main_N` when the front end made names unique), which is shown by
 /// its module's file stem (`512bitPacked`), read off the location of one of its instructions
-/// in `files`.
-pub fn function_label(func: &Function, files: &[String]) -> String {
+/// in `files` (for an instruction inlined into it, the location of the outermost call).
+pub fn function_label(func: &Function, files: &[String], frames: &InlineFrames) -> String {
     let is_main = func.name == "main"
         || func
             .name
@@ -48,7 +48,13 @@ pub fn function_label(func: &Function, files: &[String]) -> String {
         .iter()
         .flat_map(|&b| func.block(b).insts.iter())
         .filter_map(|&i| func.inst(i).loc())
-        .find(|l| l.frame == FrameId::ROOT)
+        .find_map(|l| match l.frame {
+            FrameId::ROOT => Some(l),
+            f => {
+                let outer = frames.stack(f).first().copied()?;
+                frames.get(outer)?.call_site
+            }
+        })
         .and_then(|l| files.get(l.file as usize));
     match file.and_then(|f| std::path::Path::new(f).file_stem()) {
         Some(stem) => stem.to_string_lossy().into_owned(),

@@ -143,7 +143,7 @@ impl<'p> Ctx<'p> {
             };
             let callee = self.program.func(callee).clone();
             let site = self.program.func(fid).inst(inst).loc();
-            let label = function_label(&callee, &self.program.files);
+            let label = function_label(&callee, &self.program.files, &self.program.frames);
             let frames = &mut self.program.frames;
             let onto = frames.intern(site.map_or(FrameId::ROOT, |s| s.frame), &label, site);
             let mut rebase = Rebase {

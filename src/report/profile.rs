@@ -216,7 +216,7 @@ pub fn build(
         // `main` by its own name (the front end may have renamed it `main_N`).
         let func_name = match attr.func == program.main {
             true => "main".to_string(),
-            false => function_label(func, &files),
+            false => function_label(func, &files, &program.frames),
         };
         for (origin, &c) in &attr.counts {
             let pseudo = |name: &'static str| (vec![func_name.clone(), name.to_string()], name);
@@ -480,7 +480,9 @@ impl Profile {
                 pct(sum)
             );
             let text = texts.get(*file as usize).and_then(|t| t.as_deref());
-            let width = costs.keys().max().map_or(1, |l| l.to_string().len());
+            let last = costs.keys().max().copied().unwrap_or(1);
+            let n_lines = text.map_or(0, |t| t.lines().count() as u32);
+            let width = last.max(n_lines).to_string().len();
             let mut row = |line: u32, src: &str| {
                 let mark = if hot.contains(&(*file, line)) {
                     ">>"
@@ -495,7 +497,6 @@ impl Profile {
             };
             match text {
                 Some(t) => {
-                    let n_lines = t.lines().count() as u32;
                     for (k, src) in t.lines().enumerate() {
                         row(k as u32 + 1, src);
                     }
