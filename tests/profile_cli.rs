@@ -233,6 +233,28 @@ fn the_flame_graph_is_an_svg_whose_frames_are_the_stacks() {
     }
 }
 
+/// IR text has locations only on instructions that can fail: the others are `[no location]`,
+/// and the annotated listing shows the file's own lines.
+#[test]
+fn ir_text_is_profiled_with_its_own_lines() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ir = dir.path().join("div.ir");
+    let text = "fn main f0 -> field {
+b0(v0: field, v1: field):
+    v2 = div v0, v1 @3:5
+    v3 = mul v2, v2
+    return v3
+}
+";
+    std::fs::write(&ir, text).expect("writes");
+    let inputs = dir.path().join("div.json");
+    std::fs::write(&inputs, r#"["6", "3"]"#).expect("writes");
+    let listing = run_ok(&["profile", path(&ir), "--inputs", path(&inputs), "-q"]);
+    assert!(listing.contains("div.ir:3"), "{listing}");
+    assert!(listing.contains("| b0(v0: field, v1: field):"), "{listing}");
+    assert!(listing.contains("[no location]"), "{listing}");
+}
+
 #[test]
 fn mistakes_are_messages_not_panics() {
     let missing = zkbc(&["profile", "circuits/no_such_program.zok"]);

@@ -61,13 +61,12 @@ pub fn profile(
             what: "an attribution whose counts differ from the report's (a compiler bug)".into(),
         }));
     }
-    let texts = program
-        .files
-        .iter()
-        .enumerate()
-        .map(|(k, name)| match k {
+    // IR text has no file list: its locations are in file 0, the file compiled.
+    let n_files = program.files.len().max(1);
+    let texts = (0..n_files)
+        .map(|k| match k {
             0 => Some(source.to_string()),
-            _ => crate::front::modules::module_text(name),
+            _ => crate::front::modules::module_text(&program.files[k]),
         })
         .collect();
     Ok(Profiled {
