@@ -69,6 +69,7 @@ fn big_block(steps: usize) -> Program {
         funcs: vec![func],
         main: FuncId(0),
         files: Vec::new(),
+        frames: Default::default(),
     }
 }
 
@@ -101,6 +102,7 @@ fn many_blocks(n_blocks: usize, rounds: usize) -> Program {
         funcs: vec![func],
         main: FuncId(0),
         files: Vec::new(),
+        frames: Default::default(),
     }
 }
 

@@ -111,6 +111,13 @@ enum Command {
         #[arg(long)]
         explain: bool,
     },
+    /// Which source lines cost what: the report's constraints, executed constraints or
+    /// sumcheck cells shared out over source lines and inlined call stacks (see
+    /// docs/profile.md); the parts sum to the report's totals.
+    #[command(
+        after_help = "Examples:\n  zkbc profile circuits/bubble_sort.zok --inputs circuits/bubble_sort.json\n  zkbc profile circuits/bubble_sort.zok --inputs circuits/bubble_sort.json --metric cells --format svg -o profile.svg"
+    )]
+    Profile(cli::profile::ProfileArgs),
     /// Make the public parameters of a proof backend (no inputs: the circuit does not depend
     /// on them). `--backend groth16` (the default): Groth16's proving and verifying keys for a
     /// one-circuit program (compile with --monolithic); the setup is trusted: its secret
@@ -252,9 +259,7 @@ enum Command {
         with_monolithic: bool,
         #[arg(long, value_enum, default_value_t = TableFormat::Markdown, help = FORMAT_HELP)]
         format: TableFormat,
-        /// With --format pivot: the total to tabulate (constraints, executed_constraints,
-        /// transitions, sumcheck_cells, uniform_cells, padding_waste, rounds, monolithic_cells).
-        #[arg(long, default_value = "sumcheck_cells")]
+        #[arg(long, default_value = "sumcheck_cells", help = METRIC_HELP)]
         metric: String,
         #[command(flatten)]
         output: OutputArg,
@@ -384,6 +389,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             output.output.as_deref(),
             quiet.quiet,
         ),
+        Command::Profile(args) => cli::profile::profile_command(args),
         Command::Setup {
             compile,
             keys,
@@ -571,15 +577,21 @@ mod tests {
             flags[long].iter().map(|(cmd, _)| cmd.clone()).collect()
         };
         let list = |names: &str| -> Vec<String> { names.split(' ').map(String::from).collect() };
-        assert_eq!(users("output"), list("report setup prove export table"));
+        assert_eq!(
+            users("output"),
+            list("report profile setup prove export table")
+        );
         assert_eq!(
             users("quiet"),
-            list("run check report setup prove verify-proof export compile table")
+            list("run check report profile setup prove verify-proof export compile table")
         );
-        assert_eq!(users("log"), ["run", "check", "report", "prove", "export"]);
+        assert_eq!(
+            users("log"),
+            ["run", "check", "report", "profile", "prove", "export"]
+        );
         assert_eq!(
             users("format"),
-            list("check report prove verify-proof table")
+            list("check report profile prove verify-proof table")
         );
         assert_eq!(users("public"), ["prove", "verify-proof"]);
         assert_eq!(users("vk"), ["setup", "verify-proof"]);
@@ -641,8 +653,8 @@ mod tests {
         let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
         assert_eq!(
             names,
-            "run check report setup prove verify-proof export compile table abi query opt interp \
-             verify"
+            "run check report profile setup prove verify-proof export compile table abi query opt \
+             interp verify"
                 .split(' ')
                 .collect::<Vec<_>>()
         );

@@ -233,6 +233,7 @@ fn entry_not_laid_out() {
         funcs: vec![f],
         main: ir::FuncId(0),
         files: Vec::new(),
+        frames: Default::default(),
     };
     assert_eq!(
         violations(&program),

@@ -48,6 +48,10 @@ pub(crate) const COMPAT_HELP: &str =
     a value that does not fit, and `--field-cmp zokrates`)";
 pub(crate) const FORMAT_HELP: &str =
     "Output form (the values below; text for people is the default)";
+pub(crate) const METRIC_HELP: &str = "What to measure: for `table --format pivot` the total \
+    to tabulate (constraints, executed_constraints, transitions, sumcheck_cells, uniform_cells, \
+    padding_waste, rounds, monolithic_cells); for `profile` what a source line costs \
+    (constraints, executed, cells)";
 
 /// What every command that runs the program takes.
 #[derive(clap::Args)]

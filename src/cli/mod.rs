@@ -5,12 +5,14 @@
 //! - `program.rs`: `compile`, `run`, `query` on a program (.zok or IR);
 //! - `circuit.rs`: `check`, `prove`, `export` on the R1CS instances of a run's blocks;
 //! - `groth16.rs`: `setup`, `prove --backend groth16`, `verify-proof` on a one-circuit program;
-//! - `report.rs`: `report` and `table`, the cost model's output.
+//! - `report.rs`: `report` and `table`, the cost model's output;
+//! - `profile.rs`: `profile`, the report's numbers by source line.
 
 pub(crate) mod args;
 pub(crate) mod circuit;
 pub(crate) mod groth16;
 pub(crate) mod ir_text;
+pub(crate) mod profile;
 pub(crate) mod program;
 pub(crate) mod report;
 pub(crate) mod spartan;

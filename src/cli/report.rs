@@ -11,7 +11,7 @@ use zkbc::opt::merge::MergePolicy;
 use zkbc::report;
 
 /// Writes `text` to `output`, or to stdout.
-fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
+pub(crate) fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
     match output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))
@@ -23,7 +23,7 @@ fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
     }
 }
 
-fn measure_error(e: measure::MeasureError, file: &Path) -> Exit {
+pub(crate) fn measure_error(e: measure::MeasureError, file: &Path) -> Exit {
     let message = match &e {
         // Compile and run errors already name the file.
         measure::MeasureError::Compile(_) | measure::MeasureError::Run(_) => e.to_string(),

@@ -15,6 +15,7 @@
 pub mod circuit;
 pub mod export;
 pub mod measure;
+pub mod profile;
 pub mod proof;
 pub mod spartan;
 pub mod zokrates;

@@ -125,6 +125,7 @@ fn lower_program_here(
         funcs,
         main: ir::FuncId(program.main.0),
         files: source.names(),
+        frames: Default::default(),
     }
 }
 
@@ -195,6 +196,7 @@ impl<'a, 'f> FnLower<'a, 'f> {
             line: lc.line as u32,
             col: lc.col as u32,
             file: self.source.file_index(span.start),
+            frame: ir::FrameId::ROOT,
         }
     }
 

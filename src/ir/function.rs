@@ -216,6 +216,9 @@ pub struct Program {
     /// The source files [`SrcLoc::file`] indexes, by the names the user knows them by (the file
     /// compiled first); empty for a program read from IR text.
     pub files: Vec<String>,
+    /// The inline frames [`SrcLoc::frame`] indexes (`ir::frames`): through which inlined
+    /// calls each instruction came.
+    pub frames: super::frames::InlineFrames,
 }
 
 impl Program {

@@ -101,6 +101,7 @@ mod builder;
 pub mod compact;
 mod dom;
 mod entities;
+pub mod frames;
 mod function;
 mod instructions;
 pub mod interp;
@@ -114,7 +115,8 @@ pub mod verify;
 
 pub use arena::Arena;
 pub use builder::FunctionBuilder;
-pub use entities::{BlockId, FuncId, InstId, PackedLoc, SrcLoc, ValueId};
+pub use entities::{BlockId, FrameId, FuncId, InstId, PackedLoc, SrcLoc, ValueId};
+pub use frames::{InlineFrame, InlineFrames};
 pub use function::{
     result_types_typed, wrap, BlockData, ConstRef, Function, InstData, Program, Results, TypeId,
     ValueData, ValueDef,

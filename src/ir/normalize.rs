@@ -15,6 +15,7 @@ pub fn normalize_program(program: &Program) -> Program {
         funcs: program.funcs.iter().map(normalize_function).collect(),
         main: program.main,
         files: program.files.clone(),
+        frames: program.frames.clone(),
     }
 }
 

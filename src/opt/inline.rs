@@ -13,7 +13,10 @@
 //!    - copy the callee's blocks with fresh values; the callee's entry parameters become `args`
 //!      (the entry has no predecessors, so its copy needs no parameters); each `return vals`
 //!      becomes `jmp C(vals)`;
-//!    - `B` ends with `jmp` to the copy of the callee's entry.
+//!    - `B` ends with `jmp` to the copy of the callee's entry;
+//!    - every copied location (instructions and terminators) moves into the inline frame of
+//!      this call (`ir::frames`): `(call's frame, callee, call's location)` interned, the
+//!      callee's own frames rebased under it, so a location names its call stack.
 //! 3. Remove blocks made unreachable (a callee that never returns), and drop functions not
 //!    reachable from `main` through the remaining calls and `hint`s, renumbering the rest.
 //!    A `hint`'s function is never inlined: the interpreter runs it (`ir::interp`).
@@ -34,8 +37,10 @@
 
 use super::util::{add_inst, remove_unreachable_blocks};
 use super::PassStats;
+use crate::ir::frames::function_label;
 use crate::ir::{
-    BlockCall, BlockId, FuncId, Function, InstId, InstKind, Program, Terminator, ValueDef, ValueId,
+    BlockCall, BlockId, FrameId, FuncId, Function, InlineFrames, InstId, InstKind, Program, SrcLoc,
+    Terminator, ValueDef, ValueId,
 };
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -137,7 +142,17 @@ impl<'p> Ctx<'p> {
                 break;
             };
             let callee = self.program.func(callee).clone();
-            inline_call(self.program.func_mut(fid), block, pos, inst, &callee);
+            let site = self.program.func(fid).inst(inst).loc();
+            let label = function_label(&callee, &self.program.files, &self.program.frames);
+            let frames = &mut self.program.frames;
+            let onto = frames.intern(site.map_or(FrameId::ROOT, |s| s.frame), &label, site);
+            let mut rebase = Rebase {
+                frames,
+                onto,
+                memo: HashMap::new(),
+            };
+            let caller = &mut self.program.funcs[fid.index()];
+            inline_call(caller, (block, pos, inst), &callee, &mut rebase);
             inlined += 1;
         }
         if inlined > 0 {
@@ -191,8 +206,30 @@ impl<'p> Ctx<'p> {
     }
 }
 
-/// Replaces the call `inst` at position `pos` of `block` by a copy of `callee`.
-fn inline_call(caller: &mut Function, block: BlockId, pos: usize, inst: InstId, callee: &Function) {
+/// Moves the callee's locations into the inline frame of one call ([`InlineFrames::rebase`]).
+struct Rebase<'t> {
+    frames: &'t mut InlineFrames,
+    onto: FrameId,
+    memo: HashMap<FrameId, FrameId>,
+}
+
+impl Rebase<'_> {
+    fn loc(&mut self, loc: Option<SrcLoc>) -> Option<SrcLoc> {
+        loc.map(|l| SrcLoc {
+            frame: self.frames.rebase(l.frame, self.onto, &mut self.memo),
+            ..l
+        })
+    }
+}
+
+/// Replaces the call `inst` at position `pos` of `block` by a copy of `callee`, its locations
+/// moved into the call's inline frame.
+fn inline_call(
+    caller: &mut Function,
+    (block, pos, inst): (BlockId, usize, InstId),
+    callee: &Function,
+    rebase: &mut Rebase<'_>,
+) {
     let InstKind::Call { args, .. } = caller.inst(inst).kind.clone() else {
         panic!("bug: inline_call on a non-call");
     };
@@ -236,7 +273,7 @@ fn inline_call(caller: &mut Function, block: BlockId, pos: usize, inst: InstId, 
                 .iter()
                 .map(|r| callee.value_type(*r).clone())
                 .collect();
-            let ni = add_inst(caller, data.kind.clone(), &types, data.loc());
+            let ni = add_inst(caller, data.kind.clone(), &types, rebase.loc(data.loc()));
             for (r, nr) in data.results.iter().zip(caller.inst(ni).results.clone()) {
                 value_map.insert(*r, nr);
             }
@@ -282,7 +319,7 @@ fn inline_call(caller: &mut Function, block: BlockId, pos: usize, inst: InstId, 
             }
         };
         caller.block_mut(nb).term = Some(term);
-        caller.block_mut(nb).term_loc = callee.block(b).term_loc;
+        caller.block_mut(nb).term_loc = rebase.loc(callee.block(b).term_loc);
     }
     caller.block_mut(block).term = Some(Terminator::Jmp(BlockCall {
         block: block_map[&callee.entry],

@@ -137,6 +137,47 @@ pub(crate) struct Builder {
     /// The last factor [`Builder::mul_affine`] inverted, with its inverse (it is −2 or −1
     /// nearly always; an inversion costs as much as a few hundred products).
     last_inverse: Option<(Fr, Fr)>,
+    /// Where the constraints come from, when asked ([`Builder::attributing`], for `zkbc
+    /// profile`): the lowering names the origin of what follows ([`Builder::set_origin`]).
+    pub(crate) origins: Option<Origins>,
+}
+
+/// The origin of a constraint: the position of the instruction in its block that emitted it,
+/// or one of the `ORIGIN_*` pseudo-origins.
+pub(crate) type Origin = u32;
+/// The transition state: its input leaves, the label check, the output state.
+pub(crate) const ORIGIN_TRANSITION: Origin = u32::MAX;
+/// Spilled scalars and `main`'s input arrays written to memory.
+pub(crate) const ORIGIN_MEMORY: Origin = u32::MAX - 1;
+/// The range checks of `main`'s inputs (in `main`'s entry block).
+pub(crate) const ORIGIN_INPUTS: Origin = u32::MAX - 2;
+
+/// The origins of a builder's constraints as runs: each mark says that the constraints from
+/// its counts on come from its origin. One mark per instruction, none per constraint, so
+/// attributing costs the lowering next to nothing; [`Origins::expand`] gives one origin per
+/// constraint after lowering.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Origins {
+    /// `(quadratic constraints, linear constraints, origin)` at each change of origin.
+    marks: Vec<(u32, u32, Origin)>,
+}
+
+impl Origins {
+    /// The origin of every quadratic and of every linear constraint (constraints before the
+    /// first mark are [`ORIGIN_TRANSITION`]).
+    pub(crate) fn expand(&self, n_quad: usize, n_linear: usize) -> (Vec<Origin>, Vec<Origin>) {
+        let mut quad = Vec::with_capacity(n_quad);
+        let mut linear = Vec::with_capacity(n_linear);
+        let mut current = ORIGIN_TRANSITION;
+        for &(q, l, origin) in &self.marks {
+            quad.resize((q as usize).min(n_quad), current);
+            linear.resize((l as usize).min(n_linear), current);
+            current = origin;
+        }
+        quad.resize(n_quad, current);
+        linear.resize(n_linear, current);
+        (quad, linear)
+    }
 }
 
 impl Builder {
@@ -158,6 +199,24 @@ impl Builder {
             zeros: FxMap::default(),
             recorder: None,
             last_inverse: None,
+            origins: None,
+        }
+    }
+
+    /// Structure mode that also records where each constraint comes from (`zkbc profile`).
+    pub fn attributing() -> Builder {
+        Builder {
+            origins: Some(Origins::default()),
+            ..Builder::new(false)
+        }
+    }
+
+    /// Names the origin of the constraints that follow (nothing unless attributing).
+    #[inline]
+    pub fn set_origin(&mut self, origin: Origin) {
+        if let Some(o) = &mut self.origins {
+            let at = (self.quad.len() / 3) as u32;
+            o.marks.push((at, self.linear.len() as u32, origin));
         }
     }
 

@@ -57,6 +57,13 @@ pub(crate) fn remove_dead(red: &mut Reduced) -> usize {
         }
     }
     red.n_witness = (next - first_witness) as usize;
+    if let Some(origins) = &mut red.origins {
+        let mut k = 0;
+        origins.retain(|_| {
+            k += 1;
+            alive[k - 1]
+        });
+    }
     for slot in red.var_map.iter_mut() {
         if *slot != GONE {
             *slot = renumber[*slot as usize];
@@ -220,6 +227,7 @@ mod tests {
             var_map: (0..=(n_instance + n_witness) as u32).collect(),
             n_eliminated: 0,
             n_dead: 0,
+            origins: None,
         }
     }
 

@@ -11,8 +11,13 @@
 //!
 //! Rows are rewritten in place: only constraints that mention an eliminated variable are
 //! rebuilt, so peak memory stays one constraint arena.
+//!
+//! When the builder recorded origins (`zkbc profile`), each constraint's origin follows it
+//! through every move: a quadratic row rewritten keeps its own, a row that became linear and
+//! stays as a residual keeps the origin of the row it came from, so every surviving
+//! constraint belongs to the instruction that emitted its row ([`Reduced::origins`]).
 
-use super::builder::{unpack, Builder, Coeffs, Packed, Rows};
+use super::builder::{unpack, Builder, Coeffs, Origin, Packed, Rows};
 use super::fxhash::FxMap;
 use super::lc::{Lc, Var, ONE};
 use crate::field::Fr;
@@ -44,6 +49,9 @@ pub(crate) struct Reduced {
     pub n_eliminated: usize,
     /// Dead constraints removed afterwards (see [`super::dead`]).
     pub n_dead: usize,
+    /// The origin of each constraint, when the builder recorded them
+    /// ([`Builder::attributing`]).
+    pub origins: Option<Vec<Origin>>,
 }
 
 struct Elim {
@@ -54,6 +62,9 @@ struct Elim {
     subs: FxMap<Var, (Lc, usize)>,
     n_elims: usize,
     residual: Vec<Lc>,
+    /// The origin of the constraint being eliminated, and of each residual (when attributing).
+    origin: Origin,
+    residual_origins: Option<Vec<Origin>>,
 }
 
 impl Elim {
@@ -128,6 +139,14 @@ impl Elim {
         self.substitute_clean(lc)
     }
 
+    /// Keeps `lc = 0` as a residual constraint, with its origin.
+    fn keep(&mut self, lc: Lc) {
+        self.residual.push(lc);
+        if let Some(o) = &mut self.residual_origins {
+            o.push(self.origin);
+        }
+    }
+
     /// Solves `lc = 0` for a witness pivot, or keeps it as a residual constraint.
     fn eliminate(&mut self, lc: &Lc) {
         let lc = self.resolve(lc);
@@ -135,7 +154,7 @@ impl Elim {
             return;
         }
         if lc.terms().len() > ELIM_MAX_TERMS {
-            self.residual.push(lc);
+            self.keep(lc);
             return;
         }
         let pivot = lc
@@ -145,7 +164,7 @@ impl Elim {
             .min_by_key(|&&(v, _)| (self.occ[v as usize], std::cmp::Reverse(v)))
             .copied();
         let Some((p, cp)) = pivot else {
-            self.residual.push(lc);
+            self.keep(lc);
             return;
         };
         // The pivot's coefficient is ±1 nearly always (a materialized or output variable), where
@@ -170,14 +189,14 @@ impl Elim {
 }
 
 /// Substitutes eliminated variables in one constraint: it goes to `out`, or to `linear` when a
-/// side became constant.
+/// side became constant (then `true`).
 fn rewrite(
     [a, b, c]: [&[Packed]; 3],
     el: &mut Elim,
     coeffs: &mut Coeffs,
     out: &mut Rows,
     linear: &mut Vec<Lc>,
-) {
+) -> bool {
     let (a, b, c) = (
         el.resolve(&unpack(a, coeffs)),
         el.resolve(&unpack(b, coeffs)),
@@ -185,19 +204,42 @@ fn rewrite(
     );
     if let Some(k) = a.as_constant() {
         linear.push(b.scale(k).sub(&c));
+        true
     } else if let Some(k) = b.as_constant() {
         linear.push(a.scale(k).sub(&c));
+        true
     } else {
         out.push(a.terms(), coeffs);
         out.push(b.terms(), coeffs);
         out.push(c.terms(), coeffs);
+        false
     }
+}
+
+/// Where the origins of a reduction's constraints are while it runs (when attributing).
+#[derive(Default)]
+struct Track {
+    quad: Vec<Origin>,
+    linear: Vec<Origin>,
+    extra: Vec<Origin>,
+    new_extra: Vec<Origin>,
+    pending: Vec<Origin>,
+    became: Vec<Origin>,
 }
 
 /// Runs elimination on a builder's constraints (structure mode), removes dead constraints
 /// ([`super::dead`]) and renumbers.
-pub(crate) fn reduce(cs: Builder) -> Reduced {
+pub(crate) fn reduce(mut cs: Builder) -> Reduced {
+    let origins = cs.origins.take();
     let (is_instance, quad, linear, mut coeffs) = cs.into_system();
+    let mut track = origins.map(|o| {
+        let (quad_origins, linear_origins) = o.expand(quad.len() / 3, linear.len());
+        Track {
+            quad: quad_origins,
+            linear: linear_origins,
+            ..Track::default()
+        }
+    });
     let n_vars = is_instance.len();
     let mut occ = vec![0u32; n_vars];
     for &(v, _) in quad.terms.iter().chain(&linear.terms) {
@@ -210,6 +252,8 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
         subs: FxMap::default(),
         n_elims: 0,
         residual: Vec::new(),
+        origin: 0,
+        residual_origins: track.as_ref().map(|_| Vec::new()),
     };
     let mut rows = quad;
     let n_cons = rows.len() / 3;
@@ -217,13 +261,19 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
     let mut extra = Rows::default();
     let mut n_linear = linear.len();
     for k in 0..linear.len() {
+        if let Some(t) = &track {
+            el.origin = t.linear[k];
+        }
         el.eliminate(&unpack(linear.row(k), &coeffs));
     }
     drop(linear);
     // Rewritten constraints live in `extra` (their original slot is dead).
     let mut pending: Vec<Lc> = Vec::new();
     loop {
-        for lc in std::mem::take(&mut pending) {
+        for (j, lc) in std::mem::take(&mut pending).into_iter().enumerate() {
+            if let Some(t) = &track {
+                el.origin = t.pending[j];
+            }
             el.eliminate(&lc);
         }
         if el.n_elims == 0 {
@@ -238,41 +288,84 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
             let abc = [rows.row(3 * k), rows.row(3 * k + 1), rows.row(3 * k + 2)];
             if abc.iter().any(|r| el.stale_packed(r)) {
                 *live = false;
-                rewrite(
+                let linear = rewrite(
                     abc,
                     &mut el,
                     &mut coeffs,
                     &mut new_extra,
                     &mut became_linear,
                 );
+                if let Some(t) = &mut track {
+                    let origin = t.quad[k];
+                    match linear {
+                        true => t.became.push(origin),
+                        false => t.new_extra.push(origin),
+                    }
+                }
             }
         }
         for k in 0..extra.len() / 3 {
             let abc = [extra.row(3 * k), extra.row(3 * k + 1), extra.row(3 * k + 2)];
-            if abc.iter().any(|r| el.stale_packed(r)) {
+            let linear = if abc.iter().any(|r| el.stale_packed(r)) {
                 rewrite(
                     abc,
                     &mut el,
                     &mut coeffs,
                     &mut new_extra,
                     &mut became_linear,
-                );
+                )
             } else {
                 abc.iter().for_each(|r| new_extra.push_packed(r));
+                false
+            };
+            if let Some(t) = &mut track {
+                let origin = t.extra[k];
+                match linear {
+                    true => t.became.push(origin),
+                    false => t.new_extra.push(origin),
+                }
             }
         }
         extra = new_extra;
         n_linear += became_linear.len();
         pending = became_linear;
+        if let Some(t) = &mut track {
+            t.extra = std::mem::take(&mut t.new_extra);
+            t.pending = std::mem::take(&mut t.became);
+        }
         if pending.is_empty() {
             break;
         }
     }
-    let residual: Vec<Lc> = std::mem::take(&mut el.residual)
+    let residual_origins = el.residual_origins.take();
+    let resolved: Vec<Lc> = std::mem::take(&mut el.residual)
         .iter()
         .map(|lc| el.resolve(lc))
-        .filter(|lc| !lc.is_zero())
         .collect();
+    // The origins of the surviving constraints in their final order: live rows, rewritten
+    // rows, residuals.
+    let origins = match (&track, residual_origins) {
+        (Some(t), Some(res)) => {
+            let mut out: Vec<Origin> = alive
+                .iter()
+                .zip(&t.quad)
+                .filter(|(live, _)| **live)
+                .map(|(_, o)| *o)
+                .collect();
+            out.extend_from_slice(&t.extra);
+            out.extend(
+                resolved
+                    .iter()
+                    .zip(res)
+                    .filter(|(lc, _)| !lc.is_zero())
+                    .map(|(_, o)| o),
+            );
+            Some(out)
+        }
+        _ => None,
+    };
+    drop(track);
+    let residual: Vec<Lc> = resolved.into_iter().filter(|lc| !lc.is_zero()).collect();
 
     // Which variables survive: instance variables always, witnesses when mentioned.
     let mut used = vec![false; n_vars];
@@ -374,6 +467,7 @@ pub(crate) fn reduce(cs: Builder) -> Reduced {
         var_map,
         n_eliminated: n_linear - residual.len(),
         n_dead: 0,
+        origins,
     };
     red.n_dead = super::dead::remove_dead(&mut red);
     red

@@ -135,6 +135,7 @@
 //! | each output leaf | 0 when it depends on a witness (eliminated), else 1 |
 //! | guarded `assert` / `div` / `udiv` / `cast` | +1 each (`g·(1 − c) = 0`; divisor `1 + g(b − 1)`; `g·x`) |
 
+pub mod attribute;
 mod builder;
 mod cache;
 mod check;
@@ -151,6 +152,7 @@ mod recipe;
 pub mod soundness;
 pub mod tape;
 
+pub use attribute::{attribute, BlockAttribution, ConstraintOrigin};
 pub use cache::{SharedStatsCache, StatsCache};
 pub use check::{
     check_run, check_trace, check_trace_opts, check_trace_with, flatten_val, for_each_execution,

@@ -24,7 +24,8 @@
 //! executions statically), and measures the `--no-merge` and `--monolithic` baselines, as
 //! `zkbc report` and `zkbc table` do. [`progress`] is a stderr progress bar for the commands
 //! that take a while. [`zokrates`] is the constraint parity table against a ZoKrates suite
-//! folder (`zkbc table --zokrates DIR`).
+//! folder (`zkbc table --zokrates DIR`). [`profile`] shares the report's numbers out over
+//! source lines and inlined call stacks (`zkbc profile`).
 //!
 //! Architecture invariant: the report reads counts and decisions, it computes no constraint and
 //! changes no IR; the only IR the output forms see is the CFG that [`dot::render`] draws.
@@ -32,6 +33,7 @@
 pub mod aggregate;
 pub mod dot;
 pub mod explain;
+pub mod profile;
 pub mod progress;
 pub mod svg;
 pub mod table;

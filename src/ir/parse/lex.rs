@@ -312,7 +312,12 @@ impl<'a> Cursor<'a> {
         let line = number(self)?;
         self.expect(&Tok::Punct(':'))?;
         let col = number(self)?;
-        Ok(Some(SrcLoc { line, col, file: 0 }))
+        Ok(Some(SrcLoc {
+            line,
+            col,
+            file: 0,
+            frame: Default::default(),
+        }))
     }
 
     pub(super) fn end(&self) -> Result<()> {

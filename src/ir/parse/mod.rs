@@ -68,6 +68,7 @@ pub fn parse_program(text: &str) -> Result<Program> {
         funcs: Vec::new(),
         main: FuncId(0),
         files: Vec::new(),
+        frames: Default::default(),
     };
     for (f, sig) in funcs.iter().zip(&signatures) {
         let ctx = FuncParser {

@@ -104,6 +104,11 @@ pub(super) struct Emitter<'a> {
     collided: FxMap<(Type, Const), ValueId>,
     /// How many constants this merge made (each a new value).
     pub(super) consts_made: usize,
+    /// The location of the instructions the merge makes itself (guards, `select`s joining
+    /// edges, guarded operands): the instruction being copied, or the terminator of the block
+    /// just copied, whose edges the next block joins. So that a profile (`zkbc profile`)
+    /// attributes predication to the source line that branched.
+    loc: Option<SrcLoc>,
 }
 
 impl<'a> Emitter<'a> {
@@ -135,6 +140,7 @@ impl<'a> Emitter<'a> {
             consts: FxMap::default(),
             collided: FxMap::default(),
             consts_made: 0,
+            loc: None,
         }
     }
 
@@ -242,7 +248,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn emit_value(&mut self, kind: InstKind) -> ValueId {
-        let inst = self.emit(kind, None);
+        let inst = self.emit(kind, self.loc);
         self.func.inst(inst).results[0]
     }
 
@@ -613,6 +619,7 @@ impl<'a> Emitter<'a> {
         for inst in insts {
             self.copy_inst(inst, guard)?;
         }
+        self.loc = self.func.block(b).term_loc;
         let term = self
             .func
             .block(b)
@@ -777,6 +784,7 @@ impl<'a> Emitter<'a> {
     /// Copies `inst` into the merged block under guard `g`.
     pub(super) fn copy_inst(&mut self, inst: InstId, g: ValueId) -> Result<(), MergeError> {
         let data = self.func.inst(inst).clone();
+        self.loc = data.loc();
         let mut kind = data.kind.clone();
         kind.map_operands(|v| self.map(v));
         if let Some(results) = self.fold(&kind) {

@@ -210,6 +210,7 @@ fn generate(seed: u64, promotable: bool) -> RandomProgram {
         funcs,
         main: main_id,
         files: Vec::new(),
+        frames: Default::default(),
     };
     if let Err(e) = crate::ir::verify::verify_program(&program) {
         panic!("bug: random program {seed} is invalid:\n{e}\n{program}");

@@ -29,7 +29,7 @@ mod state;
 
 pub use state::{block_label, return_label, ExitLayout, StateLayout};
 
-use super::builder::Builder;
+use super::builder::{Builder, ORIGIN_INPUTS, ORIGIN_MEMORY, ORIGIN_TRANSITION};
 use super::fxhash::{FxMap, FxSet};
 use super::gadgets::Num;
 use super::lc::Lc;
@@ -222,6 +222,25 @@ pub(crate) fn lower_recording<'a>(
     )
 }
 
+/// Lowers `block` in structure mode, recording where each constraint comes from (the
+/// builder's `origins`: the instruction's position in the block, or a pseudo-origin).
+pub(crate) fn lower_attributed<'a>(
+    func: &'a Function,
+    info: &'a FuncInfo,
+    block: BlockId,
+    main_entry: bool,
+) -> Result<(Builder, StateLayout), LowerError> {
+    let insts = BlockInsts::Borrowed(&func.insts);
+    lower_block(
+        Builder::attributing(),
+        func,
+        insts,
+        info,
+        (block, main_entry),
+        None,
+    )
+}
+
 /// Lowers `block` in structure mode from `insts`, the instruction arena taken out of `func`
 /// (whose own arena is then empty), freeing the arena behind the walk: a block of 10^7
 /// instructions never holds its instructions and its constraints whole at once. The block must
@@ -314,6 +333,10 @@ impl<'a> Lowerer<'a> {
     ) -> R<StateLayout> {
         let func = self.func;
         let data = func.block(self.block);
+        self.cs.set_origin(match main_entry {
+            true => ORIGIN_INPUTS,
+            false => ORIGIN_TRANSITION,
+        });
         let in_label = self.cs.instance(Recipe::Const(block_label(self.block)));
         let mut param_leaves = 0;
         let mut memory_params = Vec::with_capacity(data.params.len());
@@ -341,8 +364,10 @@ impl<'a> Lowerer<'a> {
             live_leaves += self.count_leaves(&ty)?;
             self.env.insert(v, w);
         }
+        self.cs.set_origin(ORIGIN_TRANSITION);
         self.cs
             .enforce_eq(&Lc::var(in_label), &Lc::constant(block_label(self.block)));
+        self.cs.set_origin(ORIGIN_MEMORY);
         for (seg, w) in initial_writes {
             let Wire::Array(items) = w else {
                 return Err(self.err("a scalar in memory"));
@@ -414,6 +439,7 @@ impl<'a> Lowerer<'a> {
         insts.release_unused();
         for (pos, &i) in data.insts.iter().enumerate() {
             self.pos = Some(pos);
+            self.cs.set_origin(pos as u32);
             let inst = &insts.arena()[i.index()];
             let access = self.take_access(&inst.kind);
             let mut results = match self.lower_memory(&inst.kind, &inst.results, access)? {
@@ -459,6 +485,7 @@ impl<'a> Lowerer<'a> {
             insts.lowered(i);
         }
         self.pos = None;
+        self.cs.set_origin(ORIGIN_TRANSITION);
         let term = data
             .term
             .as_ref()
