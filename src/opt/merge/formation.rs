@@ -857,14 +857,26 @@ fn choose_formation(
         merge_below_threshold(&mut t, &o);
         t
     };
+    // The rule reads the minimum size only through the threshold max(size, next_pow2(largest
+    // block)): where a block of more than 16,384 constraints makes the two thresholds one, the
+    // two formations are one, formed and scored once.
+    let one_rule = super::threshold_with(base, 1024, Some(&**cache))
+        == super::threshold_with(base, 32768, Some(&**cache));
     let (t1024, t32768) = crate::timing::stage("formation: threshold rule", || {
-        rayon::join(|| threshold_at(1024), || threshold_at(32768))
+        if one_rule {
+            (threshold_at(1024), None)
+        } else {
+            let (a, b) = rayon::join(|| threshold_at(1024), || threshold_at(32768));
+            (a, Some(b))
+        }
     });
     crate::timing::stage("formation: threshold scores", || {
-        for (size, t) in [(1024u64, t1024), (32768, t32768)] {
+        let s1024 = scorer.score(&t1024, None);
+        let t32768 = t32768.map_or_else(|| (s1024, t1024.clone()), |t| (scorer.score(&t, None), t));
+        for (size, (score, t)) in [(1024u64, (s1024, t1024)), (32768, t32768)] {
             formations.push((
                 format!("threshold {size}"),
-                scorer.score(&t, None).map(|p| (p, t)),
+                score.map(|p| (p, t)),
                 String::new(),
             ));
         }

@@ -326,8 +326,12 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
         .min(usize::try_from(threshold.saturating_mul(16)).unwrap_or(usize::MAX));
     for f in program.func_ids().collect::<Vec<_>>() {
         let mut skip: HashSet<BlockId> = HashSet::new();
+        // The sizes of every block of the program as it is now, when the check that ended the
+        // last round computed them (a round then starts without lowering anything again).
+        let mut current: Option<Vec<crate::r1cs::BlockStats>> = None;
         for _ in 0..MAX_ROUNDS {
-            let Ok(block_stats) = stats_with(program, cache) else {
+            let Some(block_stats) = current.take().or_else(|| stats_with(program, cache).ok())
+            else {
                 return stats;
             };
             let cons: HashMap<BlockId, u64> = block_stats
@@ -390,7 +394,21 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
             }
             while !merged.is_empty() {
                 let heads: Vec<BlockId> = merged.iter().map(|c| c.head).collect();
-                let sizes = block_constraints(program, f, &heads, cache);
+                // Every block's size where the whole program lowers (the next round starts from
+                // them), else the merged blocks' one by one (one that cannot be lowered is
+                // undone).
+                current = stats_with(program, cache).ok();
+                let sizes = match &current {
+                    Some(all) => {
+                        let of: HashMap<BlockId, u64> = all
+                            .iter()
+                            .filter(|s| s.func == f)
+                            .map(|s| (s.block, s.constraints as u64))
+                            .collect();
+                        heads.iter().map(|h| of.get(h).copied()).collect()
+                    }
+                    None => block_constraints(program, f, &heads, cache),
+                };
                 let over: HashSet<BlockId> = heads
                     .iter()
                     .zip(&sizes)
@@ -403,6 +421,7 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
                 skip.extend(over.iter().copied());
                 merged.retain(|c| !over.contains(&c.head));
                 replay(program, &merged);
+                current = None;
             }
             let merged_any = !merged.is_empty();
             if merged_any {
