@@ -110,6 +110,10 @@ enum Command {
         /// JSON, coloured clusters on the unmerged CFG in DOT).
         #[arg(long)]
         explain: bool,
+        /// Also print the N source lines that cost the most under the table: sumcheck cells
+        /// with inputs, constraints without (what `zkbc profile` attributes; --format table).
+        #[arg(long, value_name = "N")]
+        top: Option<usize>,
     },
     /// Which source lines cost what: the report's constraints, executed constraints or
     /// sumcheck cells shared out over source lines and inlined call stacks (see
@@ -382,10 +386,11 @@ fn run(cli: Cli) -> Result<(), Exit> {
             output,
             quiet,
             explain,
+            top,
         } => report_command(
             &compile,
             &compile.settings(run.max_steps),
-            (format, explain, run.log),
+            (format, explain, run.log, top),
             output.output.as_deref(),
             quiet.quiet,
         ),

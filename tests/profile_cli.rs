@@ -207,6 +207,53 @@ fn the_dominant_line_is_on_top_in_every_form_and_keeps_its_line_when_unrolled() 
 }
 
 #[test]
+fn report_top_lists_the_lines_profile_ranks_first() {
+    let (_dir, zok, inputs) = hot_program();
+    let report = run_ok(&[
+        "report",
+        path(&zok),
+        "--inputs",
+        path(&inputs),
+        "--top",
+        "2",
+        "-q",
+    ]);
+    let listed: Vec<&str> = report
+        .lines()
+        .skip_while(|l| !l.starts_with("the 2 source lines that cost the most sumcheck cells"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    // At most two: only the lines that cost something are listed.
+    assert!(matches!(listed.len(), 1 | 2), "{report}");
+    assert!(listed[0].contains("hot.zok:2 "), "{report}");
+    // The same first line and cost as `zkbc profile --metric cells`.
+    let profile = run_ok(&[
+        "profile",
+        path(&zok),
+        "--inputs",
+        path(&inputs),
+        "--metric",
+        "cells",
+    ]);
+    let first = profile
+        .lines()
+        .skip_while(|l| !l.starts_with("hottest lines:"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("{profile}"));
+    assert_eq!(listed[0], first, "{report}\n{profile}");
+    // Without inputs, constraints; with another format, a clear error.
+    let stat = run_ok(&["report", path(&zok), "--top", "1", "-q"]);
+    assert!(
+        stat.contains("the 1 source lines that cost the most constraints"),
+        "{stat}"
+    );
+    let out = zkbc(&["report", path(&zok), "--top", "1", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--top works with --format table"));
+}
+
+#[test]
 fn the_flame_graph_is_an_svg_whose_frames_are_the_stacks() {
     let (dir, zok, inputs) = hot_program();
     let svg = dir.path().join("hot.svg");

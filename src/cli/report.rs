@@ -80,13 +80,18 @@ fn measure_file(
 pub(crate) fn report_command(
     compile: &CompileArgs,
     settings: &Settings,
-    (format, explain, log): (ReportFormat, bool, bool),
+    (format, explain, log, top): (ReportFormat, bool, bool, Option<usize>),
     output: Option<&Path>,
     quiet: bool,
 ) -> Result<(), Exit> {
     if explain && matches!(format, ReportFormat::Svg) {
         return Err(user_error(
             "--explain works with --format table, json or dot, not svg",
+        ));
+    }
+    if top.is_some() && !matches!(format, ReportFormat::Table) {
+        return Err(user_error(
+            "--top works with --format table; `zkbc profile --format json` gives every line",
         ));
     }
     let inputs = compile.inputs.as_deref();
@@ -100,7 +105,7 @@ pub(crate) fn report_command(
     let progress = report::progress::Progress::new(None, "", quiet);
     // Only the drawing reads the program after it is measured.
     let settings = &Settings {
-        keep_ir: matches!(format, ReportFormat::Dot),
+        keep_ir: matches!(format, ReportFormat::Dot) || top.is_some(),
         ..settings.clone()
     };
     let measured = measure_file(
@@ -173,7 +178,46 @@ pub(crate) fn report_command(
             )?
         }
     };
+    let text = match top {
+        Some(n) => text + &top_lines(&compile.file, measured, n, json.is_some())?,
+        None => text,
+    };
     emit(&text, output)
+}
+
+/// `--top N`: the `n` most expensive source lines of the measured program, in sumcheck cells
+/// when it ran on inputs, else in constraints (the attribution of `zkbc profile`).
+fn top_lines(
+    file: &Path,
+    measured: measure::Measurement,
+    n: usize,
+    ran: bool,
+) -> Result<String, Exit> {
+    let source = read(file)?;
+    let name = file.display().to_string();
+    let profiled =
+        zkbc::driver::profile::attribute(measured, &source).map_err(|e| measure_error(e, file))?;
+    let profile = report::profile::build(
+        &profiled.measurement.compilation.program,
+        &profiled.blocks,
+        &profiled.measurement.report,
+        &name,
+    );
+    let metric = if ran {
+        report::profile::Metric::Cells
+    } else {
+        report::profile::Metric::Constraints
+    };
+    let lines = profile
+        .hottest_lines(metric, n, &profiled.texts)
+        .map_err(|e| user_error(format!("{name}: {e}")))?;
+    Ok(format!(
+        "\nthe {n} source lines that cost the most {} (zkbc profile shows them all):\n{lines}",
+        match metric {
+            report::profile::Metric::Cells => "sumcheck cells",
+            _ => "constraints",
+        }
+    ))
 }
 
 /// Measures the program before merging (`measure::before_merging`), as `measure_file` does.

@@ -44,6 +44,13 @@ pub fn profile(
     };
     let measurement = measure::measure(file_name, source, inputs, &settings, progress)?;
     progress(Stage::Lower);
+    attribute(measurement, source)
+}
+
+/// Attributes the constraints of a measured program (measured with `keep_ir`; `source`: the
+/// text of the file compiled) and reads the text of every file its locations name. What
+/// `zkbc report --top` prints comes from here, without measuring again.
+pub fn attribute(measurement: Measurement, source: &str) -> Result<Profiled, MeasureError> {
     let program = &measurement.compilation.program;
     let blocks = r1cs::attribute(program).map_err(MeasureError::Lower)?;
     // The attribution lowers the blocks the report lowered: a difference is a bug.

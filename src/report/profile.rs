@@ -397,6 +397,41 @@ impl Profile {
         lines
     }
 
+    /// The `n` lines that cost the most in `metric`, one per row: the cost, its share of the
+    /// total, `file:line` and the line's text (from `texts`, by file index, where known).
+    pub fn hottest_lines(
+        &self,
+        metric: Metric,
+        n: usize,
+        texts: &[Option<String>],
+    ) -> Result<String, ProfileError> {
+        let total = self.total(metric)?;
+        let pct = |n: u128| match total {
+            0 => 0.0,
+            t => n as f64 * 100.0 / t as f64,
+        };
+        let name = |f: u32| self.files.get(f as usize).map_or("?", String::as_str);
+        let mut out = String::new();
+        for l in self.hottest(metric).iter().take(n) {
+            let n = metric.of(&l.costs).unwrap_or(0);
+            let text = texts
+                .get(l.file as usize)
+                .and_then(|t| t.as_deref())
+                .and_then(|t| t.lines().nth(l.line.saturating_sub(1) as usize))
+                .map_or("", str::trim);
+            let _ = writeln!(
+                out,
+                "  {:>14} {:>5.1}%  {}:{}  {}",
+                group_digits(n),
+                pct(n),
+                short_name(name(l.file)),
+                l.line,
+                text
+            );
+        }
+        Ok(out)
+    }
+
     /// The source of each file that costs something, each line with its cost and share of
     /// the total in the margin, the [`HOT_LINES`] hottest marked `>>` and listed first.
     /// `texts` holds the files' text by index (`None`: only the lines that cost are listed).
@@ -427,23 +462,7 @@ impl Profile {
         let name = |f: u32| self.files.get(f as usize).map_or("?", String::as_str);
         if !hot.is_empty() {
             let _ = writeln!(out, "\nhottest lines:");
-            for l in hottest.iter().take(HOT_LINES) {
-                let n = metric.of(&l.costs).unwrap_or(0);
-                let text = texts
-                    .get(l.file as usize)
-                    .and_then(|t| t.as_deref())
-                    .and_then(|t| t.lines().nth(l.line.saturating_sub(1) as usize))
-                    .map_or("", str::trim);
-                let _ = writeln!(
-                    out,
-                    "  {:>14} {:>5.1}%  {}:{}  {}",
-                    group_digits(n),
-                    pct(n),
-                    short_name(name(l.file)),
-                    l.line,
-                    text
-                );
-            }
+            out.push_str(&self.hottest_lines(metric, HOT_LINES, texts)?);
         }
         let pseudo: Vec<&PseudoCost> = self
             .pseudo
