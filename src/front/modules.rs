@@ -52,8 +52,10 @@ pub fn module_text(name: &str) -> Option<String> {
     }
 }
 
-/// The most modules one program may load.
-const MAX_MODULES: usize = 4096;
+/// The most modules one program may load, `EMBED` aside: with it, every file index fits an
+/// instruction's location ([`crate::ir::PackedLoc::MAX_FILE`], 4,095), which would otherwise
+/// panic.
+const MAX_MODULES: usize = crate::ir::PackedLoc::MAX_FILE as usize;
 
 /// The files of a program, each at its offset in one global byte-offset space.
 #[derive(Debug, Default, Clone)]

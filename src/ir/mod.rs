@@ -43,7 +43,7 @@
 //! `;` starts a comment outside square brackets. Strings use `\"`, `\\`, `\n`, `\t`, `\u{..}`.
 //! A field constant may be written negative (`field -1` is p-1). `@LINE:COL` is the source
 //! position of an instruction that can fail, which run-time errors report (a `LINE` past
-//! 67,108,863 or a `COL` past 1,048,575 is kept as that maximum: see [`PackedLoc`]).
+//! 2,097,151 or a `COL` past 4,095 is kept as that maximum: see [`PackedLoc`]).
 //!
 //! ```text
 //! fn main f0 -> field {
