@@ -431,7 +431,20 @@ pub(crate) fn verify_proof_command(
     let result = verify_proof(&compile, files, &progress);
     progress.finish();
     let (public, verdict, took) = result?;
-    let file = compile.file.display();
+    print_verdict(&compile.file, "groth16", format, &public, verdict, took)
+}
+
+/// What `verify-proof` prints and returns for a verdict of `backend` on `file`'s proof:
+/// exit 0 with "proof accepted" (or the JSON object), else [`REJECTED`] with the reason.
+pub(crate) fn print_verdict(
+    file: &std::path::Path,
+    backend: &str,
+    format: ResultFormat,
+    public: &[Fr],
+    verdict: Result<(), String>,
+    took: std::time::Duration,
+) -> Result<(), Exit> {
+    let file = file.display();
     match format {
         ResultFormat::Text => {
             if verdict.is_ok() {
@@ -446,7 +459,7 @@ pub(crate) fn verify_proof_command(
             "{}",
             pretty(&json!({
                 "program": file.to_string(),
-                "backend": "groth16",
+                "backend": backend,
                 "public": public.iter().map(to_dec).collect::<Vec<_>>(),
                 "verified": verdict.is_ok(),
                 "rejected": verdict.as_ref().err(),

@@ -10,7 +10,6 @@
 use super::circuit::pretty;
 use super::groth16::{
     compile_without_inputs, ms, read_file, read_public, write_file, Paths, ProveArgs, VerifyArgs,
-    REJECTED,
 };
 use super::{execute, inputs_in_encoding, print_log, user_error, Exit};
 use crate::{CompileArgs, ResultFormat, RunArgs};
@@ -209,31 +208,5 @@ pub(crate) fn verify_proof_command(
     })();
     progress.finish();
     let (public, verdict, took) = result?;
-    let file = compile.file.display();
-    match format {
-        ResultFormat::Text => {
-            if verdict.is_ok() {
-                println!(
-                    "{file}: proof accepted ({} public values, verified in {:.2} ms)",
-                    public.len(),
-                    ms(took)
-                );
-            }
-        }
-        ResultFormat::Json => println!(
-            "{}",
-            pretty(&json!({
-                "program": file.to_string(),
-                "backend": "spartan",
-                "public": public.iter().map(to_dec).collect::<Vec<_>>(),
-                "verified": verdict.is_ok(),
-                "rejected": verdict.as_ref().err(),
-                "verify_ms": ms(took),
-            }))
-        ),
-    }
-    verdict.map_err(|why| Exit {
-        code: REJECTED,
-        message: format!("{file}: proof rejected: {why}"),
-    })
+    super::groth16::print_verdict(&compile.file, "spartan", format, &public, verdict, took)
 }
