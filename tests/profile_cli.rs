@@ -278,6 +278,57 @@ fn the_flame_graph_is_an_svg_whose_frames_are_the_stacks() {
     for frame in ["main", "mix", "hot.zok:2", "[padding]"] {
         assert!(text.contains(frame), "no frame {frame}");
     }
+    // The widest leaf frame of the graph (`<title>NAME (N sumcheck_cells, P%)</title>`) is the
+    // folded output's largest stack, with its count.
+    let frames: Vec<(String, u128)> = text
+        .split("<title>")
+        .skip(1)
+        .filter_map(|t| {
+            let t = &t[..t.find("</title>")?];
+            let (name, rest) = t.rsplit_once(" (")?;
+            let n = rest.split(' ').next()?.replace(',', "").parse().ok()?;
+            Some((name.to_string(), n))
+        })
+        .collect();
+    let folded = parse_folded(&run_ok(&[
+        "profile",
+        path(&zok),
+        "--inputs",
+        path(&inputs),
+        "--metric",
+        "cells",
+        "--format",
+        "folded",
+    ]));
+    let (stack, count) = folded.iter().max_by_key(|(_, n)| *n).expect("a stack");
+    let leaf = stack.last().expect("a frame");
+    let widest_leaf = frames
+        .iter()
+        .filter(|(name, _)| folded.iter().any(|(s, _)| s.last() == Some(name)))
+        .max_by_key(|(_, n)| *n)
+        .expect("leaf frames in the SVG");
+    assert_eq!(widest_leaf, &(leaf.clone(), *count), "{frames:?}");
+    // And it renders (librsvg, where installed: `.ci/run` installs it).
+    let have = std::process::Command::new("rsvg-convert")
+        .arg("-v")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if have {
+        let png = dir.path().join("hot.png");
+        let out = std::process::Command::new("rsvg-convert")
+            .args(["-f", "png", "-o", path(&png), path(&svg)])
+            .output()
+            .expect("rsvg-convert runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bytes = std::fs::read(&png).expect("the PNG");
+        assert!(bytes.starts_with(b"\x89PNG"), "rsvg-convert made no PNG");
+    } else {
+        println!("skipped rendering the flame graph: rsvg-convert is not installed");
+    }
 }
 
 /// IR text has locations only on instructions that can fail: the others are `[no location]`,
