@@ -278,6 +278,12 @@ fn the_flame_graph_is_an_svg_whose_frames_are_the_stacks() {
     for frame in ["main", "mix", "hot.zok:2", "[padding]"] {
         assert!(text.contains(frame), "no frame {frame}");
     }
+    // hot.zok's lines in the first file colour, the pseudo-frames grey (docs/profile.md).
+    assert!(text.contains("fill=\"rgb(230,120,50)\""), "no file colour");
+    assert!(
+        text.contains("fill=\"rgb(170,170,170)\""),
+        "no grey pseudo-frame"
+    );
     // The widest leaf frame of the graph (`<title>NAME (N sumcheck_cells, P%)</title>`) is the
     // folded output's largest stack, with its count.
     let frames: Vec<(String, u128)> = text

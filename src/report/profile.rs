@@ -327,6 +327,25 @@ fn short_name(name: &str) -> String {
         .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned())
 }
 
+/// The colours of the source files' frames in a flame graph, in the order files appear.
+const FILE_COLORS: [inferno::flamegraph::color::Color; 8] = [
+    rgb(230, 120, 50),
+    rgb(70, 140, 210),
+    rgb(90, 175, 90),
+    rgb(200, 80, 160),
+    rgb(220, 190, 60),
+    rgb(120, 100, 200),
+    rgb(60, 180, 170),
+    rgb(200, 90, 80),
+];
+
+/// The colour of the pseudo-frames (`[padding]`, `[transition]`, ...).
+const GREY: inferno::flamegraph::color::Color = rgb(170, 170, 170);
+
+const fn rgb(r: u8, g: u8, b: u8) -> inferno::flamegraph::color::Color {
+    inferno::flamegraph::color::Color { r, g, b }
+}
+
 impl Profile {
     /// The metric's total, or why it is unknown.
     pub fn total(&self, metric: Metric) -> Result<u128, ProfileError> {
@@ -364,6 +383,32 @@ impl Profile {
         options.title = format!("{}: {} by source line", self.program, metric.total_name());
         options.count_name = metric.total_name().to_string();
         options.hash = true;
+        // One colour per source file for its lines' frames (the order files first appear in),
+        // grey for the pseudo-frames; function frames keep inferno's colour by name.
+        let mut palette = inferno::flamegraph::color::PaletteMap::default();
+        let mut files: Vec<String> = Vec::new();
+        for frame in folded
+            .lines()
+            .filter_map(|l| l.rsplit_once(' '))
+            .flat_map(|(stack, _)| stack.split(';'))
+        {
+            let color = if frame.starts_with('[') {
+                GREY
+            } else if let Some((file, _)) = frame
+                .rsplit_once(':')
+                .filter(|(_, line)| !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()))
+            {
+                let k = files.iter().position(|f| f == file).unwrap_or_else(|| {
+                    files.push(file.to_string());
+                    files.len() - 1
+                });
+                FILE_COLORS[k % FILE_COLORS.len()]
+            } else {
+                continue;
+            };
+            palette.insert(frame, color);
+        }
+        options.palette_map = Some(&mut palette);
         let mut svg = Vec::new();
         let lines: Vec<&str> = match folded.is_empty() {
             // inferno draws an error picture for no input; a program that costs nothing
