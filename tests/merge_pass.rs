@@ -349,10 +349,76 @@ fn a_runtime_loop_bound_is_never_unrolled() {
 
 #[test]
 fn a_huge_loop_is_a_clear_error_not_an_exhausted_memory() {
-    let source = RUNTIME_LOOP.replace("v3 = lt v1, v0", "v3 = lt v1, u32 4000000000");
+    // The sum starts from the parameter: every iteration emits an addition.
+    let source = RUNTIME_LOOP
+        .replace("v3 = lt v1, v0", "v3 = lt v1, u32 4000000000")
+        .replace("jmp b1(u32 0, u32 0)", "jmp b1(u32 0, v0)");
     let err = run_merge(&source, true).unwrap_err();
-    expect!["cannot merge `main` into one block: unrolling its loops would emit more than 1000000 instructions"]
+    expect!["cannot merge `main` into one block: unrolling its loops would emit more than 1000000 instructions (--max-unrolled)"]
     .assert_eq(&err.to_string());
+}
+
+#[test]
+fn a_huge_loop_that_folds_away_is_bounded_by_its_visits() {
+    // The sum starts from 0: every iteration folds, nothing is emitted, and the merge stops
+    // after visiting 16 times `--max-unrolled` instructions (made small here).
+    let source = RUNTIME_LOOP.replace("v3 = lt v1, v0", "v3 = lt v1, u32 4000000000");
+    let mut program = parse_program(&source).unwrap();
+    let options = zkbc::opt::merge::MergeOptions {
+        monolithic: true,
+        max_unrolled: 10_000,
+        ..Default::default()
+    };
+    let err = zkbc::opt::merge::run_with(&mut program, &options).unwrap_err();
+    expect!["cannot merge `main` into one block: unrolling its loops would visit more than 160000 instructions, 16 times --max-unrolled 10000"]
+    .assert_eq(&err.to_string());
+    // Within the visits, the same loop folds to a constant.
+    let source = RUNTIME_LOOP.replace("v3 = lt v1, v0", "v3 = lt v1, u32 1000");
+    let original = parse_program(&source).unwrap();
+    let mut merged = original.clone();
+    zkbc::opt::merge::run_with(&mut merged, &options).unwrap();
+    assert_eq!(merged.main_func().layout.len(), 1);
+    let values = interp::inputs_from_json(&original, &serde_json::json!(["7"])).unwrap();
+    let a = interp::run(&original, &values, Limits::default())
+        .unwrap()
+        .outputs;
+    let b = interp::run(&merged, &values, Limits::default())
+        .unwrap()
+        .outputs;
+    assert_eq!(a, b);
+}
+
+#[test]
+fn unrolling_folds_reads_of_a_constant_array() {
+    // The bits of the unrolled counter are an array of constants: the select on one of them
+    // folds in every iteration (n_choose_k's `2 ** (32 - j - 1)` in ZoKrates' `u32_to_field`).
+    let source = "
+fn main f0 -> u32 {
+b0(v0: u32):
+    jmp b1(u32 0, v0)
+b1(v1: u32, v2: u32):
+    v3 = lt v1, u32 32
+    br v3, b2(), b3()
+b2():
+    v6 = to_bits v1
+    v7 = array_get v6, u32 31
+    v8 = select v7, u32 3, u32 5
+    v4 = add v2, v8
+    v5 = add v1, u32 1
+    jmp b1(v5, v4)
+b3():
+    return v2
+}";
+    let (original, merged) = run_merge(source, true).unwrap();
+    let text = merged.to_string();
+    assert_eq!(merged.main_func().layout.len(), 1);
+    assert!(!text.contains("select"), "a select was not folded:\n{text}");
+    for x in ["0", "7", "4294967295"] {
+        let values = interp::inputs_from_json(&original, &serde_json::json!([x])).unwrap();
+        let a = interp::run(&original, &values, Limits::default()).map(|o| o.outputs);
+        let b = interp::run(&merged, &values, Limits::default()).map(|o| o.outputs);
+        assert_eq!(a.map_err(|f| f.kind), b.map_err(|f| f.kind), "input {x}");
+    }
 }
 
 /// Random programs through `-O3` (merging with the default threshold) and through `-O2` plus

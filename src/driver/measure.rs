@@ -313,8 +313,8 @@ pub fn no_circuit_reason(error: &CompileError) -> String {
         CompileError::Monolithic(_, MergeError::RuntimeLoopBound { .. }) => {
             "a loop bound is a run-time value".into()
         }
-        CompileError::Monolithic(_, MergeError::TooLarge { limit, .. }) => {
-            format!("unrolling would emit more than {limit} instructions (--max-unrolled)")
+        CompileError::Monolithic(_, e @ MergeError::TooLarge { .. }) => {
+            format!("unrolling would {}", e.too_large())
         }
         CompileError::Monolithic(_, MergeError::Unsupported { reason, .. }) => reason.clone(),
         other => other.to_string(),

@@ -78,6 +78,10 @@ struct CachedPrefix {
     program: Program,
     abi: Option<Abi>,
     prefix: opt::Prefix,
+    /// The functions of `program` merged into one block by a compile that shares it, for the
+    /// next (a report's formation scores the program as one block; its `--monolithic` compile
+    /// takes those merges).
+    one_block: opt::merge::OneBlockCache,
 }
 
 /// Everything the program before `merge` depends on.
@@ -285,17 +289,27 @@ pub fn compile(
             .borrow()
             .as_ref()
             .filter(|c| &c.key == key)
-            .map(|c| (c.program.clone(), c.abi.clone(), c.prefix.clone())),
+            .map(|c| {
+                (
+                    c.program.clone(),
+                    c.abi.clone(),
+                    c.prefix.clone(),
+                    c.one_block.clone(),
+                )
+            }),
         _ => None,
     };
+    let mut opt_options = options.opt.clone();
     let (mut program, abi, prefix) = match cached {
-        Some(cached) => (cached.0, cached.1, Some(cached.2)),
+        Some((program, abi, prefix, one_block)) => {
+            opt_options.merge.one_block = Some(one_block);
+            (program, abi, Some(prefix))
+        }
         None => {
             let (program, abi) = front_end(file_name, text, options)?;
             (program, abi, None)
         }
     };
-    let mut opt_options = options.opt.clone();
     let runs = options.profile_runs.clone().unwrap_or_default();
     if let Some(json) = &options.profile {
         // Inputs that do not fit `main` profile nothing; the command reading them reports it.
@@ -321,11 +335,14 @@ pub fn compile(
             None => {
                 let prefix = opt::optimize_prefix(&mut program, &pipeline, &opt_options)?;
                 if let (Some(cache), Some(key)) = (&options.prefix_cache, key) {
+                    let one_block = opt::merge::OneBlockCache::default();
+                    opt_options.merge.one_block = Some(one_block.clone());
                     *cache.0.borrow_mut() = Some(CachedPrefix {
                         key,
                         program: program.clone(),
                         abi: abi.clone(),
                         prefix: prefix.clone(),
+                        one_block,
                     });
                 }
                 prefix

@@ -58,6 +58,12 @@ fn decode_virtual(v: ValueId) -> Option<(&'static Type, u64)> {
     ))
 }
 
+/// How many instructions a merge may visit per instruction it may emit: unrolling folds most
+/// of what it visits where a loop's counter feeds the body (`n_choose_k`'s `2 ** (32 - j - 1)`
+/// over the bits of a constant: about 130 instructions visited per iteration, none emitted),
+/// and the clean-up after a merge pays for what is emitted, not for what was folded.
+const VISITS_PER_EMITTED: usize = 16;
+
 /// An edge being merged into its target: taken when `guard` is 1, with these arguments.
 #[derive(Clone, Debug)]
 pub(super) struct Edge {
@@ -91,8 +97,16 @@ pub(super) struct Emitter<'a> {
     /// `return` edges (monolithic only).
     pub(super) returns: Vec<Edge>,
     collect_returns: bool,
+    /// Instructions this merge may still visit (copied or folded): [`VISITS_PER_EMITTED`]
+    /// times `limit`.
     budget: usize,
+    /// Instructions this merge may emit (`--max-unrolled`).
     limit: usize,
+    /// The array results of instructions whose operands were all constants, by the copy's
+    /// result: the copy is emitted (an array is no virtual constant) but what reads it with
+    /// constant operands folds (`to_bits` of an unrolled counter, then `array_get` of a bit:
+    /// the copy is left dead for the clean-up).
+    const_arrays: FxMap<ValueId, Val>,
     true_value: Option<ValueId>,
     /// The constants this merge made, by a 64-bit hash of their type and value: folding an
     /// unrolled loop's counter and tests makes the same few constants in every iteration, and
@@ -134,8 +148,9 @@ impl<'a> Emitter<'a> {
             ands: FxMap::default(),
             returns: Vec::new(),
             collect_returns,
-            budget: limit,
+            budget: limit.saturating_mul(VISITS_PER_EMITTED),
             limit,
+            const_arrays: FxMap::default(),
             true_value: None,
             consts: FxMap::default(),
             collided: FxMap::default(),
@@ -151,14 +166,18 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// Visits `n` more instructions, and fails when the merge has emitted more than `limit`
+    /// or visited more than [`VISITS_PER_EMITTED`] times that.
     fn spend(&mut self, n: usize) -> Result<(), MergeError> {
-        self.budget = self
-            .budget
-            .checked_sub(n)
-            .ok_or_else(|| MergeError::TooLarge {
-                func: self.func.name.clone(),
-                limit: self.limit,
-            })?;
+        let too_large = |visits| MergeError::TooLarge {
+            func: self.func.name.clone(),
+            limit: self.limit,
+            visits,
+        };
+        if self.out.len() > self.limit {
+            return Err(too_large(false));
+        }
+        self.budget = self.budget.checked_sub(n).ok_or_else(|| too_large(true))?;
         Ok(())
     }
 
@@ -706,26 +725,34 @@ impl<'a> Emitter<'a> {
     }
 
     fn const_val(&self, v: ValueId) -> Option<Val> {
-        match self.const_value(v)? {
-            Const::Field(x) => Some(Val::Field(x)),
-            Const::UInt(x) => Some(Val::UInt(x)),
+        match self.const_value(v) {
+            Some(Const::Field(x)) => Some(Val::Field(x)),
+            Some(Const::UInt(x)) => Some(Val::UInt(x)),
+            None => self.const_arrays.get(&v).cloned(),
         }
     }
 
-    /// The constant results of `kind` when its operands are constants and it succeeds.
-    fn fold(&mut self, kind: &InstKind) -> Option<Vec<ValueId>> {
+    /// The values of `kind`'s results when its operands are constants (scalars, or arrays in
+    /// [`Emitter::const_arrays`]) and it succeeds.
+    fn eval_const(&self, kind: &InstKind) -> Option<Vec<Val>> {
         let mut all_const = true;
-        kind.for_each_operand(|v| all_const &= self.const_value(v).is_some());
+        kind.for_each_operand(|v| {
+            all_const &= self.const_value(v).is_some() || self.const_arrays.contains_key(&v);
+        });
         if !all_const {
             return None;
         }
-        let vals = eval_pure_typed(kind, &|v| self.value_type(v), &mut |v| {
+        eval_pure_typed(kind, &|v| self.value_type(v), &mut |v| {
             self.const_val(v)
                 .ok_or(crate::ir::interp::FailureKind::InvalidProgram(
                     "not a constant".into(),
                 ))
         })?
-        .ok()?;
+        .ok()
+    }
+
+    /// The constant results of `kind`, as values, when they are all scalars ([`Self::eval_const`]).
+    fn fold(&mut self, kind: &InstKind, vals: &[Val]) -> Option<Vec<ValueId>> {
         let types = result_types_typed(kind, &|v| self.value_type(*v).clone());
         let mut out = Vec::new();
         for (val, ty) in vals.iter().zip(&types) {
@@ -787,7 +814,8 @@ impl<'a> Emitter<'a> {
         self.loc = data.loc();
         let mut kind = data.kind.clone();
         kind.map_operands(|v| self.map(v));
-        if let Some(results) = self.fold(&kind) {
+        let vals = self.eval_const(&kind);
+        if let Some(results) = vals.as_ref().and_then(|vals| self.fold(&kind, vals)) {
             for (old, new) in data.results.iter().zip(results) {
                 self.env.insert(*old, new);
             }
@@ -873,6 +901,14 @@ impl<'a> Emitter<'a> {
         let results = self.func.inst(new).results.clone();
         for (old, new) in data.results.iter().zip(results) {
             self.env.insert(*old, new);
+        }
+        // An array of constants: what reads it with constant operands folds.
+        if let Some(vals) = vals {
+            for (r, val) in self.func.inst(new).results.clone().into_iter().zip(vals) {
+                if matches!(val, Val::Array(_)) {
+                    self.const_arrays.insert(r, val);
+                }
+            }
         }
         Ok(())
     }

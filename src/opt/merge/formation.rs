@@ -791,7 +791,17 @@ fn monolithic_formation(
     let mut mono = program.clone();
     let mut why = String::new();
     let ok = mono.func_ids().collect::<Vec<_>>().into_iter().all(|f| {
-        match merge_function(mono.func_mut(f), options.max_unrolled) {
+        let merged = merge_function(mono.func_mut(f), options.max_unrolled);
+        // Kept for a `--monolithic` compile of the same program (a report's one-block
+        // circuit), which then does not merge it again.
+        if let Some(cache) = &options.one_block {
+            let kept = match &merged {
+                Ok(changed) => Ok((mono.func(f).clone(), *changed)),
+                Err(e) => Err(e.clone()),
+            };
+            cache.remember(f, options.max_unrolled, kept);
+        }
+        match merged {
             Ok(_) => true,
             Err(e) => {
                 why = e.reason();

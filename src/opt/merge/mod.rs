@@ -75,8 +75,10 @@ use crate::analysis::components::component_size;
 use crate::analysis::{Component, LoopForest, MergeComponents};
 use crate::ir::{BlockId, FuncId, Function, Program, SrcLoc, Terminator, ValueId};
 use emit::{Edge, Emitter};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::rc::Rc;
 
 /// MIN_BLOCK_SIZE by default (CoBBl's code uses 32768).
 pub const DEFAULT_MIN_BLOCK_SIZE: u64 = 1024;
@@ -129,6 +131,70 @@ pub struct MergeOptions {
     /// The block sizes the cost policy's scoring lowered, shared with the caller (a report
     /// lowers the chosen program and its baselines through it); `None`: formation's own.
     pub stats_cache: Option<crate::r1cs::SharedStatsCache>,
+    /// Functions merged into one block, shared by the compiles that start from the same
+    /// program before `merge` ([`OneBlockCache`]); `None`: none shared.
+    pub one_block: Option<OneBlockCache>,
+}
+
+/// Each function of one program merged into one block ([`merge_function`]), by function and
+/// `--max-unrolled`: cost-driven formation merges every function to score the program as one
+/// block, and a report's `--monolithic` compile of the same program (the one-block circuit and
+/// baseline) takes those merges instead of making them again. The compiles that share a cache
+/// must start `merge` from the same program: a report's compiles share one through the
+/// program they share before `merge` (`driver::PrefixCache`). A cached merge is taken out
+/// when used, so the function is not held longer than it has to be.
+#[derive(Clone, Default)]
+pub struct OneBlockCache(Rc<RefCell<OneBlockMerges>>);
+
+/// The merges of an [`OneBlockCache`].
+type OneBlockMerges = HashMap<(FuncId, usize), Result<(Function, bool), MergeError>>;
+
+impl fmt::Debug for OneBlockCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OneBlockCache")
+            .field("functions", &self.0.borrow().len())
+            .finish()
+    }
+}
+
+/// A cache never changes a result, only how often a function is merged: options holding one
+/// compare as the options they are.
+impl PartialEq for OneBlockCache {
+    fn eq(&self, _: &OneBlockCache) -> bool {
+        true
+    }
+}
+
+impl Eq for OneBlockCache {}
+
+impl OneBlockCache {
+    /// Remembers function `f` merged into one block (`merged`, and whether it changed) with
+    /// `max_unrolled`, or why it could not be.
+    pub(super) fn remember(
+        &self,
+        f: FuncId,
+        max_unrolled: usize,
+        merged: Result<(Function, bool), MergeError>,
+    ) {
+        self.0.borrow_mut().insert((f, max_unrolled), merged);
+    }
+
+    /// [`merge_function`] of `func` (function `f`), taken from the cache when it holds it.
+    fn merge(
+        &self,
+        f: FuncId,
+        func: &mut Function,
+        max_unrolled: usize,
+    ) -> Result<bool, MergeError> {
+        match self.0.borrow_mut().remove(&(f, max_unrolled)) {
+            Some(Ok((merged, changed))) => {
+                *func = merged;
+                Ok(changed)
+            }
+            Some(Err(e)) => Err(e),
+            None => merge_function(func, max_unrolled),
+        }
+    }
 }
 
 impl Default for MergeOptions {
@@ -140,6 +206,7 @@ impl Default for MergeOptions {
             policy: MergePolicy::Cost,
             counts: crate::cost::Counts::Static,
             stats_cache: None,
+            one_block: None,
         }
     }
 }
@@ -157,12 +224,15 @@ pub enum MergeError {
         /// A source location of an instruction in the loop, if the IR carries one.
         loc: Option<SrcLoc>,
     },
-    /// Unrolling would emit more than this many instructions.
+    /// Unrolling would emit more than `limit` instructions (or, with `visits`, visit more than
+    /// 16 times that, folding most of them).
     TooLarge {
         /// The function.
         func: String,
         /// The limit.
         limit: usize,
+        /// The visits, not the emitted instructions, went over.
+        visits: bool,
     },
     /// Something merging does not handle (a call, an irreducible loop, an empty array indexed
     /// under a guard).
@@ -191,10 +261,10 @@ impl fmt::Display for MergeError {
                      (compile without --monolithic to prove it block by block)"
                 )
             }
-            MergeError::TooLarge { func, limit } => write!(
+            MergeError::TooLarge { func, .. } => write!(
                 f,
-                "cannot merge `{func}` into one block: unrolling its loops would emit more than \
-                 {limit} instructions"
+                "cannot merge `{func}` into one block: unrolling its loops would {}",
+                self.too_large()
             ),
             MergeError::Unsupported { func, reason } => {
                 write!(f, "cannot merge `{func}` into one block: {reason}")
@@ -214,10 +284,30 @@ impl MergeError {
                 ),
                 None => format!("the loop at {header} has a run-time bound: it cannot be unrolled"),
             },
-            MergeError::TooLarge { limit, .. } => {
-                format!("it would emit more than {limit} instructions (--max-unrolled)")
-            }
+            MergeError::TooLarge { .. } => format!("it would {}", self.too_large()),
             MergeError::Unsupported { reason, .. } => reason.clone(),
+        }
+    }
+}
+
+impl MergeError {
+    /// What is too large, after "unrolling would" (empty for other errors).
+    pub fn too_large(&self) -> String {
+        match self {
+            MergeError::TooLarge {
+                limit,
+                visits: false,
+                ..
+            } => format!("emit more than {limit} instructions (--max-unrolled)"),
+            MergeError::TooLarge {
+                limit,
+                visits: true,
+                ..
+            } => format!(
+                "visit more than {} instructions, 16 times --max-unrolled {limit}",
+                limit.saturating_mul(16)
+            ),
+            _ => String::new(),
         }
     }
 }
@@ -244,7 +334,11 @@ pub fn run_with(program: &mut Program, options: &MergeOptions) -> Result<PassSta
             }
             let func = program.func_mut(f);
             let before = func.layout.len();
-            if merge_function(func, options.max_unrolled)? {
+            let merged = match &options.one_block {
+                Some(cache) => cache.merge(f, func, options.max_unrolled)?,
+                None => merge_function(func, options.max_unrolled)?,
+            };
+            if merged {
                 stats.add("blocks_merged", before - func.layout.len());
                 stats.add("functions_merged", 1);
             }

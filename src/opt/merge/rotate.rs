@@ -340,6 +340,7 @@ fn unroll_single_block(
         return Err(MergeError::TooLarge {
             func: func.name.clone(),
             limit: max_unrolled,
+            visits: false,
         });
     }
     // The join: J(stay, s.., x..): br stay, T1(s), E(x).
