@@ -8,7 +8,7 @@
 //! Keccak-256 yardstick as one circuit peaked at 81 MiB resident for 27 MB of live heap.
 //! [`return_freed_memory_promptly`] purges freed memory at once and commits arena memory on
 //! demand: that yardstick then peaks at 30 MiB and verifyEddsa at 30 MiB (from 98 MiB), at a
-//! cost of ~0.02–0.05 s on each (numbers and the bench in the README).
+//! cost of ~0.02–0.05 s on each (numbers and the bench in `docs/performance.md`).
 
 use libmimalloc_sys::{mi_option_get, mi_option_set, mi_option_t};
 

@@ -148,8 +148,8 @@ fn every_pass_order_agrees_with_the_interpreter_on_random_programs() {
     }
 }
 
-/// The seeds of the long pass-order runs (the README gives their ranges) still name the programs
-/// those runs checked: a SHA-256 digest of the programs and inputs of seeds
+/// The seeds of the long pass-order runs (docs/performance.md gives their ranges) still name
+/// the programs those runs checked: a SHA-256 digest of the programs and inputs of seeds
 /// 30,000,000..30,000,200 as `random_program` printed them then. A change of the generator that
 /// draws differently fails here; so does a change of the IR's text format or of `Val`'s `Debug`
 /// (then recompute the digest at the commit before that change, where the generator is known

@@ -16,7 +16,8 @@
 //! and the one [`crate::analysis::pdg`] uses by default.
 //!
 //! **The seed's cut-based control dependence** ([`ControlDependence::seed`]),
-//! `seeds/ssa-structure-model.tex`, Definition "Control Dependence": `b` is control dependent on
+//! `../shared/seeds/ssa-structure-model.tex` (the design notes folder beside the repository),
+//! Definition "Control Dependence": `b` is control dependent on
 //! `a` iff `a` has successors `c`, `c'` such that removing the edge `(a, c)` leaves no path from
 //! `a` to `b` and removing `(a, c')` leaves one. Paths here are the seed's *connections*, which
 //! include the one-node path from `a` to itself, so no block depends on itself. Since a block

@@ -1,5 +1,5 @@
-//! Merge components for block merging (`seeds/merge-basic-blocks.md`, "Merge Component"; the
-//! design's "Passes / merge").
+//! Merge components for block merging (`../shared/seeds/merge-basic-blocks.md`, in the design
+//! notes folder beside the repository, "Merge Component"; the design's "Passes / merge").
 //!
 //! **Definition.** A *merge component* is a head block `h` and a tail block `t != h` with
 //! component blocks `C(h, t)` = `t` and every block reachable from `h` without passing through

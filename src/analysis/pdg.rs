@@ -1,5 +1,6 @@
-//! The program dependence graph of `seeds/ssa-structure-model.tex`: data flow, control
-//! dependence and phi dependence over the statements of a function.
+//! The program dependence graph of `../shared/seeds/ssa-structure-model.tex` (the design notes
+//! folder beside the repository): data flow, control dependence and phi dependence over the
+//! statements of a function.
 //!
 //! Nodes ([`PdgNode`]) are the statements: each block parameter (a phi), each instruction and
 //! each block's terminator. Edges ([`DepKind`]) point from what is depended on to what depends

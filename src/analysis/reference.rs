@@ -14,7 +14,8 @@
 //!   entry and is not reachable from the entry once `a` is removed. This is reflexive. A block
 //!   that is unreachable has no dominators (the convention of [`crate::analysis::DomTree`];
 //!   the plain definition would make every block dominate it vacuously). The seed
-//!   (`seeds/ssa-structure-model.tex`, Definition "Dominator") cuts the out-edges of `a`
+//!   (`../shared/seeds/ssa-structure-model.tex`, in the design notes folder beside the
+//!   repository, Definition "Dominator") cuts the out-edges of `a`
 //!   instead of removing `a`, which gives the same relation for `a != b` (strict dominance).
 //! - **Post-dominance** ([`RefCfg::post_dominates`]): `a` post-dominates `b` iff `b` reaches
 //!   the exit and does not once `a` is removed. A block that reaches no return (it is in or

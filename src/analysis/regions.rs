@@ -1,7 +1,8 @@
 //! Single-entry single-exit (SESE) regions and the region tree.
 //!
-//! **Definition implemented.** The seed (`seeds/ssa-structure-model.tex`, section "Formulating
-//! Constraint Problems") describes a SESE region as a tuple of blocks `a, b, c, d` with
+//! **Definition implemented.** The seed (`../shared/seeds/ssa-structure-model.tex`, in the
+//! design notes folder beside the repository, section "Formulating Constraint Problems")
+//! describes a SESE region as a tuple of blocks `a, b, c, d` with
 //! `is_control_edge(a, b)`, `is_control_edge(c, d)`, `is_control_dom(c, d)` and
 //! `is_control_postdom(d, c)`. Taken literally the last two constrain only the exit edge and
 //! never relate it to the entry edge, so every edge would pair with every other; we read it as

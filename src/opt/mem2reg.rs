@@ -1,5 +1,6 @@
 //! mem2reg: replaces memory (`allocate`, `load`, `store`) by SSA values, following the design
-//! of `seeds/mem2reg-alias-and-loops.md` with its loop handling made an exact fixpoint.
+//! of `../shared/seeds/mem2reg-alias-and-loops.md` (the design notes folder beside the
+//! repository) with its loop handling made an exact fixpoint.
 //!
 //! The pass has four steps.
 //!

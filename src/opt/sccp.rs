@@ -1,5 +1,6 @@
 //! Sparse conditional constant propagation (Wegman and Zadeck, "Constant Propagation with
-//! Conditional Branches", 1991; the algorithm of `seeds/sccp.md`).
+//! Conditional Branches", 1991; the algorithm of `../shared/seeds/sccp.md`, in the design notes
+//! folder beside the repository).
 //!
 //! Every SSA value has a lattice cell: ⊤ (no value seen yet), a constant, or ⊥ (not constant).
 //! Every CFG edge has an executable flag. Block parameters are the phis: a parameter is the meet

@@ -131,7 +131,7 @@ impl SparseMatrix {
         self.coeffs.shrink_to_fit();
     }
 
-    /// Heap bytes held (the statement of memory per entry in the docs and the README).
+    /// Heap bytes held (the statement of memory per entry in `docs/performance.md`).
     pub fn heap_bytes(&self) -> usize {
         4 * (self.ends.capacity() + self.vars.capacity() + self.coeff_ids.capacity())
             + 32 * self.coeffs.capacity()

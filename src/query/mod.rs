@@ -1,5 +1,6 @@
-//! Structure queries over the IR, after `seeds/ssa-structure-model.tex`, section "Formulating
-//! Constraint Problems": structures (SESE regions, counted loops, idioms) are described as
+//! Structure queries over the IR, after `../shared/seeds/ssa-structure-model.tex` (the design
+//! notes folder beside the repository), section "Formulating Constraint Problems": structures
+//! (SESE regions, counted loops, idioms) are described as
 //! conjunctions of simple predicates over the entities of a function and found by a
 //! constraint solver that enumerates every solution, as the CAnDL / IDL work does for LLVM.
 //!

@@ -3,7 +3,7 @@
 //!
 //! | name | structure | definition |
 //! |---|---|---|
-//! | `sese` | every SESE region `(a->b, c->d)` | the seed's SESE tuple (`seeds/ssa-structure-model.tex`, "Formulating Constraint Problems"), read as Johnson–Pearson–Pingali, as [`crate::analysis::regions`] does |
+//! | `sese` | every SESE region `(a->b, c->d)` | the seed's SESE tuple (`../shared/seeds/ssa-structure-model.tex`, the design notes beside the repository, "Formulating Constraint Problems"), read as Johnson–Pearson–Pingali, as [`crate::analysis::regions`] does |
 //! | `sese-canonical` | the canonical SESE regions | JPP's canonical regions, as [`crate::analysis::RegionTree::regions`] |
 //! | `natural-loop` | back edges `latch -> header` | `header` dominates `latch` ([`crate::analysis::loops`]) |
 //! | `counted-loop` | a loop's induction variable and trip count | see below |

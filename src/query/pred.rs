@@ -1,7 +1,8 @@
 //! The entities queries range over and the predicates that relate them.
 //!
-//! These are the seed's simple predicates (`seeds/ssa-structure-model.tex`, "Formulating
-//! Constraint Problems": `is_branch_inst`, `is_control_edge`, `is_control_dom`, ...) over the
+//! These are the seed's simple predicates (`../shared/seeds/ssa-structure-model.tex`, in the
+//! design notes folder beside the repository, "Formulating Constraint Problems":
+//! `is_branch_inst`, `is_control_edge`, `is_control_dom`, ...) over the
 //! model `F = (T, I, C, P, G, CDG, DFG)` of its section "Deriving a Mathematical Model", read
 //! on block IR: instruction properties (opcode, type, constants: `T`, `I`, `C`), the control
 //! flow graph `G` between blocks, the data flow graph `DFG` (a value used by an instruction, a

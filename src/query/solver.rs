@@ -1,5 +1,6 @@
 //! Queries and the backtracking solver, after the seed's "Formulating Constraint Problems"
-//! (`seeds/ssa-structure-model.tex`): a structure is a tuple of variables — blocks, nodes of the
+//! (`../shared/seeds/ssa-structure-model.tex`, in the design notes folder beside the
+//! repository): a structure is a tuple of variables — blocks, nodes of the
 //! extended CFG, instructions, values, loops — constrained by a conjunction of predicates, and
 //! every tuple that satisfies them all is a match.
 //!

@@ -28,7 +28,7 @@
 //! never touches a field element on the common path. Elimination reads the arenas in place and
 //! rewrites only the constraints that mention an eliminated variable. On the 10^6-constraint
 //! bench block (`benches/r1cs.rs`) this peaks at about 170 bytes per constraint; the numbers are
-//! in the README's performance section.
+//! in `docs/performance.md`.
 //!
 //! # Layout: per-block exact transition state
 //!

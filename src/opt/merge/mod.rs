@@ -1,6 +1,7 @@
-//! Block merging (`seeds/merge-basic-blocks.md`; the design's "Passes / merge"): every merge
-//! component smaller than the threshold becomes one block, so the prover pays for fewer,
-//! fuller instances and fewer transition states.
+//! Block merging (`../shared/seeds/merge-basic-blocks.md`, in the design notes folder beside the
+//! repository; the design's "Passes / merge"): every merge component smaller than the threshold
+//! becomes one block, so the prover pays for fewer, fuller instances and fewer transition
+//! states.
 //!
 //! # Algorithm
 //!
