@@ -349,10 +349,16 @@ fn a_runtime_loop_bound_is_never_unrolled() {
 
 #[test]
 fn a_huge_loop_is_a_clear_error_not_an_exhausted_memory() {
-    // The sum starts from the parameter: every iteration emits an addition.
+    // The sum starts from the parameter: every iteration emits six instructions (more than
+    // half of those it visits, so the emitted ones reach the limit first).
     let source = RUNTIME_LOOP
         .replace("v3 = lt v1, v0", "v3 = lt v1, u32 4000000000")
-        .replace("jmp b1(u32 0, u32 0)", "jmp b1(u32 0, v0)");
+        .replace("jmp b1(u32 0, u32 0)", "jmp b1(u32 0, v0)")
+        .replace(
+            "v4 = add v2, v1",
+            "v6 = mul v2, v1\n    v7 = mul v6, v2\n    v8 = add v7, v6\n    v9 = mul v8, v2\n    \
+             v10 = add v9, v1\n    v4 = add v10, v1",
+        );
     let err = run_merge(&source, true).unwrap_err();
     expect!["cannot merge `main` into one block: unrolling its loops would emit more than 1000000 instructions (--max-unrolled)"]
     .assert_eq(&err.to_string());
@@ -361,7 +367,7 @@ fn a_huge_loop_is_a_clear_error_not_an_exhausted_memory() {
 #[test]
 fn a_huge_loop_that_folds_away_is_bounded_by_its_visits() {
     // The sum starts from 0: every iteration folds, nothing is emitted, and the merge stops
-    // after visiting 16 times `--max-unrolled` instructions (made small here).
+    // after visiting twice `--max-unrolled` instructions (made small here).
     let source = RUNTIME_LOOP.replace("v3 = lt v1, v0", "v3 = lt v1, u32 4000000000");
     let mut program = parse_program(&source).unwrap();
     let options = zkbc::opt::merge::MergeOptions {
@@ -370,7 +376,7 @@ fn a_huge_loop_that_folds_away_is_bounded_by_its_visits() {
         ..Default::default()
     };
     let err = zkbc::opt::merge::run_with(&mut program, &options).unwrap_err();
-    expect!["cannot merge `main` into one block: unrolling its loops would visit more than 160000 instructions, 16 times --max-unrolled 10000"]
+    expect!["cannot merge `main` into one block: unrolling its loops would visit more than 20000 instructions, 2 times --max-unrolled 10000"]
     .assert_eq(&err.to_string());
     // Within the visits, the same loop folds to a constant.
     let source = RUNTIME_LOOP.replace("v3 = lt v1, v0", "v3 = lt v1, u32 1000");

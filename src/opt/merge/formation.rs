@@ -31,7 +31,10 @@
 //!    merged into one block per function (`--monolithic`, when every loop bound is constant),
 //!    and merged by the seed's threshold rule at MIN_BLOCK_SIZE 1024 and 32768; the lowest
 //!    score wins (ties: fewer transitions). So with a profile, the default never costs more
-//!    cells than `--no-merge`, `--monolithic` or `--merge-policy threshold`.
+//!    cells than `--no-merge`, `--monolithic` or `--merge-policy threshold`. The threshold
+//!    formations depend only on the program, not on what the greedy does: they are formed (and,
+//!    with static counts, scored) on a thread of their own while steps 1–3 run, so on two cores
+//!    they cost the default little wall time beyond the greedy's.
 //!
 //! Every candidate and the final choice are recorded as [`Decision`]s (`zkbc report
 //! --explain`).
@@ -443,6 +446,16 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         // Calls or memory left (-O0 programs before legalization): nothing to decide with.
         return stats;
     };
+    // The threshold formations compared at the end (step 4) depend only on the program: they
+    // are formed, and with static counts scored, on a thread of their own while the greedy
+    // search runs (a report is otherwise mostly sequential; this is where a second core helps).
+    let thresholds = {
+        let (base, cache) = (program.clone(), scorer.cache.clone());
+        let (max_unrolled, score) = (options.max_unrolled, matches!(counts, Counts::Static));
+        std::thread::Builder::new()
+            .name("threshold formations".into())
+            .spawn(move || threshold_formations(&base, &cache, max_unrolled, score))
+    };
     let mut work = program.clone();
     for func in &mut work.funcs {
         stats.add("latches_added", add_latches(func));
@@ -661,12 +674,24 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     });
     let original = program.clone();
     let chosen = crate::timing::stage("formation: compare", || {
+        let thresholds = crate::timing::stage("formation: threshold rule", || match thresholds {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: formed here.
+            Err(_) => threshold_formations(
+                program,
+                &scorer.cache,
+                options.max_unrolled,
+                matches!(counts, Counts::Static),
+            ),
+        });
         choose_formation(
             program,
             (work, current),
             unmerged,
             monolithic,
-            options,
+            thresholds,
             &scorer,
             &mut decisions,
             &mut stats,
@@ -830,6 +855,52 @@ fn one_block_counts(program: &Program, mono: &Program, counts: &Counts) -> Optio
         .collect()
 }
 
+/// A formation by the threshold rule: its MIN_BLOCK_SIZE, the program and, when scored with
+/// static counts where it was formed, its score (`Some(None)`: it cannot be lowered).
+type ThresholdFormation = (u64, Program, Option<Option<Prediction>>);
+
+/// The threshold rule's formations of `base` at MIN_BLOCK_SIZE 1024 and 32768, each scored
+/// with static counts when `score` (the counts of a profile are not `Send`: their scoring
+/// waits for the thread that has them). The rule reads the minimum size only through the
+/// threshold max(size, next_pow2(largest block)): where a block of more than 16,384
+/// constraints makes the two thresholds one, the two formations are one, formed and scored
+/// once. The two are independent, and formed side by side.
+fn threshold_formations(
+    base: &Program,
+    cache: &std::sync::Arc<StatsCache>,
+    max_unrolled: usize,
+    score: bool,
+) -> Vec<ThresholdFormation> {
+    let threshold_at = |size: u64| {
+        let mut t = base.clone();
+        let o = MergeOptions {
+            min_block_size: size,
+            max_unrolled,
+            stats_cache: Some(crate::r1cs::SharedStatsCache(cache.clone())),
+            ..MergeOptions::default()
+        };
+        merge_below_threshold(&mut t, &o);
+        let scored = score.then(|| {
+            let scorer = Scorer {
+                counts: &Counts::Static,
+                cache: cache.clone(),
+                derived: Default::default(),
+            };
+            scorer.score(&t, None)
+        });
+        (size, t, scored)
+    };
+    let one_rule = super::threshold_with(base, 1024, Some(&**cache))
+        == super::threshold_with(base, 32768, Some(&**cache));
+    if one_rule {
+        let (_, t, scored) = threshold_at(1024);
+        vec![(1024, t.clone(), scored), (32768, t, scored)]
+    } else {
+        let (a, b) = rayon::join(|| threshold_at(1024), || threshold_at(32768));
+        vec![a, b]
+    }
+}
+
 /// Step 4 of the module doc: the best of the greedy result and the other formations, whose
 /// name it returns.
 #[allow(clippy::too_many_arguments)]
@@ -838,7 +909,7 @@ fn choose_formation(
     (greedy, greedy_score): (Program, Prediction),
     unmerged: Prediction,
     monolithic: Formation,
-    options: &MergeOptions,
+    thresholds: Vec<ThresholdFormation>,
     scorer: &Scorer<'_>,
     decisions: &mut Vec<Decision>,
     stats: &mut PassStats,
@@ -852,38 +923,10 @@ fn choose_formation(
         ("greedy".into(), Some((greedy_score, greedy)), String::new()),
     ];
     formations.push(monolithic);
-    // The two threshold formations are independent: formed side by side (the rest of a
-    // report is mostly sequential, so this is where a second core helps), then scored. The
-    // rule reads only the sizes below, never the counts (which are not `Send`).
-    let (base, cache, max_unrolled) = (&*program, &scorer.cache, options.max_unrolled);
-    let threshold_at = |size: u64| {
-        let mut t = base.clone();
-        let o = MergeOptions {
-            min_block_size: size,
-            max_unrolled,
-            stats_cache: Some(crate::r1cs::SharedStatsCache(cache.clone())),
-            ..MergeOptions::default()
-        };
-        merge_below_threshold(&mut t, &o);
-        t
-    };
-    // The rule reads the minimum size only through the threshold max(size, next_pow2(largest
-    // block)): where a block of more than 16,384 constraints makes the two thresholds one, the
-    // two formations are one, formed and scored once.
-    let one_rule = super::threshold_with(base, 1024, Some(&**cache))
-        == super::threshold_with(base, 32768, Some(&**cache));
-    let (t1024, t32768) = crate::timing::stage("formation: threshold rule", || {
-        if one_rule {
-            (threshold_at(1024), None)
-        } else {
-            let (a, b) = rayon::join(|| threshold_at(1024), || threshold_at(32768));
-            (a, Some(b))
-        }
-    });
     crate::timing::stage("formation: threshold scores", || {
-        let s1024 = scorer.score(&t1024, None);
-        let t32768 = t32768.map_or_else(|| (s1024, t1024.clone()), |t| (scorer.score(&t, None), t));
-        for (size, (score, t)) in [(1024u64, (s1024, t1024)), (32768, t32768)] {
+        for (size, t, score) in thresholds {
+            // Scored on the forming thread with static counts, here with the profile's.
+            let score = score.unwrap_or_else(|| scorer.score(&t, None));
             formations.push((
                 format!("threshold {size}"),
                 score.map(|p| (p, t)),

@@ -226,7 +226,7 @@ pub enum MergeError {
         loc: Option<SrcLoc>,
     },
     /// Unrolling would emit more than `limit` instructions (or, with `visits`, visit more than
-    /// 16 times that, folding most of them).
+    /// [`emit::VISITS_PER_EMITTED`] times that, folding most of them).
     TooLarge {
         /// The function.
         func: String,
@@ -305,8 +305,9 @@ impl MergeError {
                 visits: true,
                 ..
             } => format!(
-                "visit more than {} instructions, 16 times --max-unrolled {limit}",
-                limit.saturating_mul(16)
+                "visit more than {} instructions, {} times --max-unrolled {limit}",
+                limit.saturating_mul(emit::VISITS_PER_EMITTED),
+                emit::VISITS_PER_EMITTED
             ),
             _ => String::new(),
         }
