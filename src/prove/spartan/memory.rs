@@ -188,3 +188,58 @@ pub(super) fn pair_tuples(ch: &Challenges) -> [Vec<(usize, Fr)>; 2] {
     };
     [tuple(1), tuple(6)]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::r1cs::memory::check::{sorted, time_bits};
+    use crate::r1cs::memory::MemoryTrace;
+
+    fn entry(addr: u64, value: u64, rw: u64, ts: u64) -> MemoryEntry {
+        MemoryEntry {
+            addr: Fr::from(addr),
+            seg: addr / 2,
+            value: Fr::from(value),
+            rw: Fr::from(rw),
+            ts,
+        }
+    }
+
+    fn memory(accesses: Vec<MemoryEntry>) -> Memory {
+        let trace = MemoryTrace {
+            inits: (0..4).map(|a| entry(a, 0, 1, 0)).collect(),
+            steps: (0..accesses.len()).collect(),
+            accesses,
+        };
+        Memory {
+            inits: trace.inits.clone(),
+            sorted: sorted(&trace),
+            ..Memory::default()
+        }
+    }
+
+    #[test]
+    fn the_pair_table_of_a_coherent_list_is_satisfied_up_to_the_sentinel_and_a_stale_read_is_not() {
+        let m = memory(vec![
+            entry(1, 7, 1, 1),
+            entry(1, 7, 0, 2),
+            entry(3, 0, 0, 3),
+        ]);
+        let t_bits = time_bits(3);
+        let r1cs = pair_r1cs(t_bits);
+        let rows = m.pair_rows(t_bits);
+        assert_eq!(rows.len(), 4 + 3);
+        assert!(rows.iter().all(|z| r1cs.first_unsatisfied(z).is_none()));
+        // The last pair ends at the sentinel, address 4.
+        assert_eq!(rows.last().unwrap()[6], Fr::from(4u64));
+        let stale = memory(vec![entry(1, 7, 1, 1), entry(1, 0, 0, 2)]);
+        let rows = stale.pair_rows(time_bits(2));
+        let r1cs = pair_r1cs(time_bits(2));
+        assert_eq!(
+            rows.iter()
+                .filter(|z| r1cs.first_unsatisfied(z).is_some())
+                .count(),
+            1
+        );
+    }
+}
