@@ -21,7 +21,9 @@
 //!
 //! 1. Statement transcript: a label, the statement's digest ([`Statement::digest`]), the public
 //!    values, each block's `log2 Q_b`; then every block's row commitments `C_{b,i}` to its table
-//!    `W_b[e·Y_b + j] = z_{b,e}[j]` (`Y_b = next_pow2(|z|)`, padded rows zero; [`hyrax`]).
+//!    `W_b[e·Y_b + j] = z_{b,e}[j]` (`Y_b = next_pow2(|z|)`, padded rows zero; [`hyrax`]),
+//!    cut into about as many rows as columns (`layout`: a row may be part of an execution,
+//!    so a block run once still has a square-root commitment).
 //! 2. Challenges `r, β` for the fingerprints `fp(x) = Σ_k β^k x_k` of state tuples; each block
 //!    then runs on its own fork of the transcript (blocks are proved in parallel).
 //! 3. Outer sumcheck (as the probe, [`crate::prove`]): `Σ eq(τ,(e,x))·(Az·Bz − Cz) = 0` reduces
@@ -423,14 +425,46 @@ fn table_width(num_vars: usize, clock: bool) -> usize {
     (num_vars + usize::from(clock)).next_power_of_two()
 }
 
-/// The table layout of a block with `2^q` executions of `2^y` variables.
+/// The table layout of a block with `2^q` executions of `2^y` variables: about as many rows
+/// as columns, and at most `2^MAX_COL_VARS` columns. The row index takes the execution's
+/// variables first, then (for a block run less often than it is wide) the high variables of
+/// the position in the row ([`terms_at`]).
 fn layout(q: usize, y: usize) -> Layout {
     let n = q + y;
-    let row_vars = q.min((n / 2).max(n.saturating_sub(MAX_COL_VARS)));
+    let row_vars = (n / 2).max(n.saturating_sub(MAX_COL_VARS));
     Layout {
         row_vars,
         col_vars: n - row_vars,
     }
+}
+
+/// The functional `eq(point, e)·right[j]` over the table `(e, j)` (`point` over the
+/// executions, `right` over a row) as Hyrax terms. When the rows are execution variables
+/// alone it is one term; when they also take `h` high variables of `j`, it is one term per
+/// nonzero `2^(y − h)`-long chunk of `right` (the tuples' functionals touch a few wires, so a
+/// few chunks).
+fn terms_at(point: &[Fr], row_vars: usize, right: &[Fr]) -> Vec<Term> {
+    if row_vars <= point.len() {
+        return vec![Term::at(point, row_vars, right)];
+    }
+    let high = row_vars - point.len();
+    let cols = right.len() >> high;
+    let eq_e = eq_table(point);
+    right
+        .chunks(cols)
+        .enumerate()
+        .filter(|(_, part)| part.iter().any(|v| !v.is_zero()))
+        .map(|(h, part)| {
+            let mut left = vec![Fr::zero(); eq_e.len() << high];
+            for (e, w) in eq_e.iter().enumerate() {
+                left[(e << high) | h] = *w;
+            }
+            Term {
+                left,
+                right: part.to_vec(),
+            }
+        })
+        .collect()
 }
 
 /// The challenges drawn once the commitments are fixed: `r, β` for the states' fingerprints,
@@ -647,11 +681,13 @@ fn opening_terms(
     links: &Links,
     kappa: [Fr; 4],
 ) -> Vec<Term> {
-    let mut terms = vec![Term::at(at.r_e, row_vars, &eq_table(at.r_j))];
+    // `eq(r_e)⊗eq(r_j)` is the tensor `eq((r_e, r_j))`, one term whatever the rows are.
+    let witness_point: Vec<Fr> = at.r_e.iter().chain(at.r_j).copied().collect();
+    let mut terms = vec![Term::at(&witness_point, row_vars, &[Fr::one()])];
     let mut states = vec![Fr::zero(); y];
     dense(&links.chain[0], y, kappa[0], &mut states);
     dense(&links.chain[1], y, kappa[1], &mut states);
-    terms.push(Term::at(at.rho, row_vars, &states));
+    terms.extend(terms_at(at.rho, row_vars, &states));
     if let Some(public) = &links.public {
         // The entry's execution 0 is left out of the input tree: subtract its input tuple
         // (weighted as in `eq(ρ, ·)`) and check its public tuple.
@@ -660,7 +696,7 @@ fn opening_terms(
         let mut first = vec![Fr::zero(); y];
         dense(&links.chain[0], y, -kappa[0] * delta, &mut first);
         dense(public, y, kappa[2], &mut first);
-        terms.push(Term::at(&zero, row_vars, &first));
+        terms.extend(terms_at(&zero, row_vars, &first));
     }
     if !links.memory.is_empty() {
         let (rho_k, rho_e) = at.rho_mem.split_at(at.rho_mem.len() - at.r_e.len());
@@ -668,7 +704,7 @@ fn opening_terms(
         for (tuple, w) in links.memory.iter().zip(eq_table(rho_k)) {
             dense(tuple, y, kappa[3] * w, &mut accesses);
         }
-        terms.push(Term::at(rho_e, row_vars, &accesses));
+        terms.extend(terms_at(rho_e, row_vars, &accesses));
     }
     terms
 }
@@ -1197,4 +1233,51 @@ pub fn verify(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Σ_t ⟨L_t ⊗ R_t, W⟩` over a table of `2^q` rows of `y` values laid out by [`layout`].
+    fn apply(terms: &[Term], table: &[Fr], cols: usize) -> Fr {
+        terms
+            .iter()
+            .map(|t| {
+                let mut acc = Fr::zero();
+                for (i, l) in t.left.iter().enumerate() {
+                    for (k, r) in t.right.iter().enumerate() {
+                        acc += *l * r * table[i * cols + k];
+                    }
+                }
+                acc
+            })
+            .sum()
+    }
+
+    #[test]
+    fn a_functional_opens_the_same_whether_rows_hold_executions_or_parts_of_one() {
+        let fr = |v: u64| Fr::from(v);
+        for (q, y) in [(0usize, 6usize), (1, 6), (3, 2), (2, 12)] {
+            let table: Vec<Fr> = (0..1u64 << (q + y)).map(|v| fr(v * v + 3)).collect();
+            let point: Vec<Fr> = (0..q as u64).map(|v| fr(5 * v + 2)).collect();
+            // A sparse functional: the first wires and one near the end (a clock).
+            let mut right = vec![Fr::zero(); 1 << y];
+            right[0] = fr(1);
+            right[1] = fr(7);
+            right[(1 << y) - 2] = fr(11);
+            let expected: Fr = eq_table(&point)
+                .iter()
+                .enumerate()
+                .map(|(e, w)| {
+                    let row = &table[e << y..(e + 1) << y];
+                    *w * row.iter().zip(&right).map(|(a, b)| *a * b).sum::<Fr>()
+                })
+                .sum();
+            let l = layout(q, y);
+            let terms = terms_at(&point, l.row_vars, &right);
+            assert_eq!(apply(&terms, &table, l.cols()), expected, "q {q}, y {y}");
+            assert!(terms.len() <= 2, "q {q}, y {y}: {} terms", terms.len());
+        }
+    }
 }
