@@ -1,11 +1,13 @@
 //! The Spartan backend for block-based programs, end to end: `zkbc setup --backend spartan`,
 //! `zkbc prove --backend spartan` and `zkbc verify-proof` as separate processes on a sample of
-//! the corpus's block-based programs (each accepted), and what must be refused: a wrong public
+//! the corpus's programs, memory included (every program `zkbc check` accepts with
+//! `ZKBC_PROVE_CORPUS=1`; each accepted), and what must be refused: a wrong public
 //! output, flipped proof bytes, a proof replayed against another program (exit 1 or 2, never 0,
 //! never a panic); at the library level, a broken transition (an execution replaced by a copy of
 //! another, every execution still satisfied) and a tampered witness value. No private input's
 //! value appears in the proof or public files. That search is a necessary check, not an
 //! argument for zero knowledge: the backend is not zero knowledge (src/prove/spartan/mod.rs).
+//! `tests/prove_spartan_tamper.rs` has the lies about memory and order.
 
 mod common;
 use common::{stderr, zkbc};
@@ -105,12 +107,43 @@ impl Run {
     }
 }
 
+/// The corpus programs CI proves: block-based, with and without memory (`cobbl_find_min`,
+/// `bubble_sort` and `cobbl_kmp_search` keep arrays in memory).
+const SAMPLE: [&str; 6] = [
+    "gcd",
+    "collatz",
+    "runtime_loop",
+    "cobbl_find_min",
+    "bubble_sort",
+    "cobbl_kmp_search",
+];
+
+/// Every corpus program with inputs that `zkbc check` accepts (or, without
+/// `ZKBC_PROVE_CORPUS=1`, the sample) proves and verifies through the three commands.
 #[test]
 fn corpus_programs_prove_and_verify_in_separate_processes() {
+    let all = std::env::var_os("ZKBC_PROVE_CORPUS").is_some_and(|v| !v.is_empty() && v != "0");
     let run = Run::new();
-    for name in ["gcd", "collatz", "runtime_loop"] {
-        let program = circuit(&format!("{name}.zok"));
-        run.prove(&program, &circuit(&format!("{name}.json")), name);
+    let (mut proved, mut refused_by_check) = (Vec::new(), Vec::new());
+    for program in common::corpus() {
+        let name = program.file_stem().unwrap().to_string_lossy().into_owned();
+        let inputs = program.with_extension("json");
+        if !inputs.exists() || !(all || SAMPLE.contains(&name.as_str())) {
+            continue;
+        }
+        let (program, inputs) = (program.display().to_string(), inputs.display().to_string());
+        let check = zkbc(&["check", &program, "--inputs", &inputs]);
+        if check.status.code() != Some(0) {
+            assert!(
+                all,
+                "{name}: `zkbc check` refuses a sampled program: {}",
+                stderr(&check)
+            );
+            refused_by_check.push(name);
+            continue;
+        }
+        let start = std::time::Instant::now();
+        run.prove(&program, &inputs, &name);
         let (code, err) = run.verify(
             &program,
             &format!("{name}.proof"),
@@ -118,6 +151,15 @@ fn corpus_programs_prove_and_verify_in_separate_processes() {
             &format!("{name}.hyrax"),
         );
         assert_eq!(code, Some(0), "{name}: {err}");
+        eprintln!("{name}: proved and verified in {:.1?}", start.elapsed());
+        proved.push(name);
+    }
+    eprintln!(
+        "{} programs proved; `zkbc check` refuses {refused_by_check:?}",
+        proved.len()
+    );
+    if !all {
+        assert_eq!(proved.len(), SAMPLE.len(), "{proved:?}");
     }
 }
 

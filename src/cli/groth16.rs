@@ -321,7 +321,7 @@ fn prove(
     let paths = Paths {
         program: file.clone(),
     };
-    let pk_path = paths.default(files.pk, "pk.bin");
+    let pk_path = paths.default(files.pk.clone(), "pk.bin");
     // Stages are recorded from here (`--time-passes`), reading the key included.
     compile.measured.start();
     // The key is read first: a missing one fails before the program is compiled and run.
@@ -350,40 +350,81 @@ fn prove(
         })?;
     let took = start.elapsed();
     let public: Vec<String> = circuit.public_values(&z).iter().map(to_dec).collect();
-    let proof_path = paths.default(files.output, "proof.bin");
-    let public_path = paths.default(files.public, "public.json");
-    let proof_bytes = proof.to_bytes();
-    write_file(&proof_path, &proof_bytes)?;
-    write_file(
-        &public_path,
-        format!("{}\n", pretty(&json!(public))).as_bytes(),
-    )?;
     if let Some(dir) = &files.snarkjs {
         write_json(dir, "proof.json", &snarkjs::proof_json(&proof))?;
         write_json(dir, "public.json", &json!(public))?;
     }
-    Ok(match format {
-        ResultFormat::Text => format!(
-            "{}: Groth16 proof of {} constraints in {:.1} ms: {} ({} bytes), {} ({} public \
-             values)",
-            file.display(),
-            circuit.num_constraints(),
-            ms(took),
-            proof_path.display(),
-            proof_bytes.len(),
-            public_path.display(),
-            public.len()
-        ),
-        ResultFormat::Json => pretty(&json!({
-            "program": file.display().to_string(),
-            "backend": "groth16",
-            "constraints": circuit.num_constraints(),
-            "public": public,
-            "proof": proof_path.display().to_string(),
-            "proof_bytes": proof_bytes.len(),
-            "prove_ms": ms(took),
-        })),
-    })
+    let written = Written {
+        backend: "groth16",
+        count: ("constraints", "constraints", circuit.num_constraints()),
+        took,
+        proof: proof.to_bytes(),
+        public,
+    };
+    written.write(file, files, format)
+}
+
+/// A proof made by `prove`, to write with its public values.
+pub(crate) struct Written {
+    /// `groth16` or `spartan`.
+    pub(crate) backend: &'static str,
+    /// What was proved: its JSON key, its words in the text line, how many.
+    pub(crate) count: (&'static str, &'static str, usize),
+    /// The prover's own time.
+    pub(crate) took: Duration,
+    /// The proof file's bytes.
+    pub(crate) proof: Vec<u8>,
+    /// The public values, canonical decimal.
+    pub(crate) public: Vec<String>,
+}
+
+impl Written {
+    /// Writes the proof and the public values where `files` says (default `NAME.proof.bin` and
+    /// `NAME.public.json`), and gives the line `prove` prints.
+    pub(crate) fn write(
+        self,
+        file: &Path,
+        files: ProveArgs,
+        format: ResultFormat,
+    ) -> Result<String, Exit> {
+        let paths = Paths {
+            program: file.to_path_buf(),
+        };
+        let proof_path = paths.default(files.output, "proof.bin");
+        let public_path = paths.default(files.public, "public.json");
+        write_file(&proof_path, &self.proof)?;
+        write_file(
+            &public_path,
+            format!("{}\n", pretty(&json!(self.public))).as_bytes(),
+        )?;
+        let (key, words, count) = self.count;
+        Ok(match format {
+            ResultFormat::Text => format!(
+                "{}: {} proof of {count} {words} in {:.1} ms: {} ({} bytes), {} ({} public \
+                 values)",
+                file.display(),
+                if self.backend == "groth16" {
+                    "Groth16"
+                } else {
+                    "Spartan"
+                },
+                ms(self.took),
+                proof_path.display(),
+                self.proof.len(),
+                public_path.display(),
+                self.public.len()
+            ),
+            ResultFormat::Json => pretty(&json!({
+                "program": file.display().to_string(),
+                "backend": self.backend,
+                key: count,
+                "public": self.public,
+                "proof": proof_path.display().to_string(),
+                "proof_bytes": self.proof.len(),
+                "prove_ms": ms(self.took),
+            })),
+        })
+    }
 }
 
 /// The statement's public values: a JSON array of canonical decimal strings (or numbers), as

@@ -7,13 +7,12 @@
 //! The prover compiles the program without profiling block formation on its inputs, so that
 //! its blocks are the verifier's.
 
-use super::circuit::pretty;
 use super::groth16::{
     compile_without_inputs, ms, read_file, read_public, write_file, Paths, ProveArgs, VerifyArgs,
+    Written,
 };
 use super::{execute, inputs_in_encoding, print_log, user_error, Exit};
 use crate::{CompileArgs, ResultFormat, RunArgs};
-use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use zkbc::driver;
@@ -105,7 +104,7 @@ fn prove(
     let paths = Paths {
         program: file.clone(),
     };
-    let params_path = paths.default(files.pk, PARAMS);
+    let params_path = paths.default(files.pk.clone(), PARAMS);
     let params = read_params(&params_path)?;
     let json = compile.input_json()?;
     progress.set_message(format!("{}: compiling", file.display()));
@@ -143,39 +142,15 @@ fn prove(
     let start = Instant::now();
     let proof = zkbc::timing::stage("spartan prove", || spartan::prove(&params, &st, &public))
         .map_err(|e| user_error(format!("{}: {e}", file.display())))?;
-    let took = start.elapsed();
-    let proof_path = paths.default(files.output, "proof.bin");
-    let public_path = paths.default(files.public, "public.json");
-    let bytes = proof.to_bytes();
-    let public: Vec<String> = public.iter().map(to_dec).collect();
-    write_file(&proof_path, &bytes)?;
-    write_file(
-        &public_path,
-        format!("{}\n", pretty(&json!(public))).as_bytes(),
-    )?;
     let executions: usize = st.blocks.iter().map(|b| b.executions.len()).sum();
-    Ok(match format {
-        ResultFormat::Text => format!(
-            "{}: Spartan proof of {} block executions in {:.1} ms: {} ({} bytes), {} ({} public \
-             values)",
-            file.display(),
-            executions,
-            ms(took),
-            proof_path.display(),
-            bytes.len(),
-            public_path.display(),
-            public.len()
-        ),
-        ResultFormat::Json => pretty(&json!({
-            "program": file.display().to_string(),
-            "backend": "spartan",
-            "executions": executions,
-            "public": public,
-            "proof": proof_path.display().to_string(),
-            "proof_bytes": bytes.len(),
-            "prove_ms": ms(took),
-        })),
-    })
+    let written = Written {
+        backend: "spartan",
+        count: ("executions", "block executions", executions),
+        took: start.elapsed(),
+        proof: proof.to_bytes(),
+        public: public.iter().map(to_dec).collect(),
+    };
+    written.write(file, files, format)
 }
 
 /// `zkbc verify-proof` on a Spartan proof.

@@ -8,7 +8,7 @@
 use super::block_instances_with;
 use crate::field::Fr;
 use crate::ir::{interp, Program};
-use crate::prove::{self, arguments, BlockInstance, SparseR1cs, Transcript};
+use crate::prove::{self, arguments, BlockInstance, Transcript};
 use crate::r1cs::{self, memory::check as mem};
 use ark_ff::Zero;
 
@@ -45,23 +45,6 @@ fn tuple(e: &mem::MemoryEntry) -> Vec<Fr> {
     vec![e.addr, Fr::from(e.seg), e.value, e.rw, Fr::from(e.ts)]
 }
 
-/// The pair instance as the prover's sparse matrices (rows sorted by variable).
-fn pair_r1cs(t_bits: u32) -> SparseR1cs {
-    let sort = |row: &Vec<(usize, Fr)>| {
-        let mut r = row.clone();
-        r.sort_by_key(|t| t.0);
-        r
-    };
-    let rows = mem::pair_rows(t_bits);
-    SparseR1cs {
-        num_instance: 10,
-        num_witness: 1 + t_bits as usize,
-        a: rows.iter().map(|r| sort(&r[0])).collect(),
-        b: rows.iter().map(|r| sort(&r[1])).collect(),
-        c: rows.iter().map(|r| sort(&r[2])).collect(),
-    }
-}
-
 /// The block instances of a run (as [`super::block_instances`]) and the arguments' instances.
 pub fn proof_instances(
     program: &Program,
@@ -94,7 +77,7 @@ pub fn proof_instances_with_progress(
             name: "memory.pairs".into(),
             source: None,
             state: None,
-            r1cs: pair_r1cs(t_bits),
+            r1cs: prove::spartan::memory::pair_r1cs(t_bits),
             executions: sorted
                 .windows(2)
                 .map(|w| mem::pair_assignment(&w[0], &w[1], t_bits))

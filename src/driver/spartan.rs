@@ -3,13 +3,18 @@
 //! wires, the output count), which the verifier builds from the program alone, and the
 //! prover's executions and public values from a run.
 
-use super::{block_instances_with, block_systems, circuit, Compilation};
+use super::{block_instances_with, circuit, instance_name, sparse_r1cs, state_wires, Compilation};
 use crate::field::Fr;
 use crate::ir::interp;
+use crate::prove::spartan::memory::{Access, Memory, Rw};
 use crate::prove::spartan::Statement;
+use crate::prove::BlockInstance;
+use crate::r1cs::{self, memory::AccessKind};
+use std::collections::HashMap;
 
-/// The statement of a compiled, legalized program (no run). Refuses programs the backend does
-/// not prove: calls left in the circuit, memory accesses.
+/// The statement of a compiled, legalized program (no run): main's blocks, and its memory
+/// (the initial entries and each block's accesses) when a block accesses memory. Refuses
+/// programs whose circuit calls other functions.
 pub fn statement(compilation: &Compilation) -> Result<Statement, String> {
     let program = &compilation.program;
     let circuit_funcs = program.circuit_funcs();
@@ -25,17 +30,42 @@ pub fn statement(compilation: &Compilation) -> Result<Statement, String> {
                 .into(),
         );
     }
-    let blocks = block_systems(program).map_err(|e| e.to_string())?;
-    if let Some(b) = blocks
-        .iter()
-        .find(|b| b.state.is_some_and(|s| s.accesses > 0))
-    {
-        return Err(format!(
-            "block {} reads or writes memory: the spartan backend does not prove memory \
-             coherence yet (compile with --monolithic for Groth16, or use the probe)",
-            b.name
-        ));
+    let lowered = r1cs::lower_function(program, program.main).map_err(|e| e.to_string())?;
+    let mut blocks = Vec::with_capacity(lowered.len());
+    let mut accesses = Vec::with_capacity(lowered.len());
+    for blk in &lowered {
+        blocks.push(BlockInstance {
+            name: instance_name(program, blk),
+            source: program.block_source(blk.func_id(), blk.block()),
+            state: Some(state_wires(blk)),
+            r1cs: sparse_r1cs(blk),
+            executions: Vec::new(),
+        });
+        // Slots index the instance vector without the constant: `z` is one further.
+        let list: Vec<Access> = blk
+            .layout()
+            .accesses
+            .iter()
+            .map(|a| Access {
+                seg: u64::from(a.seg),
+                addr: a.addr + 1,
+                value: a.value + 1,
+                rw: match (a.kind, a.rw) {
+                    (AccessKind::Read, _) | (AccessKind::Guarded, None) => Rw::Read,
+                    (AccessKind::Write, _) => Rw::Write,
+                    (AccessKind::Guarded, Some(k)) => Rw::Wire(k + 1),
+                },
+            })
+            .collect();
+        accesses.push(list);
     }
+    drop(lowered);
+    let memory = accesses.iter().any(|a| !a.is_empty()).then(|| Memory {
+        inits: r1cs::initial_memory(program),
+        accesses,
+        clocks: Vec::new(),
+        sorted: Vec::new(),
+    });
     let main = program.main_func();
     let entry_name = super::instance_label(program, program.main, main.entry);
     let entry = blocks
@@ -64,6 +94,7 @@ pub fn statement(compilation: &Compilation) -> Result<Statement, String> {
         entry,
         public_inputs,
         num_outputs,
+        memory,
     })
 }
 
@@ -76,13 +107,32 @@ pub fn witness(
 ) -> Result<(Statement, Vec<Fr>), String> {
     let mut st = statement(compilation)?;
     let mut last_out: Vec<Fr> = Vec::new();
-    let (executed, _) =
-        block_instances_with(&compilation.program, outcome, progress, |blk, asg| {
-            let l = blk.layout();
-            let at = l.out_label_index() + 1;
-            last_out = asg.instance[at..at + l.out_leaves].to_vec();
-        })
-        .map_err(|e| e.to_string())?;
+    // Each execution's clock: the accesses the run made before it, by block name.
+    let mut clocks: HashMap<String, Vec<u64>> = HashMap::new();
+    let mut clock = 0u64;
+    let program = &compilation.program;
+    let (executed, report) = block_instances_with(program, outcome, progress, |blk, asg| {
+        let l = blk.layout();
+        let at = l.out_label_index() + 1;
+        last_out = asg.instance[at..at + l.out_leaves].to_vec();
+        clocks
+            .entry(instance_name(program, blk))
+            .or_default()
+            .push(clock);
+        clock += l.accesses.len() as u64;
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(m) = &mut st.memory {
+        if report.memory.inits != m.inits || report.memory.accesses.len() as u64 != clock {
+            return Err("bug: the run's memory is not the statement's".into());
+        }
+        m.sorted = r1cs::memory::check::sorted(&report.memory);
+        m.clocks = st
+            .blocks
+            .iter()
+            .map(|b| clocks.remove(&b.name).unwrap_or_default())
+            .collect();
+    }
     for inst in executed {
         let Some(block) = st.blocks.iter_mut().find(|b| b.name == inst.name) else {
             return Err(format!(

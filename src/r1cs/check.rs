@@ -469,6 +469,47 @@ where
     }
 }
 
+/// The initial memory entries of `program` (one per address of every circuit function's
+/// segments, in address order): what a run's [`MemoryTrace::inits`] holds, known without a run.
+pub fn initial_memory(program: &Program) -> Vec<MemoryEntry> {
+    memory_layout(program).2
+}
+
+type FuncInfos = HashMap<FuncId, Arc<super::live::FuncInfo>>;
+
+/// Each circuit function's info, where its addresses and segments start in the program's
+/// memory, and the initial entries.
+fn memory_layout(program: &Program) -> (FuncInfos, FxMap<FuncId, (u64, u64)>, Vec<MemoryEntry>) {
+    let circuit = program.circuit_funcs();
+    let mut infos = HashMap::new();
+    let mut offsets = FxMap::default();
+    let mut inits = Vec::new();
+    let (mut addr_off, mut seg_off) = (0u64, 0u64);
+    for f in program.func_ids().filter(|f| circuit[f.index()]) {
+        let info = Arc::new(super::live::FuncInfo::new(program.func(f)));
+        offsets.insert(f, (addr_off, seg_off));
+        for (s, seg) in info.memory.segments.iter().enumerate() {
+            for k in 0..seg.len {
+                inits.push(MemoryEntry {
+                    addr: Fr::from(addr_off + seg.base + k),
+                    seg: seg_off + s as u64,
+                    value: seg
+                        .init
+                        .as_ref()
+                        .and_then(|v| v.get(k as usize).copied())
+                        .unwrap_or_else(Fr::zero),
+                    rw: Fr::one(),
+                    ts: 0,
+                });
+            }
+        }
+        addr_off += info.memory.size;
+        seg_off += info.memory.segments.len() as u64;
+        infos.insert(f, info);
+    }
+    (infos, offsets, inits)
+}
+
 /// The state of the walk over a trace.
 struct Walk<'p> {
     program: &'p Program,
@@ -495,33 +536,11 @@ struct Walk<'p> {
 
 impl<'p> Walk<'p> {
     fn new(program: &'p Program, witnesses: Witnesses) -> Walk<'p> {
-        let circuit = program.circuit_funcs();
-        let mut infos = HashMap::new();
-        let mut offsets = FxMap::default();
-        let mut memory = MemoryTrace::default();
-        let (mut addr_off, mut seg_off) = (0u64, 0u64);
-        for f in program.func_ids().filter(|f| circuit[f.index()]) {
-            let info = Arc::new(super::live::FuncInfo::new(program.func(f)));
-            offsets.insert(f, (addr_off, seg_off));
-            for (s, seg) in info.memory.segments.iter().enumerate() {
-                for k in 0..seg.len {
-                    memory.inits.push(MemoryEntry {
-                        addr: Fr::from(addr_off + seg.base + k),
-                        seg: seg_off + s as u64,
-                        value: seg
-                            .init
-                            .as_ref()
-                            .and_then(|v| v.get(k as usize).copied())
-                            .unwrap_or_else(Fr::zero),
-                        rw: Fr::one(),
-                        ts: 0,
-                    });
-                }
-            }
-            addr_off += info.memory.size;
-            seg_off += info.memory.segments.len() as u64;
-            infos.insert(f, info);
-        }
+        let (infos, offsets, inits) = memory_layout(program);
+        let memory = MemoryTrace {
+            inits,
+            ..MemoryTrace::default()
+        };
         Walk {
             program,
             witnesses,

@@ -3,7 +3,7 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "zkbc\x00spn"
-//!      8     1  format version = 1
+//!      8     1  format version = 2
 //!      9     1  kind: 1 parameters, 3 proof
 //!     10     2  reserved, zero
 //!     12    32  the statement's digest (zero for parameters)
@@ -17,14 +17,17 @@
 //! and H; reading them recomputes the derivation and refuses any other point. A proof: per
 //! block one byte, `log2 Q_b` or 255 for a block that never ran, then for a block that ran its
 //! row commitments, the outer sumcheck (claimed sum, rounds of 4 values, 3 evaluations), the
-//! inner rounds (3 values each), the witness evaluation, the products (roots; layers of rounds,
-//! low and high values) and the opening (mask points, masked sum, rows, blinds). A length is
+//! inner rounds (3 values each), the witness evaluation, the chain products (roots; layers of
+//! rounds, low and high values), the memory products (the same; no roots for a block without
+//! accesses) and the opening (mask points, masked sum, rows, blinds). Then one byte: 0 without
+//! memory, 1 with, followed by the run's access count (u64 LE) and the pair table, encoded as
+//! a block. A length is
 //! checked against the bytes left before anything is allocated: a malformed file is a
 //! [`FormatError`], never a panic.
 
 use super::hyrax::{Opening, Params};
 use super::sumchecks::{Layer, ProductProof};
-use super::{BlockProof, Proof};
+use super::{BlockProof, MemoryProof, Proof};
 use crate::field::Fr;
 use crate::prove::transcript::fr_to_bytes_le;
 use ark_bn254::G1Affine;
@@ -35,7 +38,7 @@ use std::fmt;
 /// The first 8 bytes of every file.
 pub const MAGIC: &[u8; 8] = b"zkbc\x00spn";
 /// The format version this build reads and writes.
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 /// The header's length.
 pub const HEADER_LEN: usize = 52;
 /// The most generators a parameters file may hold.
@@ -141,6 +144,37 @@ impl Writer {
         self.len(rounds.len());
         rounds.iter().flatten().for_each(|v| self.fr(v));
     }
+    fn products(&mut self, p: &ProductProof) {
+        self.frs(&p.roots);
+        self.len(p.layers.len());
+        for layer in &p.layers {
+            self.rounds(&layer.rounds);
+            self.frs(&layer.low);
+            self.frs(&layer.high);
+        }
+    }
+    fn block(&mut self, b: &BlockProof) {
+        let Some(q) = b.log_executions else {
+            self.0.push(255);
+            return;
+        };
+        self.0.push(q);
+        self.points(&b.rows);
+        self.fr(&b.outer.claimed_sum);
+        self.rounds(&b.outer.rounds);
+        b.outer.evals.iter().for_each(|v| self.fr(v));
+        self.rounds(&b.inner);
+        self.fr(&b.witness_eval);
+        self.products(&b.products);
+        self.products(&b.memory);
+        self.points(&b.opening.masks);
+        self.fr(&b.opening.masked_sum);
+        self.len(b.opening.rows.len());
+        for row in &b.opening.rows {
+            self.frs(row);
+        }
+        self.frs(&b.opening.blinds);
+    }
 }
 
 struct Reader<'a>(&'a [u8]);
@@ -185,6 +219,63 @@ impl Reader<'_> {
     fn points(&mut self) -> Result<Vec<G1Affine>, FormatError> {
         let n = self.len(32)?;
         (0..n).map(|_| self.point()).collect()
+    }
+    fn products(&mut self) -> Result<ProductProof, FormatError> {
+        let roots = self.frs()?;
+        let n_layers = self.len(12)?;
+        let mut layers = Vec::with_capacity(n_layers);
+        for _ in 0..n_layers {
+            layers.push(Layer {
+                rounds: self.rounds::<4>()?,
+                low: self.frs()?,
+                high: self.frs()?,
+            });
+        }
+        Ok(ProductProof { roots, layers })
+    }
+    fn block(&mut self) -> Result<BlockProof, FormatError> {
+        let q = self.byte()?;
+        if q == 255 {
+            return Ok(BlockProof::never_ran());
+        }
+        if q > super::MAX_EXEC_VARS {
+            return err(format!("2^{q} executions of a block"));
+        }
+        let rows = self.points()?;
+        let claimed_sum = self.fr()?;
+        let rounds = self.rounds::<4>()?;
+        let evals = [self.fr()?, self.fr()?, self.fr()?];
+        let inner = self.rounds::<3>()?;
+        let witness_eval = self.fr()?;
+        let products = self.products()?;
+        let memory = self.products()?;
+        let masks = self.points()?;
+        let masked_sum = self.fr()?;
+        let n_rows = self.len(4)?;
+        let mut opened = Vec::with_capacity(n_rows);
+        for _ in 0..n_rows {
+            opened.push(self.frs()?);
+        }
+        let blinds = self.frs()?;
+        Ok(BlockProof {
+            log_executions: Some(q),
+            rows,
+            outer: crate::prove::BlockProof {
+                claimed_sum,
+                rounds,
+                evals,
+            },
+            inner,
+            witness_eval,
+            products,
+            memory,
+            opening: Opening {
+                masks,
+                masked_sum,
+                rows: opened,
+                blinds,
+            },
+        })
     }
     fn rounds<const N: usize>(&mut self) -> Result<Vec<[Fr; N]>, FormatError> {
         let n = self.len(32 * N)?;
@@ -237,32 +328,14 @@ impl Proof {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::default();
         w.len(self.blocks.len());
-        for b in &self.blocks {
-            let Some(q) = b.log_executions else {
-                w.0.push(255);
-                continue;
-            };
-            w.0.push(q);
-            w.points(&b.rows);
-            w.fr(&b.outer.claimed_sum);
-            w.rounds(&b.outer.rounds);
-            b.outer.evals.iter().for_each(|v| w.fr(v));
-            w.rounds(&b.inner);
-            w.fr(&b.witness_eval);
-            w.frs(&b.products.roots);
-            w.len(b.products.layers.len());
-            for layer in &b.products.layers {
-                w.rounds(&layer.rounds);
-                w.frs(&layer.low);
-                w.frs(&layer.high);
+        self.blocks.iter().for_each(|b| w.block(b));
+        match &self.memory {
+            None => w.0.push(0),
+            Some(m) => {
+                w.0.push(1);
+                w.0.extend_from_slice(&m.accesses.to_le_bytes());
+                w.block(&m.pairs);
             }
-            w.points(&b.opening.masks);
-            w.fr(&b.opening.masked_sum);
-            w.len(b.opening.rows.len());
-            for row in &b.opening.rows {
-                w.frs(row);
-            }
-            w.frs(&b.opening.blinds);
         }
         header(PROOF, &self.digest, w.0)
     }
@@ -274,60 +347,26 @@ impl Proof {
         let n = r.len(1)?;
         let mut blocks = Vec::with_capacity(n);
         for _ in 0..n {
-            let q = r.byte()?;
-            if q == 255 {
-                blocks.push(BlockProof::never_ran());
-                continue;
-            }
-            if q > super::MAX_EXEC_VARS {
-                return err(format!("2^{q} executions of a block"));
-            }
-            let rows = r.points()?;
-            let claimed_sum = r.fr()?;
-            let rounds = r.rounds::<4>()?;
-            let evals = [r.fr()?, r.fr()?, r.fr()?];
-            let inner = r.rounds::<3>()?;
-            let witness_eval = r.fr()?;
-            let roots = r.frs()?;
-            let n_layers = r.len(12)?;
-            let mut layers = Vec::with_capacity(n_layers);
-            for _ in 0..n_layers {
-                layers.push(Layer {
-                    rounds: r.rounds::<4>()?,
-                    low: r.frs()?,
-                    high: r.frs()?,
-                });
-            }
-            let masks = r.points()?;
-            let masked_sum = r.fr()?;
-            let n_rows = r.len(4)?;
-            let mut opened = Vec::with_capacity(n_rows);
-            for _ in 0..n_rows {
-                opened.push(r.frs()?);
-            }
-            let blinds = r.frs()?;
-            blocks.push(BlockProof {
-                log_executions: Some(q),
-                rows,
-                outer: crate::prove::BlockProof {
-                    claimed_sum,
-                    rounds,
-                    evals,
-                },
-                inner,
-                witness_eval,
-                products: ProductProof { roots, layers },
-                opening: Opening {
-                    masks,
-                    masked_sum,
-                    rows: opened,
-                    blinds,
-                },
-            });
+            blocks.push(r.block()?);
         }
+        let memory = match r.byte()? {
+            0 => None,
+            1 => {
+                let accesses = u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes"));
+                Some(MemoryProof {
+                    accesses,
+                    pairs: r.block()?,
+                })
+            }
+            b => return err(format!("the memory flag is {b}, not 0 or 1")),
+        };
         if !r.0.is_empty() {
             return err(format!("{} bytes after the end of the proof", r.0.len()));
         }
-        Ok(Proof { digest, blocks })
+        Ok(Proof {
+            digest,
+            blocks,
+            memory,
+        })
     }
 }

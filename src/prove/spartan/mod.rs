@@ -21,7 +21,9 @@
 //!
 //! 1. Statement transcript: a label, the statement's digest ([`Statement::digest`]), the public
 //!    values, each block's `log2 Q_b`; then every block's row commitments `C_{b,i}` to its table
-//!    `W_b[e·Y_b + j] = z_{b,e}[j]` (`Y_b = next_pow2(|z|)`, padded rows zero; [`hyrax`]).
+//!    `W_b[e·Y_b + j] = z_{b,e}[j]` (`Y_b = next_pow2(|z|)`, padded rows zero; [`hyrax`]),
+//!    cut into about as many rows as columns (`layout`: a row may be part of an execution,
+//!    so a block run once still has a square-root commitment).
 //! 2. Challenges `r, β` for the fingerprints `fp(x) = Σ_k β^k x_k` of state tuples; each block
 //!    then runs on its own fork of the transcript (blocks are proved in parallel).
 //! 3. Outer sumcheck (as the probe, [`crate::prove`]): `Σ eq(τ,(e,x))·(Az·Bz − Cz) = 0` reduces
@@ -36,7 +38,8 @@
 //!    leaves' MLEs at a point `ρ`, which are linear functionals of `W_b`.
 //! 6. One Hyrax opening per block of the sum of the functionals of 4 and 5 (and, for the
 //!    entry, of `fp(z_0[0], public inputs)`), combined with random `κ`s.
-//! 7. The verifier multiplies the roots: `Π_b in_b · (r − fp(1, 0, outputs)) = Π_b out_b`.
+//! 7. The verifier multiplies the roots: `Π_b in_b · (r − fp(1, 0, outputs)) = Π_b out_b`,
+//!    and, with memory, checks the memory products (below, "Memory").
 //!
 //! # Soundness
 //!
@@ -52,9 +55,52 @@
 //! are main's on these inputs. Rows that chain to nothing (cycles) are satisfied executions
 //! that do not change the run.
 //!
-//! **Not covered:** memory. Programs whose blocks read or write arrays in memory are refused
-//! (the memory-checking instance of `driver::proof` is not yet proved succinctly); so are
-//! programs whose circuit calls other functions.
+//! Programs whose circuit calls other functions are refused (their blocks are not main's).
+//!
+//! # Memory
+//!
+//! A program whose arrays live in memory ([`crate::r1cs::memory`]) exposes each access of a
+//! block as instance wires `(addr, value[, rw])`; its segment and kind are the block's. The
+//! statement adds the initial entries (one per address `0 .. size`, public: from the program)
+//! and each block's accesses ([`memory::Memory`]). The construction is `r1cs::memory`'s
+//! (CoBBl's coherence check, with Blum et al.'s timestamps), proved here:
+//!
+//! 1. **Clocks.** Every block's table gets one more column, the execution's *clock* `c` (the
+//!    accesses the run made before it), and the states carry it: input `(z[0], c, label,
+//!    values..)`, output `(z[0], c + n_b·z[0], label, values..)` with `n_b` the block's access
+//!    count; the entry's execution 0 opens `c = 0` beside its public inputs and the final
+//!    state is `(1, A, 0, outputs)`, `A` the run's access count (in the proof, public). Along
+//!    the chain from the entry the clock is therefore the true count of earlier accesses; a
+//!    cycle of satisfied executions off the chain returns to its own clock, so (with
+//!    `Σ n_b < p`) none of its blocks accesses memory. The `k`-th access of an execution is
+//!    the entry `(z[0], addr, seg·z[0], value, rw, c + (k+1)·z[0])`: its timestamp is its
+//!    position in the run.
+//! 2. **The pair table.** The prover commits the address-sorted list as a table of `size + A`
+//!    rows, row `k` the pair `(e_k, e_{k+1})` (the last with the sentinel `(size, 0, 0, 1, 0)`)
+//!    with `r1cs::memory`'s pair instance's variables (`6 + T` constraints, `T =
+//!    time_bits(A)`), proved satisfied by the same outer and inner sumchecks as a block. Its
+//!    chain tuples `(z[0], e)` and `(z[0], e')` must satisfy `{F} ∪ {e'_k} = {e_k} ∪ {L}`
+//!    (a grand product of each, `F` the initial entry of address 0 and `L` the sentinel):
+//!    every entry value has as many successors as predecessors except `F` and `L`, so the
+//!    pairs form a path from `F` to `L` plus cycles; a pair strictly increases `(addr, ts)`
+//!    (its address steps by 0 or 1, and time grows by `1 .. 2^T` at one address), so there
+//!    are no cycles and the path visits each entry once, in sorted order. This is the sorted
+//!    list `r1cs::memory` checks pair by pair, starting at address 0.
+//! 3. **The permutation.** With challenges `r_m, β_m` drawn after every commitment, one grand
+//!    product per block over its `n_b·Q_b` access entries (leaves `r_m − fp(entry)`; slots
+//!    past `n_b` are 1) times the initial entries' (the verifier's own) equals the pair table's
+//!    input product. Zero rows (unused executions and pair rows) give the leaf `r_m` on either
+//!    side; their numbers follow from `A` and the public `Q`s, and the verifier multiplies
+//!    them in. Every tuple begins with its row's `z[0]`, so rows with `z[0] ≠ 1` (padding or
+//!    forgeries) can only match each other: the entries with `z[0] = 1` are the same multiset
+//!    on both sides (Schwartz–Zippel over `(r_m, β_m)`, error about `entries·6/p`).
+//!
+//! With 1–3 the sorted list is a permutation of the initial entries and the accesses of the
+//! chain's executions with their true timestamps, and it satisfies the pair instance, so every
+//! read returns the last value written (the argument of [`crate::r1cs::memory`]). A stale
+//! read, a write left out, or an access moved in time changes some side of one of the
+//! equations. The leaf functionals are linear in a table row, so each product ends in one more
+//! opened term of the block's Hyrax opening.
 //!
 //! # Zero knowledge: not achieved
 //!
@@ -69,23 +115,28 @@
 
 pub mod format;
 pub mod hyrax;
+pub mod memory;
 pub mod sumchecks;
 
+use super::mle::{eq_eval, eq_table};
 use super::sumcheck;
 use super::transcript::{fr_to_bytes_le, Transcript};
 use super::{BlockInstance, BlockShape, SparseR1cs, StateWires};
 use crate::field::Fr;
+use crate::r1cs::memory::check::time_bits;
 use ark_bn254::G1Affine;
-use ark_ff::{One, Zero};
+use ark_ff::{Field, One, Zero};
 use ark_serialize::CanonicalSerialize;
 use ark_std::rand::{rngs::StdRng, SeedableRng};
 use hyrax::{Layout, Params, Term};
+use memory::Memory;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::fmt;
+use sumchecks::ProductProof;
 
 /// The transcript's protocol label.
-const PROTOCOL: &[u8] = b"zkbc spartan blocks v1";
+const PROTOCOL: &[u8] = b"zkbc spartan blocks v2";
 
 /// Columns of a committed row are at most `2^MAX_COL_VARS` when the table allows: past
 /// `2^(2·MAX_COL_VARS)` cells a table has more rows than columns and its commitment grows
@@ -94,6 +145,9 @@ pub const MAX_COL_VARS: usize = 10;
 
 /// Executions of one block are at most `2^MAX_EXEC_VARS`.
 pub const MAX_EXEC_VARS: u8 = 40;
+
+/// The name of the memory's pair table in messages.
+const PAIRS: &str = "memory.pairs";
 
 /// What the prover and the verifier agree on.
 #[derive(Clone, Debug, Default)]
@@ -106,6 +160,8 @@ pub struct Statement {
     pub public_inputs: Vec<usize>,
     /// Main's output leaves.
     pub num_outputs: usize,
+    /// The memory, when some block accesses it.
+    pub memory: Option<Memory>,
 }
 
 /// A proof.
@@ -115,6 +171,18 @@ pub struct Proof {
     pub digest: [u8; 32],
     /// One per statement block.
     pub blocks: Vec<BlockProof>,
+    /// The memory argument, when the statement has memory.
+    pub memory: Option<MemoryProof>,
+}
+
+/// The memory argument's own part of a proof.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryProof {
+    /// How many accesses the run made (public: the final state's clock).
+    pub accesses: u64,
+    /// The pair table, proved as a block whose executions are the adjacent pairs of the
+    /// address-sorted list.
+    pub pairs: BlockProof,
 }
 
 /// One block's part of a proof; all empty for a block that never ran.
@@ -130,10 +198,19 @@ pub struct BlockProof {
     pub inner: Vec<[Fr; 3]>,
     /// `w̃(r_e, r_j)`.
     pub witness_eval: Fr,
-    /// The two grand products (inputs, outputs).
-    pub products: sumchecks::ProductProof,
+    /// The two chain products (inputs, outputs).
+    pub products: ProductProof,
+    /// The product of the block's memory accesses (no roots when it has none).
+    pub memory: ProductProof,
     /// The opening.
     pub opening: hyrax::Opening,
+}
+
+fn no_products() -> ProductProof {
+    ProductProof {
+        roots: Vec::new(),
+        layers: Vec::new(),
+    }
 }
 
 impl BlockProof {
@@ -144,10 +221,8 @@ impl BlockProof {
             outer: super::BlockProof::empty(),
             inner: Vec::new(),
             witness_eval: Fr::zero(),
-            products: sumchecks::ProductProof {
-                roots: Vec::new(),
-                layers: Vec::new(),
-            },
+            products: no_products(),
+            memory: no_products(),
             opening: hyrax::Opening {
                 masks: Vec::new(),
                 masked_sum: Fr::zero(),
@@ -204,6 +279,9 @@ pub enum Rejection {
     /// The grand products differ: the executions do not chain from the public inputs to the
     /// public outputs.
     Transition,
+    /// The memory products differ: the sorted pairs are not one list from address 0 to the
+    /// end, or not a permutation of the initial entries and the blocks' accesses.
+    Memory,
 }
 
 impl fmt::Display for Rejection {
@@ -218,13 +296,17 @@ impl fmt::Display for Rejection {
                 "the transition products differ: the executions do not chain from the public \
                  inputs to the public outputs",
             ),
+            Rejection::Memory => f.write_str(
+                "the memory products differ: the blocks' reads and writes are not one coherent \
+                 memory (a read does not return the last value written)",
+            ),
         }
     }
 }
 
 impl Statement {
     /// SHA-256 over every block's name, state wires and matrices, the entry, the public input
-    /// wires and the output count.
+    /// wires, the output count and the memory (initial entries, every block's accesses).
     pub fn digest(&self) -> [u8; 32] {
         let mut h = Sha256::new();
         h.update(PROTOCOL);
@@ -260,6 +342,30 @@ impl Statement {
             n(&mut h, v);
         }
         n(&mut h, self.num_outputs);
+        match &self.memory {
+            None => n(&mut h, 0),
+            Some(m) => {
+                n(&mut h, m.inits.len());
+                for e in &m.inits {
+                    h.update(fr_to_bytes_le(&e.addr));
+                    n(&mut h, e.seg as usize);
+                    h.update(fr_to_bytes_le(&e.value));
+                }
+                for list in &m.accesses {
+                    n(&mut h, list.len());
+                    for a in list {
+                        let rw = match a.rw {
+                            memory::Rw::Read => 0,
+                            memory::Rw::Write => 1,
+                            memory::Rw::Wire(w) => 2 + w,
+                        };
+                        for v in [a.seg as usize, a.addr, a.value, rw] {
+                            n(&mut h, v);
+                        }
+                    }
+                }
+            }
+        }
         h.finalize().into()
     }
 
@@ -292,34 +398,99 @@ impl Statement {
         {
             return Err("a public input is not an input wire of the entry block".into());
         }
+        if let Some(m) = &self.memory {
+            let widths: Vec<usize> = self.blocks.iter().map(|b| b.r1cs.num_vars()).collect();
+            m.validate(&widths)?;
+        }
         Ok(())
     }
 
     /// The generators a proof needs for these blocks at any number of executions.
     pub fn generators_needed(&self) -> usize {
+        let clock = self.memory.is_some();
         let widest = self
             .blocks
             .iter()
-            .map(|b| b.r1cs.num_vars().next_power_of_two())
+            .map(|b| table_width(b.r1cs.num_vars(), clock))
             .max()
             .unwrap_or(1);
-        widest.max(1 << MAX_COL_VARS)
+        // The pair table: 12 + T wires, T ≤ 64.
+        let pairs = if clock { 128 } else { 1 };
+        widest.max(pairs).max(1 << MAX_COL_VARS)
     }
 }
 
-/// The table layout of a block with `2^q` executions of `2^y` variables.
+/// A row of a block's table: `z`, then (with memory) the clock, padded to a power of two.
+fn table_width(num_vars: usize, clock: bool) -> usize {
+    (num_vars + usize::from(clock)).next_power_of_two()
+}
+
+/// The table layout of a block with `2^q` executions of `2^y` variables: about as many rows
+/// as columns, and at most `2^MAX_COL_VARS` columns. The row index takes the execution's
+/// variables first, then (for a block run less often than it is wide) the high variables of
+/// the position in the row ([`terms_at`]).
 fn layout(q: usize, y: usize) -> Layout {
     let n = q + y;
-    let row_vars = q.min((n / 2).max(n.saturating_sub(MAX_COL_VARS)));
+    let row_vars = (n / 2).max(n.saturating_sub(MAX_COL_VARS));
     Layout {
         row_vars,
         col_vars: n - row_vars,
     }
 }
 
-/// `(wire, β^k)` for a state tuple's wires.
-fn tuple_weights(wires: impl Iterator<Item = usize>, beta: Fr) -> Vec<(usize, Fr)> {
-    let mut p = Fr::one();
+/// The functional `eq(point, e)·right[j]` over the table `(e, j)` (`point` over the
+/// executions, `right` over a row) as Hyrax terms. When the rows are execution variables
+/// alone it is one term; when they also take `h` high variables of `j`, it is one term per
+/// nonzero `2^(y − h)`-long chunk of `right` (the tuples' functionals touch a few wires, so a
+/// few chunks).
+fn terms_at(point: &[Fr], row_vars: usize, right: &[Fr]) -> Vec<Term> {
+    if row_vars <= point.len() {
+        return vec![Term::at(point, row_vars, right)];
+    }
+    let high = row_vars - point.len();
+    let cols = right.len() >> high;
+    let eq_e = eq_table(point);
+    right
+        .chunks(cols)
+        .enumerate()
+        .filter(|(_, part)| part.iter().any(|v| !v.is_zero()))
+        .map(|(h, part)| {
+            let mut left = vec![Fr::zero(); eq_e.len() << high];
+            for (e, w) in eq_e.iter().enumerate() {
+                left[(e << high) | h] = *w;
+            }
+            Term {
+                left,
+                right: part.to_vec(),
+            }
+        })
+        .collect()
+}
+
+/// The challenges drawn once the commitments are fixed: `r, β` for the states' fingerprints,
+/// `r_mem, β_mem` for the memory entries'.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Challenges {
+    r: Fr,
+    beta: Fr,
+    r_mem: Fr,
+    beta_mem: Fr,
+}
+
+impl Challenges {
+    fn draw(t: &mut Transcript) -> Challenges {
+        Challenges {
+            r: t.challenge(b"r"),
+            beta: t.challenge(b"beta"),
+            r_mem: t.challenge(b"r memory"),
+            beta_mem: t.challenge(b"beta memory"),
+        }
+    }
+}
+
+/// `(wire, β^k)` for a tuple's wires, `k` from `from`.
+fn tuple_weights(wires: impl Iterator<Item = usize>, beta: Fr, from: u64) -> Vec<(usize, Fr)> {
+    let mut p = beta.pow([from]);
     wires
         .map(|w| {
             let out = (w, p);
@@ -329,23 +500,75 @@ fn tuple_weights(wires: impl Iterator<Item = usize>, beta: Fr) -> Vec<(usize, Fr
         .collect()
 }
 
-/// The input tuple `(z[0], in_label, in..)` and the output tuple `(z[0], out_label, out..)`.
-fn state_tuples(s: &StateWires, beta: Fr) -> [Vec<(usize, Fr)>; 2] {
-    let input = std::iter::once(0)
-        .chain(std::iter::once(s.input_label()))
-        .chain(s.input_values());
-    let output = std::iter::once(0)
-        .chain(std::iter::once(s.output_label()))
-        .chain(s.output_values());
-    [tuple_weights(input, beta), tuple_weights(output, beta)]
+/// What a committed table proves besides its R1CS: the chain its executions form (input and
+/// output tuples, as weights on a table row), the entry's public tuple, and the memory tuples
+/// of its accesses.
+struct Links {
+    chain: [Vec<(usize, Fr)>; 2],
+    /// The chain's challenge: a leaf is `r_chain − fp(tuple)`.
+    r_chain: Fr,
+    /// The entry block's `(z[0], public inputs.., clock)`, checked at execution 0, whose input
+    /// leaf is 1.
+    public: Option<Vec<(usize, Fr)>>,
+    /// One tuple per access, in order; a leaf is `r_mem − fp(tuple)`.
+    memory: Vec<Vec<(usize, Fr)>>,
+    r_mem: Fr,
+    /// The verifier's value of the public tuple (zero for the prover, who does not use it).
+    public_value: Fr,
 }
 
-/// `(z[0], public inputs..)` of the entry block.
-fn public_tuple(st: &Statement, beta: Fr) -> Vec<(usize, Fr)> {
-    tuple_weights(
-        std::iter::once(0).chain(st.public_inputs.iter().copied()),
-        beta,
-    )
+/// A block's links. States are `(z[0], clock, label, values..)` with memory, `(z[0], label,
+/// values..)` without; an output's clock is the input's plus the block's accesses (times
+/// `z[0]`).
+fn block_links(st: &Statement, idx: usize, ch: &Challenges) -> Links {
+    let block = &st.blocks[idx];
+    let s = block.state.expect("validated");
+    let clock = st.memory.as_ref().map(|_| block.r1cs.num_vars());
+    let accesses = st.memory.as_ref().map_or(&[][..], |m| &m.accesses[idx][..]);
+    let o = u64::from(clock.is_some());
+    let mut input = vec![(0, Fr::one())];
+    let mut output = vec![(0, Fr::one())];
+    if let Some(c) = clock {
+        input.push((c, ch.beta));
+        output.push((c, ch.beta));
+        output.push((0, ch.beta * Fr::from(accesses.len() as u64)));
+    }
+    let ins = std::iter::once(s.input_label()).chain(s.input_values());
+    input.extend(tuple_weights(ins, ch.beta, 1 + o));
+    let outs = std::iter::once(s.output_label()).chain(s.output_values());
+    output.extend(tuple_weights(outs, ch.beta, 1 + o));
+    let public = (idx == st.entry).then(|| {
+        let wires = std::iter::once(0)
+            .chain(st.public_inputs.iter().copied())
+            .chain(clock);
+        tuple_weights(wires, ch.beta, 0)
+    });
+    let memory = accesses
+        .iter()
+        .enumerate()
+        .map(|(k, a)| memory::access_tuple(a, k, clock.expect("memory"), ch))
+        .collect();
+    Links {
+        chain: [input, output],
+        r_chain: ch.r,
+        public,
+        memory,
+        r_mem: ch.r_mem,
+        public_value: Fr::zero(),
+    }
+}
+
+/// The pair table's links: a chain from the first entry to the sentinel, under the memory's
+/// challenges; no accesses of its own.
+fn pair_links(ch: &Challenges) -> Links {
+    Links {
+        chain: memory::pair_tuples(ch),
+        r_chain: ch.r_mem,
+        public: None,
+        memory: Vec::new(),
+        r_mem: ch.r_mem,
+        public_value: Fr::zero(),
+    }
 }
 
 /// A tuple's weights as a dense column functional of length `y`.
@@ -360,10 +583,15 @@ fn fp(z: &[Fr], weights: &[(usize, Fr)]) -> Fr {
     weights.iter().map(|&(w, c)| c * z[w]).sum()
 }
 
-/// `fp` of the final state `(1, 0, outputs)`.
-fn final_fingerprint(outputs: &[Fr], beta: Fr) -> Fr {
-    let mut p = beta * beta;
+/// `fp` of the final state `(1, clock, 0, outputs)` (no clock without memory).
+fn final_fingerprint(outputs: &[Fr], beta: Fr, clock: Option<u64>) -> Fr {
     let mut acc = Fr::one();
+    let mut p = beta;
+    if let Some(c) = clock {
+        acc += p * Fr::from(c);
+        p *= beta;
+    }
+    p *= beta; // the return label is 0
     for o in outputs {
         acc += p * o;
         p *= beta;
@@ -373,7 +601,7 @@ fn final_fingerprint(outputs: &[Fr], beta: Fr) -> Fr {
 
 /// `M(r_x, ·) = Σ_x eq(r_x, x)·(A + γB + γ²C)[x][·]`, length `y`.
 fn combined_row(r1cs: &SparseR1cs, r_x: &[Fr], gamma: Fr, y: usize) -> Vec<Fr> {
-    let weights = super::mle::eq_table(r_x);
+    let weights = eq_table(r_x);
     let mut m = vec![Fr::zero(); y];
     let scales = [Fr::one(), gamma, gamma * gamma];
     for ((_, rows), scale) in r1cs.matrices().into_iter().zip(scales) {
@@ -394,23 +622,28 @@ fn statement_transcript(digest: &[u8; 32], public: &[Fr]) -> Transcript {
     t
 }
 
-fn absorb_shape(t: &mut Transcript, blocks: &[BlockProof]) {
-    for b in blocks {
-        t.append_u64(
-            b"log executions",
-            b.log_executions.map_or(u64::MAX, u64::from),
-        );
-        let mut bytes = Vec::with_capacity(32 * b.rows.len());
-        for p in &b.rows {
-            p.serialize_compressed(&mut bytes)
-                .expect("bug: serializing into a Vec cannot fail");
-        }
-        t.append_bytes(b"rows", &bytes);
+fn absorb_block(t: &mut Transcript, b: &BlockProof) {
+    t.append_u64(
+        b"log executions",
+        b.log_executions.map_or(u64::MAX, u64::from),
+    );
+    let mut bytes = Vec::with_capacity(32 * b.rows.len());
+    for p in &b.rows {
+        p.serialize_compressed(&mut bytes)
+            .expect("bug: serializing into a Vec cannot fail");
+    }
+    t.append_bytes(b"rows", &bytes);
+}
+
+fn absorb_shape(t: &mut Transcript, blocks: &[BlockProof], memory: Option<&MemoryProof>) {
+    blocks.iter().for_each(|b| absorb_block(t, b));
+    if let Some(m) = memory {
+        t.append_u64(b"memory accesses", m.accesses);
+        absorb_block(t, &m.pairs);
     }
 }
 
-/// The opening challenges `κ_1, κ_2, κ_3` and the opening's own challenge, drawn on the
-/// block's transcript.
+/// The opening's own challenge, drawn on the block's transcript after its masks.
 fn opening_challenge(t: &mut Transcript) -> impl FnOnce(&[G1Affine], Fr) -> Fr + '_ {
     move |masks, sum| {
         let mut bytes = Vec::new();
@@ -424,40 +657,160 @@ fn opening_challenge(t: &mut Transcript) -> impl FnOnce(&[G1Affine], Fr) -> Fr +
     }
 }
 
-/// The terms of a block's opening and the value `κ`-combined: the witness evaluation at
-/// `(r_e, r_j)`, the two leaf functionals at `ρ`, and for the entry the public tuple at
-/// execution 0. `y_in`, `y_out` are the leaf functionals' values.
-#[allow(clippy::too_many_arguments)]
+/// Where a table's products ended: the chain's leaves at `rho`, the memory tree's at
+/// `rho_mem` (its first `rho_mem.len() − q` coordinates select the access).
+struct Points<'a> {
+    r_e: &'a [Fr],
+    r_j: &'a [Fr],
+    rho: &'a [Fr],
+    rho_mem: &'a [Fr],
+}
+
+/// The `κ`s combining a table's openings, drawn after its products.
+fn kappas(t: &mut Transcript) -> [Fr; 4] {
+    std::array::from_fn(|_| t.challenge(b"kappa"))
+}
+
+/// The terms of a table's opening, `κ`-combined: the witness evaluation at `(r_e, r_j)`, the
+/// chain's two leaf functionals at `ρ`, for the entry the public tuple at execution 0 (and its
+/// input tuple there taken out of the chain), and the memory tuples at `ρ_mem`.
 fn opening_terms(
     row_vars: usize,
     y: usize,
-    (r_e, r_j): (&[Fr], &[Fr]),
-    rho: &[Fr],
-    tuples: &[Vec<(usize, Fr)>; 2],
-    entry: Option<&[(usize, Fr)]>,
-    kappa: [Fr; 3],
+    at: &Points,
+    links: &Links,
+    kappa: [Fr; 4],
 ) -> Vec<Term> {
-    let mut terms = vec![Term::at(r_e, row_vars, &super::mle::eq_table(r_j))];
+    // `eq(r_e)⊗eq(r_j)` is the tensor `eq((r_e, r_j))`, one term whatever the rows are.
+    let witness_point: Vec<Fr> = at.r_e.iter().chain(at.r_j).copied().collect();
+    let mut terms = vec![Term::at(&witness_point, row_vars, &[Fr::one()])];
     let mut states = vec![Fr::zero(); y];
-    dense(&tuples[0], y, kappa[0], &mut states);
-    dense(&tuples[1], y, kappa[1], &mut states);
-    terms.push(Term::at(rho, row_vars, &states));
-    if let Some(public) = entry {
+    dense(&links.chain[0], y, kappa[0], &mut states);
+    dense(&links.chain[1], y, kappa[1], &mut states);
+    terms.extend(terms_at(at.rho, row_vars, &states));
+    if let Some(public) = &links.public {
         // The entry's execution 0 is left out of the input tree: subtract its input tuple
         // (weighted as in `eq(ρ, ·)`) and check its public tuple.
-        let zero = vec![Fr::zero(); rho.len()];
-        let delta = super::mle::eq_eval(rho, &zero);
+        let zero = vec![Fr::zero(); at.rho.len()];
+        let delta = eq_eval(at.rho, &zero);
         let mut first = vec![Fr::zero(); y];
-        dense(&tuples[0], y, -kappa[0] * delta, &mut first);
+        dense(&links.chain[0], y, -kappa[0] * delta, &mut first);
         dense(public, y, kappa[2], &mut first);
-        terms.push(Term::at(&zero, row_vars, &first));
+        terms.extend(terms_at(&zero, row_vars, &first));
+    }
+    if !links.memory.is_empty() {
+        let (rho_k, rho_e) = at.rho_mem.split_at(at.rho_mem.len() - at.r_e.len());
+        let mut accesses = vec![Fr::zero(); y];
+        for (tuple, w) in links.memory.iter().zip(eq_table(rho_k)) {
+            dense(tuple, y, kappa[3] * w, &mut accesses);
+        }
+        terms.extend(terms_at(rho_e, row_vars, &accesses));
     }
     terms
 }
 
+/// One committed table for the prover: a block (or the pair table), its row width and clocks.
+struct Table<'a> {
+    block: &'a BlockInstance,
+    y: usize,
+    clocks: Option<&'a [u64]>,
+}
+
+impl Table<'_> {
+    /// The rows `z ++ [clock]`, padded to `y` and to a power of two of executions.
+    fn rows(&self) -> Vec<Fr> {
+        let y = self.y;
+        let mut table = vec![Fr::zero(); self.block.shape().padded_executions * y];
+        for (e, z) in self.block.executions.iter().enumerate() {
+            table[e * y..e * y + z.len()].copy_from_slice(z);
+            if let Some(c) = self.clocks {
+                table[e * y + z.len()] = Fr::from(c[e]);
+            }
+        }
+        table
+    }
+}
+
+/// Proves one table: outer and inner sumchecks, chain and memory products, the opening.
+fn prove_table(
+    params: &Params,
+    table: &Table,
+    committed: &(Layout, Vec<Fr>, hyrax::Committed),
+    links: &Links,
+    mut t: Transcript,
+) -> BlockProof {
+    let (layout, rows, committed) = committed;
+    let block = table.block;
+    let y = table.y;
+    let shape = block.shape();
+    let q = shape.execution_vars();
+    let outer = sumcheck::prove_block(block, &shape, &mut t);
+    let (r_e, r_x) = outer.point.split_at(q);
+    let gamma = t.challenge(b"gamma");
+    let m = combined_row(&block.r1cs, r_x, gamma, y);
+    let mut w = vec![Fr::zero(); y];
+    for (row, weight) in rows.chunks(y).zip(eq_table(r_e)) {
+        for (acc, v) in w.iter_mut().zip(row) {
+            *acc += weight * v;
+        }
+    }
+    let (inner, r_j, witness_eval) = sumchecks::prove_inner(m, w, &mut t);
+    let padded = shape.padded_executions;
+    let mut leaves = [vec![Fr::zero(); padded], vec![Fr::zero(); padded]];
+    for (e, z) in rows.chunks(y).enumerate() {
+        leaves[0][e] = links.r_chain - fp(z, &links.chain[0]);
+        leaves[1][e] = links.r_chain - fp(z, &links.chain[1]);
+    }
+    if links.public.is_some() {
+        leaves[0][0] = Fr::one();
+    }
+    let (products, rho, _) = sumchecks::prove_products(&leaves, &mut t);
+    let (memory, rho_mem) = if links.memory.is_empty() {
+        (no_products(), Vec::new())
+    } else {
+        let n = links.memory.len().next_power_of_two();
+        let r_mem = links.r_mem;
+        let mut tree = vec![Fr::one(); n * padded];
+        for (k, tuple) in links.memory.iter().enumerate() {
+            for (e, z) in rows.chunks(y).enumerate() {
+                tree[k * padded + e] = r_mem - fp(z, tuple);
+            }
+        }
+        let (proof, rho_mem, _) = sumchecks::prove_products(&[tree], &mut t);
+        (proof, rho_mem)
+    };
+    let kappa = kappas(&mut t);
+    let at = Points {
+        r_e,
+        r_j: &r_j,
+        rho: &rho,
+        rho_mem: &rho_mem,
+    };
+    let terms = opening_terms(layout.row_vars, y, &at, links, kappa);
+    let opening = hyrax::open(
+        params,
+        *layout,
+        rows,
+        committed,
+        &terms,
+        &mut StdRng::from_entropy(),
+        opening_challenge(&mut t),
+    );
+    BlockProof {
+        log_executions: Some(q as u8),
+        rows: committed.rows.clone(),
+        outer: outer.proof,
+        inner,
+        witness_eval,
+        products,
+        memory,
+        opening,
+    }
+}
+
 /// Proves the statement for its blocks' executions with public values `public` (outputs,
-/// then public inputs). Fails on a malformed statement; unsatisfied executions or a broken
-/// chain give a proof [`verify`] rejects.
+/// then public inputs). Fails on a malformed statement; unsatisfied executions, a broken
+/// chain or incoherent memory give a proof [`verify`] rejects.
 pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, ProveError> {
     let bad = |why: String| ProveError::Statement(why);
     st.validate().map_err(bad)?;
@@ -478,126 +831,247 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
             st.public_inputs.len()
         )));
     }
+    // The pair table, when there is memory.
+    let pairs: Option<(BlockInstance, u64)> = match &st.memory {
+        None => None,
+        Some(m) => {
+            if m.clocks.len() != st.blocks.len()
+                || m.clocks
+                    .iter()
+                    .zip(&st.blocks)
+                    .any(|(c, b)| c.len() != b.executions.len())
+            {
+                return Err(bad("the memory clocks are not one per execution".into()));
+            }
+            if m.sorted.len() < m.inits.len() {
+                return Err(bad("the sorted memory list misses initial entries".into()));
+            }
+            let accesses = (m.sorted.len() - m.inits.len()) as u64;
+            let t_bits = time_bits(accesses);
+            let block = BlockInstance {
+                name: PAIRS.into(),
+                source: None,
+                state: None,
+                r1cs: memory::pair_r1cs(t_bits),
+                executions: m.pair_rows(t_bits),
+            };
+            if block.shape().execution_vars() > MAX_EXEC_VARS as usize {
+                return Err(bad("too many memory entries".into()));
+            }
+            Some((block, accesses))
+        }
+    };
+    let clock = st.memory.is_some();
+    let mut tables: Vec<Table> = st
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(b, block)| Table {
+            block,
+            y: table_width(block.r1cs.num_vars(), clock),
+            clocks: st.memory.as_ref().map(|m| &m.clocks[b][..]),
+        })
+        .collect();
+    if let Some((block, _)) = &pairs {
+        tables.push(Table {
+            block,
+            y: table_width(block.r1cs.num_vars(), false),
+            clocks: None,
+        });
+    }
     let digest = st.digest();
     let mut t = statement_transcript(&digest, public);
     // Tables and commitments.
-    let tables: Vec<Option<(Layout, Vec<Fr>, hyrax::Committed)>> = st
-        .blocks
+    let committed: Vec<Option<(Layout, Vec<Fr>, hyrax::Committed)>> = tables
         .par_iter()
-        .map(|block| {
-            if block.executions.is_empty() {
+        .map(|table| {
+            if table.block.executions.is_empty() {
                 return Ok(None);
             }
-            let shape = block.shape();
-            let y = block.r1cs.num_vars().next_power_of_two();
-            let layout = layout(shape.execution_vars(), y.trailing_zeros() as usize);
+            let shape = table.block.shape();
+            let layout = layout(shape.execution_vars(), table.y.trailing_zeros() as usize);
             if layout.cols() > params.len() {
                 return Err(ProveError::Params {
                     needed: layout.cols(),
                     have: params.len(),
                 });
             }
-            let mut table = vec![Fr::zero(); shape.padded_executions * y];
-            for (e, z) in block.executions.iter().enumerate() {
-                table[e * y..e * y + z.len()].copy_from_slice(z);
-            }
-            let committed = hyrax::commit(params, layout, &table, &mut StdRng::from_entropy());
-            Ok(Some((layout, table, committed)))
+            let rows = table.rows();
+            let c = hyrax::commit(params, layout, &rows, &mut StdRng::from_entropy());
+            Ok(Some((layout, rows, c)))
         })
         .collect::<Result<_, _>>()?;
-    let mut blocks: Vec<BlockProof> = tables
+    let mut shells: Vec<BlockProof> = committed
         .iter()
-        .zip(&st.blocks)
-        .map(|(table, block)| match table {
+        .zip(&tables)
+        .map(|(c, table)| match c {
             None => BlockProof::never_ran(),
-            Some((_, _, committed)) => BlockProof {
-                log_executions: Some(block.shape().execution_vars() as u8),
-                rows: committed.rows.clone(),
+            Some((_, _, c)) => BlockProof {
+                log_executions: Some(table.block.shape().execution_vars() as u8),
+                rows: c.rows.clone(),
                 ..BlockProof::never_ran()
             },
         })
         .collect();
-    absorb_shape(&mut t, &blocks);
-    let (r, beta) = (t.challenge(b"r"), t.challenge(b"beta"));
-    let public_tuple = public_tuple(st, beta);
-    let parts: Vec<Option<BlockProof>> = st
-        .blocks
+    let memory_shell = pairs.as_ref().map(|(_, accesses)| MemoryProof {
+        accesses: *accesses,
+        pairs: shells.pop().expect("the pair table"),
+    });
+    absorb_shape(&mut t, &shells, memory_shell.as_ref());
+    let ch = Challenges::draw(&mut t);
+    let parts: Vec<Option<BlockProof>> = tables
         .par_iter()
-        .zip(&tables)
+        .zip(&committed)
         .enumerate()
-        .map(|(idx, (block, table))| {
-            let (layout, table, committed) = table.as_ref()?;
-            let mut t = t.fork(b"block", idx as u64);
-            let shape = block.shape();
-            let y = block.r1cs.num_vars().next_power_of_two();
-            let q = shape.execution_vars();
-            let outer = sumcheck::prove_block(block, &shape, &mut t);
-            let (r_e, r_x) = outer.point.split_at(q);
-            let gamma = t.challenge(b"gamma");
-            let m = combined_row(&block.r1cs, r_x, gamma, y);
-            let eq_e = super::mle::eq_table(r_e);
-            let mut w = vec![Fr::zero(); y];
-            for (z, weight) in block.executions.iter().zip(&eq_e) {
-                for (acc, v) in w.iter_mut().zip(z) {
-                    *acc += *weight * v;
-                }
-            }
-            let (inner, r_j, witness_eval) = sumchecks::prove_inner(m, w, &mut t);
-            let tuples = state_tuples(&block.state.expect("validated"), beta);
-            let is_entry = idx == st.entry;
-            let mut leaves = [
-                vec![r; shape.padded_executions],
-                vec![r; shape.padded_executions],
-            ];
-            for (e, z) in block.executions.iter().enumerate() {
-                leaves[0][e] = r - fp(z, &tuples[0]);
-                leaves[1][e] = r - fp(z, &tuples[1]);
-            }
-            if is_entry {
-                leaves[0][0] = Fr::one();
-            }
-            let (products, rho, _) = sumchecks::prove_products(&leaves, &mut t);
-            let kappa = [
-                t.challenge(b"kappa"),
-                t.challenge(b"kappa"),
-                t.challenge(b"kappa"),
-            ];
-            let terms = opening_terms(
-                layout.row_vars,
-                y,
-                (r_e, &r_j),
-                &rho,
-                &tuples,
-                is_entry.then_some(&public_tuple[..]),
-                kappa,
-            );
-            let mut rng = StdRng::from_entropy();
-            let opening = hyrax::open(
-                params,
-                *layout,
-                table,
-                committed,
-                &terms,
-                &mut rng,
-                opening_challenge(&mut t),
-            );
-            Some(BlockProof {
-                log_executions: Some(q as u8),
-                rows: committed.rows.clone(),
-                outer: outer.proof,
-                inner,
-                witness_eval,
-                products,
-                opening,
-            })
+        .map(|(idx, (table, committed))| {
+            let committed = committed.as_ref()?;
+            let links = if idx < st.blocks.len() {
+                block_links(st, idx, &ch)
+            } else {
+                pair_links(&ch)
+            };
+            let t = t.fork(b"block", idx as u64);
+            Some(prove_table(params, table, committed, &links, t))
         })
         .collect();
-    for (slot, part) in blocks.iter_mut().zip(parts) {
-        if let Some(part) = part {
-            *slot = part;
-        }
+    let mut blocks: Vec<BlockProof> = parts
+        .into_iter()
+        .map(|p| p.unwrap_or_else(BlockProof::never_ran))
+        .collect();
+    let memory = memory_shell.map(|m| MemoryProof {
+        accesses: m.accesses,
+        pairs: blocks.pop().expect("the pair table"),
+    });
+    Ok(Proof {
+        digest,
+        blocks,
+        memory,
+    })
+}
+
+/// A table's grand products as the verifier read them: the chain's two roots and the memory
+/// tree's.
+struct Roots {
+    chain: [Fr; 2],
+    memory: Option<Fr>,
+}
+
+/// Checks one table's proof: its sumchecks, products and opening.
+fn verify_table(
+    params: &Params,
+    block: &BlockInstance,
+    y: usize,
+    bp: &BlockProof,
+    links: &Links,
+    mut t: Transcript,
+) -> Result<Option<Roots>, Rejection> {
+    let Some(q) = bp.log_executions else {
+        return Ok(None);
+    };
+    let fail = |reason: String| Rejection::Block {
+        block: block.name.clone(),
+        reason,
+    };
+    let q = q as usize;
+    let layout = layout(q, y.trailing_zeros() as usize);
+    if bp.rows.len() != layout.rows() || layout.cols() > params.len() {
+        return Err(fail(format!(
+            "{} row commitments for {} rows of {} columns ({} generators)",
+            bp.rows.len(),
+            layout.rows(),
+            layout.cols(),
+            params.len()
+        )));
     }
-    Ok(Proof { digest, blocks })
+    let x = block.r1cs.num_constraints().next_power_of_two().max(2);
+    let shape = BlockShape {
+        num_constraints: block.r1cs.num_constraints(),
+        num_executions: 1 << q,
+        num_vars: block.r1cs.num_vars(),
+        padded_executions: 1 << q,
+        padded_constraints: x,
+    };
+    let point = sumcheck::verify_rounds(&shape, &bp.outer, &mut t)
+        .map_err(|e| fail(format!("outer sumcheck: {e}")))?;
+    if !bp.outer.claimed_sum.is_zero() {
+        return Err(fail(
+            "the proved sum is not zero: some execution does not satisfy the block's constraints"
+                .into(),
+        ));
+    }
+    let (r_e, r_x) = point.split_at(q);
+    let gamma = t.challenge(b"gamma");
+    let [va, vb, vc] = bp.outer.evals;
+    if bp.inner.len() != y.trailing_zeros() as usize {
+        return Err(fail(
+            "the inner sumcheck has the wrong number of rounds".into(),
+        ));
+    }
+    let (r_j, left) =
+        sumchecks::verify_inner(&bp.inner, va + gamma * vb + gamma * gamma * vc, &mut t)
+            .map_err(|k| fail(format!("inner sumcheck round {k}: not the running claim")))?;
+    t.append_fields(b"witness evaluation", &[bp.witness_eval]);
+    let m = combined_row(&block.r1cs, r_x, gamma, y);
+    if super::mle::evaluate(&m, &r_j) * bp.witness_eval != left {
+        return Err(fail("the inner sumcheck's last claim fails".into()));
+    }
+    let (rho, claims) = sumchecks::verify_products(&bp.products, 2, q, &mut t)
+        .map_err(|e| fail(format!("transition products: {e}")))?;
+    let (rho_mem, memory_claim) = if links.memory.is_empty() {
+        if bp.memory != no_products() {
+            return Err(fail("a memory product for a block without accesses".into()));
+        }
+        (Vec::new(), None)
+    } else {
+        let k = links.memory.len().next_power_of_two().trailing_zeros() as usize;
+        let (rho_mem, claims) = sumchecks::verify_products(&bp.memory, 1, k + q, &mut t)
+            .map_err(|e| fail(format!("memory products: {e}")))?;
+        (rho_mem, Some(claims[0]))
+    };
+    let kappa = kappas(&mut t);
+    let r = links.r_chain;
+    let delta = if links.public.is_some() {
+        eq_eval(&rho, &vec![Fr::zero(); q])
+    } else {
+        Fr::zero()
+    };
+    // The leaves' MLEs: r·(1 − δ) + δ − y_in and r − y_out.
+    let y_in = r * (Fr::one() - delta) + delta - claims[0];
+    let y_out = r - claims[1];
+    let mut value = bp.witness_eval + kappa[0] * y_in + kappa[1] * y_out;
+    if links.public.is_some() {
+        // The public tuple's value; the clock's is 0.
+        value += kappa[2] * links.public_value;
+    }
+    if let Some(c) = memory_claim {
+        // The tree's MLE is r_mem·S + (1 − S) − y_mem, S the weight of the real accesses.
+        let (rho_k, _) = rho_mem.split_at(rho_mem.len() - q);
+        let s: Fr = eq_table(rho_k).iter().take(links.memory.len()).sum();
+        let y_mem = links.r_mem * s + Fr::one() - s - c;
+        value += kappa[3] * y_mem;
+    }
+    let at = Points {
+        r_e,
+        r_j: &r_j,
+        rho: &rho,
+        rho_mem: &rho_mem,
+    };
+    let terms = opening_terms(layout.row_vars, y, &at, links, kappa);
+    if !hyrax::verify(
+        params,
+        layout,
+        &bp.rows,
+        &terms,
+        value,
+        &bp.opening,
+        opening_challenge(&mut t),
+    ) {
+        return Err(fail("the commitment opening fails".into()));
+    }
+    Ok(Some(Roots {
+        chain: [bp.products.roots[0], bp.products.roots[1]],
+        memory: memory_claim.map(|_| bp.memory.roots[0]),
+    }))
 }
 
 /// Checks `proof` against the statement (the verifier's: no executions) and the public values
@@ -632,146 +1106,178 @@ pub fn verify(
     if proof.blocks[st.entry].log_executions.is_none() {
         return Err(shape("the proof says the entry block never ran".into()));
     }
-    for (b, block) in proof.blocks.iter().zip(&st.blocks) {
+    let pair_proof = proof.memory.as_ref().map(|m| &m.pairs);
+    for (b, name) in proof
+        .blocks
+        .iter()
+        .zip(st.blocks.iter().map(|b| &b.name[..]))
+        .chain(pair_proof.map(|p| (p, PAIRS)))
+    {
         match b.log_executions {
             None if *b != BlockProof::never_ran() => {
-                return Err(shape(format!(
-                    "block {} never ran but has a proof",
-                    block.name
-                )))
+                return Err(shape(format!("block {name} never ran but has a proof")))
             }
             Some(q) if q > MAX_EXEC_VARS => {
-                return Err(shape(format!("block {}: 2^{q} executions", block.name)))
+                return Err(shape(format!("block {name}: 2^{q} executions")))
             }
             _ => {}
         }
     }
-    let (outputs, public_inputs) = public.split_at(st.num_outputs);
-    let mut t = statement_transcript(&digest, public);
-    absorb_shape(&mut t, &proof.blocks);
-    let (r, beta) = (t.challenge(b"r"), t.challenge(b"beta"));
-    let public_tuple = public_tuple(st, beta);
-    let y_public = {
-        let mut p = Fr::one();
-        let mut acc = Fr::zero();
-        for v in std::iter::once(Fr::one()).chain(public_inputs.iter().copied()) {
-            acc += p * v;
-            p *= beta;
-        }
-        acc
-    };
-    let roots: Vec<Option<[Fr; 2]>> = st
-        .blocks
-        .par_iter()
-        .zip(&proof.blocks)
-        .enumerate()
-        .map(|(idx, (block, bp))| {
-            let Some(q) = bp.log_executions else {
-                return Ok(None);
+    // The memory's shape: how many entries of each kind the products hold.
+    let pairs: Option<(BlockInstance, u64, u64)> = match (&st.memory, &proof.memory) {
+        (None, None) => None,
+        (Some(m), Some(mp)) => {
+            let slots: u128 = st
+                .blocks
+                .iter()
+                .zip(&proof.blocks)
+                .zip(&m.accesses)
+                .map(|((_, b), a)| b.log_executions.map_or(0, |q| (a.len() as u128) << q))
+                .sum();
+            let Some(q) = mp.pairs.log_executions else {
+                return Err(shape("the memory's pair table is empty".into()));
             };
-            let fail = |reason: String| Rejection::Block {
-                block: block.name.clone(),
-                reason,
-            };
-            let q = q as usize;
-            let mut t = t.fork(b"block", idx as u64);
-            let y = block.r1cs.num_vars().next_power_of_two();
-            let layout = layout(q, y.trailing_zeros() as usize);
-            if bp.rows.len() != layout.rows() || layout.cols() > params.len() {
-                return Err(fail(format!(
-                    "{} row commitments for {} rows of {} columns ({} generators)",
-                    bp.rows.len(),
-                    layout.rows(),
-                    layout.cols(),
-                    params.len()
+            let entries = u128::from(mp.accesses) + m.inits.len() as u128;
+            if u128::from(mp.accesses) > slots || entries > 1u128 << q {
+                return Err(shape(format!(
+                    "{} memory accesses do not fit the blocks' {slots} access slots or the \
+                     pair table's 2^{q} rows",
+                    mp.accesses
                 )));
             }
-            let x = block.r1cs.num_constraints().next_power_of_two().max(2);
-            let shape = BlockShape {
-                num_constraints: block.r1cs.num_constraints(),
-                num_executions: 1 << q,
-                num_vars: block.r1cs.num_vars(),
-                padded_executions: 1 << q,
-                padded_constraints: x,
+            // Zero rows: unused access slots, unused pair rows (each a leaf `r_mem`).
+            let zero_slots = (slots - u128::from(mp.accesses)) as u64;
+            let zero_pairs = ((1u128 << q) - entries) as u64;
+            let block = BlockInstance {
+                name: PAIRS.into(),
+                source: None,
+                state: None,
+                r1cs: memory::pair_r1cs(time_bits(mp.accesses)),
+                executions: Vec::new(),
             };
-            let point = sumcheck::verify_rounds(&shape, &bp.outer, &mut t)
-                .map_err(|e| fail(format!("outer sumcheck: {e}")))?;
-            if !bp.outer.claimed_sum.is_zero() {
-                return Err(fail(
-                    "the proved sum is not zero: some execution does not satisfy the block's \
-                     constraints"
-                        .into(),
-                ));
-            }
-            let (r_e, r_x) = point.split_at(q);
-            let gamma = t.challenge(b"gamma");
-            let [va, vb, vc] = bp.outer.evals;
-            if bp.inner.len() != y.trailing_zeros() as usize {
-                return Err(fail(
-                    "the inner sumcheck has the wrong number of rounds".into(),
-                ));
-            }
-            let (r_j, left) =
-                sumchecks::verify_inner(&bp.inner, va + gamma * vb + gamma * gamma * vc, &mut t)
-                    .map_err(|k| {
-                        fail(format!("inner sumcheck round {k}: not the running claim"))
-                    })?;
-            t.append_fields(b"witness evaluation", &[bp.witness_eval]);
-            let m = combined_row(&block.r1cs, r_x, gamma, y);
-            if super::mle::evaluate(&m, &r_j) * bp.witness_eval != left {
-                return Err(fail("the inner sumcheck's last claim fails".into()));
-            }
-            let (rho, claims) = sumchecks::verify_products(&bp.products, 2, q, &mut t)
-                .map_err(|e| fail(format!("transition products: {e}")))?;
-            let kappa = [
-                t.challenge(b"kappa"),
-                t.challenge(b"kappa"),
-                t.challenge(b"kappa"),
-            ];
-            let is_entry = idx == st.entry;
-            let delta = if is_entry {
-                super::mle::eq_eval(&rho, &vec![Fr::zero(); q])
+            Some((block, zero_slots, zero_pairs))
+        }
+        _ => {
+            return Err(shape(
+                "the proof's memory argument does not match the program's memory".into(),
+            ))
+        }
+    };
+    let (outputs, public_inputs) = public.split_at(st.num_outputs);
+    let mut t = statement_transcript(&digest, public);
+    absorb_shape(&mut t, &proof.blocks, proof.memory.as_ref());
+    let ch = Challenges::draw(&mut t);
+    // The entry's public tuple `(1, public inputs..)` (its clock is 0).
+    let public_value: Fr = std::iter::once(Fr::one())
+        .chain(public_inputs.iter().copied())
+        .zip(tuple_weights(0..=public_inputs.len(), ch.beta, 0))
+        .map(|(v, (_, w))| v * w)
+        .sum();
+    let clock = st.memory.is_some();
+    let mut tables: Vec<(&BlockInstance, usize, &BlockProof)> = st
+        .blocks
+        .iter()
+        .zip(&proof.blocks)
+        .map(|(b, bp)| (b, table_width(b.r1cs.num_vars(), clock), bp))
+        .collect();
+    if let (Some((block, _, _)), Some(bp)) = (&pairs, pair_proof) {
+        tables.push((block, table_width(block.r1cs.num_vars(), false), bp));
+    }
+    let roots: Vec<Option<Roots>> = tables
+        .par_iter()
+        .enumerate()
+        .map(|(idx, &(block, y, bp))| {
+            let mut links = if idx < st.blocks.len() {
+                block_links(st, idx, &ch)
             } else {
-                Fr::zero()
+                pair_links(&ch)
             };
-            // The leaves' MLEs: r·(1 − δ) + δ − y_in and r − y_out.
-            let y_in = r * (Fr::one() - delta) + delta - claims[0];
-            let y_out = r - claims[1];
-            let mut value = bp.witness_eval + kappa[0] * y_in + kappa[1] * y_out;
-            if is_entry {
-                value += kappa[2] * y_public;
-            }
-            let tuples = state_tuples(&block.state.expect("validated"), beta);
-            let terms = opening_terms(
-                layout.row_vars,
-                y,
-                (r_e, &r_j),
-                &rho,
-                &tuples,
-                is_entry.then_some(&public_tuple[..]),
-                kappa,
-            );
-            if !hyrax::verify(
-                params,
-                layout,
-                &bp.rows,
-                &terms,
-                value,
-                &bp.opening,
-                opening_challenge(&mut t),
-            ) {
-                return Err(fail("the commitment opening fails".into()));
-            }
-            Ok(Some([bp.products.roots[0], bp.products.roots[1]]))
+            links.public_value = public_value;
+            verify_table(params, block, y, bp, &links, t.fork(b"block", idx as u64))
         })
         .collect::<Result<_, _>>()?;
-    let (mut ins, mut outs) = (r - final_fingerprint(outputs, beta), Fr::one());
-    for [i, o] in roots.into_iter().flatten() {
-        ins *= i;
-        outs *= o;
+    let n = st.blocks.len();
+    let final_clock = proof.memory.as_ref().map(|m| m.accesses);
+    let (mut ins, mut outs) = (
+        ch.r - final_fingerprint(outputs, ch.beta, final_clock),
+        Fr::one(),
+    );
+    for r in roots[..n].iter().flatten() {
+        ins *= r.chain[0];
+        outs *= r.chain[1];
     }
     if ins != outs {
         return Err(Rejection::Transition);
     }
+    if let (Some(m), Some((_, zero_slots, zero_pairs))) = (&st.memory, pairs) {
+        let Some(Some(sorted)) = roots.get(n) else {
+            return Err(shape("the memory's pair table is missing".into()));
+        };
+        let leaf = |e: &crate::r1cs::memory::MemoryEntry| {
+            ch.r_mem - memory::entry_fingerprint(e, ch.beta_mem)
+        };
+        // The pairs chain from the first initial entry to the sentinel.
+        if sorted.chain[0] * leaf(&m.sentinel()) != sorted.chain[1] * leaf(&m.inits[0]) {
+            return Err(Rejection::Memory);
+        }
+        // The sorted entries are the initial entries and the blocks' accesses.
+        let mut exec = ch.r_mem.pow([zero_pairs]);
+        for e in &m.inits {
+            exec *= leaf(e);
+        }
+        for r in roots[..n].iter().flatten() {
+            exec *= r.memory.unwrap_or_else(Fr::one);
+        }
+        if exec != sorted.chain[0] * ch.r_mem.pow([zero_slots]) {
+            return Err(Rejection::Memory);
+        }
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Σ_t ⟨L_t ⊗ R_t, W⟩` over a table of `2^q` rows of `y` values laid out by [`layout`].
+    fn apply(terms: &[Term], table: &[Fr], cols: usize) -> Fr {
+        terms
+            .iter()
+            .map(|t| {
+                let mut acc = Fr::zero();
+                for (i, l) in t.left.iter().enumerate() {
+                    for (k, r) in t.right.iter().enumerate() {
+                        acc += *l * r * table[i * cols + k];
+                    }
+                }
+                acc
+            })
+            .sum()
+    }
+
+    #[test]
+    fn a_functional_opens_the_same_whether_rows_hold_executions_or_parts_of_one() {
+        let fr = |v: u64| Fr::from(v);
+        for (q, y) in [(0usize, 6usize), (1, 6), (3, 2), (2, 12)] {
+            let table: Vec<Fr> = (0..1u64 << (q + y)).map(|v| fr(v * v + 3)).collect();
+            let point: Vec<Fr> = (0..q as u64).map(|v| fr(5 * v + 2)).collect();
+            // A sparse functional: the first wires and one near the end (a clock).
+            let mut right = vec![Fr::zero(); 1 << y];
+            right[0] = fr(1);
+            right[1] = fr(7);
+            right[(1 << y) - 2] = fr(11);
+            let expected: Fr = eq_table(&point)
+                .iter()
+                .enumerate()
+                .map(|(e, w)| {
+                    let row = &table[e << y..(e + 1) << y];
+                    *w * row.iter().zip(&right).map(|(a, b)| *a * b).sum::<Fr>()
+                })
+                .sum();
+            let l = layout(q, y);
+            let terms = terms_at(&point, l.row_vars, &right);
+            assert_eq!(apply(&terms, &table, l.cols()), expected, "q {q}, y {y}");
+            assert!(terms.len() <= 2, "q {q}, y {y}: {} terms", terms.len());
+        }
+    }
 }
