@@ -442,19 +442,33 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         cache: options.stats_cache.clone().unwrap_or_default().0,
         derived: Default::default(),
     };
-    let Some(unmerged) = scorer.score(program, None) else {
-        // Calls or memory left (-O0 programs before legalization): nothing to decide with.
-        return stats;
-    };
-    // The threshold formations compared at the end (step 4) depend only on the program: they
-    // are formed, and with static counts scored, on a thread of their own while the greedy
-    // search runs (a report is otherwise mostly sequential; this is where a second core helps).
-    let thresholds = {
+    // The program unmerged and its threshold formations, compared at the end (step 4), depend
+    // only on the program: with static counts they are formed and scored on a thread of their
+    // own while the greedy search runs (a report is otherwise mostly sequential; this is where
+    // a second core helps). A profile's counts are not `Send`: the unmerged program is then
+    // scored here.
+    let static_counts = matches!(counts, Counts::Static);
+    let background = {
         let (base, cache) = (program.clone(), scorer.cache.clone());
-        let (max_unrolled, score) = (options.max_unrolled, matches!(counts, Counts::Static));
+        let max_unrolled = options.max_unrolled;
         std::thread::Builder::new()
-            .name("threshold formations".into())
-            .spawn(move || threshold_formations(&base, &cache, max_unrolled, score))
+            .name("formations".into())
+            .spawn(move || {
+                // Side by side (rayon's pool takes over where the greedy leaves a core free).
+                rayon::join(
+                    || {
+                        static_counts.then(|| {
+                            Scorer {
+                                counts: &Counts::Static,
+                                cache: cache.clone(),
+                                derived: Default::default(),
+                            }
+                            .score(&base, None)
+                        })
+                    },
+                    || threshold_formations(&base, &cache, max_unrolled, static_counts),
+                )
+            })
     };
     let mut work = program.clone();
     for func in &mut work.funcs {
@@ -462,11 +476,15 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     }
     // The counts of `work` before the clean-up, from which a candidate's follow (a profile
     // runs `work` once, not every candidate).
-    let mut work_counts = counts.exact(&work);
+    let mut work_counts = crate::timing::stage("formation: counts", || counts.exact(&work));
     let mut entries = Entries::new();
-    let (mut current, mut current_cells) = scorer
-        .score_by_block(&work, work_counts.as_ref())
-        .unwrap_or_else(|| (unmerged, BlockCells::new()));
+    let (mut current, mut current_cells) = match crate::timing::stage("formation: unmerged", || {
+        scorer.score_by_block(&work, work_counts.as_ref())
+    }) {
+        Some(scored) => scored,
+        // Calls or memory left (-O0 programs before legalization): nothing to decide with.
+        None => return stats,
+    };
     // The program as one block per function: a move of every round (taken when it beats that
     // round's best merge) and one of the formations compared at the end. Its score does not
     // depend on what the greedy merged before, so it is scored once.
@@ -674,18 +692,23 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     });
     let original = program.clone();
     let chosen = crate::timing::stage("formation: compare", || {
-        let thresholds = crate::timing::stage("formation: threshold rule", || match thresholds {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            // No thread to be had: formed here.
-            Err(_) => threshold_formations(
-                program,
-                &scorer.cache,
-                options.max_unrolled,
-                matches!(counts, Counts::Static),
-            ),
-        });
+        let (unmerged, thresholds) =
+            crate::timing::stage("formation: threshold rule", || match background {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread to be had: formed here.
+                Err(_) => (
+                    None,
+                    threshold_formations(
+                        program,
+                        &scorer.cache,
+                        options.max_unrolled,
+                        static_counts,
+                    ),
+                ),
+            });
+        let unmerged = unmerged.unwrap_or_else(|| scorer.score(program, None));
         choose_formation(
             program,
             (work, current),
@@ -907,7 +930,7 @@ fn threshold_formations(
 fn choose_formation(
     program: &mut Program,
     (greedy, greedy_score): (Program, Prediction),
-    unmerged: Prediction,
+    unmerged: Option<Prediction>,
     monolithic: Formation,
     thresholds: Vec<ThresholdFormation>,
     scorer: &Scorer<'_>,
@@ -917,7 +940,7 @@ fn choose_formation(
     let mut formations: Vec<Formation> = vec![
         (
             "unmerged".into(),
-            Some((unmerged, program.clone())),
+            unmerged.map(|p| (p, program.clone())),
             String::new(),
         ),
         ("greedy".into(), Some((greedy_score, greedy)), String::new()),
