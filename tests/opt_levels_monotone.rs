@@ -5,7 +5,10 @@
 //! CI runs a fixed range of seeds (`ZKBC_MONOTONE_CASES` cases, 120 by default); the long run is
 //! `ZKBC_MONOTONE_CASES=2000 cargo test --release --test opt_levels_monotone -- --nocapture`.
 //! `ZKBC_MONOTONE_SEED` moves the first seed. A program that does not compile or fails its run
-//! at either level is not compared (`tests/reliability_random.rs` judges those).
+//! at either level is not compared (`tests/reliability_random.rs` judges those). The long run
+//! compares 1,530 of the first 2,000 seeds; on 12 of them `-O3` costs more, listed below as
+//! known exceptions with the reason: padding of joined blocks, and formation's trade of
+//! executed constraints for cells (`src/opt/merge/`, not changed here).
 //!
 //! To see which pass made a program dearer: `zkbc compile FILE -O0 > f.ir` and
 //! `zkbc opt f.ir --cost-after [--inputs ...]`, which prints the cost after every pass and marks
@@ -22,6 +25,34 @@ use zkbc::testgen;
 /// Corpus programs where `-O3` still costs more than `-O0`, with the reason. Each is reported
 /// (and the test fails once it no longer exceeds, so the list stays true).
 const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[];
+
+/// Fewer, larger blocks whose padded sizes add up to more cells than `-O0`'s blocks.
+const PADDING: &str = "cells: simplify_cfg or formation joins blocks into fewer, larger ones \
+                       that pad to more cells than -O0's blocks";
+/// Block formation merges by cells, not executed constraints.
+const FORMATION: &str = "executed constraints: formation's one block runs both arms (fewer \
+                         cells, more executed constraints)";
+
+/// Random seeds (of the first 2,000) where `-O3` costs more than `-O0`, with the reason
+/// (measured at -O0, -O1, -O2 and -O3 with `zkbc table`): known, not yet fixed (issue 34). A
+/// listed seed that no longer exceeds fails the test.
+const KNOWN_RANDOM_EXCEPTIONS: &[(u64, &str)] = &[
+    (245, FORMATION),
+    (262, PADDING),
+    (351, PADDING),
+    (460, FORMATION),
+    (821, PADDING),
+    (879, FORMATION),
+    (1315, FORMATION),
+    (
+        1354,
+        "executed constraints: 742 -> 750 from -O2's passes, cells equal (not understood)",
+    ),
+    (1360, PADDING),
+    (1837, FORMATION),
+    (1905, PADDING),
+    (1970, PADDING),
+];
 
 /// (executed constraints, sumcheck cells) of `source` (ZoKrates, `name` without `.zok`) at
 /// `level` on `inputs`, or why there are none (it does not compile or does not run).
@@ -133,11 +164,18 @@ fn o3_costs_at_most_o0_on_random_programs() {
                     continue;
                 };
                 *compared.lock().expect("lock") += 1;
-                if let Some(r) = rise(&name, &source, &inputs, o0) {
-                    rises
+                let found = rise(&name, &source, &inputs, o0);
+                let known = KNOWN_RANDOM_EXCEPTIONS.iter().find(|(s, _)| *s == seed);
+                match (found, known) {
+                    (Some(r), None) => rises
                         .lock()
                         .expect("lock")
-                        .push(format!("{r}\n{source}\n{inputs}"));
+                        .push(format!("{r}\n{source}\n{inputs}")),
+                    (Some(r), Some((_, why))) => println!("known exception: {r} (known: {why})"),
+                    (None, Some(_)) => rises.lock().expect("lock").push(format!(
+                        "{name} is listed as a known exception but -O3 no longer costs more"
+                    )),
+                    (None, None) => {}
                 }
             });
         }
