@@ -306,7 +306,10 @@ pub struct Options {
 /// A callback [`Options::observe`] calls after every pass run, with the program as the pass
 /// left it and the run's record.
 #[derive(Clone)]
-pub struct PassObserver(pub std::sync::Arc<dyn Fn(&Program, &PassRun) + Send + Sync>);
+pub struct PassObserver(pub std::sync::Arc<ObserveFn>);
+
+/// What a [`PassObserver`] calls: the program after a pass, and the pass's run.
+pub type ObserveFn = dyn Fn(&Program, &PassRun) + Send + Sync;
 
 impl std::fmt::Debug for PassObserver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
