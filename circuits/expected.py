@@ -497,6 +497,19 @@ def cold_branch(n, heavy, x):
 case("cold_branch", {"n": "100", "heavy": False, "x": "3"}, [f(cold_branch(100, False, 3))])
 
 
+def bit_reverse32(v):
+    return int("{:032b}".format(v)[::-1], 2)
+
+
+# bit_reverse_masks, bit_reverse_loop, bit_concat
+v = 0x12345678
+case("bit_reverse_masks", {"v": str(v)}, [u(bit_reverse32(v), 32)])
+case("bit_reverse_loop", {"v": str(v)}, [u(bit_reverse32(v), 32)])
+a, b = 7, 200
+case("bit_concat", {"v": str(v), "a": str(a), "b": str(b)},
+     [u(bit_reverse32(v), 32), u(((a << 8) + b) ^ 0xFFFF, 32)])
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     for name, (inputs, outputs) in sorted(CASES.items()):

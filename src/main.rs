@@ -330,6 +330,14 @@ enum Command {
         skip: Vec<String>,
         #[arg(long, help = TIME_PASSES_HELP)]
         time_passes: bool,
+        /// Print (on stderr) the program's cost before the first pass and after every pass:
+        /// constraints, and with --inputs executed constraints and sumcheck cells (static
+        /// executions otherwise); a pass whose output costs more than its input is marked.
+        #[arg(long)]
+        cost_after: bool,
+        /// The inputs --cost-after runs the program on (a JSON array, one entry per parameter).
+        #[arg(long, help = INPUTS_HELP, requires = "cost_after")]
+        inputs: Option<PathBuf>,
     },
     /// Run a text-format IR program in the reference interpreter and print its outputs as JSON.
     #[command(
@@ -496,7 +504,17 @@ fn run(cli: Cli) -> Result<(), Exit> {
             print_after,
             skip,
             time_passes,
-        } => opt_command(file, passes, opt_level, print_after, skip, time_passes),
+            cost_after,
+            inputs,
+        } => opt_command(
+            file,
+            passes,
+            opt_level,
+            print_after,
+            skip,
+            time_passes,
+            cost_after.then_some(inputs),
+        ),
         Command::Interp {
             file,
             inputs,

@@ -72,3 +72,53 @@ fn opt_rejects_a_bad_level() {
     assert_eq!(code, 2);
     assert!(stderr.contains("unknown optimization level"), "{stderr}");
 }
+
+/// `--cost-after` prints the cost before the first pass and after every pass that ran, and the
+/// last line is what `zkbc report` measures on the program `opt` prints.
+#[test]
+fn opt_cost_after_prints_each_pass_and_ends_at_the_report() {
+    let dir = std::env::temp_dir().join(format!("zkbc-cost-after-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let inputs = dir.join("inputs.json");
+    std::fs::write(&inputs, r#"["5"]"#).unwrap();
+    let inputs = inputs.to_str().unwrap();
+    let (code, stdout, stderr) = zkbc(&[
+        "opt",
+        FILE,
+        "--passes",
+        "inline,mem2reg,dce",
+        "--cost-after",
+        "--inputs",
+        inputs,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("; cost")).collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert!(lines[0].starts_with("; cost before any pass: "), "{stderr}");
+    for (line, pass) in lines[1..].iter().zip(["inline", "mem2reg", "dce"]) {
+        assert!(
+            line.starts_with(&format!("; cost after {pass} (round 0): ")),
+            "{line}"
+        );
+    }
+    let out = dir.join("out.ir");
+    std::fs::write(&out, &stdout).unwrap();
+    let (code, report, stderr) = zkbc(&[
+        "report",
+        out.to_str().unwrap(),
+        "-O0",
+        "--inputs",
+        inputs,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let t = &report["totals"];
+    let expected = format!(
+        "{} constraints, {} executed, {} cells",
+        t["constraints"], t["executed_constraints"], t["sumcheck_cells"]
+    );
+    assert!(lines[3].ends_with(&expected), "{} vs {expected}", lines[3]);
+    std::fs::remove_dir_all(&dir).ok();
+}

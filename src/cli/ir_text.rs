@@ -57,11 +57,27 @@ pub(crate) fn opt_command(
     print_after: Vec<String>,
     skip: Vec<String>,
     time_passes: bool,
+    cost_after: Option<Option<PathBuf>>,
 ) -> Result<(), Exit> {
     let start = std::time::Instant::now();
     let mut program = parse_ir(&file)?;
     ir::verify::verify_program(&program)
         .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
+    let observe = match cost_after {
+        None => None,
+        Some(inputs) => {
+            let json = match &inputs {
+                Some(path) => {
+                    let json = read_json(path)?;
+                    interp::inputs_from_json(&program, &json)
+                        .map_err(|e| user_error(format!("{}: {e}", path.display())))?;
+                    Some(json)
+                }
+                None => None,
+            };
+            Some(cost_observer(&program, json))
+        }
+    };
     let pipeline = match &passes {
         Some(names) => {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -79,6 +95,7 @@ pub(crate) fn opt_command(
     let options = opt::Options {
         print_after,
         skip,
+        observe,
         ..opt::Options::default()
     };
     let report = opt::optimize(&mut program, &pipeline, &options)
@@ -92,6 +109,89 @@ pub(crate) fn opt_command(
     }
     print!("{program}");
     Ok(())
+}
+
+/// The program's cost for `--cost-after`: (constraints, executed constraints, sumcheck
+/// cells), the last two `None` when not known (a run failed, or static counts are unknown).
+type Cost = (u128, Option<u128>, Option<u128>);
+
+/// The cost of `program` lowered as `zkbc report` lowers it (legalized first), run on `inputs`
+/// or with static execution counts.
+fn program_cost(program: &ir::Program, inputs: Option<&serde_json::Value>) -> Result<Cost, String> {
+    let mut program = program.clone();
+    zkbc::driver::legalize_for_r1cs(&mut program).map_err(|e| e.to_string())?;
+    let stats = zkbc::r1cs::stats(&program).map_err(|e| e.to_string())?;
+    let executions = match inputs {
+        Some(json) => {
+            let values = interp::inputs_from_json(&program, json)?;
+            let outcome = interp::run(&program, &values, interp::Limits::default())
+                .map_err(|e| format!("the run fails: {e}"))?;
+            zkbc::cost::executions::traced_executions(&outcome)
+        }
+        None => zkbc::cost::executions::static_executions(&program),
+    };
+    let cost = zkbc::cost::executions::program_cost("opt", "", 1024, &program, &stats, &executions);
+    let totals = cost.report().map_err(|e| e.to_string())?.totals;
+    Ok((
+        totals.constraints,
+        totals.executed_constraints,
+        totals.sumcheck_cells,
+    ))
+}
+
+fn show_cost(cost: &Cost) -> String {
+    let known = |x: Option<u128>| x.map_or("?".to_string(), |x| x.to_string());
+    format!(
+        "{} constraints, {} executed, {} cells",
+        cost.0,
+        known(cost.1),
+        known(cost.2)
+    )
+}
+
+/// `--cost-after`: prints the cost of the input program, then an observer that prints the cost
+/// after every pass, marking a pass whose output costs more than its input.
+fn cost_observer(program: &ir::Program, inputs: Option<serde_json::Value>) -> opt::PassObserver {
+    let first = program_cost(program, inputs.as_ref());
+    match &first {
+        Ok(c) => eprintln!("; cost before any pass: {}", show_cost(c)),
+        Err(e) => eprintln!("; cost before any pass: not measured ({e})"),
+    }
+    let last = std::sync::Mutex::new(first.ok());
+    opt::PassObserver(std::sync::Arc::new(move |program, run| {
+        let mut last = last.lock().expect("lock");
+        match program_cost(program, inputs.as_ref()) {
+            Ok(c) => {
+                let rises = last.as_ref().is_some_and(|p| {
+                    c.0 > p.0
+                        || matches!((c.1, p.1), (Some(a), Some(b)) if a > b)
+                        || matches!((c.2, p.2), (Some(a), Some(b)) if a > b)
+                });
+                let mark = if rises {
+                    format!(
+                        "   <-- costs more than its input ({})",
+                        show_cost(last.as_ref().expect("compared"))
+                    )
+                } else {
+                    String::new()
+                };
+                eprintln!(
+                    "; cost after {} (round {}): {}{mark}",
+                    run.name,
+                    run.round,
+                    show_cost(&c)
+                );
+                *last = Some(c);
+            }
+            Err(e) => {
+                eprintln!(
+                    "; cost after {} (round {}): not measured ({e})",
+                    run.name, run.round
+                );
+                *last = None;
+            }
+        }
+    }))
 }
 
 /// `zkbc verify`.

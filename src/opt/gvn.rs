@@ -19,22 +19,27 @@
 //!    (its keys are removed), so a value is only ever reused where its definition dominates.
 //! 3. Terminators (jump arguments, conditions, returned values) are renamed at the end.
 //!
-//! The key is the opcode with its attributes (the type of a `cast`, the element type of a
-//! `make_array`, ...), the operands and the result types. Operands that are constants are
+//! The key is the opcode with its attributes (the type of a `cast`, the target of a `trunc`,
+//! ...), the operands and the result types. Operands that are constants are
 //! compared by type and value (`u32 1` written twice is one operand); the operands of the
 //! commutative operations `add`, `mul`, `and`, `or`, `xor` and `eq` are sorted. The `nuw` flag
 //! is not part of the key: the instruction kept is the earlier one, with its own flag. It cannot
 //! take the later one's `nuw`, which is a fact about the executions that reach the later one.
 //!
 //! Eligible are the instructions whose result depends only on their operands: every one except
-//! `assert`, `store`, `load`, `log`, `call`, `hint` and `allocate`. That includes the ones that
-//! can fail — `array_get` and `array_set` out of bounds, `cast` that does not fit, `bound`,
-//! division by zero: an identical instruction dominated by the first can fail only if the
-//! first did, and then execution stopped there.
+//! `assert`, `store`, `load`, `log`, `call`, `hint`, `allocate` and `make_array`. That includes
+//! the ones that can fail — `array_get` and `array_set` out of bounds, `cast` that does not
+//! fit, `bound`, division by zero: an identical instruction dominated by the first can fail only
+//! if the first did, and then execution stopped there.
 //!
-//! Constant arrays (a `make_array` of constants and constant arrays) are numbered per block
-//! only: the `remat` pass gives each block that uses one its own copy, so that it does not ride
-//! in the transition states in between, and reusing a dominating block's copy would undo that.
+//! `make_array` is never numbered: building an array costs nothing in R1CS (its elements are
+//! wires already), while sharing one saves nothing and couples what should stay apart. Two
+//! arrays that start equal (`u32[5] a = [0; 5]; u32[5] b = [0; 5];`, each then written) are
+//! two array families; numbered as one value they rode in several places of every transition
+//! state and left memory (`zkbc opt --cost-after` on cobbl_dna_align: 82,520 cells before gvn,
+//! 207,688 after). And `remat` gives each block that uses a constant array its own copy, so
+//! that it does not ride in the transition states in between; reusing a dominating block's
+//! copy would undo that.
 //!
 //! ```text
 //! b0(v0: [u32; 4], v1: u32, v2: u1):          b0(v0: [u32; 4], v1: u32, v2: u1):
@@ -55,15 +60,9 @@
 
 use super::PassStats;
 use crate::analysis::DomTree;
-use crate::fxhash::{FxMap, FxSet};
+use crate::fxhash::FxMap;
 use crate::ir::{BinOp, BlockId, Const, Function, InstId, InstKind, Program, Type, ValueId};
 use hashbrown::HashTable;
-
-/// The block passed to [`Ctx::key`] for an instruction that is not a constant array, whose key
-/// does not depend on it.
-fn key_block_unused() -> BlockId {
-    BlockId::new(0)
-}
 
 /// Runs the pass on every function.
 pub fn run(program: &mut Program) -> PassStats {
@@ -87,8 +86,6 @@ struct Key {
     kind: InstKind,
     /// Its result's type (every numbered instruction has one result).
     result: Type,
-    /// The block, for constant arrays (numbered per block); `None` for everything else.
-    block: Option<BlockId>,
 }
 
 /// Whether the result of an instruction of this kind depends only on its operands.
@@ -102,6 +99,7 @@ fn eligible(kind: &InstKind) -> bool {
             | InstKind::Call { .. }
             | InstKind::Hint { .. }
             | InstKind::Allocate { .. }
+            | InstKind::MakeArray { .. }
     )
 }
 
@@ -120,8 +118,6 @@ struct Ctx<'f> {
     /// it was numbered. Sized for every eligible instruction of the function, it never grows,
     /// so it never needs the hash of an entry it holds.
     table: HashTable<InstId>,
-    /// The block of each numbered constant array (whose key names its block).
-    array_blocks: FxMap<InstId, BlockId>,
     /// The table's entries for the hash being looked up (a buffer kept between lookups).
     candidates: Vec<InstId>,
     /// Removed results to the values that replace them.
@@ -129,8 +125,6 @@ struct Ctx<'f> {
     /// The first constant value seen of each type and value: the one operand all equal
     /// constants are compared as.
     const_reps: FxMap<(Type, Const), ValueId>,
-    /// Results of constant arrays.
-    constant_arrays: FxSet<ValueId>,
     stats: PassStats,
 }
 
@@ -159,11 +153,9 @@ impl<'f> Ctx<'f> {
         Ctx {
             func,
             table: HashTable::with_capacity(eligible_insts),
-            array_blocks: FxMap::default(),
             candidates: Vec::new(),
             subst: FxMap::default(),
             const_reps: FxMap::default(),
-            constant_arrays: FxSet::default(),
             stats: PassStats::default(),
         }
     }
@@ -218,7 +210,7 @@ impl<'f> Ctx<'f> {
                 kept.push(i);
                 continue;
             }
-            let key = self.key(b, i);
+            let key = self.key(i);
             let hash = hash_of(&key);
             let result = self.func.inst(i).results[0];
             match self.earlier(hash, &key) {
@@ -228,10 +220,6 @@ impl<'f> Ctx<'f> {
                     self.stats.add("insts_replaced", 1);
                 }
                 None => {
-                    if key.block.is_some() {
-                        self.constant_arrays.insert(result);
-                        self.array_blocks.insert(i, b);
-                    }
                     if keep_scope {
                         scope.push((hash, i));
                     }
@@ -252,29 +240,19 @@ impl<'f> Ctx<'f> {
         let mut candidates = std::mem::take(&mut self.candidates);
         candidates.clear();
         candidates.extend(self.table.iter_hash(hash).copied());
-        let found = candidates.iter().copied().find(|&earlier| {
-            let block = self
-                .array_blocks
-                .get(&earlier)
-                .copied()
-                .unwrap_or(key_block_unused());
-            self.key(block, earlier) == *key
-        });
+        let found = candidates
+            .iter()
+            .copied()
+            .find(|&earlier| self.key(earlier) == *key);
         self.candidates = candidates;
         found
     }
 
-    /// The key of instruction `i` of block `b` (operands already renamed).
-    fn key(&mut self, b: BlockId, i: InstId) -> Key {
+    /// The key of instruction `i` (operands already renamed).
+    fn key(&mut self, i: InstId) -> Key {
         let data = self.func.inst(i);
         let mut kind = data.kind.clone();
         let result = self.func.value_type(data.results[0]).clone();
-        let constant_array = match &kind {
-            InstKind::MakeArray { elems, .. } => elems
-                .iter()
-                .all(|e| self.func.const_value(*e).is_some() || self.constant_arrays.contains(e)),
-            _ => false,
-        };
         let (func, reps) = (&*self.func, &mut self.const_reps);
         kind.map_operands(|v| match func.const_value(v) {
             Some(c) => *reps.entry((func.value_type(v).clone(), c)).or_insert(v),
@@ -285,10 +263,6 @@ impl<'f> Ctx<'f> {
                 std::mem::swap(lhs, rhs);
             }
         }
-        Key {
-            kind,
-            result,
-            block: constant_array.then_some(b),
-        }
+        Key { kind, result }
     }
 }

@@ -298,6 +298,23 @@ pub struct Options {
     pub verify: bool,
     /// How the `merge` pass merges (threshold or monolithic).
     pub merge: merge::MergeOptions,
+    /// Called with the program after every pass that runs (`zkbc opt --cost-after` measures
+    /// it); `None` by default.
+    pub observe: Option<PassObserver>,
+}
+
+/// A callback [`Options::observe`] calls after every pass run, with the program as the pass
+/// left it and the run's record.
+#[derive(Clone)]
+pub struct PassObserver(pub std::sync::Arc<ObserveFn>);
+
+/// What a [`PassObserver`] calls: the program after a pass, and the pass's run.
+pub type ObserveFn = dyn Fn(&Program, &PassRun) + Send + Sync;
+
+impl std::fmt::Debug for PassObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PassObserver")
+    }
 }
 
 impl Default for Options {
@@ -307,6 +324,7 @@ impl Default for Options {
             skip: Vec::new(),
             verify: cfg!(debug_assertions),
             merge: merge::MergeOptions::default(),
+            observe: None,
         }
     }
 }
@@ -472,12 +490,16 @@ fn run_pass(
         ));
     }
     let changed = stats.changed();
-    report.runs.push(PassRun {
+    let run = PassRun {
         name: pass.name,
         round,
         stats,
         time,
-    });
+    };
+    if let Some(PassObserver(observe)) = &options.observe {
+        observe(program, &run);
+    }
+    report.runs.push(run);
     Ok(changed)
 }
 

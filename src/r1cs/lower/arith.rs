@@ -1,7 +1,7 @@
 //! Binary operations: on field elements, on booleans (`u1`, products only where the operands
 //! differ) and on `uN` (lazy sums and products, shifts, bitwise operations bit by bit).
 
-use super::{Lowerer, R};
+use super::{bits, Lowerer, R};
 use crate::field::Fr;
 use crate::ir::{BinOp, Type, ValueId};
 use crate::r1cs::gadgets::{Num, MAX_EXACT, UNBOUNDED};
@@ -38,6 +38,9 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         }
         Ok(Some(match op {
+            BinOp::Add if bits::disjoint_sum(&a, &b, n).is_some() => {
+                bits::disjoint_sum(&a, &b, n).expect("just checked")
+            }
             BinOp::Add => {
                 Num::bounded(a.lc.add(&b.lc), a.max_value() + b.max_value()).assume_below(n)
             }
@@ -53,6 +56,13 @@ impl<'a> Lowerer<'a> {
                 let k = crate::r1cs::gadgets::low_u64(&k);
                 if k >= u64::from(n) {
                     return Ok(None);
+                }
+                if let Some(bits) = a.bitvec.as_deref() {
+                    // Known bits stay known (`bits.rs`): the same bits moved up (the `k`
+                    // shifted out are 0 by `nuw`, as `assume_below` takes them to be), so a
+                    // later bit operation decomposes nothing.
+                    let out = bits::shift(bits, k as usize, n as usize, true);
+                    return Ok(Some(Num::from_bits(out)));
                 }
                 let scale = crate::r1cs::gadgets::pow2(k as u32);
                 Num::new(a.lc.scale(scale), n).assume_below(n)
@@ -122,6 +132,11 @@ impl<'a> Lowerer<'a> {
         Ok(match op {
             BinOp::Add | BinOp::Sub => {
                 let (mut a, mut b) = (self.num(lhs)?, self.num(rhs)?);
+                if op == BinOp::Add {
+                    if let Some(sum) = bits::disjoint_sum(&a, &b, n) {
+                        return Ok(sum);
+                    }
+                }
                 if a.bits.max(b.bits).max(n) + 2 > lazy_limit {
                     a = self.norm(lhs)?;
                     b = self.norm(rhs)?;
@@ -210,23 +225,8 @@ impl<'a> Lowerer<'a> {
                             return Ok(Num::from_u64(0));
                         }
                         let a = self.bits(lhs)?;
-                        let bits = a.bitvec.as_deref().map(<[Lc]>::to_vec).unwrap_or_default();
-                        let s = amount as usize;
-                        let out: Vec<Lc> = if op == BinOp::Shl {
-                            (0..n as usize)
-                                .map(|i| {
-                                    if i >= s {
-                                        bits[i - s].clone()
-                                    } else {
-                                        Lc::zero()
-                                    }
-                                })
-                                .collect()
-                        } else {
-                            (0..n as usize)
-                                .map(|i| bits.get(i + s).cloned().unwrap_or_else(Lc::zero))
-                                .collect()
-                        };
+                        let bits = a.bitvec.as_deref().unwrap_or_default();
+                        let out = bits::shift(bits, amount as usize, n as usize, op == BinOp::Shl);
                         Num::from_bits(out)
                     }
                     None => {

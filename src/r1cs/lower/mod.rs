@@ -12,6 +12,8 @@
 //! - `env.rs`: the wires of the block's values;
 //! - `instructions.rs`: one instruction to its gadget;
 //! - `arith.rs`: binary operations on field elements, booleans and `uN`;
+//! - `bits.rs`: known bits, the analysis that keeps a `uN` value's bits once decomposed (its
+//!   lattice and the transfer function of every `uN` operation);
 //! - `idioms.rs`: bitwise idioms (SHA-256's choice and majority) lowered as a whole;
 //! - `assertions.rs`: assertions fused with the comparisons and `and`/`or` trees they assert;
 //! - `arrays.rs`: array accesses through selectors, and `select` on wires;
@@ -21,6 +23,7 @@
 mod arith;
 mod arrays;
 mod assertions;
+mod bits;
 mod env;
 mod idioms;
 mod instructions;
@@ -630,6 +633,12 @@ impl<'a> Lowerer<'a> {
         let x = self.norm(v)?;
         if x.bitvec.as_ref().is_some_and(|b| b.len() == n as usize) {
             return Ok(x);
+        }
+        if let Some(y) = bits::pad(&x, n) {
+            if self.func.const_value(v).is_none() {
+                self.env.insert(v, Wire::Num(y.clone()));
+            }
+            return Ok(y);
         }
         if n == 1 {
             let b = x.lc.clone();

@@ -1,0 +1,195 @@
+//! No optimization level costs more than no optimization: on every corpus program (on its
+//! inputs) and on random source programs (`zkbc::testgen`, on their own inputs), `-O3`'s
+//! executed constraints and sumcheck cells are at most `-O0`'s (issue 34, item 2).
+//!
+//! CI runs a fixed range of seeds (`ZKBC_MONOTONE_CASES` cases, 120 by default); the long run is
+//! `ZKBC_MONOTONE_CASES=2000 cargo test --release --test opt_levels_monotone -- --nocapture`.
+//! `ZKBC_MONOTONE_SEED` moves the first seed. A program that does not compile or fails its run
+//! at either level is not compared (`tests/reliability_random.rs` judges those). The long run
+//! compares 1,530 of the first 2,000 seeds; on 12 of them `-O3` costs more, listed below as
+//! known exceptions with the reason: padding of joined blocks, and formation's trade of
+//! executed constraints for cells (`src/opt/merge/`, not changed here).
+//!
+//! To see which pass made a program dearer: `zkbc compile FILE -O0 > f.ir` and
+//! `zkbc opt f.ir --cost-after [--inputs ...]`, which prints the cost after every pass and marks
+//! each pass whose output costs more than its input.
+
+mod common;
+use serde_json::Value;
+use std::path::Path;
+use std::sync::Mutex;
+use zkbc::driver::measure::{measure, Settings};
+use zkbc::opt::OptLevel;
+use zkbc::testgen;
+
+/// Corpus programs where `-O3` still costs more than `-O0`, with the reason. Each is reported
+/// (and the test fails once it no longer exceeds, so the list stays true).
+const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[];
+
+/// Fewer, larger blocks whose padded sizes add up to more cells than `-O0`'s blocks.
+const PADDING: &str = "cells: simplify_cfg or formation joins blocks into fewer, larger ones \
+                       that pad to more cells than -O0's blocks";
+/// Block formation merges by cells, not executed constraints.
+const FORMATION: &str = "executed constraints: formation's one block runs both arms (fewer \
+                         cells, more executed constraints)";
+
+/// Random seeds (of the first 2,000) where `-O3` costs more than `-O0`, with the reason
+/// (measured at -O0, -O1, -O2 and -O3 with `zkbc table`): known, not yet fixed (issue 34). A
+/// listed seed that no longer exceeds fails the test.
+const KNOWN_RANDOM_EXCEPTIONS: &[(u64, &str)] = &[
+    (245, FORMATION),
+    (262, PADDING),
+    (351, PADDING),
+    (460, FORMATION),
+    (821, PADDING),
+    (879, FORMATION),
+    (1315, FORMATION),
+    (
+        1354,
+        "executed constraints: 742 -> 750 from -O2's passes, cells equal (not understood)",
+    ),
+    (1360, PADDING),
+    (1837, FORMATION),
+    (1905, PADDING),
+    (1970, PADDING),
+];
+
+/// (executed constraints, sumcheck cells) of `source` (ZoKrates, `name` without `.zok`) at
+/// `level` on `inputs`, or why there are none (it does not compile or does not run).
+fn measured(
+    name: &str,
+    source: &str,
+    inputs: &Value,
+    level: OptLevel,
+) -> Result<(u128, u128), String> {
+    let settings = Settings {
+        opt_level: level,
+        baselines: false,
+        keep_ir: false,
+        max_steps: 2_000_000,
+        ..Settings::default()
+    };
+    let file = format!("{name}.zok");
+    let m = measure(&file, source, Some(inputs), &settings, &|_| {}).map_err(|e| e.to_string())?;
+    let t = &m.report.totals;
+    if m.report.satisfied != Some(true) {
+        panic!("{name} at {level:?}: an executed block is unsatisfied");
+    }
+    match (t.executed_constraints, t.sumcheck_cells) {
+        (Some(e), Some(c)) => Ok((e, c)),
+        _ => Err("no executed totals".into()),
+    }
+}
+
+fn cost(name: &str, source: &str, inputs: &Value, level: OptLevel) -> Option<(u128, u128)> {
+    measured(name, source, inputs, level).ok()
+}
+
+/// Why `-O3` costs more than `-O0` (which costs `o0`) for this program, or `None`.
+fn rise(name: &str, source: &str, inputs: &Value, o0: (u128, u128)) -> Option<String> {
+    let o3 = cost(name, source, inputs, OptLevel::O3)?;
+    (o3.0 > o0.0 || o3.1 > o0.1).then(|| {
+        format!(
+            "{name}: -O3 executes {} constraints in {} cells, -O0 {} in {}",
+            o3.0, o3.1, o0.0, o0.1
+        )
+    })
+}
+
+#[test]
+fn o3_costs_at_most_o0_on_the_corpus() {
+    let mut rises = Vec::new();
+    let mut excepted = Vec::new();
+    for path in common::corpus() {
+        let inputs_path = path.with_extension("json");
+        if !Path::new(&inputs_path).exists() {
+            continue;
+        }
+        let name = path
+            .file_stem()
+            .expect("a file")
+            .to_string_lossy()
+            .into_owned();
+        let source = std::fs::read_to_string(&path).expect("program exists");
+        let inputs = common::read_json(&inputs_path);
+        let o0 = measured(&name, &source, &inputs, OptLevel::O0)
+            .unwrap_or_else(|e| panic!("{name} at -O0: {e}"));
+        let found = rise(&name, &source, &inputs, o0);
+        match KNOWN_EXCEPTIONS.iter().find(|(n, _)| *n == name) {
+            Some((_, why)) => {
+                let found = found.unwrap_or_else(|| {
+                    panic!("{name} is listed as a known exception but -O3 no longer costs more")
+                });
+                excepted.push(format!("{found} (known: {why})"));
+            }
+            None => rises.extend(found),
+        }
+    }
+    for e in &excepted {
+        println!("known exception: {e}");
+    }
+    assert!(
+        rises.is_empty(),
+        "-O3 costs more than -O0:\n{}",
+        rises.join("\n")
+    );
+}
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().map(|v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name}={v} is not a number"))
+    })
+}
+
+#[test]
+fn o3_costs_at_most_o0_on_random_programs() {
+    let n = env_u64("ZKBC_MONOTONE_CASES").unwrap_or(120);
+    let first = env_u64("ZKBC_MONOTONE_SEED").unwrap_or(0);
+    let next = Mutex::new(first..first + n);
+    let rises = Mutex::new(Vec::new());
+    let compared = Mutex::new(0u64);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let Some(seed) = next.lock().expect("lock").next() else {
+                    break;
+                };
+                let case = testgen::generate(seed);
+                let source = case.program.to_string();
+                let name = format!("random seed {seed}");
+                let inputs = case.inputs_json();
+                let Some(o0) = cost(&name, &source, &inputs, OptLevel::O0) else {
+                    continue;
+                };
+                *compared.lock().expect("lock") += 1;
+                let found = rise(&name, &source, &inputs, o0);
+                let known = KNOWN_RANDOM_EXCEPTIONS.iter().find(|(s, _)| *s == seed);
+                match (found, known) {
+                    (Some(r), None) => rises
+                        .lock()
+                        .expect("lock")
+                        .push(format!("{r}\n{source}\n{inputs}")),
+                    (Some(r), Some((_, why))) => println!("known exception: {r} (known: {why})"),
+                    (None, Some(_)) => rises.lock().expect("lock").push(format!(
+                        "{name} is listed as a known exception but -O3 no longer costs more"
+                    )),
+                    (None, None) => {}
+                }
+            });
+        }
+    });
+    let rises = rises.into_inner().expect("lock");
+    let compared = compared.into_inner().expect("lock");
+    println!("{compared} of {n} random programs compared at -O0 and -O3");
+    assert!(
+        2 * compared >= n,
+        "only {compared} of {n} random programs ran at -O0"
+    );
+    assert!(
+        rises.is_empty(),
+        "-O3 costs more than -O0:\n{}",
+        rises.join("\n\n")
+    );
+}
