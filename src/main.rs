@@ -164,9 +164,11 @@ enum Command {
         #[command(flatten)]
         quiet: QuietArg,
     },
-    /// Verify a Groth16 proof of a one-circuit program, as a process of its own that reads the
-    /// program (compiled with the flags setup used, and no inputs), the verifying key, the
-    /// proof and the public values, never the witness or the private inputs. Exit status 0
+    /// Verify a proof of `zkbc prove` (Groth16, of a one-circuit program, or Spartan, of a
+    /// program of several blocks, memory included: the proof's first bytes say which), as a
+    /// process of its own that reads the program (compiled with the flags setup used, and no
+    /// inputs), the verifying key or parameters, the proof and the public values, never the
+    /// witness or the private inputs. Exit status 0
     /// accepted, 1 rejected (with the reason), 2 a malformed or unreadable file.
     #[command(
         after_help = "Example:\n  zkbc verify-proof circuits/mimc.zok mimc.proof.bin --monolithic --public mimc.public.json --vk mimc.vk.bin"
