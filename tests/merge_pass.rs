@@ -349,8 +349,8 @@ fn a_runtime_loop_bound_is_never_unrolled() {
 
 #[test]
 fn a_huge_loop_is_a_clear_error_not_an_exhausted_memory() {
-    // The sum starts from the parameter: every iteration emits six instructions (more than
-    // half of those it visits, so the emitted ones reach the limit first).
+    // The sum starts from the parameter: every iteration emits six of the dozen instructions
+    // it visits, so the emitted ones reach the limit first.
     let source = RUNTIME_LOOP
         .replace("v3 = lt v1, v0", "v3 = lt v1, u32 4000000000")
         .replace("jmp b1(u32 0, u32 0)", "jmp b1(u32 0, v0)")
@@ -360,14 +360,14 @@ fn a_huge_loop_is_a_clear_error_not_an_exhausted_memory() {
              v10 = add v9, v1\n    v4 = add v10, v1",
         );
     let err = run_merge(&source, true).unwrap_err();
-    expect!["cannot merge `main` into one block: unrolling its loops would emit more than 1000000 instructions (--max-unrolled)"]
+    expect!["cannot merge `main` into one block: unrolling its loops would emit more than 1000000 instructions"]
     .assert_eq(&err.to_string());
 }
 
 #[test]
 fn a_huge_loop_that_folds_away_is_bounded_by_its_visits() {
     // The sum starts from 0: every iteration folds, nothing is emitted, and the merge stops
-    // after visiting twice `--max-unrolled` instructions (made small here).
+    // after visiting eight times `--max-unrolled` instructions (made small here).
     let source = RUNTIME_LOOP.replace("v3 = lt v1, v0", "v3 = lt v1, u32 4000000000");
     let mut program = parse_program(&source).unwrap();
     let options = zkbc::opt::merge::MergeOptions {
@@ -376,7 +376,7 @@ fn a_huge_loop_that_folds_away_is_bounded_by_its_visits() {
         ..Default::default()
     };
     let err = zkbc::opt::merge::run_with(&mut program, &options).unwrap_err();
-    expect!["cannot merge `main` into one block: unrolling its loops would visit more than 20000 instructions, 2 times --max-unrolled 10000"]
+    expect!["cannot merge `main` into one block: unrolling its loops would visit more than 80000 instructions (8 times --max-unrolled 10000; most of them fold away)"]
     .assert_eq(&err.to_string());
     // Within the visits, the same loop folds to a constant.
     let source = RUNTIME_LOOP.replace("v3 = lt v1, v0", "v3 = lt v1, u32 1000");

@@ -314,7 +314,10 @@ pub fn no_circuit_reason(error: &CompileError) -> String {
             "a loop bound is a run-time value".into()
         }
         CompileError::Monolithic(_, e @ MergeError::TooLarge { .. }) => {
-            format!("unrolling would {}", e.too_large())
+            format!(
+                "unrolling would {}",
+                e.reason().trim_start_matches("it would ")
+            )
         }
         CompileError::Monolithic(_, MergeError::Unsupported { reason, .. }) => reason.clone(),
         other => other.to_string(),

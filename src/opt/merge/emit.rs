@@ -61,11 +61,11 @@ fn decode_virtual(v: ValueId) -> Option<(&'static Type, u64)> {
 /// How many instructions a merge may visit per instruction it may emit: unrolling folds most
 /// of what it visits where a loop's counter feeds the body (`n_choose_k`'s `2 ** (32 - j - 1)`
 /// over the bits of a constant: about 130 instructions visited per iteration, none emitted),
-/// and the clean-up after a merge pays for what is emitted, not for what was folded. Twice,
-/// not more: a merge that emits too much (`voting_tally`'s 32 Poseidon calls, about 1.3
-/// million instructions) fails only after emitting `limit`, and emitting is what costs (at
-/// 16 times, its one-block formation took 5 s to fail instead of 0.5 s).
-pub(super) const VISITS_PER_EMITTED: usize = 2;
+/// and the clean-up after a merge pays for what is emitted, not for what was folded. A loop
+/// that folds nothing visits about three instructions per one it emits (its test, its counter,
+/// the block), so at eight times the emitted ones reach `--max-unrolled` first and the error
+/// names the flag that would raise it.
+pub(super) const VISITS_PER_EMITTED: usize = 8;
 
 /// An edge being merged into its target: taken when `guard` is 1, with these arguments.
 #[derive(Clone, Debug)]

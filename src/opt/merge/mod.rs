@@ -285,27 +285,32 @@ impl MergeError {
                 ),
                 None => format!("the loop at {header} has a run-time bound: it cannot be unrolled"),
             },
-            MergeError::TooLarge { .. } => format!("it would {}", self.too_large()),
+            MergeError::TooLarge { visits, .. } => format!(
+                "it would {}{}",
+                self.too_large(),
+                if *visits { "" } else { " (--max-unrolled)" }
+            ),
             MergeError::Unsupported { reason, .. } => reason.clone(),
         }
     }
 }
 
 impl MergeError {
-    /// What is too large, after "unrolling would" (empty for other errors).
+    /// What is too large, after "unrolling would" (empty for other errors), and the flag
+    /// that sets it.
     pub fn too_large(&self) -> String {
         match self {
             MergeError::TooLarge {
                 limit,
                 visits: false,
                 ..
-            } => format!("emit more than {limit} instructions (--max-unrolled)"),
+            } => format!("emit more than {limit} instructions"),
             MergeError::TooLarge {
                 limit,
                 visits: true,
                 ..
             } => format!(
-                "visit more than {} instructions, {} times --max-unrolled {limit}",
+                "visit more than {} instructions ({} times --max-unrolled {limit}; most of them fold away)",
                 limit.saturating_mul(emit::VISITS_PER_EMITTED),
                 emit::VISITS_PER_EMITTED
             ),
