@@ -1,0 +1,198 @@
+//! Step 4 of formation: the whole-program formations the greedy result is compared with (the
+//! program unmerged, as one block per function, and by the threshold rule), and the choice.
+
+use super::{Decision, Scorer, Subject, Verdict};
+use crate::cost::{BlockCounts, Counts, Prediction};
+use crate::ir::Program;
+use crate::opt::merge::{merge_below_threshold, merge_function, MergeOptions};
+use crate::opt::PassStats;
+use crate::r1cs::StatsCache;
+
+/// A whole-program formation: its name, its score and program (if it exists), and why not.
+pub(super) type Formation = (String, Option<(Prediction, Program)>, String);
+
+/// `program` merged into one block per function (`--monolithic`) and scored, or why not.
+pub(super) fn monolithic_formation(
+    program: &Program,
+    options: &MergeOptions,
+    scorer: &Scorer<'_>,
+) -> Formation {
+    let mut mono = program.clone();
+    let mut why = String::new();
+    let ok = mono.func_ids().collect::<Vec<_>>().into_iter().all(|f| {
+        let merged = merge_function(mono.func_mut(f), options.max_unrolled);
+        // Kept for a `--monolithic` compile of the same program (a report's one-block
+        // circuit), which then does not merge it again.
+        if let Some(cache) = &options.one_block {
+            let kept = match &merged {
+                Ok(changed) => Ok((mono.func(f).clone(), *changed)),
+                Err(e) => Err(e.clone()),
+            };
+            cache.remember(f, options.max_unrolled, kept);
+        }
+        match merged {
+            Ok(_) => true,
+            Err(e) => {
+                why = e.reason();
+                false
+            }
+        }
+    });
+    let scored = if ok {
+        let known = one_block_counts(program, &mono, scorer.counts);
+        scorer.score(&mono, known.as_ref()).map(|p| (p, mono))
+    } else {
+        None
+    };
+    ("monolithic".into(), scored, why)
+}
+
+/// The counts of `mono`, `program` with each function merged into one block, from the exact
+/// counts of `program`: each function's block runs once per call, as often as its entry did.
+pub(super) fn one_block_counts(
+    program: &Program,
+    mono: &Program,
+    counts: &Counts,
+) -> Option<BlockCounts> {
+    let counts = counts.exact(program)?;
+    mono.func_ids()
+        .map(|f| {
+            let n = counts.get(&(f, program.func(f).entry))?;
+            Some(((f, mono.func(f).entry), *n))
+        })
+        .collect()
+}
+
+/// A formation by the threshold rule: its MIN_BLOCK_SIZE, the program and, when scored with
+/// static counts where it was formed, its score (`Some(None)`: it cannot be lowered).
+pub(super) type ThresholdFormation = (u64, Program, Option<Option<Prediction>>);
+
+/// The threshold rule's formations of `base` at MIN_BLOCK_SIZE 1024 and 32768, each scored
+/// with static counts when `score` (the counts of a profile are not `Send`: their scoring
+/// waits for the thread that has them). The rule reads the minimum size only through the
+/// threshold max(size, next_pow2(largest block)): where a block of more than 16,384
+/// constraints makes the two thresholds one, the two formations are one, formed and scored
+/// once. The two are independent, and formed side by side.
+pub(super) fn threshold_formations(
+    base: &Program,
+    cache: &std::sync::Arc<StatsCache>,
+    max_unrolled: usize,
+    score: bool,
+) -> Vec<ThresholdFormation> {
+    let threshold_at = |size: u64| {
+        let mut t = base.clone();
+        let o = MergeOptions {
+            min_block_size: size,
+            max_unrolled,
+            stats_cache: Some(crate::r1cs::SharedStatsCache(cache.clone())),
+            ..MergeOptions::default()
+        };
+        merge_below_threshold(&mut t, &o);
+        let scored = score.then(|| {
+            let scorer = Scorer {
+                counts: &Counts::Static,
+                cache: cache.clone(),
+                derived: Default::default(),
+            };
+            scorer.score(&t, None)
+        });
+        (size, t, scored)
+    };
+    let one_rule = crate::opt::merge::threshold_with(base, 1024, Some(&**cache))
+        == crate::opt::merge::threshold_with(base, 32768, Some(&**cache));
+    if one_rule {
+        let (_, t, scored) = threshold_at(1024);
+        vec![(1024, t.clone(), scored), (32768, t, scored)]
+    } else {
+        let (a, b) = rayon::join(|| threshold_at(1024), || threshold_at(32768));
+        vec![a, b]
+    }
+}
+
+/// Step 4 of the module doc: the best of the greedy result and the other formations, whose
+/// name it returns.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn choose_formation(
+    program: &mut Program,
+    (greedy, greedy_score): (Program, Prediction),
+    unmerged: Option<Prediction>,
+    monolithic: Formation,
+    thresholds: Vec<ThresholdFormation>,
+    scorer: &Scorer<'_>,
+    decisions: &mut Vec<Decision>,
+    stats: &mut PassStats,
+) -> Option<String> {
+    let mut formations: Vec<Formation> = vec![
+        (
+            "unmerged".into(),
+            unmerged.map(|p| (p, program.clone())),
+            String::new(),
+        ),
+        ("greedy".into(), Some((greedy_score, greedy)), String::new()),
+    ];
+    formations.push(monolithic);
+    crate::timing::stage("formation: threshold scores", || {
+        for (size, t, score) in thresholds {
+            // Scored on the forming thread with static counts, here with the profile's.
+            let score = score.unwrap_or_else(|| scorer.score(&t, None));
+            formations.push((
+                format!("threshold {size}"),
+                score.map(|p| (p, t)),
+                String::new(),
+            ));
+        }
+    });
+    let best = formations
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, s, _))| s.as_ref().map(|(p, _)| (*p, i)))
+        .min()
+        .map(|(_, i)| i);
+    let best_score = best.and_then(|i| formations[i].1.as_ref().map(|(p, _)| *p));
+    for (i, (name, s, why)) in formations.iter().enumerate() {
+        let taken = Some(i) == best;
+        decisions.push(Decision {
+            round: 0,
+            subject: Subject::Formation { name: name.clone() },
+            cells_kept: None,
+            cells_taken: s.as_ref().map(|(p, _)| p.cells),
+            transitions: (None, s.as_ref().map(|(p, _)| p.transitions)),
+            verdict: match (taken, s) {
+                (true, _) => Verdict::Taken,
+                (false, Some(_)) => Verdict::Kept,
+                (false, None) => Verdict::Impossible,
+            },
+            reason: match (taken, s) {
+                (true, _) => "the fewest predicted cells".into(),
+                (false, Some((p, _))) if best_score.is_some_and(|b| p.cells == b.cells) => {
+                    "as many predicted cells as the chosen formation, more transitions or later in \
+                     this list"
+                        .into()
+                }
+                (false, Some(_)) => "more predicted cells than the chosen formation".into(),
+                (false, None) if !why.is_empty() => why.clone(),
+                (false, None) => "cannot be lowered".into(),
+            },
+        });
+    }
+    if let Some(i) = best {
+        let (name, s, _) = formations.swap_remove(i);
+        let (_, chosen) = s.expect("the best formation has a score");
+        let before: usize = program.funcs.iter().map(|f| f.layout.len()).sum();
+        let after: usize = chosen.funcs.iter().map(|f| f.layout.len()).sum();
+        *program = chosen;
+        stats.add("blocks_merged", before.saturating_sub(after));
+        stats.add(formation_counter(&name), 1);
+        return Some(name);
+    }
+    None
+}
+
+pub(super) fn formation_counter(name: &str) -> &'static str {
+    match name {
+        "unmerged" => "formation_unmerged",
+        "greedy" => "formation_greedy",
+        "monolithic" => "formation_monolithic",
+        _ => "formation_threshold",
+    }
+}
