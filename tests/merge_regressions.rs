@@ -165,21 +165,14 @@ fn a_break_to_the_tail_uses_its_own_iterations_value() {
         b0(v0: field):
             v1 = le v0, field 1000
             v2 = mul v0, v0
-            v3 = not v1
-            v4 = mul v0, v2
-            v5 = and v3, v1
-            v6 = and v3, v3
-            v7 = mul v0, v4
-            v8 = and v6, v1
-            v9 = and v6, v3
-            v10 = mul v0, v7
-            v11 = and v9, v1
-            v12 = and v9, v3
-            v13 = select v1, v7, v10
-            v14 = select v1, v4, v13
-            v15 = select v1, v2, v14
-            v16 = select v1, v0, v15
-            return v16
+            v3 = mul v0, v2
+            v4 = mul v0, v3
+            v5 = mul v0, v4
+            v6 = select v1, v4, v5
+            v7 = select v1, v3, v6
+            v8 = select v1, v2, v7
+            v9 = select v1, v0, v8
+            return v9
         }
     "#]]
     .assert_eq(&after.normalized_text());

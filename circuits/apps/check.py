@@ -19,7 +19,7 @@ ROOT = os.path.join(HERE, "..", "..")
 
 # Programs whose --monolithic unrolling needs more than the default instruction budget (the
 # limit is counted before folding: see README.md).
-MONOLITHIC_FLAGS = {"voting_tally": ["--max-unrolled", "4000000"]}
+MONOLITHIC_FLAGS = {}
 
 
 def main():

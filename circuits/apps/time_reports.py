@@ -15,7 +15,7 @@ import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-MONOLITHIC_FLAGS = {"voting_tally": ["--max-unrolled", "4000000"]}
+MONOLITHIC_FLAGS = {}
 
 
 def timed(cmd):

@@ -196,6 +196,11 @@ pub fn pass(name: &str) -> Option<&'static Pass> {
 /// predecessors).
 pub const O3_EXTRA: &[&str] = &["merge", "sccp", "gvn", "ranges", "dce", "simplify_cfg"];
 
+/// The clean-up after merging: [`O3_EXTRA`] after `merge`. Block formation scores a program
+/// after it, and a `merge` run that hands over a program it has already cleaned up says so
+/// ([`merge::CLEANED_UP`]): [`optimize_after`] then skips these passes when they follow it.
+pub const CLEANUP: &[&str] = &["sccp", "gvn", "ranges", "dce", "simplify_cfg"];
+
 /// Most rounds of a pipeline's fixpoint loop.
 pub const MAX_ROUNDS: usize = 8;
 
@@ -459,8 +464,22 @@ pub fn optimize_after(
         mut report,
         last_round,
     } = prefix;
+    // Whether the last pass was `merge` handing over a program already cleaned up, and the
+    // passes since then are the clean-up's, in order.
+    let mut cleaned = 0;
+    let plain = options.print_after.is_empty()
+        && options.observe.is_none()
+        && !options.skip.iter().any(|s| CLEANUP.contains(&s.as_str()));
     for pass in &pipeline.after {
+        if cleaned > 0 && plain && CLEANUP.get(cleaned - 1) == Some(&pass.name) {
+            cleaned += 1;
+            continue;
+        }
         run_pass(program, pass, last_round + 1, options, &mut report)?;
+        cleaned = match report.runs.last() {
+            Some(run) if run.name == "merge" && run.stats.get(merge::CLEANED_UP) > 0 => 1,
+            _ => 0,
+        };
     }
     Ok(report)
 }

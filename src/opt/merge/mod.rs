@@ -144,16 +144,31 @@ pub struct MergeOptions {
 /// must start `merge` from the same program: a report's compiles share one through the
 /// program they share before `merge` (`driver::PrefixCache`). A cached merge is taken out
 /// when used, so the function is not held longer than it has to be.
+///
+/// When every function is part of the circuit, the cache holds instead the whole program merged
+/// and cleaned up (the passes `-O3` runs after `merge`): the `--monolithic` compile then takes
+/// it as it is and skips those passes ([`CLEANED_UP`]).
 #[derive(Clone, Default)]
 pub struct OneBlockCache(Rc<RefCell<OneBlockMerges>>);
 
 /// The merges of an [`OneBlockCache`].
-type OneBlockMerges = HashMap<(FuncId, usize), Result<(Function, bool), MergeError>>;
+#[derive(Default)]
+struct OneBlockMerges {
+    functions: HashMap<(FuncId, usize), Result<(Function, bool), MergeError>>,
+    /// The whole program merged and cleaned up, by `--max-unrolled`.
+    cleaned: Option<(usize, Program)>,
+}
+
+/// The counter of a `merge` run whose program is already cleaned up: the passes `-O3` runs
+/// after `merge` ([`super::CLEANUP`]) have run on it, and [`super::optimize_after`] does not
+/// run them again.
+pub const CLEANED_UP: &str = "cleaned_up";
 
 impl fmt::Debug for OneBlockCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OneBlockCache")
-            .field("functions", &self.0.borrow().len())
+            .field("functions", &self.0.borrow().functions.len())
+            .field("cleaned", &self.0.borrow().cleaned.is_some())
             .finish()
     }
 }
@@ -177,7 +192,28 @@ impl OneBlockCache {
         max_unrolled: usize,
         merged: Result<(Function, bool), MergeError>,
     ) {
-        self.0.borrow_mut().insert((f, max_unrolled), merged);
+        self.0
+            .borrow_mut()
+            .functions
+            .insert((f, max_unrolled), merged);
+    }
+
+    /// Remembers the whole program merged into one block per function with `max_unrolled`
+    /// and cleaned up.
+    pub(super) fn remember_cleaned(&self, max_unrolled: usize, program: Program) {
+        self.0.borrow_mut().cleaned = Some((max_unrolled, program));
+    }
+
+    /// The whole program merged with `max_unrolled` and cleaned up, taken out of the cache.
+    fn take_cleaned(&self, max_unrolled: usize) -> Option<Program> {
+        let mut merges = self.0.borrow_mut();
+        match merges.cleaned.take() {
+            Some((m, program)) if m == max_unrolled => Some(program),
+            other => {
+                merges.cleaned = other;
+                None
+            }
+        }
     }
 
     /// [`merge_function`] of `func` (function `f`), taken from the cache when it holds it.
@@ -187,7 +223,7 @@ impl OneBlockCache {
         func: &mut Function,
         max_unrolled: usize,
     ) -> Result<bool, MergeError> {
-        match self.0.borrow_mut().remove(&(f, max_unrolled)) {
+        match self.0.borrow_mut().functions.remove(&(f, max_unrolled)) {
             Some(Ok((merged, changed))) => {
                 *func = merged;
                 Ok(changed)
@@ -335,6 +371,21 @@ pub fn run_with(program: &mut Program, options: &MergeOptions) -> Result<PassSta
         // Only the circuit is one block: a function that runs only as a `hint` is computed by
         // the interpreter, and may loop as long as it likes.
         let circuit = program.circuit_funcs();
+        let cleaned = match (&options.one_block, circuit.iter().all(|c| *c)) {
+            (Some(cache), true) => cache.take_cleaned(options.max_unrolled),
+            _ => None,
+        };
+        if let Some(cleaned) = cleaned {
+            let blocks = |p: &Program| p.funcs.iter().map(|f| f.layout.len()).sum::<usize>();
+            stats.add(
+                "blocks_merged",
+                blocks(program).saturating_sub(blocks(&cleaned)),
+            );
+            stats.add("functions_merged", program.funcs.len());
+            stats.add(CLEANED_UP, 1);
+            *program = cleaned;
+            return Ok(stats);
+        }
         for f in program.func_ids().collect::<Vec<_>>() {
             if !circuit[f.index()] {
                 continue;

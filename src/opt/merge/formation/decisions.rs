@@ -111,23 +111,38 @@ pub(super) fn record_kept(
 }
 
 /// Records the candidates a round did not score because their other blocks alone cost more
-/// than the whole program as one block (`mono` cells).
+/// than the whole program as one block (`mono` cells), or because they merged cost at least
+/// as much ([`merged_bound`]: `near_whole`).
 pub(super) fn record_outrun(
     decisions: &mut Vec<Decision>,
     round: usize,
     current: Prediction,
     mono: u128,
     outrun: HashMap<Key, (Subject, u128)>,
+    near_whole: HashMap<Key, (Subject, u128)>,
 ) {
-    let mut outrun: Vec<(Key, (Subject, u128))> = outrun.into_iter().collect();
-    outrun.sort_by(|a, b| a.0.cmp(&b.0));
-    for (_, (subject, outside)) in outrun {
-        let reason = format!(
-            "not scored: the blocks it leaves alone cost {} cells, more than the whole program \
-             as one block ({})",
-            group_digits(outside),
-            group_digits(mono)
-        );
+    let mut all: Vec<(Key, (Subject, u128), bool)> = outrun
+        .into_iter()
+        .map(|(k, v)| (k, v, false))
+        .chain(near_whole.into_iter().map(|(k, v)| (k, v, true)))
+        .collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, (subject, cells), merged) in all {
+        let reason = match merged {
+            false => format!(
+                "not scored: the blocks it leaves alone cost {} cells, more than the whole \
+                 program as one block ({})",
+                group_digits(cells),
+                group_digits(mono)
+            ),
+            true => format!(
+                "not scored: merged, it would cost at least {} cells (the one block's \
+                 constraints less those of the blocks it leaves alone), no fewer than the whole \
+                 program as one block ({})",
+                group_digits(cells),
+                group_digits(mono)
+            ),
+        };
         decisions.push(unscored(round, subject, current, Verdict::Kept, reason));
     }
 }

@@ -20,21 +20,38 @@
 //!    (lazy greedy); one that cannot be merged (a run-time bound, over `--max-unrolled`) is
 //!    not tried again. The search stops when no candidate lowers the score.
 //!
-//!    The program as one block per function (`--monolithic`) is scored once, before the first
-//!    round (its score does not depend on what the greedy merged), and is a move of every
-//!    round: when it costs less than the round's best merge it is taken and the search ends.
-//!    A candidate whose untouched blocks alone (each block's `Q_b · X_b` in the program as it
-//!    is) already cost more than that one block is not scored: it could not be the round's
-//!    choice. This is what makes straight-line circuits (a hash, a signature) cheap to form:
-//!    their inner loops are outrun without being unrolled and lowered one by one.
+//!    The program as one block per function (`--monolithic`) is merged, cleaned up and scored
+//!    once, before the first round (its score does not depend on what the greedy merged), and
+//!    is a move of every round: when it costs less than the round's best merge it is taken and
+//!    the search ends. Two bounds keep a round from scoring candidates that could not beat it
+//!    (each rests on an assumption, stated at [`cells_outside`] and [`merged_bound`]): a
+//!    candidate whose untouched blocks alone already cost more than that one block, and a
+//!    component that, merged, would hold at least the one block's constraints less those of
+//!    the blocks it leaves alone (the whole program but for a few small blocks). This is what
+//!    makes straight-line circuits (a hash, a signature) cheap to form: their inner loops and
+//!    near-whole components are outrun without being unrolled and lowered one by one.
 //! 4. **Best of the formations.** The greedy result is compared with the program unmerged,
 //!    merged into one block per function (`--monolithic`, when every loop bound is constant),
 //!    and merged by the seed's threshold rule at MIN_BLOCK_SIZE 1024 and 32768; the lowest
-//!    score wins (ties: fewer transitions). So with a profile, the default never costs more
-//!    cells than `--no-merge`, `--monolithic` or `--merge-policy threshold`. The threshold
-//!    formations depend only on the program, not on what the greedy does: they are formed (and,
-//!    with static counts, scored) on a thread of their own while steps 1–3 run, so on two cores
-//!    they cost the default little wall time beyond the greedy's.
+//!    score wins (ties: fewer transitions). The threshold formations depend only on the
+//!    program: they are formed (and, with static counts, scored) on a thread of their own while
+//!    the greedy runs, started once the first round has not taken the one block. When the
+//!    first round takes it they are not formed at all ([`thresholds_needed`] says why): forming
+//!    them cost more than the rest of formation, and they lost on every program measured.
+//!    Otherwise the default never costs more cells than `--no-merge`, `--monolithic` or
+//!    `--merge-policy threshold`; `tests/merge_corpus.rs` holds it to all of them on the corpus.
+//! 5. **Nothing twice.** The one block handed over is already cleaned up: the `-O3` passes
+//!    after `merge` are not run again (`opt::CLEANUP`), and a report's `--monolithic` compile
+//!    of the same program takes it from the [`super::OneBlockCache`] as it is.
+//!
+//! # Cost
+//!
+//! Formation lowers the unmerged program once (blocks are cached by content, so a candidate
+//! lowers only the blocks it changed), the one block once, and in each round the candidates
+//! that survive the bounds above; the rounds are at most [`MAX_MERGES`]. On a program whose
+//! one block wins the first round, that is the unmerged program, the one block and the few
+//! components the bounds do not rule out: about 1.3 to 1.6 times the work of `--monolithic`
+//! on the application benchmark (`docs/compile-time.md`).
 //!
 //! Every candidate and the final choice are recorded as [`Decision`]s (`zkbc report
 //! --explain`).
@@ -56,7 +73,10 @@ use crate::opt::PassStats;
 use crate::r1cs::StatsCache;
 use decisions::{component_subject, lines_of, record_kept, record_outrun, saving, unscored};
 use std::collections::{BTreeSet, HashMap, HashSet};
-use whole::{choose_formation, monolithic_formation, one_block_counts, threshold_formations};
+use whole::{
+    choose_formation, monolithic_formation, one_block_counts, threshold_formations,
+    thresholds_needed,
+};
 
 /// Most greedy rounds (merges) per program.
 const MAX_MERGES: usize = 256;
@@ -84,17 +104,27 @@ impl Scorer<'_> {
     ) -> Option<(Prediction, BlockCells)> {
         let mut copy = program.clone();
         cleanup(&mut copy);
-        let stats = self.cache.stats(&copy).ok()?;
+        self.score_cleaned(&copy, known)
+    }
+
+    /// [`Scorer::score_by_block`] of `copy`, a program the clean-up has run on; `known`: the
+    /// counts of the program before the clean-up, if they are known.
+    fn score_cleaned(
+        &self,
+        copy: &Program,
+        known: Option<&BlockCounts>,
+    ) -> Option<(Prediction, BlockCells)> {
+        let stats = self.cache.stats(copy).ok()?;
         // The clean-up removes blocks and joins a block to its only predecessor (which runs
         // as often), never changing how often a block it keeps runs: the counts of `program`
         // are those of `copy` on its blocks.
-        let counts = match known.and_then(|k| on_layout(k, &copy)) {
+        let counts = match known.and_then(|k| on_layout(k, copy)) {
             Some(counts) => {
                 self.derived.set(self.derived.get() + 1);
                 if cfg!(debug_assertions) {
                     match self.counts {
                         Counts::Profile(p) => {
-                            if let Some(run) = p.run_uncached(&copy) {
+                            if let Some(run) = p.run_uncached(copy) {
                                 assert_eq!(
                                     counts, run,
                                     "bug: derived execution counts differ from a run's\n{copy}"
@@ -102,7 +132,7 @@ impl Scorer<'_> {
                             }
                         }
                         Counts::Static => {
-                            for (block, n) in static_executions(&copy) {
+                            for (block, n) in static_executions(copy) {
                                 assert!(
                                     n.is_none() || n == counts.get(&block).copied(),
                                     "bug: derived execution counts differ from the static ones \
@@ -114,9 +144,20 @@ impl Scorer<'_> {
                 }
                 counts
             }
-            None => self.counts.of(&copy),
+            None => self.counts.of(copy),
         };
-        Some((prediction_of(&stats, &counts), block_cells(&stats, &counts)))
+        let sizes: HashMap<(FuncId, BlockId), u64> = stats
+            .iter()
+            .map(|s| ((s.func, s.block), s.constraints as u64))
+            .collect();
+        let cells = block_cells(&stats, &counts)
+            .into_iter()
+            .map(|(b, c)| {
+                let runs = counts.get(&b).copied().unwrap_or(0);
+                (b, (c, sizes.get(&b).copied().unwrap_or(0), runs))
+            })
+            .collect();
+        Some((prediction_of(&stats, &counts), cells))
     }
 }
 
@@ -230,8 +271,8 @@ fn derived_counts(
     Some(out)
 }
 
-/// Each block's own cells, by function and block.
-type BlockCells = HashMap<(FuncId, BlockId), u128>;
+/// Each block's own cells, its constraints and its executions, by function and block.
+type BlockCells = HashMap<(FuncId, BlockId), (u128, u64, u64)>;
 
 /// How often each loop that formation rotated into one block is entered, by that block.
 type Entries = HashMap<(FuncId, BlockId), u64>;
@@ -255,17 +296,45 @@ fn cells_outside(cells: &BlockCells, key: &Key) -> u128 {
     cells
         .iter()
         .filter(|((f, b), _)| *f != key.0 || !key.2.contains(b))
-        .map(|(_, c)| *c)
+        .map(|(_, c)| c.0)
         .sum()
 }
 
-/// The passes `-O3` runs after merging (its `O3_EXTRA` without `merge`).
+/// A bound below the cells of the component `key` merged, from the program as one block per
+/// function (`mono_constraints` in the component's function) and the program as it is
+/// (`cells`): the blocks the component leaves alone
+/// keep their cells ([`cells_outside`]), and the merged block holds at least the one block's
+/// constraints less those of the blocks left alone in its function, run as often as the
+/// component's head. `None` where the head is not a block of the program cleaned up. Like
+/// [`cells_outside`] it
+/// rests on an assumption rather than a proof: that lowering blocks joined costs no more than
+/// lowering them apart (joining folds constants and shares values; it never adds a row). This
+/// is what keeps the greedy from scoring a component that is the whole program but for a few
+/// small blocks, as costly to score as the one block and almost never cheaper than it.
+fn merged_bound(cells: &BlockCells, key: &Key, mono_constraints: u64) -> Option<u128> {
+    let Candidate::Component(head) = key.1 else {
+        return None;
+    };
+    let runs = cells.get(&(key.0, head))?.2;
+    let left_alone: u64 = cells
+        .iter()
+        .filter(|((f, b), _)| *f == key.0 && !key.2.contains(b))
+        .map(|(_, c)| c.1)
+        .sum();
+    let merged = mono_constraints.saturating_sub(left_alone);
+    let merged_cells = u128::from(crate::cost::padded_constraints(merged)?)
+        * u128::from(crate::cost::padded_executions(runs)?);
+    Some(cells_outside(cells, key) + merged_cells)
+}
+
+/// The passes `-O3` runs after merging ([`crate::opt::CLEANUP`]).
 fn cleanup(program: &mut Program) {
-    crate::opt::sccp::run(program);
-    crate::opt::gvn::run(program);
-    crate::opt::ranges::run(program);
-    crate::opt::dce::run(program);
-    crate::opt::simplify_cfg::run(program);
+    let options = crate::opt::Options::default();
+    for name in crate::opt::CLEANUP {
+        let pass = crate::opt::pass(name).expect("bug: the clean-up's passes exist");
+        // Only `merge` fails.
+        let _ = (pass.run)(program, &options);
+    }
 }
 
 /// Unroll factors tried when rotating a loop: 1 (rotation alone) and powers of two.
@@ -376,34 +445,20 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         cache: options.stats_cache.clone().unwrap_or_default().0,
         derived: Default::default(),
     };
-    // The program unmerged and its threshold formations, compared at the end (step 4), depend
-    // only on the program: with static counts they are formed and scored on a thread of their
-    // own while the greedy search runs (a report is otherwise mostly sequential; this is where
-    // a second core helps). A profile's counts are not `Send`: the unmerged program is then
-    // scored here.
+    // The threshold formations, compared at the end (step 4), depend only on the program: with
+    // static counts they are formed and scored on a thread of their own while the greedy search
+    // runs (a report is otherwise mostly sequential; this is where a second core helps). They
+    // are not formed when the first round takes the whole program as one block (see
+    // [`thresholds_needed`]).
     let static_counts = matches!(counts, Counts::Static);
-    let background = {
+    let spawn_thresholds = || {
         let (base, cache) = (program.clone(), scorer.cache.clone());
         let max_unrolled = options.max_unrolled;
         std::thread::Builder::new()
             .name("formations".into())
-            .spawn(move || {
-                // Side by side (rayon's pool takes over where the greedy leaves a core free).
-                rayon::join(
-                    || {
-                        static_counts.then(|| {
-                            Scorer {
-                                counts: &Counts::Static,
-                                cache: cache.clone(),
-                                derived: Default::default(),
-                            }
-                            .score(&base, None)
-                        })
-                    },
-                    || threshold_formations(&base, &cache, max_unrolled, static_counts),
-                )
-            })
+            .spawn(move || threshold_formations(&base, &cache, max_unrolled, static_counts))
     };
+    let mut background = None;
     let mut work = program.clone();
     for func in &mut work.funcs {
         stats.add("latches_added", add_latches(func));
@@ -422,9 +477,14 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // The program as one block per function: a move of every round (taken when it beats that
     // round's best merge) and one of the formations compared at the end. Its score does not
     // depend on what the greedy merged before, so it is scored once.
-    let monolithic = crate::timing::stage("formation: one block", || {
+    let (monolithic, mono_constraints) = crate::timing::stage("formation: one block", || {
         monolithic_formation(program, options, &scorer)
     });
+    if monolithic.1.is_none() {
+        background = Some(spawn_thresholds());
+    }
+    // The round in which the greedy took the whole program as one block.
+    let mut one_block_round = None;
     let chunk_cap = MIN_CHUNK_CAP.max(CHUNK_PER_PROGRAM * program.n_insts());
     let mut decisions = Vec::new();
     // The change in score of each candidate when it was last scored (lazy greedy: it stays a
@@ -440,8 +500,10 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             // larger factor scores worse than the one before it.
             let mut last_factor: HashMap<(FuncId, BlockId), (i128, i128)> = HashMap::new();
             let mut stop_factors: HashSet<(FuncId, BlockId)> = HashSet::new();
-            // Candidates not scored this round (see below), with the cells of their other blocks.
+            // Candidates not scored this round (see below), with the cells of their other blocks,
+            // or a bound below their cells.
             let mut outrun: HashMap<Key, (Subject, u128)> = HashMap::new();
+            let mut near_whole: HashMap<Key, (Subject, u128)> = HashMap::new();
             for (key, subject) in cands {
                 let rotation = match key.1 {
                     Candidate::Rotate(h, _) => Some((key.0, h)),
@@ -477,6 +539,13 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                     let outside = cells_outside(&current_cells, &key);
                     if outside > m.cells {
                         outrun.insert(key, (subject, outside));
+                        continue;
+                    }
+                    // Nor one that, merged, costs at least as much as that block.
+                    let mono_c = mono_constraints.get(&key.0).copied().unwrap_or(0);
+                    let bound = merged_bound(&current_cells, &key, mono_c);
+                    if let Some(bound) = bound.filter(|b| *b >= m.cells) {
+                        near_whole.insert(key, (subject, bound));
                         continue;
                     }
                 }
@@ -547,7 +616,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             estimate.extend(rescored);
             if let Some((m, mono)) = monolithic.1.as_ref() {
                 if *m < current && taken.as_ref().is_none_or(|(_, s)| *m < s.prediction) {
-                    record_outrun(&mut decisions, round, current, m.cells, outrun);
+                    record_outrun(&mut decisions, round, current, m.cells, outrun, near_whole);
                     // The candidates this round scored, which the one block outdoes.
                     record_kept(&mut decisions, round, current, &estimate, &subjects, |_| {
                         format!(
@@ -567,8 +636,10 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                             saving(current, *m)
                         ),
                     });
-                    work = mono.clone();
+                    // `work` becomes the one block after the search (it is not copied).
+                    let _ = mono;
                     current = *m;
+                    one_block_round = Some(round);
                     stats.add("monolithic_taken", 1);
                     // Nothing is left to merge.
                     break;
@@ -576,7 +647,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             }
             let Some((key, scored)) = taken else {
                 if let Some((m, _)) = &monolithic.1 {
-                    record_outrun(&mut decisions, round, current, m.cells, outrun);
+                    record_outrun(&mut decisions, round, current, m.cells, outrun, near_whole);
                 }
                 // Nothing lowers the score: the remaining candidates are kept.
                 record_kept(&mut decisions, round, current, &estimate, &subjects, |d| {
@@ -622,30 +693,44 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 },
                 1,
             );
+            if background.is_none() {
+                background = Some(spawn_thresholds());
+            }
         }
     });
     let original = program.clone();
     let chosen = crate::timing::stage("formation: compare", || {
-        let (unmerged, thresholds) =
-            crate::timing::stage("formation: threshold rule", || match background {
-                Ok(handle) => handle
+        let thresholds = crate::timing::stage("formation: threshold rule", || {
+            if !thresholds_needed(one_block_round) {
+                return Vec::new();
+            }
+            match background {
+                Some(Ok(handle)) => handle
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                // No thread to be had: formed here.
-                Err(_) => (
-                    None,
-                    threshold_formations(
-                        program,
-                        &scorer.cache,
-                        options.max_unrolled,
-                        static_counts,
-                    ),
+                // Not started (the search ended in its first round), or no thread to be had:
+                // formed here.
+                _ => threshold_formations(
+                    program,
+                    &scorer.cache,
+                    options.max_unrolled,
+                    static_counts,
                 ),
-            });
-        let unmerged = unmerged.unwrap_or_else(|| scorer.score(program, None));
+            }
+        });
+        // Scored again here: the search started from the program with latches, which the
+        // clean-up removes again, so its blocks are found in the cache.
+        let unmerged =
+            crate::timing::stage("formation: unmerged again", || scorer.score(program, None));
+        // The greedy's result is the one block when it took it: moved, not copied, and the
+        // monolithic formation keeps only its score.
+        let (greedy, monolithic) = match (one_block_round, monolithic) {
+            (Some(_), (name, Some((m, Some(mono))), why)) => (mono, (name, Some((m, None)), why)),
+            (_, monolithic) => (work, monolithic),
+        };
         choose_formation(
             program,
-            (work, current),
+            (greedy, current),
             unmerged,
             monolithic,
             thresholds,
@@ -654,17 +739,30 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             &mut stats,
         )
     });
+    // The one block is the clean-up's result already: the passes after `merge` that make it
+    // are not run again (see `opt::optimize_after`).
+    let one_block = matches!(chosen.as_deref(), Some("monolithic"))
+        || (one_block_round.is_some() && chosen.as_deref() == Some("greedy"));
+    if one_block {
+        stats.add(super::CLEANED_UP, 1);
+    }
     // The chosen program's counts, when they are known without a run, are kept as a run's: a
     // command that runs it on the profile's inputs knows how many executions to expect.
     if let Counts::Profile(p) = &counts {
         let exact = match chosen.as_deref() {
+            _ if one_block => one_block_counts(&original, program, &counts),
             Some("greedy") => work_counts,
-            Some("monolithic") => one_block_counts(&original, program, &counts),
             Some("unmerged") => counts.exact(&original),
             _ => None,
         };
-        let mut cleaned = program.clone();
-        cleanup(&mut cleaned);
+        let cleaned = match one_block {
+            true => std::borrow::Cow::Borrowed(&*program),
+            false => {
+                let mut cleaned = program.clone();
+                cleanup(&mut cleaned);
+                std::borrow::Cow::Owned(cleaned)
+            }
+        };
         if let Some(c) = exact.and_then(|c| on_layout(&c, &cleaned)) {
             p.runs.remember(&cleaned, c);
         }
