@@ -318,11 +318,34 @@ impl<'p> Flattener<'p> {
             // Each block's stack on entry (restores read it) and on exit (jumps pass it).
             let on_entry = thread_stack(&mut flat, size as u32);
             let mut current = on_entry.clone();
+            // Where each continuation's parameter was restored from: a block that both
+            // continues a call and makes one need not save again what it restored.
+            let mut at_slot: HashMap<(BlockId, ValueId), u64> = HashMap::new();
+            for ((cont, restored), (_, caller, _)) in restores.iter().zip(&saves) {
+                let mut slot = bases[caller];
+                let stack = on_entry[cont];
+                let mut insts = Vec::new();
+                for &p in restored {
+                    let ty = flat.value_type(p).clone();
+                    at_slot.insert((*cont, p), slot);
+                    let v = restore_value(&mut flat, stack, &ty, &mut slot, &mut insts);
+                    subst.insert(p, v);
+                }
+                let block = flat.block_mut(*cont);
+                let rest = std::mem::take(&mut block.insts);
+                block.insts = insts;
+                block.insts.extend(rest);
+            }
             for (block, caller, saved) in &saves {
                 let mut slot = bases[caller];
                 let mut cur = current[block];
                 let mut insts = Vec::new();
                 for &x in saved {
+                    // A value this block restored from the same slots is still there.
+                    if at_slot.get(&(*block, x)) == Some(&slot) {
+                        slot += leaves(flat.value_type(x));
+                        continue;
+                    }
                     let mut leaves_of = Vec::new();
                     flatten_value(&mut flat, x, &mut insts, &mut leaves_of);
                     for leaf in leaves_of {
@@ -345,20 +368,6 @@ impl<'p> Flattener<'p> {
                 }
                 flat.block_mut(*block).insts.extend(insts);
                 current.insert(*block, cur);
-            }
-            for ((cont, restored), (_, caller, _)) in restores.iter().zip(&saves) {
-                let mut slot = bases[caller];
-                let stack = on_entry[cont];
-                let mut insts = Vec::new();
-                for &p in restored {
-                    let ty = flat.value_type(p).clone();
-                    let v = restore_value(&mut flat, stack, &ty, &mut slot, &mut insts);
-                    subst.insert(p, v);
-                }
-                let block = flat.block_mut(*cont);
-                let rest = std::mem::take(&mut block.insts);
-                block.insts = insts;
-                block.insts.extend(rest);
             }
             pass_stack(&mut flat, &current);
         } else if restores.iter().any(|(_, r)| !r.is_empty()) {
