@@ -212,3 +212,35 @@ b0(v0: field):
     let err = driver::compile("rec.ir", ir, &options).unwrap_err();
     assert!(err.to_string().contains("recursion"), "{err}");
 }
+
+#[test]
+fn a_call_that_never_returns_leaves_its_continuation_unreached() {
+    let ir = "
+fn spin f1 -> field {
+b0(v0: field):
+    jmp b1(v0)
+b1(v1: field):
+    jmp b1(v1)
+}
+fn main f0 -> field {
+b0(v0: field, v1: u1):
+    br v1, b1(), b2()
+b1():
+    v2 = call f1(v0)
+    jmp b2()
+b2():
+    return v0
+}
+";
+    let options = driver::Options {
+        opt_level: OptLevel::O0,
+        inline: Inline::None,
+        ..driver::Options::default()
+    };
+    let c = driver::compile("spin.ir", ir, &options).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(c.program.funcs.len(), 1);
+    let inputs = [Val::Field(Fr::from(7u64)), Val::UInt(0)];
+    let outcome = interp::run(&c.program, &inputs, interp::Limits::default()).unwrap();
+    assert_eq!(outcome.outputs, vec![Val::Field(Fr::from(7u64))]);
+    r1cs::check_trace(&c.program, &outcome).unwrap();
+}

@@ -219,7 +219,7 @@ impl<'p> Flattener<'p> {
         // Step 4: every call site, grouped by callee (in order of the sites).
         let mut by_callee: HashMap<FuncId, Vec<BlockId>> = HashMap::new();
         let mut saves: Vec<(BlockId, FuncId, Vec<ValueId>)> = Vec::new();
-        let mut restores: Vec<(BlockId, Vec<ValueId>)> = Vec::new();
+        let mut restores: Vec<(BlockId, FuncId, Vec<ValueId>)> = Vec::new();
         let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
         let mut order: Vec<FuncId> = program
             .func_ids()
@@ -286,17 +286,28 @@ impl<'p> Flattener<'p> {
                 }
                 stats.add("calls_kept", 1);
                 saves.push((site.block, caller, saved));
-                restores.push((site.cont, restored));
+                restores.push((site.cont, caller, restored));
             }
         }
         // Step 5: returns dispatch on their label.
-        for (&fid, p) in &placed {
+        for &fid in &order {
             if fid == main {
                 continue;
             }
             let conts = by_callee.get(&fid).cloned().unwrap_or_default();
-            dispatch(&mut flat, &program.func(fid).returns, &p.returns, &conts)?;
+            dispatch(
+                &mut flat,
+                &program.func(fid).returns,
+                &placed[&fid].returns,
+                &conts,
+            )?;
         }
+        // A continuation of a call that never returns (a callee without `return`) is no longer
+        // reached, and neither is what only it reaches.
+        super::util::remove_unreachable_blocks(&mut flat);
+        let laid_out: HashSet<BlockId> = flat.layout.iter().copied().collect();
+        saves.retain(|(b, _, _)| laid_out.contains(b));
+        restores.retain(|(b, _, _)| laid_out.contains(b));
         // Step 6: the stack.
         let mut frames: HashMap<FuncId, u64> = HashMap::new();
         for (_, caller, saved) in &saves {
@@ -321,7 +332,7 @@ impl<'p> Flattener<'p> {
             // Where each continuation's parameter was restored from: a block that both
             // continues a call and makes one need not save again what it restored.
             let mut at_slot: HashMap<(BlockId, ValueId), u64> = HashMap::new();
-            for ((cont, restored), (_, caller, _)) in restores.iter().zip(&saves) {
+            for (cont, caller, restored) in &restores {
                 let mut slot = bases[caller];
                 let stack = on_entry[cont];
                 let mut insts = Vec::new();
@@ -370,7 +381,7 @@ impl<'p> Flattener<'p> {
                 current.insert(*block, cur);
             }
             pass_stack(&mut flat, &current);
-        } else if restores.iter().any(|(_, r)| !r.is_empty()) {
+        } else if restores.iter().any(|(_, _, r)| !r.is_empty()) {
             return Err(bug("values restored without a stack"));
         }
         flat.replace_uses(&subst);
