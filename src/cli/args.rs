@@ -175,6 +175,11 @@ pub(crate) struct CompileArgs {
     pub(crate) max_constraints: usize,
     #[arg(long, default_value = "complete", value_parser = parse_field_cmp, help = FIELD_CMP_HELP)]
     pub(crate) field_cmp: measure::FieldCmp,
+    /// Inline every call (`all`), or keep calls as blocks (`none`): a function's blocks exist
+    /// once and run once per call, arguments and a return label in the state, values live
+    /// across a call on a stack in memory (docs/calls.md).
+    #[arg(long, default_value = "all", value_parser = parse_inline)]
+    pub(crate) inline: opt::calls::Inline,
     #[command(flatten)]
     pub(crate) front: FrontArgs,
     #[command(flatten)]
@@ -272,6 +277,10 @@ pub(crate) fn parse_field_cmp(s: &str) -> Result<measure::FieldCmp, String> {
     s.parse()
 }
 
+pub(crate) fn parse_inline(s: &str) -> Result<opt::calls::Inline, String> {
+    s.parse()
+}
+
 pub(crate) fn parse_policy(s: &str) -> Result<opt::merge::MergePolicy, String> {
     s.parse()
 }
@@ -305,6 +314,7 @@ impl CompileArgs {
             stdlib: front.stdlib,
             baselines: true,
             keep_ir: true,
+            inline: self.inline,
         }
     }
 

@@ -76,6 +76,8 @@ pub struct Settings {
     /// has that block without instructions: a caller that reads the program after (`zkbc
     /// report --format dot` draws it) keeps it on. The report is the same either way.
     pub keep_ir: bool,
+    /// Inline every call or keep calls as blocks (`--inline`).
+    pub inline: crate::opt::calls::Inline,
 }
 
 impl Default for Settings {
@@ -92,6 +94,7 @@ impl Default for Settings {
             stdlib: None,
             baselines: true,
             keep_ir: true,
+            inline: crate::opt::calls::Inline::All,
         }
     }
 }
@@ -148,6 +151,7 @@ impl Settings {
             field_cmp: self.field_cmp,
             compat: self.compat,
             stdlib: self.stdlib.clone(),
+            inline: self.inline,
             ..driver::Options::default()
         };
         options.opt.merge.min_block_size = self.min_block_size;
@@ -673,6 +677,11 @@ fn baseline_cells(
     let settings = Settings {
         merging,
         baselines: false,
+        // One circuit inlines every call, whatever the report keeps.
+        inline: match merging {
+            Merging::Monolithic => crate::opt::calls::Inline::All,
+            _ => settings.inline,
+        },
         ..settings.clone()
     };
     if merging == Merging::Monolithic && settings.opt_level < OptLevel::O2 {

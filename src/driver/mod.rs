@@ -58,6 +58,10 @@ pub struct Options {
     /// report, its one-block count `C` and its baselines): the first compile fills it, the
     /// others start from a copy. `None`: this compile's own.
     pub prefix_cache: Option<std::rc::Rc<PrefixCache>>,
+    /// Inline every call (the default) or keep calls as blocks (`--inline none`,
+    /// docs/calls.md): then `inline` is skipped, every pass runs per function, and
+    /// [`opt::calls::flatten`] ends the compile.
+    pub inline: opt::calls::Inline,
 }
 
 /// What [`compile`] keeps of a program before merging, for the next compile of the same source
@@ -95,6 +99,7 @@ struct PrefixKey {
     passes: Vec<&'static str>,
     skip: Vec<String>,
     verify: bool,
+    inline: opt::calls::Inline,
 }
 
 impl PrefixKey {
@@ -132,6 +137,7 @@ impl PrefixKey {
                 .cloned()
                 .collect(),
             verify: options.opt.verify,
+            inline: options.inline,
         })
     }
 }
@@ -148,6 +154,7 @@ impl Default for Options {
             profile_runs: None,
             profile_max_steps: interp::Limits::default().max_steps,
             prefix_cache: None,
+            inline: opt::calls::Inline::All,
         }
     }
 }
@@ -300,6 +307,9 @@ pub fn compile(
         _ => None,
     };
     let mut opt_options = options.opt.clone();
+    if options.inline == opt::calls::Inline::None {
+        opt_options.skip.push("inline".into());
+    }
     let (mut program, abi, prefix) = match cached {
         Some((program, abi, prefix, one_block)) => {
             opt_options.merge.one_block = Some(one_block);
@@ -354,6 +364,9 @@ pub fn compile(
         opt::OptError::Merge(m) => CompileError::Monolithic(format!("{file_name}: {m}"), m),
         e => CompileError::Opt(format!("{file_name}: {e}")),
     })?;
+    if options.inline == opt::calls::Inline::None {
+        keep_calls(&mut program).map_err(|e| CompileError::Opt(format!("{file_name}: {e}")))?;
+    }
     let executions = runs.cached(&program).map(|counts| counts.values().sum());
     Ok(Compilation {
         program,
@@ -399,6 +412,11 @@ fn pipeline(options: &Options) -> Result<opt::Pipeline, CompileError> {
                     .into(),
             ));
         }
+        if options.inline == opt::calls::Inline::None {
+            return Err(CompileError::Opt(
+                "--monolithic inlines every call; it cannot be combined with --inline none".into(),
+            ));
+        }
         if options.opt.skip.iter().any(|s| s == "merge") {
             return Err(CompileError::Opt(
                 "--monolithic merges blocks; it cannot be combined with --no-merge".into(),
@@ -412,6 +430,19 @@ fn pipeline(options: &Options) -> Result<opt::Pipeline, CompileError> {
         }
     }
     Ok(pipeline)
+}
+
+/// Keeps calls as blocks (`--inline none`): references promoted first (at `-O0` nothing has
+/// run; a reference cannot cross a call), then [`opt::calls::flatten`].
+fn keep_calls(program: &mut Program) -> Result<(), String> {
+    if needs_legalizing(program) {
+        let pipeline =
+            opt::Pipeline::from_names(&["mem2reg", "dce"]).expect("bug: legalizing passes exist");
+        opt::optimize(program, &pipeline, &opt::Options::default()).map_err(|e| e.to_string())?;
+    }
+    crate::timing::stage("flatten", || opt::calls::flatten(program))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// Whether a program uses what R1CS lowering does not support: calls or memory.

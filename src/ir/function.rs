@@ -176,6 +176,11 @@ pub struct Function {
     types: Vec<Type>,
     /// Each type of `types` to its id.
     type_ids: FxMap<Type, TypeId>,
+    /// The call stack of a program whose calls were kept as blocks (`opt::calls::flatten`): the
+    /// first value of the array family that saves values across calls, which the memory plan
+    /// always puts in memory. `None` elsewhere; not part of the text format (a reparsed program
+    /// keeps its stack in the transition state: the same semantics, at a higher cost).
+    pub call_stack: Option<ValueId>,
 }
 
 /// Equal as the function's contents: the values' types compared as types (not by their ids in
@@ -190,6 +195,7 @@ impl PartialEq for Function {
             && self.blocks == other.blocks
             && self.insts == other.insts
             && self.field_consts == other.field_consts
+            && self.call_stack == other.call_stack
             && self.values.len() == other.values.len()
             && self.values.iter().zip(&other.values).all(|(a, b)| {
                 self.type_data(a.ty) == other.type_data(b.ty)
@@ -300,6 +306,7 @@ impl Function {
             uint_consts: Vec::new(),
             types: Vec::new(),
             type_ids: FxMap::default(),
+            call_stack: None,
         }
     }
 

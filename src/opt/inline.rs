@@ -118,7 +118,8 @@ impl<'p> Ctx<'p> {
                 self.inline_calls_in(FuncId::new(node.index()), &recursive);
             }
         }
-        self.drop_unreachable_functions();
+        let removed = drop_unreachable_functions(self.program);
+        self.stats.add("functions_removed", removed);
         self.stats
     }
 
@@ -160,50 +161,50 @@ impl<'p> Ctx<'p> {
             self.stats.add("calls_inlined", inlined);
         }
     }
+}
 
-    fn drop_unreachable_functions(&mut self) {
-        let mut reached = vec![false; self.program.funcs.len()];
-        let mut stack = vec![self.program.main];
-        reached[self.program.main.index()] = true;
-        while let Some(f) = stack.pop() {
-            // Hint functions are not inlined (the interpreter runs them) but must stay.
-            let func = self.program.func(f);
-            for c in callees(func).into_iter().chain(func.hint_funcs()) {
-                if !reached[c.index()] {
-                    reached[c.index()] = true;
-                    stack.push(c);
-                }
+/// Drops the functions `main` reaches neither through calls nor through `hint`s, renumbering
+/// the rest; returns how many were dropped.
+pub(crate) fn drop_unreachable_functions(program: &mut Program) -> usize {
+    let mut reached = vec![false; program.funcs.len()];
+    let mut stack = vec![program.main];
+    reached[program.main.index()] = true;
+    while let Some(f) = stack.pop() {
+        // Hint functions are not inlined (the interpreter runs them) but must stay.
+        let func = program.func(f);
+        for c in callees(func).into_iter().chain(func.hint_funcs()) {
+            if !reached[c.index()] {
+                reached[c.index()] = true;
+                stack.push(c);
             }
         }
-        if reached.iter().all(|r| *r) {
-            return;
-        }
-        let mut new_id = HashMap::new();
-        let mut kept = Vec::new();
-        for (i, func) in std::mem::take(&mut self.program.funcs)
-            .into_iter()
-            .enumerate()
-        {
-            if reached[i] {
-                new_id.insert(FuncId::new(i), FuncId::new(kept.len()));
-                kept.push(func);
-            } else {
-                self.stats.add("functions_removed", 1);
-            }
-        }
-        for func in &mut kept {
-            for inst in &mut func.insts {
-                if let InstKind::Call { func: f, .. } | InstKind::Hint { func: f, .. } =
-                    &mut inst.kind
-                {
-                    // Calls in dead instructions may name dropped functions; they are not laid out.
-                    *f = new_id.get(f).copied().unwrap_or(FuncId(u32::MAX));
-                }
-            }
-        }
-        self.program.main = new_id[&self.program.main];
-        self.program.funcs = kept;
     }
+    if reached.iter().all(|r| *r) {
+        return 0;
+    }
+    let mut new_id = HashMap::new();
+    let mut kept = Vec::new();
+    let mut removed = 0;
+    for (i, func) in std::mem::take(&mut program.funcs).into_iter().enumerate() {
+        if reached[i] {
+            new_id.insert(FuncId::new(i), FuncId::new(kept.len()));
+            kept.push(func);
+        } else {
+            removed += 1;
+        }
+    }
+    for func in &mut kept {
+        for inst in &mut func.insts {
+            if let InstKind::Call { func: f, .. } | InstKind::Hint { func: f, .. } = &mut inst.kind
+            {
+                // Calls in dead instructions may name dropped functions; they are not laid out.
+                *f = new_id.get(f).copied().unwrap_or(FuncId(u32::MAX));
+            }
+        }
+    }
+    program.main = new_id[&program.main];
+    program.funcs = kept;
+    removed
 }
 
 /// Moves the callee's locations into the inline frame of one call ([`InlineFrames::rebase`]).

@@ -28,6 +28,7 @@
 //! by lowering them and decides by the cost model ([`crate::cost`]), as the seed's merge
 //! counts constraints by translating blocks; it still only changes IR.
 
+pub mod calls;
 pub mod dce;
 pub mod gvn;
 pub mod indvars;

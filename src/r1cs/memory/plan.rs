@@ -158,8 +158,8 @@ impl MemoryPlan {
         self.spill_segment = Some(seg);
     }
 
-    /// The plan of `func`, a function of the circuit (calls are inlined before lowering, so
-    /// its entry block runs once): nothing for a function of one block (a monolithic circuit
+    /// The plan of `func`, a function of the circuit (calls are inlined or flattened before
+    /// lowering, so its entry block runs once): nothing for a function of one block (a monolithic circuit
     /// is exported on its own, without a memory argument).
     pub fn of(func: &Function) -> MemoryPlan {
         if func.layout.len() <= 1 || !memory_enabled() {
@@ -260,7 +260,7 @@ impl<'f> Planner<'f> {
         // A family lives in memory only when some access uses a run-time index and its
         // arrays (all of one type) have at least MIN_MEMORY_LEN elements: without such an
         // access there is nothing to plan (most functions: this scan is all they pay).
-        if !self.has_long_runtime_access() {
+        if !self.has_long_runtime_access() && func.call_stack.is_none() {
             return MemoryPlan::default();
         }
         // Families, and the families that cannot live in memory.
@@ -457,6 +457,10 @@ impl<'f> Planner<'f> {
         }
         let pays =
             |fam: u32| mem.get(&fam).copied().unwrap_or(0) < reg.get(&fam).copied().unwrap_or(0);
+        // The call stack lives in memory whatever it costs (docs/calls.md): its accesses are at
+        // constant addresses, which the rule above never puts there.
+        let stack = func.call_stack.map(|v| self.find(v));
+        let forced = |fam: u32| stack == Some(fam);
         // Segments, in order of each family's first value.
         let mut seg_of_fam: FxMap<u32, u32> = FxMap::default();
         let mut plan = MemoryPlan::default();
@@ -471,9 +475,8 @@ impl<'f> Planner<'f> {
             }
             let fam = self.find(id);
             if bad_fam.contains(&fam)
-                || !runtime_fam.contains(&fam)
-                || len < MIN_MEMORY_LEN
-                || !pays(fam)
+                || (!forced(fam)
+                    && (!runtime_fam.contains(&fam) || len < MIN_MEMORY_LEN || !pays(fam)))
             {
                 continue;
             }

@@ -1,0 +1,246 @@
+//! Calls kept as blocks (`--inline none`, docs/calls.md): every corpus program gives the same
+//! outputs as with every call inlined, at `-O0` and `-O3`, with every executed block (a
+//! callee's included) satisfied and the memory check holding; a callee's blocks run once per
+//! call; and a wrong return label or a corrupted saved value is rejected.
+
+mod common;
+use common::{corpus, read_json};
+
+use zkbc::driver;
+use zkbc::field::Fr;
+use zkbc::ir::interp::{self, Exit, Outcome, Val};
+use zkbc::opt::calls::Inline;
+use zkbc::opt::OptLevel;
+use zkbc::r1cs::{self, CheckError};
+
+fn compile(name: &str, text: &str, level: OptLevel, inline: Inline) -> driver::Compilation {
+    let options = driver::Options {
+        opt_level: level,
+        inline,
+        ..driver::Options::default()
+    };
+    driver::compile(name, text, &options).unwrap_or_else(|e| panic!("{name} {level:?}: {e}"))
+}
+
+/// Outputs, or the failure's kind: what the two modes must agree on.
+fn run(c: &driver::Compilation, inputs: &serde_json::Value) -> Result<Vec<Val>, String> {
+    let values = c.inputs_from_json(inputs)?;
+    interp::run(&c.program, &values, interp::Limits::default())
+        .map(|o| o.outputs)
+        .map_err(|f| f.kind.to_string())
+}
+
+#[test]
+fn corpus_outputs_equal_with_calls_kept_and_every_block_checks() {
+    let mut failures = Vec::new();
+    let (mut kept, mut checked) = (0, 0);
+    for file in corpus() {
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let json = file.with_extension("json");
+        let inputs = if json.exists() {
+            read_json(&json)
+        } else {
+            serde_json::json!({})
+        };
+        for level in [OptLevel::O0, OptLevel::O3] {
+            let all = compile(&name, &text, level, Inline::All);
+            let mut none = compile(&name, &text, level, Inline::None);
+            let expected = run(&all, &inputs);
+            let got = run(&none, &inputs);
+            if got != expected {
+                failures.push(format!("{name} {level:?}: {got:?} != {expected:?}"));
+                continue;
+            }
+            if none.program.main_func().call_stack.is_some() {
+                kept += 1;
+            }
+            if let Err(e) = driver::legalize_for_r1cs(&mut none.program) {
+                failures.push(format!("{name} {level:?}: legalize: {e}"));
+                continue;
+            }
+            let Ok(values) = none.inputs_from_json(&inputs) else {
+                continue;
+            };
+            let Ok(outcome) = interp::run(&none.program, &values, interp::Limits::default()) else {
+                continue;
+            };
+            match r1cs::check_trace(&none.program, &outcome) {
+                Ok(report) => checked += report.executions,
+                Err(e) => failures.push(format!("{name} {level:?}: check: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!("{kept} compiles kept a call stack; {checked} block executions checked");
+    assert!(
+        kept > 20 && checked > 500,
+        "{kept} programs, {checked} executions"
+    );
+}
+
+/// Nested calls: `main` calls `outer` twice, `outer` calls `inner` twice; `a`, `t`, the
+/// return label and `p` are live across calls.
+const NESTED: &str = "
+def inner(field x) -> field {
+    return x * x + 1;
+}
+def outer(field a, field b) -> field {
+    field t = inner(a);
+    field u = inner(b);
+    return t + u * a;
+}
+def main(field a, field b) -> field {
+    field p = outer(a, b);
+    field q = outer(b, a);
+    return p + q * a + b;
+}
+";
+
+fn nested(level: OptLevel) -> (driver::Compilation, Outcome) {
+    let mut c = compile("nested.zok", NESTED, level, Inline::None);
+    driver::legalize_for_r1cs(&mut c.program).unwrap();
+    let inputs = c
+        .inputs_from_json(&serde_json::json!({"a": "3", "b": "5"}))
+        .unwrap();
+    let outcome = interp::run(&c.program, &inputs, interp::Limits::default()).unwrap();
+    (c, outcome)
+}
+
+#[test]
+fn nested_calls_run_each_callee_block_once_per_call() {
+    for level in [OptLevel::O0, OptLevel::O3] {
+        let all = compile("nested.zok", NESTED, level, Inline::All);
+        let (c, outcome) = nested(level);
+        let inputs = serde_json::json!({"a": "3", "b": "5"});
+        assert_eq!(run(&all, &inputs), Ok(outcome.outputs.clone()));
+        assert_eq!(c.program.funcs.len(), 1, "{level:?}: one function");
+        assert!(c.program.main_func().call_stack.is_some(), "{level:?}");
+        let report = r1cs::check_trace(&c.program, &outcome).unwrap();
+        // inner's entry runs 4 times, outer's twice: some block ran 4 times.
+        assert!(
+            report.blocks.iter().any(|b| b.executions == 4),
+            "{level:?}: {:?}",
+            report.blocks
+        );
+        // The saved values went through memory, and the memory check held.
+        assert!(
+            !report.memory.accesses.is_empty(),
+            "{level:?}: the stack is in memory"
+        );
+    }
+}
+
+#[test]
+fn a_wrong_return_label_is_rejected() {
+    let (c, mut outcome) = nested(OptLevel::O3);
+    assert!(r1cs::check_trace(&c.program, &outcome).is_ok());
+    // The first call of `outer` passes (a, b, label 0, stack): claim label 1 instead, in the
+    // caller's output and the callee's input, as a cheating prover would.
+    let step = outcome
+        .trace
+        .iter()
+        .position(|e| {
+            matches!(&e.exit, Exit::Jump(_, args)
+                if args.len() == 4 && matches!(args[3], Val::Array(_)) && args[2] == Val::Field(Fr::from(0u64)))
+        })
+        .expect("a call of outer");
+    if let Exit::Jump(_, args) = &mut outcome.trace[step].exit {
+        args[2] = Val::Field(Fr::from(1u64));
+    }
+    outcome.trace[step + 1].params[2] = Val::Field(Fr::from(1u64));
+    match r1cs::check_trace(&c.program, &outcome) {
+        Err(CheckError::Unsatisfied { step: s, .. }) => assert_eq!(s, step),
+        other => panic!("expected the caller's block unsatisfied, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_corrupted_saved_value_is_rejected() {
+    let (c, outcome) = nested(OptLevel::O3);
+    let report = r1cs::check_trace(&c.program, &outcome).unwrap();
+    // The memory argument alone: one read of the stack returns another value.
+    let mut memory = report.memory.clone();
+    let read = memory
+        .accesses
+        .iter()
+        .position(|a| a.rw == Fr::from(0u64))
+        .expect("a restore reads the stack");
+    memory.accesses[read].value += Fr::from(1u64);
+    assert!(r1cs::memory::check_memory(&report.memory).is_ok());
+    assert!(r1cs::memory::check_memory(&memory).is_err());
+    // The whole check: the interpreter's trace says the restore read another value.
+    let mut tampered = outcome.clone();
+    let step = report.memory.steps[read];
+    let access = tampered.trace[step]
+        .accesses
+        .iter_mut()
+        .find(|a| a.written.is_none())
+        .expect("the restore's read");
+    access.read = match &access.read {
+        Val::Field(x) => Val::Field(*x + Fr::from(1u64)),
+        other => panic!("the stack holds field elements, not {other:?}"),
+    };
+    assert!(
+        matches!(
+            r1cs::check_trace(&c.program, &tampered),
+            Err(CheckError::Memory(_) | CheckError::Unsatisfied { .. })
+        ),
+        "a corrupted saved value must be rejected"
+    );
+}
+
+#[test]
+fn recursion_is_a_clear_error() {
+    let ir = "
+fn f f1 -> field {
+b0(v0: field):
+    v1 = call f1(v0)
+    return v1
+}
+fn main f0 -> field {
+b0(v0: field):
+    v1 = call f1(v0)
+    return v1
+}
+";
+    let options = driver::Options {
+        opt_level: OptLevel::O0,
+        inline: Inline::None,
+        ..driver::Options::default()
+    };
+    let err = driver::compile("rec.ir", ir, &options).unwrap_err();
+    assert!(err.to_string().contains("recursion"), "{err}");
+}
+
+#[test]
+fn a_call_that_never_returns_leaves_its_continuation_unreached() {
+    let ir = "
+fn spin f1 -> field {
+b0(v0: field):
+    jmp b1(v0)
+b1(v1: field):
+    jmp b1(v1)
+}
+fn main f0 -> field {
+b0(v0: field, v1: u1):
+    br v1, b1(), b2()
+b1():
+    v2 = call f1(v0)
+    jmp b2()
+b2():
+    return v0
+}
+";
+    let options = driver::Options {
+        opt_level: OptLevel::O0,
+        inline: Inline::None,
+        ..driver::Options::default()
+    };
+    let c = driver::compile("spin.ir", ir, &options).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(c.program.funcs.len(), 1);
+    let inputs = [Val::Field(Fr::from(7u64)), Val::UInt(0)];
+    let outcome = interp::run(&c.program, &inputs, interp::Limits::default()).unwrap();
+    assert_eq!(outcome.outputs, vec![Val::Field(Fr::from(7u64))]);
+    r1cs::check_trace(&c.program, &outcome).unwrap();
+}
