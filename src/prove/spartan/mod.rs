@@ -408,18 +408,13 @@ impl Statement {
         Ok(())
     }
 
-    /// The generators a proof needs for these blocks at any number of executions.
+    /// The generators a proof needs for these blocks at any number of executions: a committed
+    /// row has at most `2^MAX_COL_VARS` columns whatever the table (`layout`), and a small
+    /// block run often enough reaches that width, so every statement needs exactly that many.
+    /// (Until 2026-11-28 this was the widest block's row: 2^20 generators and a 60 s setup
+    /// for `keccak_batch`, all but 2^10 of them never used.)
     pub fn generators_needed(&self) -> usize {
-        let clock = self.memory.is_some();
-        let widest = self
-            .blocks
-            .iter()
-            .map(|b| table_width(b.r1cs.num_vars(), clock))
-            .max()
-            .unwrap_or(1);
-        // The pair table: 12 + T wires, T ≤ 64.
-        let pairs = if clock { 128 } else { 1 };
-        widest.max(pairs).max(1 << MAX_COL_VARS)
+        1 << MAX_COL_VARS
     }
 }
 
@@ -598,6 +593,19 @@ mod tests {
                 acc
             })
             .sum()
+    }
+
+    #[test]
+    fn no_layout_is_wider_than_the_generators_a_statement_needs() {
+        let needed = Statement::default().generators_needed();
+        for q in 0..=MAX_EXEC_VARS as usize {
+            for y in 0..=30 {
+                let l = layout(q, y);
+                assert_eq!(l.row_vars + l.col_vars, q + y);
+                assert!(l.cols() <= needed, "q {q}, y {y}: {} columns", l.cols());
+            }
+        }
+        assert_eq!(layout(12, 8).cols(), needed, "a run-often block reaches the width");
     }
 
     #[test]
