@@ -113,6 +113,7 @@
 //! the square root of each block's table up to `2^(2·`[`MAX_COL_VARS`]`)` cells) but **not
 //! zero knowledge**. Masking the sumchecks (Libra's or Spartan's ZK variant) is future work.
 
+pub mod cost;
 pub mod format;
 pub mod hyrax;
 mod links;
@@ -605,7 +606,11 @@ mod tests {
                 assert!(l.cols() <= needed, "q {q}, y {y}: {} columns", l.cols());
             }
         }
-        assert_eq!(layout(12, 8).cols(), needed, "a run-often block reaches the width");
+        assert_eq!(
+            layout(12, 8).cols(),
+            needed,
+            "a run-often block reaches the width"
+        );
     }
 
     #[test]
