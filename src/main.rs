@@ -114,6 +114,12 @@ enum Command {
         /// with inputs, constraints without (what `zkbc profile` attributes; --format table).
         #[arg(long, value_name = "N")]
         top: Option<usize>,
+        /// Also print the Spartan prover's time predicted from the report's counts (sumcheck
+        /// cells, committed table cells, committed tables) by the least-squares fit of
+        /// docs/prover.md: a prediction for the machine the fit names, not a measurement
+        /// (--format table, with inputs).
+        #[arg(long)]
+        predict_prover: bool,
     },
     /// Which source lines cost what: the report's constraints, executed constraints or
     /// sumcheck cells shared out over source lines and inlined call stacks (see
@@ -397,10 +403,11 @@ fn run(cli: Cli) -> Result<(), Exit> {
             quiet,
             explain,
             top,
+            predict_prover,
         } => report_command(
             &compile,
             &compile.settings(run.max_steps),
-            (format, explain, run.log, top),
+            (format, explain, run.log, top, predict_prover),
             output.output.as_deref(),
             quiet.quiet,
         ),

@@ -80,7 +80,7 @@ fn measure_file(
 pub(crate) fn report_command(
     compile: &CompileArgs,
     settings: &Settings,
-    (format, explain, log, top): (ReportFormat, bool, bool, Option<usize>),
+    (format, explain, log, top, predict): (ReportFormat, bool, bool, Option<usize>, bool),
     output: Option<&Path>,
     quiet: bool,
 ) -> Result<(), Exit> {
@@ -88,6 +88,9 @@ pub(crate) fn report_command(
         return Err(user_error(
             "--explain works with --format table, json or dot, not svg",
         ));
+    }
+    if predict && !matches!(format, ReportFormat::Table) {
+        return Err(user_error("--predict-prover works with --format table"));
     }
     if top.is_some() && !matches!(format, ReportFormat::Table) {
         return Err(user_error(
@@ -105,7 +108,7 @@ pub(crate) fn report_command(
     let progress = report::progress::Progress::new(None, "", quiet);
     // Only the drawing reads the program after it is measured.
     let settings = &Settings {
-        keep_ir: matches!(format, ReportFormat::Dot) || top.is_some(),
+        keep_ir: matches!(format, ReportFormat::Dot) || top.is_some() || predict,
         ..settings.clone()
     };
     let measured = measure_file(
@@ -178,11 +181,64 @@ pub(crate) fn report_command(
             )?
         }
     };
+    let text = if predict {
+        text + &predicted_prover_time(r, &measured.compilation)
+    } else {
+        text
+    };
     let text = match top {
         Some(n) => text + &top_lines(&compile.file, measured, n, json.is_some())?,
         None => text,
     };
     emit(&text, output)
+}
+
+/// `--predict-prover`: the Spartan prover's time from the report's counts by the fit of
+/// docs/prover.md, labelled as a prediction for the machine it was fitted on. The blocks'
+/// nonzero matrix entries come from lowering the measured program as `zkbc prove` does.
+fn predicted_prover_time(
+    r: &zkbc::cost::Report,
+    compilation: &zkbc::driver::Compilation,
+) -> String {
+    use zkbc::prove::spartan::cost::{nonzeros, BlockCounts, Features, FIT};
+    let Some(cells) = r.totals.sumcheck_cells else {
+        return "\npredicted Spartan prover time: none without a run (give --inputs)\n".into();
+    };
+    let statement = match zkbc::driver::spartan::statement(compilation) {
+        Ok(st) => st,
+        Err(e) => return format!("\npredicted Spartan prover time: none ({e})\n"),
+    };
+    let entries: std::collections::HashMap<&str, u64> = statement
+        .blocks
+        .iter()
+        .map(|b| (b.name.as_str(), nonzeros(b)))
+        .collect();
+    let blocks = r.blocks.iter().map(|b| BlockCounts {
+        executions: b.executions.unwrap_or(0),
+        padded_executions: b.padded_executions.unwrap_or(0),
+        io_vars: b.io_vars,
+        witness_vars: b.witness_vars,
+        nonzeros: entries.get(b.label.as_str()).copied().unwrap_or(0),
+    });
+    let f = Features::new(
+        blocks,
+        cells,
+        r.totals.memory_entries.unwrap_or(0),
+        r.totals.memory_accesses.unwrap_or(0),
+    );
+    format!(
+        "\npredicted Spartan prover time: {:.0} ms  (a prediction, not a measurement: \
+         least-squares fit on {}, R² {:.3} over {} programs; docs/prover.md)\n\
+         prover features: cells={} committed={} tables={} nonzeros={}\n",
+        FIT.predict_ms(&f),
+        FIT.measured_on,
+        FIT.r_squared,
+        FIT.programs,
+        f.cells,
+        f.committed,
+        f.tables,
+        f.nonzeros
+    )
 }
 
 /// `--top N`: the `n` most expensive source lines of the measured program, in sumcheck cells

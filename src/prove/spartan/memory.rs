@@ -4,7 +4,7 @@
 //! whose grand products tie the table to the blocks' accesses. The argument and why it is sound
 //! are in the parent module's doc ([`super`], "Memory").
 
-use super::Challenges;
+use super::links::Challenges;
 use crate::field::Fr;
 use crate::prove::SparseR1cs;
 use crate::r1cs::memory::check::{pair_assignment, pair_rows};

@@ -113,24 +113,28 @@
 //! the square root of each block's table up to `2^(2·`[`MAX_COL_VARS`]`)` cells) but **not
 //! zero knowledge**. Masking the sumchecks (Libra's or Spartan's ZK variant) is future work.
 
+pub mod cost;
 pub mod format;
 pub mod hyrax;
+mod links;
 pub mod memory;
+mod prover;
 pub mod sumchecks;
+mod verifier;
+
+pub use prover::prove;
+pub use verifier::verify;
 
 use super::mle::{eq_eval, eq_table};
-use super::sumcheck;
 use super::transcript::{fr_to_bytes_le, Transcript};
-use super::{BlockInstance, BlockShape, SparseR1cs, StateWires};
+use super::{BlockInstance, SparseR1cs, StateWires};
 use crate::field::Fr;
-use crate::r1cs::memory::check::time_bits;
 use ark_bn254::G1Affine;
-use ark_ff::{Field, One, Zero};
+use ark_ff::{One, Zero};
 use ark_serialize::CanonicalSerialize;
-use ark_std::rand::{rngs::StdRng, SeedableRng};
-use hyrax::{Layout, Params, Term};
+use hyrax::{Layout, Term};
+use links::{dense, Links};
 use memory::Memory;
-use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::fmt;
 use sumchecks::ProductProof;
@@ -405,18 +409,13 @@ impl Statement {
         Ok(())
     }
 
-    /// The generators a proof needs for these blocks at any number of executions.
+    /// The generators a proof needs for these blocks at any number of executions: a committed
+    /// row has at most `2^MAX_COL_VARS` columns whatever the table (`layout`), and a small
+    /// block run often enough reaches that width, so every statement needs exactly that many.
+    /// (Until 2026-11-28 this was the widest block's row: 2^20 generators and a 60 s setup
+    /// for `keccak_batch`, all but 2^10 of them never used.)
     pub fn generators_needed(&self) -> usize {
-        let clock = self.memory.is_some();
-        let widest = self
-            .blocks
-            .iter()
-            .map(|b| table_width(b.r1cs.num_vars(), clock))
-            .max()
-            .unwrap_or(1);
-        // The pair table: 12 + T wires, T ≤ 64.
-        let pairs = if clock { 128 } else { 1 };
-        widest.max(pairs).max(1 << MAX_COL_VARS)
+        1 << MAX_COL_VARS
     }
 }
 
@@ -465,138 +464,6 @@ fn terms_at(point: &[Fr], row_vars: usize, right: &[Fr]) -> Vec<Term> {
             }
         })
         .collect()
-}
-
-/// The challenges drawn once the commitments are fixed: `r, β` for the states' fingerprints,
-/// `r_mem, β_mem` for the memory entries'.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Challenges {
-    r: Fr,
-    beta: Fr,
-    r_mem: Fr,
-    beta_mem: Fr,
-}
-
-impl Challenges {
-    fn draw(t: &mut Transcript) -> Challenges {
-        Challenges {
-            r: t.challenge(b"r"),
-            beta: t.challenge(b"beta"),
-            r_mem: t.challenge(b"r memory"),
-            beta_mem: t.challenge(b"beta memory"),
-        }
-    }
-}
-
-/// `(wire, β^k)` for a tuple's wires, `k` from `from`.
-fn tuple_weights(wires: impl Iterator<Item = usize>, beta: Fr, from: u64) -> Vec<(usize, Fr)> {
-    let mut p = beta.pow([from]);
-    wires
-        .map(|w| {
-            let out = (w, p);
-            p *= beta;
-            out
-        })
-        .collect()
-}
-
-/// What a committed table proves besides its R1CS: the chain its executions form (input and
-/// output tuples, as weights on a table row), the entry's public tuple, and the memory tuples
-/// of its accesses.
-struct Links {
-    chain: [Vec<(usize, Fr)>; 2],
-    /// The chain's challenge: a leaf is `r_chain − fp(tuple)`.
-    r_chain: Fr,
-    /// The entry block's `(z[0], public inputs.., clock)`, checked at execution 0, whose input
-    /// leaf is 1.
-    public: Option<Vec<(usize, Fr)>>,
-    /// One tuple per access, in order; a leaf is `r_mem − fp(tuple)`.
-    memory: Vec<Vec<(usize, Fr)>>,
-    r_mem: Fr,
-    /// The verifier's value of the public tuple (zero for the prover, who does not use it).
-    public_value: Fr,
-}
-
-/// A block's links. States are `(z[0], clock, label, values..)` with memory, `(z[0], label,
-/// values..)` without; an output's clock is the input's plus the block's accesses (times
-/// `z[0]`).
-fn block_links(st: &Statement, idx: usize, ch: &Challenges) -> Links {
-    let block = &st.blocks[idx];
-    let s = block.state.expect("validated");
-    let clock = st.memory.as_ref().map(|_| block.r1cs.num_vars());
-    let accesses = st.memory.as_ref().map_or(&[][..], |m| &m.accesses[idx][..]);
-    let o = u64::from(clock.is_some());
-    let mut input = vec![(0, Fr::one())];
-    let mut output = vec![(0, Fr::one())];
-    if let Some(c) = clock {
-        input.push((c, ch.beta));
-        output.push((c, ch.beta));
-        output.push((0, ch.beta * Fr::from(accesses.len() as u64)));
-    }
-    let ins = std::iter::once(s.input_label()).chain(s.input_values());
-    input.extend(tuple_weights(ins, ch.beta, 1 + o));
-    let outs = std::iter::once(s.output_label()).chain(s.output_values());
-    output.extend(tuple_weights(outs, ch.beta, 1 + o));
-    let public = (idx == st.entry).then(|| {
-        let wires = std::iter::once(0)
-            .chain(st.public_inputs.iter().copied())
-            .chain(clock);
-        tuple_weights(wires, ch.beta, 0)
-    });
-    let memory = accesses
-        .iter()
-        .enumerate()
-        .map(|(k, a)| memory::access_tuple(a, k, clock.expect("memory"), ch))
-        .collect();
-    Links {
-        chain: [input, output],
-        r_chain: ch.r,
-        public,
-        memory,
-        r_mem: ch.r_mem,
-        public_value: Fr::zero(),
-    }
-}
-
-/// The pair table's links: a chain from the first entry to the sentinel, under the memory's
-/// challenges; no accesses of its own.
-fn pair_links(ch: &Challenges) -> Links {
-    Links {
-        chain: memory::pair_tuples(ch),
-        r_chain: ch.r_mem,
-        public: None,
-        memory: Vec::new(),
-        r_mem: ch.r_mem,
-        public_value: Fr::zero(),
-    }
-}
-
-/// A tuple's weights as a dense column functional of length `y`.
-fn dense(weights: &[(usize, Fr)], y: usize, scale: Fr, into: &mut [Fr]) {
-    debug_assert_eq!(into.len(), y);
-    for &(w, c) in weights {
-        into[w] += scale * c;
-    }
-}
-
-fn fp(z: &[Fr], weights: &[(usize, Fr)]) -> Fr {
-    weights.iter().map(|&(w, c)| c * z[w]).sum()
-}
-
-/// `fp` of the final state `(1, clock, 0, outputs)` (no clock without memory).
-fn final_fingerprint(outputs: &[Fr], beta: Fr, clock: Option<u64>) -> Fr {
-    let mut acc = Fr::one();
-    let mut p = beta;
-    if let Some(c) = clock {
-        acc += p * Fr::from(c);
-        p *= beta;
-    }
-    p *= beta; // the return label is 0
-    for o in outputs {
-        acc += p * o;
-        p *= beta;
-    }
-    acc
 }
 
 /// `M(r_x, ·) = Σ_x eq(r_x, x)·(A + γB + γ²C)[x][·]`, length `y`.
@@ -709,532 +576,6 @@ fn opening_terms(
     terms
 }
 
-/// One committed table for the prover: a block (or the pair table), its row width and clocks.
-struct Table<'a> {
-    block: &'a BlockInstance,
-    y: usize,
-    clocks: Option<&'a [u64]>,
-}
-
-impl Table<'_> {
-    /// The rows `z ++ [clock]`, padded to `y` and to a power of two of executions.
-    fn rows(&self) -> Vec<Fr> {
-        let y = self.y;
-        let mut table = vec![Fr::zero(); self.block.shape().padded_executions * y];
-        for (e, z) in self.block.executions.iter().enumerate() {
-            table[e * y..e * y + z.len()].copy_from_slice(z);
-            if let Some(c) = self.clocks {
-                table[e * y + z.len()] = Fr::from(c[e]);
-            }
-        }
-        table
-    }
-}
-
-/// Proves one table: outer and inner sumchecks, chain and memory products, the opening.
-fn prove_table(
-    params: &Params,
-    table: &Table,
-    committed: &(Layout, Vec<Fr>, hyrax::Committed),
-    links: &Links,
-    mut t: Transcript,
-) -> BlockProof {
-    let (layout, rows, committed) = committed;
-    let block = table.block;
-    let y = table.y;
-    let shape = block.shape();
-    let q = shape.execution_vars();
-    let outer = sumcheck::prove_block(block, &shape, &mut t);
-    let (r_e, r_x) = outer.point.split_at(q);
-    let gamma = t.challenge(b"gamma");
-    let m = combined_row(&block.r1cs, r_x, gamma, y);
-    let mut w = vec![Fr::zero(); y];
-    for (row, weight) in rows.chunks(y).zip(eq_table(r_e)) {
-        for (acc, v) in w.iter_mut().zip(row) {
-            *acc += weight * v;
-        }
-    }
-    let (inner, r_j, witness_eval) = sumchecks::prove_inner(m, w, &mut t);
-    let padded = shape.padded_executions;
-    let mut leaves = [vec![Fr::zero(); padded], vec![Fr::zero(); padded]];
-    for (e, z) in rows.chunks(y).enumerate() {
-        leaves[0][e] = links.r_chain - fp(z, &links.chain[0]);
-        leaves[1][e] = links.r_chain - fp(z, &links.chain[1]);
-    }
-    if links.public.is_some() {
-        leaves[0][0] = Fr::one();
-    }
-    let (products, rho, _) = sumchecks::prove_products(&leaves, &mut t);
-    let (memory, rho_mem) = if links.memory.is_empty() {
-        (no_products(), Vec::new())
-    } else {
-        let n = links.memory.len().next_power_of_two();
-        let r_mem = links.r_mem;
-        let mut tree = vec![Fr::one(); n * padded];
-        for (k, tuple) in links.memory.iter().enumerate() {
-            for (e, z) in rows.chunks(y).enumerate() {
-                tree[k * padded + e] = r_mem - fp(z, tuple);
-            }
-        }
-        let (proof, rho_mem, _) = sumchecks::prove_products(&[tree], &mut t);
-        (proof, rho_mem)
-    };
-    let kappa = kappas(&mut t);
-    let at = Points {
-        r_e,
-        r_j: &r_j,
-        rho: &rho,
-        rho_mem: &rho_mem,
-    };
-    let terms = opening_terms(layout.row_vars, y, &at, links, kappa);
-    let opening = hyrax::open(
-        params,
-        *layout,
-        rows,
-        committed,
-        &terms,
-        &mut StdRng::from_entropy(),
-        opening_challenge(&mut t),
-    );
-    BlockProof {
-        log_executions: Some(q as u8),
-        rows: committed.rows.clone(),
-        outer: outer.proof,
-        inner,
-        witness_eval,
-        products,
-        memory,
-        opening,
-    }
-}
-
-/// Proves the statement for its blocks' executions with public values `public` (outputs,
-/// then public inputs). Fails on a malformed statement; unsatisfied executions, a broken
-/// chain or incoherent memory give a proof [`verify`] rejects.
-pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, ProveError> {
-    let bad = |why: String| ProveError::Statement(why);
-    st.validate().map_err(bad)?;
-    for block in &st.blocks {
-        block.validate().map_err(|e| bad(e.to_string()))?;
-        if block.shape().execution_vars() > MAX_EXEC_VARS as usize {
-            return Err(bad(format!("block {}: too many executions", block.name)));
-        }
-    }
-    if st.blocks[st.entry].executions.is_empty() {
-        return Err(bad("the entry block never ran".into()));
-    }
-    if public.len() != st.num_outputs + st.public_inputs.len() {
-        return Err(bad(format!(
-            "{} public values for {} outputs and {} public inputs",
-            public.len(),
-            st.num_outputs,
-            st.public_inputs.len()
-        )));
-    }
-    // The pair table, when there is memory.
-    let pairs: Option<(BlockInstance, u64)> = match &st.memory {
-        None => None,
-        Some(m) => {
-            if m.clocks.len() != st.blocks.len()
-                || m.clocks
-                    .iter()
-                    .zip(&st.blocks)
-                    .any(|(c, b)| c.len() != b.executions.len())
-            {
-                return Err(bad("the memory clocks are not one per execution".into()));
-            }
-            if m.sorted.len() < m.inits.len() {
-                return Err(bad("the sorted memory list misses initial entries".into()));
-            }
-            let accesses = (m.sorted.len() - m.inits.len()) as u64;
-            let t_bits = time_bits(accesses);
-            let block = BlockInstance {
-                name: PAIRS.into(),
-                source: None,
-                state: None,
-                r1cs: memory::pair_r1cs(t_bits),
-                executions: m.pair_rows(t_bits),
-            };
-            if block.shape().execution_vars() > MAX_EXEC_VARS as usize {
-                return Err(bad("too many memory entries".into()));
-            }
-            Some((block, accesses))
-        }
-    };
-    let clock = st.memory.is_some();
-    let mut tables: Vec<Table> = st
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(b, block)| Table {
-            block,
-            y: table_width(block.r1cs.num_vars(), clock),
-            clocks: st.memory.as_ref().map(|m| &m.clocks[b][..]),
-        })
-        .collect();
-    if let Some((block, _)) = &pairs {
-        tables.push(Table {
-            block,
-            y: table_width(block.r1cs.num_vars(), false),
-            clocks: None,
-        });
-    }
-    let digest = st.digest();
-    let mut t = statement_transcript(&digest, public);
-    // Tables and commitments.
-    let committed: Vec<Option<(Layout, Vec<Fr>, hyrax::Committed)>> = tables
-        .par_iter()
-        .map(|table| {
-            if table.block.executions.is_empty() {
-                return Ok(None);
-            }
-            let shape = table.block.shape();
-            let layout = layout(shape.execution_vars(), table.y.trailing_zeros() as usize);
-            if layout.cols() > params.len() {
-                return Err(ProveError::Params {
-                    needed: layout.cols(),
-                    have: params.len(),
-                });
-            }
-            let rows = table.rows();
-            let c = hyrax::commit(params, layout, &rows, &mut StdRng::from_entropy());
-            Ok(Some((layout, rows, c)))
-        })
-        .collect::<Result<_, _>>()?;
-    let mut shells: Vec<BlockProof> = committed
-        .iter()
-        .zip(&tables)
-        .map(|(c, table)| match c {
-            None => BlockProof::never_ran(),
-            Some((_, _, c)) => BlockProof {
-                log_executions: Some(table.block.shape().execution_vars() as u8),
-                rows: c.rows.clone(),
-                ..BlockProof::never_ran()
-            },
-        })
-        .collect();
-    let memory_shell = pairs.as_ref().map(|(_, accesses)| MemoryProof {
-        accesses: *accesses,
-        pairs: shells.pop().expect("the pair table"),
-    });
-    absorb_shape(&mut t, &shells, memory_shell.as_ref());
-    let ch = Challenges::draw(&mut t);
-    let parts: Vec<Option<BlockProof>> = tables
-        .par_iter()
-        .zip(&committed)
-        .enumerate()
-        .map(|(idx, (table, committed))| {
-            let committed = committed.as_ref()?;
-            let links = if idx < st.blocks.len() {
-                block_links(st, idx, &ch)
-            } else {
-                pair_links(&ch)
-            };
-            let t = t.fork(b"block", idx as u64);
-            Some(prove_table(params, table, committed, &links, t))
-        })
-        .collect();
-    let mut blocks: Vec<BlockProof> = parts
-        .into_iter()
-        .map(|p| p.unwrap_or_else(BlockProof::never_ran))
-        .collect();
-    let memory = memory_shell.map(|m| MemoryProof {
-        accesses: m.accesses,
-        pairs: blocks.pop().expect("the pair table"),
-    });
-    Ok(Proof {
-        digest,
-        blocks,
-        memory,
-    })
-}
-
-/// A table's grand products as the verifier read them: the chain's two roots and the memory
-/// tree's.
-struct Roots {
-    chain: [Fr; 2],
-    memory: Option<Fr>,
-}
-
-/// Checks one table's proof: its sumchecks, products and opening.
-fn verify_table(
-    params: &Params,
-    block: &BlockInstance,
-    y: usize,
-    bp: &BlockProof,
-    links: &Links,
-    mut t: Transcript,
-) -> Result<Option<Roots>, Rejection> {
-    let Some(q) = bp.log_executions else {
-        return Ok(None);
-    };
-    let fail = |reason: String| Rejection::Block {
-        block: block.name.clone(),
-        reason,
-    };
-    let q = q as usize;
-    let layout = layout(q, y.trailing_zeros() as usize);
-    if bp.rows.len() != layout.rows() || layout.cols() > params.len() {
-        return Err(fail(format!(
-            "{} row commitments for {} rows of {} columns ({} generators)",
-            bp.rows.len(),
-            layout.rows(),
-            layout.cols(),
-            params.len()
-        )));
-    }
-    let x = block.r1cs.num_constraints().next_power_of_two().max(2);
-    let shape = BlockShape {
-        num_constraints: block.r1cs.num_constraints(),
-        num_executions: 1 << q,
-        num_vars: block.r1cs.num_vars(),
-        padded_executions: 1 << q,
-        padded_constraints: x,
-    };
-    let point = sumcheck::verify_rounds(&shape, &bp.outer, &mut t)
-        .map_err(|e| fail(format!("outer sumcheck: {e}")))?;
-    if !bp.outer.claimed_sum.is_zero() {
-        return Err(fail(
-            "the proved sum is not zero: some execution does not satisfy the block's constraints"
-                .into(),
-        ));
-    }
-    let (r_e, r_x) = point.split_at(q);
-    let gamma = t.challenge(b"gamma");
-    let [va, vb, vc] = bp.outer.evals;
-    if bp.inner.len() != y.trailing_zeros() as usize {
-        return Err(fail(
-            "the inner sumcheck has the wrong number of rounds".into(),
-        ));
-    }
-    let (r_j, left) =
-        sumchecks::verify_inner(&bp.inner, va + gamma * vb + gamma * gamma * vc, &mut t)
-            .map_err(|k| fail(format!("inner sumcheck round {k}: not the running claim")))?;
-    t.append_fields(b"witness evaluation", &[bp.witness_eval]);
-    let m = combined_row(&block.r1cs, r_x, gamma, y);
-    if super::mle::evaluate(&m, &r_j) * bp.witness_eval != left {
-        return Err(fail("the inner sumcheck's last claim fails".into()));
-    }
-    let (rho, claims) = sumchecks::verify_products(&bp.products, 2, q, &mut t)
-        .map_err(|e| fail(format!("transition products: {e}")))?;
-    let (rho_mem, memory_claim) = if links.memory.is_empty() {
-        if bp.memory != no_products() {
-            return Err(fail("a memory product for a block without accesses".into()));
-        }
-        (Vec::new(), None)
-    } else {
-        let k = links.memory.len().next_power_of_two().trailing_zeros() as usize;
-        let (rho_mem, claims) = sumchecks::verify_products(&bp.memory, 1, k + q, &mut t)
-            .map_err(|e| fail(format!("memory products: {e}")))?;
-        (rho_mem, Some(claims[0]))
-    };
-    let kappa = kappas(&mut t);
-    let r = links.r_chain;
-    let delta = if links.public.is_some() {
-        eq_eval(&rho, &vec![Fr::zero(); q])
-    } else {
-        Fr::zero()
-    };
-    // The leaves' MLEs: r·(1 − δ) + δ − y_in and r − y_out.
-    let y_in = r * (Fr::one() - delta) + delta - claims[0];
-    let y_out = r - claims[1];
-    let mut value = bp.witness_eval + kappa[0] * y_in + kappa[1] * y_out;
-    if links.public.is_some() {
-        // The public tuple's value; the clock's is 0.
-        value += kappa[2] * links.public_value;
-    }
-    if let Some(c) = memory_claim {
-        // The tree's MLE is r_mem·S + (1 − S) − y_mem, S the weight of the real accesses.
-        let (rho_k, _) = rho_mem.split_at(rho_mem.len() - q);
-        let s: Fr = eq_table(rho_k).iter().take(links.memory.len()).sum();
-        let y_mem = links.r_mem * s + Fr::one() - s - c;
-        value += kappa[3] * y_mem;
-    }
-    let at = Points {
-        r_e,
-        r_j: &r_j,
-        rho: &rho,
-        rho_mem: &rho_mem,
-    };
-    let terms = opening_terms(layout.row_vars, y, &at, links, kappa);
-    if !hyrax::verify(
-        params,
-        layout,
-        &bp.rows,
-        &terms,
-        value,
-        &bp.opening,
-        opening_challenge(&mut t),
-    ) {
-        return Err(fail("the commitment opening fails".into()));
-    }
-    Ok(Some(Roots {
-        chain: [bp.products.roots[0], bp.products.roots[1]],
-        memory: memory_claim.map(|_| bp.memory.roots[0]),
-    }))
-}
-
-/// Checks `proof` against the statement (the verifier's: no executions) and the public values
-/// (outputs, then public inputs).
-pub fn verify(
-    params: &Params,
-    st: &Statement,
-    public: &[Fr],
-    proof: &Proof,
-) -> Result<(), Rejection> {
-    let shape = |why: String| Rejection::Shape(why);
-    st.validate().map_err(shape)?;
-    let digest = st.digest();
-    if proof.digest != digest {
-        return Err(Rejection::OtherCircuit);
-    }
-    if public.len() != st.num_outputs + st.public_inputs.len() {
-        return Err(shape(format!(
-            "{} public values, the program has {} outputs and {} public inputs",
-            public.len(),
-            st.num_outputs,
-            st.public_inputs.len()
-        )));
-    }
-    if proof.blocks.len() != st.blocks.len() {
-        return Err(shape(format!(
-            "the proof has {} blocks, the program {}",
-            proof.blocks.len(),
-            st.blocks.len()
-        )));
-    }
-    if proof.blocks[st.entry].log_executions.is_none() {
-        return Err(shape("the proof says the entry block never ran".into()));
-    }
-    let pair_proof = proof.memory.as_ref().map(|m| &m.pairs);
-    for (b, name) in proof
-        .blocks
-        .iter()
-        .zip(st.blocks.iter().map(|b| &b.name[..]))
-        .chain(pair_proof.map(|p| (p, PAIRS)))
-    {
-        match b.log_executions {
-            None if *b != BlockProof::never_ran() => {
-                return Err(shape(format!("block {name} never ran but has a proof")))
-            }
-            Some(q) if q > MAX_EXEC_VARS => {
-                return Err(shape(format!("block {name}: 2^{q} executions")))
-            }
-            _ => {}
-        }
-    }
-    // The memory's shape: how many entries of each kind the products hold.
-    let pairs: Option<(BlockInstance, u64, u64)> = match (&st.memory, &proof.memory) {
-        (None, None) => None,
-        (Some(m), Some(mp)) => {
-            let slots: u128 = st
-                .blocks
-                .iter()
-                .zip(&proof.blocks)
-                .zip(&m.accesses)
-                .map(|((_, b), a)| b.log_executions.map_or(0, |q| (a.len() as u128) << q))
-                .sum();
-            let Some(q) = mp.pairs.log_executions else {
-                return Err(shape("the memory's pair table is empty".into()));
-            };
-            let entries = u128::from(mp.accesses) + m.inits.len() as u128;
-            if u128::from(mp.accesses) > slots || entries > 1u128 << q {
-                return Err(shape(format!(
-                    "{} memory accesses do not fit the blocks' {slots} access slots or the \
-                     pair table's 2^{q} rows",
-                    mp.accesses
-                )));
-            }
-            // Zero rows: unused access slots, unused pair rows (each a leaf `r_mem`).
-            let zero_slots = (slots - u128::from(mp.accesses)) as u64;
-            let zero_pairs = ((1u128 << q) - entries) as u64;
-            let block = BlockInstance {
-                name: PAIRS.into(),
-                source: None,
-                state: None,
-                r1cs: memory::pair_r1cs(time_bits(mp.accesses)),
-                executions: Vec::new(),
-            };
-            Some((block, zero_slots, zero_pairs))
-        }
-        _ => {
-            return Err(shape(
-                "the proof's memory argument does not match the program's memory".into(),
-            ))
-        }
-    };
-    let (outputs, public_inputs) = public.split_at(st.num_outputs);
-    let mut t = statement_transcript(&digest, public);
-    absorb_shape(&mut t, &proof.blocks, proof.memory.as_ref());
-    let ch = Challenges::draw(&mut t);
-    // The entry's public tuple `(1, public inputs..)` (its clock is 0).
-    let public_value: Fr = std::iter::once(Fr::one())
-        .chain(public_inputs.iter().copied())
-        .zip(tuple_weights(0..=public_inputs.len(), ch.beta, 0))
-        .map(|(v, (_, w))| v * w)
-        .sum();
-    let clock = st.memory.is_some();
-    let mut tables: Vec<(&BlockInstance, usize, &BlockProof)> = st
-        .blocks
-        .iter()
-        .zip(&proof.blocks)
-        .map(|(b, bp)| (b, table_width(b.r1cs.num_vars(), clock), bp))
-        .collect();
-    if let (Some((block, _, _)), Some(bp)) = (&pairs, pair_proof) {
-        tables.push((block, table_width(block.r1cs.num_vars(), false), bp));
-    }
-    let roots: Vec<Option<Roots>> = tables
-        .par_iter()
-        .enumerate()
-        .map(|(idx, &(block, y, bp))| {
-            let mut links = if idx < st.blocks.len() {
-                block_links(st, idx, &ch)
-            } else {
-                pair_links(&ch)
-            };
-            links.public_value = public_value;
-            verify_table(params, block, y, bp, &links, t.fork(b"block", idx as u64))
-        })
-        .collect::<Result<_, _>>()?;
-    let n = st.blocks.len();
-    let final_clock = proof.memory.as_ref().map(|m| m.accesses);
-    let (mut ins, mut outs) = (
-        ch.r - final_fingerprint(outputs, ch.beta, final_clock),
-        Fr::one(),
-    );
-    for r in roots[..n].iter().flatten() {
-        ins *= r.chain[0];
-        outs *= r.chain[1];
-    }
-    if ins != outs {
-        return Err(Rejection::Transition);
-    }
-    if let (Some(m), Some((_, zero_slots, zero_pairs))) = (&st.memory, pairs) {
-        let Some(Some(sorted)) = roots.get(n) else {
-            return Err(shape("the memory's pair table is missing".into()));
-        };
-        let leaf = |e: &crate::r1cs::memory::MemoryEntry| {
-            ch.r_mem - memory::entry_fingerprint(e, ch.beta_mem)
-        };
-        // The pairs chain from the first initial entry to the sentinel.
-        if sorted.chain[0] * leaf(&m.sentinel()) != sorted.chain[1] * leaf(&m.inits[0]) {
-            return Err(Rejection::Memory);
-        }
-        // The sorted entries are the initial entries and the blocks' accesses.
-        let mut exec = ch.r_mem.pow([zero_pairs]);
-        for e in &m.inits {
-            exec *= leaf(e);
-        }
-        for r in roots[..n].iter().flatten() {
-            exec *= r.memory.unwrap_or_else(Fr::one);
-        }
-        if exec != sorted.chain[0] * ch.r_mem.pow([zero_slots]) {
-            return Err(Rejection::Memory);
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1253,6 +594,23 @@ mod tests {
                 acc
             })
             .sum()
+    }
+
+    #[test]
+    fn no_layout_is_wider_than_the_generators_a_statement_needs() {
+        let needed = Statement::default().generators_needed();
+        for q in 0..=MAX_EXEC_VARS as usize {
+            for y in 0..=30 {
+                let l = layout(q, y);
+                assert_eq!(l.row_vars + l.col_vars, q + y);
+                assert!(l.cols() <= needed, "q {q}, y {y}: {} columns", l.cols());
+            }
+        }
+        assert_eq!(
+            layout(12, 8).cols(),
+            needed,
+            "a run-often block reaches the width"
+        );
     }
 
     #[test]
