@@ -614,7 +614,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 }
             }
             estimate.extend(rescored);
-            if let Some((m, mono)) = monolithic.1.as_ref() {
+            if let Some((m, _)) = monolithic.1.as_ref() {
                 if *m < current && taken.as_ref().is_none_or(|(_, s)| *m < s.prediction) {
                     record_outrun(&mut decisions, round, current, m.cells, outrun, near_whole);
                     // The candidates this round scored, which the one block outdoes.
@@ -637,7 +637,6 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                         ),
                     });
                     // `work` becomes the one block after the search (it is not copied).
-                    let _ = mono;
                     current = *m;
                     one_block_round = Some(round);
                     stats.add("monolithic_taken", 1);
