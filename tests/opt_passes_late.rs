@@ -768,11 +768,10 @@ b2():
 }
 
 #[test]
-fn gvn_never_numbers_arrays() {
+fn gvn_shares_a_read_only_array_only_within_its_block() {
     // b1's copy of the constant array (what `remat` makes) is not replaced by b0's, which
-    // dominates it: that would carry the array from b0 to b1 again. The second copy in b1 stays
-    // too: two arrays that start equal may be two array families (each written later), and an
-    // array costs nothing to build.
+    // dominates it: that would carry the array from b0 to b1 again. b1's second copy, only read,
+    // is b1's first; its read at a constant index is the element itself.
     check_pass(
         "gvn",
         "
@@ -785,9 +784,11 @@ b1():
     v3 = make_array [field 3, field 1] : field
     v4 = make_array [field 3, field 1] : field
     v5 = array_get v3, v0 @2:1
-    v6 = array_get v4, u32 1 @3:1
+    v6 = array_get v4, v0 @3:1
+    v8 = array_get v4, u32 1 @3:1
     v7 = add v5, v6
-    return v2, v7
+    v9 = add v7, v8
+    return v2, v9
 }",
         &[r#"["0"]"#, r#"["1"]"#, r#"["2"]"#],
         expect![[r#"
@@ -800,9 +801,105 @@ b1():
                 v3 = make_array [field 3, field 1] : field
                 v4 = make_array [field 3, field 1] : field
                 v5 = array_get v3, v0 @2:1
-                v6 = array_get v4, u32 1 @3:1
+                v6 = array_get v4, v0 @3:1
                 v7 = add v5, v6
-                return v2, v7
+                v8 = add v7, field 1
+                return v2, v8
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn gvn_keeps_two_arrays_that_start_equal_and_are_written_apart() {
+    // `a = [0; 2]; b = [0; 2];`, each then written: two array families, which stay two (one
+    // value would be live after a write of the other, and leave memory). A read at a constant
+    // index through the writes of the block is the value written.
+    check_pass(
+        "gvn",
+        "
+fn main f0 -> u32, u32 {
+b0(v0: u32, v1: u32):
+    v2 = make_array [u32 0, u32 0] : u32
+    v3 = make_array [u32 0, u32 0] : u32
+    v4 = array_set v2, u32 0, v0 @1:1
+    v5 = array_set v3, u32 0, v1 @2:1
+    v6 = array_set v4, u32 1, v1 @3:1
+    v7 = array_get v6, u32 0 @4:1
+    v8 = array_get v5, v1 @5:1
+    return v7, v8
+}",
+        &[r#"["5", "0"]"#, r#"["5", "1"]"#, r#"["5", "2"]"#],
+        expect![[r#"
+            fn main f0 -> u32, u32 {
+            b0(v0: u32, v1: u32):
+                v2 = make_array [u32 0, u32 0] : u32
+                v3 = make_array [u32 0, u32 0] : u32
+                v4 = array_set v2, u32 0, v0 @1:1
+                v5 = array_set v3, u32 0, v1 @2:1
+                v6 = array_set v4, u32 1, v1 @3:1
+                v7 = array_get v5, v1 @5:1
+                return v0, v7
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn gvn_shares_a_hint_of_two_arms_and_drops_its_guard() {
+    // After predication, both arms run `hint f1(v0)`, under complementary guards. One hint
+    // serves both: it loses its guard (it runs on every path, and each arm's own assertion,
+    // under the arm's guard, still binds it there), and what each arm computes from it is one
+    // computation.
+    check_pass(
+        "gvn",
+        "
+fn main f0 -> field {
+b0(v0: field, v1: u1):
+    v2 = not v1
+    v3 = hint f1(v0) if v1
+    v4 = mul v3, v3
+    v5 = eq v4, v0
+    v6 = or v2, v5
+    assert v6, \"root\" @1:1
+    v7 = hint f1(v0) if v2
+    v8 = mul v7, v7
+    v9 = eq v8, v0
+    v10 = or v1, v9
+    assert v10, \"root\" @2:1
+    v11 = add v3, field 1
+    v12 = select v1, v11, v7
+    return v12
+}
+
+fn root f1 -> field {
+b0(v0: field):
+    v1 = mul v0, field 0
+    v2 = add v1, field 3
+    return v2
+}",
+        &[r#"["9", "0"]"#, r#"["9", "1"]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: field, v1: u1):
+                v2 = not v1
+                v3 = hint f1(v0)
+                v4 = mul v3, v3
+                v5 = eq v4, v0
+                v6 = or v2, v5
+                assert v6, "root" @1:1
+                v7 = or v1, v5
+                assert v7, "root" @2:1
+                v8 = add v3, field 1
+                v9 = select v1, v8, v3
+                return v9
+            }
+
+            fn root f1 -> field {
+            b0(v0: field):
+                v1 = mul v0, field 0
+                v2 = add v1, field 3
+                return v2
             }
         "#]],
     );
