@@ -510,26 +510,6 @@ case("bit_concat", {"v": str(v), "a": str(a), "b": str(b)},
      [u(bit_reverse32(v), 32), u(((a << 8) + b) ^ 0xFFFF, 32)])
 
 
-# sealed_bid_reveal: sha256packed([0, 0, 0, value]) is SHA-256 of the 512-bit message of four
-# 128-bit words (48 zero bytes, then value), its digest as two 128-bit halves
-def sha256_packed(words):
-    digest = hashlib.sha256(b"".join(w.to_bytes(16, "big") for w in words)).digest()
-    return [int.from_bytes(digest[:16], "big"), int.from_bytes(digest[16:], "big")]
-
-
-def sealed_bid_reveal(value, reveal, commitment):
-    if reveal != 0 and value != reveal:
-        return 0
-    return int(sha256_packed([0, 0, 0, value]) == commitment)
-
-
-value = 123456789
-commitment = sha256_packed([0, 0, 0, value])
-case("sealed_bid_reveal",
-     {"value": str(value), "revealValue": str(value), "hash": [str(t) for t in commitment]},
-     [f(sealed_bid_reveal(value, value, commitment))])
-
-
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     for name, (inputs, outputs) in sorted(CASES.items()):

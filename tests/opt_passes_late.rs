@@ -846,11 +846,9 @@ b0(v0: u32, v1: u32):
 }
 
 #[test]
-fn gvn_shares_a_hint_of_two_arms_and_drops_its_guard() {
-    // After predication, both arms run `hint f1(v0)`, under complementary guards. One hint
-    // serves both: it loses its guard (it runs on every path, and each arm's own assertion,
-    // under the arm's guard, still binds it there), and what each arm computes from it is one
-    // computation.
+fn gvn_keeps_two_hints_of_two_arms_under_different_guards() {
+    // After predication, both arms run `hint f1(v0)`, under complementary guards. Each gives
+    // zeros where its guard is 0, which IR may observe: the two stay two.
     check_pass(
         "gvn",
         "
