@@ -881,16 +881,19 @@ b0(v0: field):
             fn main f0 -> field {
             b0(v0: field, v1: u1):
                 v2 = not v1
-                v3 = hint f1(v0)
+                v3 = hint f1(v0) if v1
                 v4 = mul v3, v3
                 v5 = eq v4, v0
                 v6 = or v2, v5
                 assert v6, "root" @1:1
-                v7 = or v1, v5
-                assert v7, "root" @2:1
-                v8 = add v3, field 1
-                v9 = select v1, v8, v3
-                return v9
+                v7 = hint f1(v0) if v2
+                v8 = mul v7, v7
+                v9 = eq v8, v0
+                v10 = or v1, v9
+                assert v10, "root" @2:1
+                v11 = add v3, field 1
+                v12 = select v1, v11, v7
+                return v12
             }
 
             fn root f1 -> field {
