@@ -27,19 +27,38 @@
 //! take the later one's `nuw`, which is a fact about the executions that reach the later one.
 //!
 //! Eligible are the instructions whose result depends only on their operands: every one except
-//! `assert`, `store`, `load`, `log`, `call`, `hint`, `allocate` and `make_array`. That includes
-//! the ones that can fail — `array_get` and `array_set` out of bounds, `cast` that does not
-//! fit, `bound`, division by zero: an identical instruction dominated by the first can fail only
-//! if the first did, and then execution stopped there.
+//! `assert`, `store`, `load`, `log`, `call`, `allocate` and `make_array` (but see below). That
+//! includes the ones that can fail — `array_get` and `array_set` out of bounds, `cast` that does
+//! not fit, `bound`, division by zero: an identical instruction dominated by the first can fail
+//! only if the first did, and then execution stopped there.
 //!
-//! `make_array` is never numbered: building an array costs nothing in R1CS (its elements are
-//! wires already), while sharing one saves nothing and couples what should stay apart. Two
-//! arrays that start equal (`u32[5] a = [0; 5]; u32[5] b = [0; 5];`, each then written) are
-//! two array families; numbered as one value they rode in several places of every transition
-//! state and left memory (`zkbc opt --cost-after` on cobbl_dna_align: 82,520 cells before gvn,
-//! 207,688 after). And `remat` gives each block that uses a constant array its own copy, so
-//! that it does not ride in the transition states in between; reusing a dominating block's
-//! copy would undo that.
+//! # Hints
+//!
+//! A `hint` is numbered by its function, arguments and guard: two hints of the same function
+//! on the same arguments under the same guard (or none) give the same witnesses. Hints under
+//! different guards are not shared: a hint whose guard is 0 gives zeros, and on IR in general
+//! (not only the predicated arms of a merged `if`, where an untaken arm's values are
+//! don't-cares) those zeros may be observed, so neither guard can be dropped. (Dropping it
+//! failed `tests/opt_random.rs` at seed 13000296.) So the sealed-bid shape, whose arms unpack
+//! the same words under different guards, still computes its SHA-256 once per arm.
+//!
+//! # Arrays
+//!
+//! `make_array` is numbered only within its own block and only when the array is read-only:
+//! every use an instruction whose results are not arrays (no `array_set`, `select`, jump
+//! argument, ...). Building an array costs nothing in R1CS (its elements are wires already),
+//! and sharing one that is written couples what should stay apart: two arrays that start equal
+//! (`u32[5] a = [0; 5]; u32[5] b = [0; 5];`, each then written) are two array families;
+//! numbered as one value they rode in several places of every transition state and left memory
+//! (`zkbc opt --cost-after` on cobbl_dna_align: 82,520 cells before gvn, 207,688 after). And
+//! `remat` gives each block that uses a constant array its own copy, so that it does not ride
+//! in the transition states in between; reusing a dominating block's copy would undo that. A
+//! read-only array's readers (`from_bits` of the same bits, in both arms) are what needs it.
+//!
+//! `v = array_get a, k` at a constant index `k`, where `a` was made in the same block by
+//! `array_set`s at constant indices on a `make_array`, is the element written last at `k` (or
+//! the `make_array`'s element), which dominates `v`: `v` is replaced by it. Only within the
+//! block, so that no element rides in a transition state in place of a read.
 //!
 //! ```text
 //! b0(v0: [u32; 4], v1: u32, v2: u1):          b0(v0: [u32; 4], v1: u32, v2: u1):
@@ -60,8 +79,10 @@
 
 use super::PassStats;
 use crate::analysis::DomTree;
-use crate::fxhash::FxMap;
-use crate::ir::{BinOp, BlockId, Const, Function, InstId, InstKind, Program, Type, ValueId};
+use crate::fxhash::{FxMap, FxSet};
+use crate::ir::{
+    BinOp, BlockId, Const, Function, InstId, InstKind, Program, Type, ValueDef, ValueId,
+};
 use hashbrown::HashTable;
 
 /// Runs the pass on every function.
@@ -88,20 +109,67 @@ struct Key {
     result: Type,
 }
 
-/// Whether the result of an instruction of this kind depends only on its operands.
+/// Whether the result of an instruction of this kind depends only on its operands (a hint's on
+/// its function, arguments and guard: see the module doc).
 fn eligible(kind: &InstKind) -> bool {
-    !matches!(
-        kind,
-        InstKind::Assert { .. }
-            | InstKind::Store { .. }
-            | InstKind::Load { .. }
-            | InstKind::Log { .. }
-            | InstKind::Call { .. }
-            | InstKind::Hint { .. }
-            | InstKind::Allocate { .. }
-            | InstKind::MakeArray { .. }
-    )
+    match kind {
+        InstKind::Hint { ret, .. } => !ret.is_empty(),
+        _ => !matches!(
+            kind,
+            InstKind::Assert { .. }
+                | InstKind::Store { .. }
+                | InstKind::Load { .. }
+                | InstKind::Log { .. }
+                | InstKind::Call { .. }
+                | InstKind::Allocate { .. }
+                | InstKind::MakeArray { .. }
+        ),
+    }
 }
+
+/// The `make_array` results only read, by instructions with a result that is not an array:
+/// never written, never copied into another array, never passed to another block. Two such
+/// arrays with the same elements are one value; sharing them couples no array families.
+fn shareable_arrays(func: &Function) -> FxSet<ValueId> {
+    let mut arrays = FxSet::default();
+    let mut escaping = FxSet::default();
+    for &b in &func.layout {
+        let block = func.block(b);
+        for &i in &block.insts {
+            let data = func.inst(i);
+            if matches!(data.kind, InstKind::MakeArray { .. }) {
+                arrays.insert(data.results[0]);
+            }
+            let reads_only = eligible(&data.kind)
+                && data
+                    .results
+                    .iter()
+                    .all(|r| !matches!(func.value_type(*r), Type::Array(..)));
+            if !reads_only {
+                data.kind.for_each_operand(|v| {
+                    escaping.insert(v);
+                });
+            }
+        }
+        if let Some(term) = &block.term {
+            escaping.extend(term.operands());
+        }
+    }
+    arrays.retain(|v| !escaping.contains(v));
+    arrays
+}
+
+/// Whether instruction `i` is looked up in the table: an eligible one, or a shareable array.
+fn numbered(func: &Function, shared_arrays: &FxSet<ValueId>, i: InstId) -> bool {
+    let data = func.inst(i);
+    match data.kind {
+        InstKind::MakeArray { .. } => shared_arrays.contains(&data.results[0]),
+        _ => eligible(&data.kind),
+    }
+}
+
+/// The most `array_set`s [`Ctx::element_read`] looks through (a 512-bit message is 512).
+const MAX_CHAIN: usize = 1024;
 
 fn is_commutative(op: BinOp) -> bool {
     matches!(
@@ -125,6 +193,11 @@ struct Ctx<'f> {
     /// The first constant value seen of each type and value: the one operand all equal
     /// constants are compared as.
     const_reps: FxMap<(Type, Const), ValueId>,
+    /// The block each instruction kept so far is in (by instruction index; `None` for the
+    /// instructions not yet walked or removed), for [`Ctx::element_read`].
+    block_of: Vec<Option<BlockId>>,
+    /// The `make_array` results that may be numbered ([`shareable_arrays`]).
+    shared_arrays: FxSet<ValueId>,
     stats: PassStats,
 }
 
@@ -144,18 +217,22 @@ fn hash_of(key: &Key) -> u64 {
 
 impl<'f> Ctx<'f> {
     fn new(func: &'f mut Function) -> Self {
+        let shared_arrays = shareable_arrays(func);
         let eligible_insts = func
             .layout
             .iter()
             .flat_map(|b| &func.block(*b).insts)
-            .filter(|i| eligible(&func.inst(**i).kind))
+            .filter(|i| numbered(func, &shared_arrays, **i))
             .count();
+        let block_of = vec![None; func.insts.len()];
         Ctx {
             func,
             table: HashTable::with_capacity(eligible_insts),
             candidates: Vec::new(),
             subst: FxMap::default(),
             const_reps: FxMap::default(),
+            block_of,
+            shared_arrays,
             stats: PassStats::default(),
         }
     }
@@ -206,20 +283,40 @@ impl<'f> Ctx<'f> {
             let data = self.func.inst_mut(i);
             data.kind
                 .map_operands(|v| subst.get(&v).copied().unwrap_or(v));
-            if !eligible(&data.kind) {
+            if !numbered(self.func, &self.shared_arrays, i) {
+                self.block_of[i.index()] = Some(b);
                 kept.push(i);
+                continue;
+            }
+            if let Some(elem) = self.element_read(b, i) {
+                let result = self.func.inst(i).results[0];
+                self.subst.insert(result, elem);
+                self.stats.add("elements_forwarded", 1);
                 continue;
             }
             let key = self.key(i);
             let hash = hash_of(&key);
-            let result = self.func.inst(i).results[0];
             match self.earlier(hash, &key) {
+                // An array is shared only with one of its own block: `remat` gave each block
+                // its copy, so that the array does not ride in the states in between.
+                Some(earlier)
+                    if matches!(key.kind, InstKind::MakeArray { .. })
+                        && self.block_of[earlier.index()] != Some(b) =>
+                {
+                    self.block_of[i.index()] = Some(b);
+                    kept.push(i);
+                }
                 Some(earlier) => {
-                    let earlier_result = self.func.inst(earlier).results[0];
-                    self.subst.insert(result, earlier_result);
+                    let (func, subst) = (&mut *self.func, &mut self.subst);
+                    let results = &func.inst(i).results;
+                    let earlier_results = &func.inst(earlier).results;
+                    for (r, e) in results.iter().zip(earlier_results.iter()) {
+                        subst.insert(*r, *e);
+                    }
                     self.stats.add("insts_replaced", 1);
                 }
                 None => {
+                    self.block_of[i.index()] = Some(b);
                     if keep_scope {
                         scope.push((hash, i));
                     }
@@ -232,6 +329,48 @@ impl<'f> Ctx<'f> {
         }
         self.func.block_mut(b).insts = kept;
         scope
+    }
+
+    /// `v = array_get a, k` at a constant index `k`, where `a` was built in this block `b` by
+    /// `array_set`s at constant indices on a `make_array [e0, e1, ...]`: the value last written
+    /// at `k`, or `ek` (each dominates `v`). Only within the block, so that no element starts
+    /// to ride in a transition state (or leaves memory) in place of a read.
+    fn element_read(&self, b: BlockId, i: InstId) -> Option<ValueId> {
+        let InstKind::ArrayGet { array, index } = &self.func.inst(i).kind else {
+            return None;
+        };
+        let k = self.const_index(*index)?;
+        let mut array = *array;
+        for _ in 0..MAX_CHAIN {
+            let ValueDef::Result(def, 0) = self.func.value(array).def else {
+                return None;
+            };
+            if self.block_of[def.index()] != Some(b) {
+                return None;
+            }
+            match &self.func.inst(def).kind {
+                InstKind::MakeArray { elems, .. } => {
+                    return usize::try_from(k).ok().and_then(|k| elems.get(k)).copied()
+                }
+                InstKind::ArraySet {
+                    array: a,
+                    index: j,
+                    value,
+                } => match self.const_index(*j)? {
+                    j if j == k => return Some(*value),
+                    _ => array = *a,
+                },
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    fn const_index(&self, v: ValueId) -> Option<u64> {
+        match self.func.const_value(v)? {
+            Const::UInt(k) => Some(k),
+            Const::Field(_) => None,
+        }
     }
 
     /// The instruction in the table whose key is `key` (of hash `hash`). The table may offer
