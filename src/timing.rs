@@ -70,6 +70,14 @@ pub fn observe_stages(observer: Option<StageObserver>) {
     *slot = observer;
 }
 
+/// Tells the observer ([`observe_stages`]) where long work is (`formation: round 3, candidate
+/// 12 of 40`) without recording a stage; `message` is built only when someone observes.
+pub fn progress(message: impl FnOnce() -> String) {
+    if OBSERVING.load(Ordering::Relaxed) {
+        announce(&message());
+    }
+}
+
 fn announce(name: &str) {
     if !OBSERVING.load(Ordering::Relaxed) {
         return;

@@ -169,6 +169,12 @@ pub(crate) struct CompileArgs {
     /// compile fails with an error instead of exhausting memory.
     #[arg(long, default_value_t = opt::merge::DEFAULT_MAX_UNROLLED)]
     pub(crate) max_unrolled: usize,
+    /// Block formation's work budget: how many instructions of candidate programs the
+    /// cost-driven search may merge and score. When it runs out the search stops with the best
+    /// formation found so far (`--explain` says so). It counts work, not seconds, so results
+    /// do not depend on the machine's load.
+    #[arg(long, default_value_t = opt::merge::DEFAULT_FORMATION_BUDGET, value_name = "INSTRUCTIONS")]
+    pub(crate) formation_budget: u64,
     /// The most constraints one block may have (before linear elimination); lowering a larger
     /// block fails with an error instead of exhausting memory.
     #[arg(long, default_value_t = r1cs::DEFAULT_MAX_CONSTRAINTS)]
@@ -309,6 +315,7 @@ impl CompileArgs {
             policy: self.merge_policy,
             max_steps,
             max_unrolled: self.max_unrolled,
+            formation_budget: self.formation_budget,
             field_cmp: front.field_cmp,
             compat: front.compat,
             stdlib: front.stdlib,

@@ -137,9 +137,14 @@ pub(crate) fn report_command(
     let without = settings.without_decisions();
     let text = match format {
         ReportFormat::Table if explain => format!(
-            "{}\n{}",
+            "{}\n{}{}",
             report::table::render(r),
-            report::explain::render(&decisions, json.is_some(), without.as_deref())
+            report::explain::render(&decisions, json.is_some(), without.as_deref()),
+            report::explain::work_line(
+                &measured.compilation.opt_report,
+                &decisions,
+                settings.formation_budget
+            )
         ),
         ReportFormat::Table => report::table::render(r),
         ReportFormat::Json if explain => report::with_timings(

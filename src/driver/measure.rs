@@ -60,6 +60,8 @@ pub struct Settings {
     pub max_steps: u64,
     /// The most instructions one merge may emit (`--max-unrolled`).
     pub max_unrolled: usize,
+    /// Block formation's work budget (`--formation-budget`).
+    pub formation_budget: u64,
     /// The semantics of comparisons of two non-constant field elements.
     pub field_cmp: FieldCmp,
     /// zkbc's semantics or ZoKrates' (`--compat`).
@@ -89,6 +91,7 @@ impl Default for Settings {
             policy: MergePolicy::Cost,
             max_steps: interp::Limits::default().max_steps,
             max_unrolled: crate::opt::merge::DEFAULT_MAX_UNROLLED,
+            formation_budget: crate::opt::merge::DEFAULT_FORMATION_BUDGET,
             field_cmp: FieldCmp::Complete,
             compat: crate::front::Compat::Zkbc,
             stdlib: None,
@@ -156,6 +159,7 @@ impl Settings {
         };
         options.opt.merge.min_block_size = self.min_block_size;
         options.opt.merge.max_unrolled = self.max_unrolled;
+        options.opt.merge.budget = self.formation_budget;
         options.opt.merge.policy = self.policy;
         options.profile_max_steps = self.max_steps;
         match self.merging {

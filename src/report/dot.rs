@@ -459,7 +459,7 @@ pub fn merge_clusters(func: &Function) -> Vec<BTreeSet<BlockId>> {
 fn verdict_colors(verdict: Verdict) -> (&'static str, &'static str) {
     match verdict {
         Verdict::Taken => ("#1a9850", "#e5f5e0"),
-        Verdict::Kept => ("#777777", "#f0f0f0"),
+        Verdict::Kept | Verdict::Stopped => ("#777777", "#f0f0f0"),
         Verdict::Impossible => ("#d73027", "#fde0dd"),
     }
 }
@@ -535,7 +535,8 @@ pub fn decision_clusters(func: &Function, decisions: &[Decision]) -> (Vec<Cluste
             .collect();
         let verdict = match d.verdict {
             Verdict::Taken => "merged",
-            Verdict::Kept => "kept",
+            // Only the search's own record is stopped, never a component.
+            Verdict::Kept | Verdict::Stopped => "kept",
             Verdict::Impossible => "impossible",
         };
         let name =
@@ -568,7 +569,7 @@ pub fn decision_clusters(func: &Function, decisions: &[Decision]) -> (Vec<Cluste
     let rank = |v: Verdict| match v {
         Verdict::Taken => 0,
         Verdict::Impossible => 1,
-        Verdict::Kept => 2,
+        Verdict::Kept | Verdict::Stopped => 2,
     };
     let mut order: Vec<usize> = (0..candidates.len()).collect();
     order.sort_by_key(|&i| {

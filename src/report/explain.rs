@@ -34,13 +34,33 @@ pub fn decisions(opt_report: &crate::opt::Report) -> Vec<Decision> {
         .collect()
 }
 
+/// The line after the decisions that says how much of its work budget block formation's
+/// search spent (`--formation-budget`), or nothing when it recorded no decisions.
+pub fn work_line(opt_report: &crate::opt::Report, decisions: &[Decision], budget: u64) -> String {
+    if decisions.is_empty() {
+        return String::new();
+    }
+    let spent: usize = opt_report
+        .runs
+        .iter()
+        .filter(|r| r.name == "merge")
+        .map(|r| r.stats.get("formation_work"))
+        .sum();
+    format!(
+        "\nsearch work: {} of the budget's {} instructions of candidate programs \
+         (--formation-budget)\n",
+        group_digits(spent as u128),
+        group_digits(u128::from(budget))
+    )
+}
+
 /// One decision in the JSON report's `explain` array (docs/report.md lists the fields).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Entry {
     /// The greedy round that considered the candidate; 0 for the formations compared at the end.
     pub round: usize,
-    /// `component`, `loop` (a loop rotated into one block per `per_block` iterations) or
-    /// `formation`.
+    /// `component`, `loop` (a loop rotated into one block per `per_block` iterations),
+    /// `one_block`, `budget` (the search stopped by its work budget) or `formation`.
     pub kind: &'static str,
     /// The formation's name (`unmerged`, `greedy`, `monolithic`, `threshold 1024`,
     /// `threshold 32768`); `None` for a component.
@@ -67,7 +87,7 @@ pub struct Entry {
     pub transitions_kept: Option<u128>,
     /// Predicted transitions with it, or of the formation.
     pub transitions_taken: Option<u128>,
-    /// `taken`, `kept` or `impossible`.
+    /// `taken`, `kept`, `impossible` or `stopped`.
     pub verdict: &'static str,
     /// Why, in words.
     pub reason: String,
@@ -78,6 +98,7 @@ fn verdict_name(v: Verdict) -> &'static str {
         Verdict::Taken => "taken",
         Verdict::Kept => "kept",
         Verdict::Impossible => "impossible",
+        Verdict::Stopped => "stopped",
     }
 }
 
@@ -133,6 +154,7 @@ impl From<&Decision> for Entry {
                 e.per_block = Some(*per_block);
             }
             Subject::OneBlock => e.kind = "one_block",
+            Subject::Budget { .. } => e.kind = "budget",
             Subject::Formation { name } => {
                 e.kind = "formation";
                 e.formation = Some(name.clone());
@@ -318,6 +340,10 @@ pub fn render(decisions: &[Decision], profiled: bool, without: Option<&str>) -> 
                 "rotated",
             ),
             Subject::OneBlock => ("every function as one block".to_string(), "merged"),
+            Subject::Budget { limit, .. } => (
+                format!("the search (budget {})", group_digits(u128::from(*limit))),
+                "stopped",
+            ),
             Subject::Formation { .. } => continue,
         };
         if last_round.is_some_and(|r| r != d.round) {
@@ -326,7 +352,7 @@ pub fn render(decisions: &[Decision], profiled: bool, without: Option<&str>) -> 
         }
         last_round = Some(d.round);
         let verdict = match d.verdict {
-            Verdict::Taken => merged,
+            Verdict::Taken | Verdict::Stopped => merged,
             Verdict::Kept => "kept",
             Verdict::Impossible => "impossible",
         };
@@ -357,7 +383,7 @@ pub fn render(decisions: &[Decision], profiled: bool, without: Option<&str>) -> 
         };
         let verdict = match d.verdict {
             Verdict::Taken => "chosen",
-            Verdict::Kept => "not chosen",
+            Verdict::Kept | Verdict::Stopped => "not chosen",
             Verdict::Impossible => "impossible",
         };
         rows.push(vec![

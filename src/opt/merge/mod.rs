@@ -88,6 +88,13 @@ pub const DEFAULT_MIN_BLOCK_SIZE: u64 = 1024;
 /// monolithic function, so that a huge loop cannot exhaust memory.
 pub const DEFAULT_MAX_UNROLLED: usize = 1_000_000;
 
+/// Cost-driven formation's work budget by default ([`MergeOptions::budget`]), in instructions
+/// of the candidate programs it scores: about 70 times the most any corpus, application or
+/// reproducer program spent when it was set (14,036 units, `circuits/apps/sha256_merkle16`,
+/// 0.27 s of search; `docs/compile-time.md`), so that it cuts only a search that would
+/// otherwise run for tens of seconds.
+pub const DEFAULT_FORMATION_BUDGET: u64 = 1_000_000;
+
 /// Most rounds of "find components, merge" per function.
 const MAX_ROUNDS: usize = 64;
 
@@ -126,6 +133,11 @@ pub struct MergeOptions {
     pub max_unrolled: usize,
     /// How to decide what to merge.
     pub policy: MergePolicy,
+    /// Cost-driven formation's work budget ([`DEFAULT_FORMATION_BUDGET`]): the instructions
+    /// of the candidate programs it may score (each is cleaned up and lowered whole, so this
+    /// is what its time grows with). Once spent, the search stops with the best formation so
+    /// far; the budget counts work, not seconds, so the result never depends on the machine.
+    pub budget: u64,
     /// Where the cost policy's execution counts come from: a profile run on the inputs, or
     /// static counts and estimates.
     pub counts: crate::cost::Counts,
@@ -241,6 +253,7 @@ impl Default for MergeOptions {
             monolithic: false,
             max_unrolled: DEFAULT_MAX_UNROLLED,
             policy: MergePolicy::Cost,
+            budget: DEFAULT_FORMATION_BUDGET,
             counts: crate::cost::Counts::Static,
             stats_cache: None,
             one_block: None,

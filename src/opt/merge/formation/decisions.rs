@@ -41,6 +41,14 @@ pub enum Subject {
     /// Every function merged into one block, a move of a greedy round (the `monolithic`
     /// formation, taken early when it beats the round's best merge).
     OneBlock,
+    /// The greedy search itself, stopped by its work budget (`--formation-budget`) before it
+    /// had scored every candidate of the round.
+    Budget {
+        /// The budget: instructions of the candidate programs it may score.
+        limit: u64,
+        /// What it had scored when it stopped.
+        spent: u64,
+    },
     /// A whole-program block formation compared at the end.
     Formation {
         /// `unmerged`, `greedy`, `monolithic`, `threshold 1024`, `threshold 32768`.
@@ -58,6 +66,8 @@ pub enum Verdict {
     Kept,
     /// Cannot be merged (see the reason).
     Impossible,
+    /// The search stopped here ([`Subject::Budget`]).
+    Stopped,
 }
 
 /// One candidate considered by cost-driven block formation, and what was decided.

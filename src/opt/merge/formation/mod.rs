@@ -53,8 +53,15 @@
 //! components the bounds do not rule out: about 1.3 to 1.6 times the work of `--monolithic`
 //! on the application benchmark (`docs/compile-time.md`).
 //!
+//! A **work budget** bounds the greedy search whatever the program ([`Budget`],
+//! `--formation-budget`): the instructions of the candidate programs it merges and scores.
+//! When it runs out, the round takes the best candidate it scored, the search stops, and the
+//! formations are compared as usual (so the result is still at or below every baseline
+//! formed). It counts work, never seconds: the result does not depend on the machine's load.
+//! On a terminal, the progress line names the round and the candidate being scored.
+//!
 //! Every candidate and the final choice are recorded as [`Decision`]s (`zkbc report
-//! --explain`).
+//! --explain`), the budget's stop included.
 
 mod decisions;
 mod whole;
@@ -491,10 +498,17 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // good estimate while the candidate's blocks are untouched).
     let mut estimate: HashMap<Key, (i128, i128)> = HashMap::new();
     let mut impossible: HashSet<Key> = HashSet::new();
+    let mut budget = Budget {
+        limit: options.budget,
+        spent: 0,
+    };
     crate::timing::stage("formation: greedy", || {
         for round in 1..=MAX_MERGES {
             let mut fresh: HashMap<Key, Scored> = HashMap::new();
             let cands = candidates(&work, chunk_cap);
+            let n_cands = cands.len();
+            // Whether the budget ran out before this round had scored what it meant to.
+            let mut stopped = false;
             let subjects: HashMap<Key, Subject> = cands.iter().cloned().collect();
             // Unroll factors of one loop are tried in increasing order, and no further once a
             // larger factor scores worse than the one before it.
@@ -504,7 +518,10 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             // or a bound below their cells.
             let mut outrun: HashMap<Key, (Subject, u128)> = HashMap::new();
             let mut near_whole: HashMap<Key, (Subject, u128)> = HashMap::new();
-            for (key, subject) in cands {
+            for (i, (key, subject)) in cands.into_iter().enumerate() {
+                crate::timing::progress(|| {
+                    format!("formation: round {round}, candidate {} of {n_cands}", i + 1)
+                });
                 let rotation = match key.1 {
                     Candidate::Rotate(h, _) => Some((key.0, h)),
                     Candidate::Component(_) => None,
@@ -549,8 +566,15 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                         continue;
                     }
                 }
+                if budget.exhausted() {
+                    stopped = true;
+                    break;
+                }
                 let (cand, body) = match apply(&work, &key, options.max_unrolled) {
-                    Ok(c) => c,
+                    Ok(c) => {
+                        budget.charge(&c.0);
+                        c
+                    }
                     Err(e) => {
                         if let Some(r) = rotation {
                             stop_factors.insert(r);
@@ -595,9 +619,14 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 let scored = match fresh.remove(key) {
                     Some(x) => x,
                     None => {
+                        if budget.exhausted() {
+                            stopped = true;
+                            continue;
+                        }
                         let Ok((cand, body)) = apply(&work, key, options.max_unrolled) else {
                             continue;
                         };
+                        budget.charge(&cand);
                         let work_counts = work_counts.as_ref();
                         let Some(scored) =
                             score_candidate(&scorer, &work, work_counts, &entries, key, cand, body)
@@ -648,6 +677,10 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 if let Some((m, _)) = &monolithic.1 {
                     record_outrun(&mut decisions, round, current, m.cells, outrun, near_whole);
                 }
+                if stopped {
+                    decisions.push(budget.decision(round, current));
+                    stats.add("budget_stopped", 1);
+                }
                 // Nothing lowers the score: the remaining candidates are kept.
                 record_kept(&mut decisions, round, current, &estimate, &subjects, |d| {
                     if d.0 > 0 {
@@ -695,8 +728,17 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             if background.is_none() {
                 background = Some(spawn_thresholds());
             }
+            if stopped {
+                decisions.push(budget.decision(round, current));
+                stats.add("budget_stopped", 1);
+                break;
+            }
         }
     });
+    stats.add(
+        "formation_work",
+        usize::try_from(budget.spent).unwrap_or(usize::MAX),
+    );
     let original = program.clone();
     let chosen = crate::timing::stage("formation: compare", || {
         let thresholds = crate::timing::stage("formation: threshold rule", || {
@@ -769,6 +811,46 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     stats.add("counts_derived", scorer.derived.get());
     stats.decisions = decisions;
     stats
+}
+
+/// Formation's work budget ([`super::MergeOptions::budget`]) and what the greedy search has
+/// spent of it: the instructions of the candidate programs it has merged and scored (each is
+/// cleaned up whole and its changed blocks lowered, so this is what the search's time grows
+/// with). It counts work, not seconds: the same program and options always stop at the same
+/// candidate, whatever the machine's load.
+struct Budget {
+    limit: u64,
+    spent: u64,
+}
+
+impl Budget {
+    fn exhausted(&self) -> bool {
+        self.spent >= self.limit
+    }
+
+    fn charge(&mut self, candidate: &Program) {
+        self.spent = self.spent.saturating_add(candidate.n_insts() as u64);
+    }
+
+    /// The record of the search stopped in `round` (`zkbc report --explain`).
+    fn decision(&self, round: usize, current: Prediction) -> Decision {
+        decisions::unscored(
+            round,
+            Subject::Budget {
+                limit: self.limit,
+                spent: self.spent,
+            },
+            current,
+            Verdict::Stopped,
+            format!(
+                "the work budget ran out ({} instructions of candidate programs scored, \
+                 --formation-budget {}): the search ends with the best formation so far, \
+                 candidates not yet scored are kept",
+                group_digits(u128::from(self.spent)),
+                self.limit
+            ),
+        )
+    }
 }
 
 /// `after − before` in (cells, transitions).
