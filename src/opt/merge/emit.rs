@@ -110,6 +110,13 @@ pub(super) struct Emitter<'a> {
     /// constant operands folds (`to_bits` of an unrolled counter, then `array_get` of a bit:
     /// the copy is left dead for the clean-up).
     const_arrays: FxMap<ValueId, Val>,
+    /// The results of the copies of `make_array`s of constants, by the instruction copied and
+    /// its operands:
+    /// copied again with the same operands (the next iteration of an unrolled loop whose body
+    /// `remat` gave its own table of constants), the first copy is used, which precedes it in
+    /// the merged block. Without this, a Poseidon round's 340-constant table was copied once
+    /// per unrolled iteration (`poseidon_merkle32 --monolithic`: 460 MB instead of 52).
+    const_array_copies: FxMap<(InstId, Vec<ValueId>), Vec<ValueId>>,
     true_value: Option<ValueId>,
     /// The constants this merge made, by a 64-bit hash of their type and value: folding an
     /// unrolled loop's counter and tests makes the same few constants in every iteration, and
@@ -154,6 +161,7 @@ impl<'a> Emitter<'a> {
             budget: limit.saturating_mul(VISITS_PER_EMITTED),
             limit,
             const_arrays: FxMap::default(),
+            const_array_copies: FxMap::default(),
             true_value: None,
             consts: FxMap::default(),
             collided: FxMap::default(),
@@ -817,6 +825,25 @@ impl<'a> Emitter<'a> {
         self.loc = data.loc();
         let mut kind = data.kind.clone();
         kind.map_operands(|v| self.map(v));
+        // A table of constants copied before with the same operands: that copy (it cannot
+        // fail, so its guard is no matter), found before evaluating the table again.
+        let const_copy = match &kind {
+            InstKind::MakeArray { elems, .. }
+                if elems.iter().all(|v| {
+                    self.const_value(*v).is_some() || self.const_arrays.contains_key(v)
+                }) =>
+            {
+                let key = (inst, elems.to_vec());
+                if let Some(results) = self.const_array_copies.get(&key) {
+                    for (old, new) in data.results.iter().zip(results.clone()) {
+                        self.env.insert(*old, new);
+                    }
+                    return Ok(());
+                }
+                Some(key)
+            }
+            _ => None,
+        };
         let vals = self.eval_const(&kind);
         if let Some(results) = vals.as_ref().and_then(|vals| self.fold(&kind, vals)) {
             for (old, new) in data.results.iter().zip(results) {
@@ -907,10 +934,14 @@ impl<'a> Emitter<'a> {
         }
         // An array of constants: what reads it with constant operands folds.
         if let Some(vals) = vals {
-            for (r, val) in self.func.inst(new).results.clone().into_iter().zip(vals) {
+            let results = self.func.inst(new).results.clone();
+            for (r, val) in results.iter().zip(vals) {
                 if matches!(val, Val::Array(_)) {
-                    self.const_arrays.insert(r, val);
+                    self.const_arrays.insert(*r, val);
                 }
+            }
+            if let Some(key) = const_copy {
+                self.const_array_copies.insert(key, results.to_vec());
             }
         }
         Ok(())
