@@ -447,6 +447,12 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         }
         c => c.clone(),
     };
+    // The profile's counts of the program as it came (a run made above, kept by the cache):
+    // the threshold formations' follow from them (see `choose_formation`).
+    let base_counts = match &counts {
+        Counts::Profile(_) => counts.exact(program),
+        Counts::Static => None,
+    };
     let scorer = Scorer {
         counts: &counts,
         cache: options.stats_cache.clone().unwrap_or_default().0,
@@ -775,7 +781,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             unmerged,
             monolithic,
             thresholds,
-            &scorer,
+            (&scorer, base_counts.as_ref()),
             &mut decisions,
             &mut stats,
         )

@@ -160,7 +160,7 @@ pub(super) fn choose_formation(
     unmerged: Option<Prediction>,
     monolithic: Formation,
     thresholds: Vec<ThresholdFormation>,
-    scorer: &Scorer<'_>,
+    (scorer, base_counts): (&Scorer<'_>, Option<&BlockCounts>),
     decisions: &mut Vec<Decision>,
     stats: &mut PassStats,
 ) -> Option<String> {
@@ -191,8 +191,13 @@ pub(super) fn choose_formation(
     }
     crate::timing::stage("formation: threshold scores", || {
         for (size, t, score) in thresholds {
-            // Scored on the forming thread with static counts, here with the profile's.
-            let score = score.unwrap_or_else(|| scorer.score(&t, None));
+            // Scored on the forming thread with static counts, here with the profile's. Their
+            // counts follow from the program's as it came (`base_counts`), without a run: the
+            // rule merges components, and a merged component keeps its head's block, which
+            // runs as often as the head did; every other block it keeps is untouched, and the
+            // clean-up changes no kept block's count. A block the counts do not name (none is
+            // expected) makes the scorer run the formation instead.
+            let score = score.unwrap_or_else(|| scorer.score(&t, base_counts));
             formations.push((
                 format!("threshold {size}"),
                 score.map(|p| (p, Some(t))),
