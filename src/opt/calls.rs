@@ -53,7 +53,8 @@ use crate::ir::{
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 
-/// Whether calls are inlined (`--inline all`, the default) or kept as blocks (`--inline none`).
+/// Whether calls are inlined (`--inline all`, the default), kept as blocks (`--inline none`),
+/// or either, per function, by estimated cost (`--inline cost`, [`super::inline_cost`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Inline {
     /// Every call is inlined before the other passes (`inline` in every level's pipeline).
@@ -62,6 +63,9 @@ pub enum Inline {
     /// No call is inlined: each function is optimized on its own and [`flatten`] keeps its
     /// blocks once.
     None,
+    /// Per function, by estimated sumcheck cells ([`super::inline_cost::decide`]): the calls
+    /// of a kept function stay calls (as with `None`), every other call is inlined.
+    Cost,
 }
 
 impl std::str::FromStr for Inline {
@@ -70,7 +74,10 @@ impl std::str::FromStr for Inline {
         match s {
             "all" => Ok(Inline::All),
             "none" => Ok(Inline::None),
-            _ => Err(format!("unknown inlining `{s}` (expected all or none)")),
+            "cost" => Ok(Inline::Cost),
+            _ => Err(format!(
+                "unknown inlining `{s}` (expected all, cost or none)"
+            )),
         }
     }
 }
