@@ -181,7 +181,7 @@ pub(crate) struct CompileArgs {
     /// several call sites is kept when its estimated sumcheck cells are at most 2% above
     /// inlining's, for a smaller static circuit; one called from one site is inlined.
     /// `report --explain` lists the decisions (docs/calls.md).
-    #[arg(long, default_value = "all", value_parser = parse_inline)]
+    #[arg(long, default_value = "cost", value_parser = parse_inline)]
     pub(crate) inline: opt::calls::Inline,
     #[command(flatten)]
     pub(crate) front: FrontArgs,

@@ -58,9 +58,10 @@ pub struct Options {
     /// report, its one-block count `C` and its baselines): the first compile fills it, the
     /// others start from a copy. `None`: this compile's own.
     pub prefix_cache: Option<std::rc::Rc<PrefixCache>>,
-    /// Inline every call (the default) or keep calls as blocks (`--inline none`,
-    /// docs/calls.md): then `inline` is skipped, every pass runs per function, and
-    /// [`opt::calls::flatten`] ends the compile.
+    /// Inline every call (`--inline all`), keep calls as blocks (`--inline none`,
+    /// docs/calls.md: then `inline` is skipped, every pass runs per function, and
+    /// [`opt::calls::flatten`] ends the compile), or decide per function (`--inline cost`, the
+    /// default: [`opt::inline_cost`]).
     pub inline: opt::calls::Inline,
 }
 
@@ -154,7 +155,7 @@ impl Default for Options {
             profile_runs: None,
             profile_max_steps: interp::Limits::default().max_steps,
             prefix_cache: None,
-            inline: opt::calls::Inline::All,
+            inline: opt::calls::Inline::Cost,
         }
     }
 }
