@@ -294,9 +294,10 @@ fn measure_before_merging(
     .map_err(|e| measure_error(e, file))
 }
 
-/// `--inline cost`'s decisions, then a blank line, when the report was compiled so.
+/// `--inline cost`'s decisions, then a blank line, when the report was compiled so and its
+/// program calls a function.
 fn inline_explained(settings: &Settings, opt_report: &zkbc::opt::Report) -> String {
-    if settings.inline != zkbc::opt::calls::Inline::Cost {
+    if settings.inline != zkbc::opt::calls::Inline::Cost || opt_report.inline_decisions.is_empty() {
         return String::new();
     }
     format!(

@@ -63,6 +63,9 @@ pub const KEEP_SLACK_PERCENT: u128 = 2;
 /// What `--inline cost` decided for one function, for `report --explain`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct InlineDecision {
+    /// The function, in the program the front end made (the one [`apply`] takes).
+    #[serde(skip)]
+    pub func: FuncId,
     /// The function's name.
     pub function: String,
     /// Its call sites in the program the front end made.
@@ -132,6 +135,7 @@ pub fn decide(program: &Program, pipeline: &Pipeline, options: &Options) -> Vec<
         let (calls, counted) = runs.get(&f).copied().unwrap_or((0, false));
         let f_sites = sites.remove(&f).unwrap_or_default();
         let mut d = InlineDecision {
+            func: f,
             function: program.func(f).name.clone(),
             sites: f_sites.len(),
             calls,
@@ -184,13 +188,10 @@ pub fn decide(program: &Program, pipeline: &Pipeline, options: &Options) -> Vec<
 /// Applies the decisions: every call of a function not kept is inlined. Returns whether any
 /// function is kept (then the program still calls, and [`super::calls::flatten`] must run).
 pub fn apply(program: &mut Program, decisions: &[InlineDecision]) -> bool {
-    let kept: HashSet<FuncId> = program
-        .func_ids()
-        .filter(|f| {
-            decisions
-                .iter()
-                .any(|d| d.keep && d.function == program.func(*f).name)
-        })
+    let kept: HashSet<FuncId> = decisions
+        .iter()
+        .filter(|d| d.keep)
+        .map(|d| d.func)
         .collect();
     super::inline::run_except(program, &kept);
     !kept.is_empty()
