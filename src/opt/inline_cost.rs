@@ -42,11 +42,15 @@
 //! inlined into the copy), usually a fraction of what inlining it everywhere costs.
 //!
 //! ```text
-//! def h(field x) -> field { ... 64 cubings ... }   // T_h ≈ 128 constraints
-//! def main(field x) -> field { return h(h(h(x))); }
+//! def big(field x) -> field { ... 700 multiply-adds ... }  // T = 702 constraints, one block
+//! def main(field a) -> field { return small(big(big(big(a)))); }
 //!
-//! h: 3 sites, 3 calls: inlined pad(128)·1 ·3 = 384, kept (128 + 4)·4 + 3 continuations + 2
-//! dispatch tests ≈ 700 cells: more than 1.02 · 384, inlined.
+//! big: 3 sites in main's entry, 3 calls, nothing live across them
+//!   inlined: pad(3 · 702) · pad(1)                     = 4,096
+//!   kept:    (pad(702) + pad(io + 1)) · pad(3)         = (1,024 + 8) · 4 = 4,128
+//!            + 3 continuations (3 · 4) + 2 dispatch tests (4 · 4 + 4 · 2)
+//!                                                      = 4,164  <= 4,096 · 1.02: kept
+//! small: one call site: inlined
 //! ```
 
 use super::{Options, Pipeline};
