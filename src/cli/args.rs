@@ -181,10 +181,13 @@ pub(crate) struct CompileArgs {
     pub(crate) max_constraints: usize,
     #[arg(long, default_value = "complete", value_parser = parse_field_cmp, help = FIELD_CMP_HELP)]
     pub(crate) field_cmp: measure::FieldCmp,
-    /// Inline every call (`all`), or keep calls as blocks (`none`): a function's blocks exist
+    /// Inline every call (`all`), keep calls as blocks (`none`): a function's blocks exist
     /// once and run once per call, arguments and a return label in the state, values live
-    /// across a call on a stack in memory (docs/calls.md).
-    #[arg(long, default_value = "all", value_parser = parse_inline)]
+    /// across a call on a stack in memory; or decide per function (`cost`): a function with
+    /// several call sites is kept when its estimated sumcheck cells are at most 2% above
+    /// inlining's, for a smaller static circuit; one called from one site is inlined.
+    /// `report --explain` lists the decisions (docs/calls.md).
+    #[arg(long, default_value = "cost", value_parser = parse_inline)]
     pub(crate) inline: opt::calls::Inline,
     #[command(flatten)]
     pub(crate) front: FrontArgs,

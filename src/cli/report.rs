@@ -137,8 +137,9 @@ pub(crate) fn report_command(
     let without = settings.without_decisions();
     let text = match format {
         ReportFormat::Table if explain => format!(
-            "{}\n{}{}",
+            "{}\n{}{}{}",
             report::table::render(r),
+            inline_explained(settings, &measured.compilation.opt_report),
             report::explain::render(&decisions, json.is_some(), without.as_deref()),
             report::explain::work_line(
                 &measured.compilation.opt_report,
@@ -296,6 +297,18 @@ fn measure_before_merging(
         }
     })
     .map_err(|e| measure_error(e, file))
+}
+
+/// `--inline cost`'s decisions, then a blank line, when the report was compiled so and its
+/// program calls a function.
+fn inline_explained(settings: &Settings, opt_report: &zkbc::opt::Report) -> String {
+    if settings.inline != zkbc::opt::calls::Inline::Cost || opt_report.inline_decisions.is_empty() {
+        return String::new();
+    }
+    format!(
+        "{}\n",
+        zkbc::opt::inline_cost::render(&opt_report.inline_decisions)
+    )
 }
 
 /// The title of the `--explain` DOT graph: what it draws, the formation chosen, and how many

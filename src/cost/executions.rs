@@ -264,43 +264,68 @@ pub fn estimated_executions(program: &Program) -> super::predict::BlockCounts {
             }
             continue;
         }
-        let counter = StaticCounter::new(func);
-        let loops = &counter.facts.loops;
-        let cfg = &counter.facts.cfg;
-        let trips = |l: crate::analysis::LoopId| {
-            counter
-                .trips
-                .get(&loops.get(l).header)
-                .map_or(ESTIMATED_TRIPS, |t| t.n) as f64
-        };
-        let mut freq: HashMap<BlockId, f64> = HashMap::new();
-        for &b in cfg.reverse_post_order() {
-            let header_of = loops.loop_of_header(b);
-            let mut f = if b == func.entry { 1.0 } else { 0.0 };
-            for &p in cfg.predecessors(b) {
-                let back = header_of.is_some_and(|l| loops.get(l).blocks.contains(&p));
-                if back {
-                    continue;
-                }
-                f += freq.get(&p).copied().unwrap_or(0.0) * edge_share(func, loops, p, b, &trips);
-            }
-            if let Some(l) = header_of {
-                f *= trips(l) + 1.0;
-            }
-            freq.insert(b, f);
-        }
-        for &b in &func.layout {
-            let n = match known.get(&(fid, b)) {
-                Some(Some(n)) => *n,
-                _ => match freq.get(&b) {
-                    Some(f) => (f.round() as u64).max(1),
-                    None => 0,
-                },
-            };
+        for (b, n) in
+            estimated_function_executions(func, |b| known.get(&(fid, b)).copied().flatten())
+        {
             out.insert((fid, b), n);
         }
     }
     out
+}
+
+/// [`estimated_executions`]'s estimate for one function run once (its entry runs once),
+/// `known(b)` the counts known statically (which win over the estimate); every laid-out block
+/// is present. `opt::inline_cost` reads it for functions other than `main`.
+pub fn estimated_function_executions(
+    func: &Function,
+    known: impl Fn(BlockId) -> Option<u64>,
+) -> Vec<(BlockId, u64)> {
+    let counter = StaticCounter::new(func);
+    let loops = &counter.facts.loops;
+    let cfg = &counter.facts.cfg;
+    let trips = |l: crate::analysis::LoopId| {
+        counter
+            .trips
+            .get(&loops.get(l).header)
+            .map_or(ESTIMATED_TRIPS, |t| t.n) as f64
+    };
+    let mut freq: HashMap<BlockId, f64> = HashMap::new();
+    for &b in cfg.reverse_post_order() {
+        let header_of = loops.loop_of_header(b);
+        let mut f = if b == func.entry { 1.0 } else { 0.0 };
+        for &p in cfg.predecessors(b) {
+            let back = header_of.is_some_and(|l| loops.get(l).blocks.contains(&p));
+            if back {
+                continue;
+            }
+            f += freq.get(&p).copied().unwrap_or(0.0) * edge_share(func, loops, p, b, &trips);
+        }
+        if let Some(l) = header_of {
+            f *= trips(l) + 1.0;
+        }
+        freq.insert(b, f);
+    }
+    func.layout
+        .iter()
+        .map(|&b| {
+            let n = match known(b) {
+                Some(n) => n,
+                None => match freq.get(&b) {
+                    Some(f) => (f.round() as u64).max(1),
+                    None => 0,
+                },
+            };
+            (b, n)
+        })
+        .collect()
+}
+
+/// The counts [`static_executions`] knows for a function run once (`None` where unknown).
+pub fn static_function_executions(func: &Function) -> HashMap<BlockId, Option<u64>> {
+    if func.layout.len() == 1 {
+        return HashMap::from([(func.entry, Some(1))]);
+    }
+    StaticCounter::new(func).counts().into_iter().collect()
 }
 
 /// The share of `p`'s executions that take the edge `p -> b` (see [`estimated_executions`]).

@@ -97,7 +97,7 @@ impl Default for Settings {
             stdlib: None,
             baselines: true,
             keep_ir: true,
-            inline: crate::opt::calls::Inline::All,
+            inline: crate::opt::calls::Inline::Cost,
         }
     }
 }

@@ -58,9 +58,10 @@ pub struct Options {
     /// report, its one-block count `C` and its baselines): the first compile fills it, the
     /// others start from a copy. `None`: this compile's own.
     pub prefix_cache: Option<std::rc::Rc<PrefixCache>>,
-    /// Inline every call (the default) or keep calls as blocks (`--inline none`,
-    /// docs/calls.md): then `inline` is skipped, every pass runs per function, and
-    /// [`opt::calls::flatten`] ends the compile.
+    /// Inline every call (`--inline all`), keep calls as blocks (`--inline none`,
+    /// docs/calls.md: then `inline` is skipped, every pass runs per function, and
+    /// [`opt::calls::flatten`] ends the compile), or decide per function (`--inline cost`, the
+    /// default: [`opt::inline_cost`]).
     pub inline: opt::calls::Inline,
 }
 
@@ -154,7 +155,7 @@ impl Default for Options {
             profile_runs: None,
             profile_max_steps: interp::Limits::default().max_steps,
             prefix_cache: None,
-            inline: opt::calls::Inline::All,
+            inline: opt::calls::Inline::Cost,
         }
     }
 }
@@ -310,16 +311,36 @@ pub fn compile(
     if options.inline == opt::calls::Inline::None {
         opt_options.skip.push("inline".into());
     }
+    // `--inline cost`: the functions kept are known before any pass (a cached prefix says so
+    // by its decisions); the others are inlined now, and `inline` then has nothing left to do.
+    let mut inline_decisions = Vec::new();
     let (mut program, abi, prefix) = match cached {
         Some((program, abi, prefix, one_block)) => {
             opt_options.merge.one_block = Some(one_block);
+            inline_decisions = prefix.report.inline_decisions.clone();
             (program, abi, Some(prefix))
         }
         None => {
-            let (program, abi) = front_end(file_name, text, options)?;
+            let (mut program, abi) = front_end(file_name, text, options)?;
+            if options.inline == opt::calls::Inline::Cost && !options.opt.merge.monolithic {
+                inline_decisions = crate::timing::stage("inline_cost", || {
+                    opt::inline_cost::decide(&program, &pipeline, &options.opt)
+                });
+                if inline_decisions.iter().any(|d| d.keep) {
+                    opt::inline_cost::apply(&mut program, &inline_decisions);
+                }
+            }
             (program, abi, None)
         }
     };
+    let keeps_calls = match options.inline {
+        opt::calls::Inline::All => false,
+        opt::calls::Inline::None => true,
+        opt::calls::Inline::Cost => inline_decisions.iter().any(|d| d.keep),
+    };
+    if keeps_calls {
+        opt_options.skip.push("inline".into());
+    }
     let runs = options.profile_runs.clone().unwrap_or_default();
     if let Some(json) = &options.profile {
         // Inputs that do not fit `main` profile nothing; the command reading them reports it.
@@ -343,7 +364,8 @@ pub fn compile(
         let prefix = match prefix {
             Some(prefix) => prefix,
             None => {
-                let prefix = opt::optimize_prefix(&mut program, &pipeline, &opt_options)?;
+                let mut prefix = opt::optimize_prefix(&mut program, &pipeline, &opt_options)?;
+                prefix.report.inline_decisions = inline_decisions.clone();
                 if let (Some(cache), Some(key)) = (&options.prefix_cache, key) {
                     let one_block = opt::merge::OneBlockCache::default();
                     opt_options.merge.one_block = Some(one_block.clone());
@@ -364,8 +386,20 @@ pub fn compile(
         opt::OptError::Merge(m) => CompileError::Monolithic(format!("{file_name}: {m}"), m),
         e => CompileError::Opt(format!("{file_name}: {e}")),
     })?;
-    if options.inline == opt::calls::Inline::None {
-        keep_calls(&mut program).map_err(|e| CompileError::Opt(format!("{file_name}: {e}")))?;
+    if keeps_calls {
+        if let Err(e) = keep_calls(&mut program) {
+            if options.inline == opt::calls::Inline::Cost {
+                // A kept function the flattening refuses (a reference across its call) is
+                // inlined after all: `cost` never fails where `all` compiles.
+                let all = Options {
+                    inline: opt::calls::Inline::All,
+                    prefix_cache: None,
+                    ..options.clone()
+                };
+                return compile(file_name, text, &all);
+            }
+            return Err(CompileError::Opt(format!("{file_name}: {e}")));
+        }
     }
     let executions = runs.cached(&program).map(|counts| counts.values().sum());
     Ok(Compilation {

@@ -53,15 +53,20 @@ use crate::ir::{
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 
-/// Whether calls are inlined (`--inline all`, the default) or kept as blocks (`--inline none`).
+/// Whether calls are inlined (`--inline all`), kept as blocks (`--inline none`), or either,
+/// per function, by estimated cost (`--inline cost`, the default, [`super::inline_cost`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Inline {
     /// Every call is inlined before the other passes (`inline` in every level's pipeline).
-    #[default]
     All,
     /// No call is inlined: each function is optimized on its own and [`flatten`] keeps its
     /// blocks once.
     None,
+    /// Per function, by estimated sumcheck cells ([`super::inline_cost::decide`]): the calls
+    /// of a kept function stay calls (as with `None`), every other call is inlined. When
+    /// nothing is kept the compile is exactly `All`'s.
+    #[default]
+    Cost,
 }
 
 impl std::str::FromStr for Inline {
@@ -70,7 +75,10 @@ impl std::str::FromStr for Inline {
         match s {
             "all" => Ok(Inline::All),
             "none" => Ok(Inline::None),
-            _ => Err(format!("unknown inlining `{s}` (expected all or none)")),
+            "cost" => Ok(Inline::Cost),
+            _ => Err(format!(
+                "unknown inlining `{s}` (expected all, cost or none)"
+            )),
         }
     }
 }

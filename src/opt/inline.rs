@@ -48,7 +48,13 @@ use std::collections::{HashMap, HashSet};
 
 /// Inlines every call of a non-recursive function and drops unreachable functions.
 pub fn run(program: &mut Program) -> PassStats {
-    Ctx::new(program).run()
+    Ctx::new(program).run(&HashSet::new())
+}
+
+/// Inlines every call except those of the functions in `keep` (which stay calls, for
+/// `opt::calls::flatten`; `--inline cost`), and drops unreachable functions.
+pub fn run_except(program: &mut Program, keep: &HashSet<FuncId>) -> PassStats {
+    Ctx::new(program).run(keep)
 }
 
 /// The names of the functions on a call cycle, if the program has one.
@@ -105,14 +111,16 @@ impl<'p> Ctx<'p> {
         }
     }
 
-    fn run(mut self) -> PassStats {
+    fn run(mut self, keep: &HashSet<FuncId>) -> PassStats {
         let (graph, sccs) = call_graph_sccs(self.program);
-        let recursive: HashSet<FuncId> = sccs
+        let mut recursive: HashSet<FuncId> = sccs
             .iter()
             .filter(|scc| scc.len() > 1 || graph.contains_edge(scc[0], scc[0]))
             .flatten()
             .map(|n| FuncId::new(n.index()))
             .collect();
+        // A kept function is left alone like a recursive one.
+        recursive.extend(keep.iter().copied());
         for scc in &sccs {
             for node in scc {
                 self.inline_calls_in(FuncId::new(node.index()), &recursive);

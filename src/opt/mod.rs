@@ -33,6 +33,7 @@ pub mod dce;
 pub mod gvn;
 pub mod indvars;
 pub mod inline;
+pub mod inline_cost;
 pub mod mem2reg;
 pub mod merge;
 pub mod random;
@@ -355,6 +356,8 @@ pub struct Report {
     pub runs: Vec<PassRun>,
     /// The program after each pass named in [`Options::print_after`]: (header, program text).
     pub printed: Vec<(String, String)>,
+    /// What `--inline cost` decided per function (empty in the other modes).
+    pub inline_decisions: Vec<inline_cost::InlineDecision>,
 }
 
 impl Report {

@@ -1,0 +1,405 @@
+//! Inline or call, decided by cost (`--inline cost`, issue 33 item 2): per function, whether its
+//! calls are inlined or kept as blocks ([`super::calls::flatten`]), by a static estimate of the
+//! sumcheck cells each choice costs. Where keeping costs at most [`KEEP_SLACK_PERCENT`]% more
+//! cells than inlining, the call wins: the function's blocks then exist once in the circuit,
+//! which shrinks what is compiled, lowered, exported and committed to (the report's
+//! `constraints` line).
+//!
+//! Algorithm ([`decide`], run on the program the front end made, before any pass):
+//! 1. A program with recursion, or whose `main` calls nothing, has nothing to decide (the
+//!    pipeline reports recursion itself).
+//! 2. Count calls statically, callers first: `main` runs once; a call site in block `B` of `g`
+//!    runs `n_g · k_B` times, `k_B` the executions of `B` per run of `g`
+//!    ([`crate::cost::executions::estimated_function_executions`]: exact for counted loops
+//!    with constant bounds, an estimate for branches and runtime loops). `n_f` is the sum over
+//!    `f`'s sites.
+//! 3. A function with one call site is inlined: keeping it would not make the circuit smaller
+//!    (its code exists once either way) and would add transitions. This covers small functions
+//!    called once.
+//! 4. For a function with several sites, its size is measured once: a copy of the program with
+//!    `f` as `main` (its own callees inlined) goes through the level's passes before merging
+//!    (at `-O0`, `inline, mem2reg, dce`) and each block is lowered: `C_b` constraints, `io_b`
+//!    state, `k_b` executions per call (step 2's counts). `T_f = Σ C_b · k_b` is one call's
+//!    constraints.
+//! 5. With `pad(x) = max(2, next_pow2(x))` for constraints, `next_pow2` for executions:
+//!    - inlined: the copies land in the calling blocks, which run as often as their calls;
+//!      `Σ_B pad(m_B · T_f) · pad(e_B)` over the calling blocks `B` (`m_B` sites, `e_B`
+//!      executions). This assumes formation makes a calling block and its copies one block
+//!      (true of loop-free callers) and ignores the caller's own constraints in the padding;
+//!    - kept: `f`'s blocks as they are before merging (formation leaves a callee's loops
+//!      rolled: it has no counts for a function other than `main`),
+//!      `Σ_b (pad(C_b) + pad(io_b + 1)) · pad(n_f · k_b)` (the `+ 1` is the return label), one
+//!      continuation block per site, `(2 + pad(r + 1)) · pad(e_s)` with `r` the result
+//!      scalars, and the return dispatch chain, whose `j`-th test runs for the sites from `j`
+//!      on; and the stack: the caller's scalars live across a call (liveness on the caller
+//!      as the front end made it; a reference counts as what it points to) are written and
+//!      read once per call, priced as the memory check prices accesses on their own.
+//! 6. Keep `f` when `kept ≤ inlined · (100 + KEEP_SLACK_PERCENT) / 100`; otherwise inline.
+//!
+//! The decisions are per function (every site of `f` is treated alike) and independent: `f`'s
+//! size assumes its callees inlined even when one of them is kept. Nothing is compiled twice
+//! per function: each function with several sites is optimized once on its own (its callees
+//! inlined into the copy), usually a fraction of what inlining it everywhere costs.
+//!
+//! ```text
+//! def big(field x) -> field { ... 700 multiply-adds ... }  // T = 702 constraints, one block
+//! def main(field a) -> field { return small(big(big(big(a)))); }
+//!
+//! big: 3 sites in main's entry, 3 calls, nothing live across them
+//!   inlined: pad(3 · 702) · pad(1)                     = 4,096
+//!   kept:    (pad(702) + pad(io + 1)) · pad(3)         = (1,024 + 8) · 4 = 4,128
+//!            + 3 continuations (3 · 4) + 2 dispatch tests (4 · 4 + 4 · 2)
+//!                                                      = 4,164  <= 4,096 · 1.02: kept
+//! small: one call site: inlined
+//! ```
+
+use super::{Options, Pipeline};
+use crate::analysis::Liveness;
+use crate::cost::executions::{estimated_function_executions, static_function_executions};
+use crate::cost::model::memory_totals;
+use crate::cost::model::{padded_constraints, padded_executions, padded_state};
+use crate::ir::{BlockId, FuncId, Function, InstKind, Program, ValueId};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// How much more (in percent of the inlined estimate) a kept call may cost and still win.
+pub const KEEP_SLACK_PERCENT: u128 = 2;
+
+/// What `--inline cost` decided for one function, for `report --explain`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct InlineDecision {
+    /// The function, in the program the front end made (the one [`apply`] takes).
+    #[serde(skip)]
+    pub func: FuncId,
+    /// The function's name.
+    pub function: String,
+    /// Its call sites in the program the front end made.
+    pub sites: usize,
+    /// Its calls per run of the program (step 2 of the module doc).
+    pub calls: u64,
+    /// Whether `calls` is exact (every site's count is static) rather than estimated.
+    pub counted: bool,
+    /// One call's constraints `T_f`, when measured.
+    pub constraints: Option<u64>,
+    /// Estimated cells of its calls inlined, when measured.
+    pub cells_inlined: Option<u128>,
+    /// Estimated cells of its calls kept as blocks, when measured.
+    pub cells_kept: Option<u128>,
+    /// Whether its calls stay calls.
+    pub keep: bool,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// Decides, per function `main` reaches, whether to inline its calls (see the module doc).
+/// `pipeline` is the level's; only its passes before merging are run, on copies.
+pub fn decide(program: &Program, pipeline: &Pipeline, options: &Options) -> Vec<InlineDecision> {
+    if super::inline::find_recursion(program).is_some() {
+        return Vec::new();
+    }
+    let circuit = program.circuit_funcs();
+    let order = callers_first(program, &circuit);
+    // Calls of each function per run, and whether exact.
+    let mut runs: HashMap<FuncId, (u64, bool)> = HashMap::from([(program.main, (1, true))]);
+    let mut sites: HashMap<FuncId, Vec<Site>> = HashMap::new();
+    for &g in &order {
+        let (n_g, exact_g) = runs.get(&g).copied().unwrap_or((0, false));
+        let func = program.func(g);
+        let known = static_function_executions(func);
+        let estimated: HashMap<BlockId, u64> =
+            estimated_function_executions(func, |b| known.get(&b).copied().flatten())
+                .into_iter()
+                .collect();
+        let liveness = Liveness::new(func);
+        for &b in &func.layout {
+            let k = estimated.get(&b).copied().unwrap_or(0);
+            let exact = exact_g && known.get(&b).copied().flatten().is_some();
+            let insts = &func.block(b).insts;
+            for (pos, &i) in insts.iter().enumerate() {
+                if let InstKind::Call { func: f, .. } = func.inst(i).kind {
+                    let saved = live_across(func, &liveness, b, pos, g != program.main);
+                    let e = n_g.saturating_mul(k);
+                    let entry = runs.entry(f).or_insert((0, true));
+                    entry.0 = entry.0.saturating_add(e);
+                    entry.1 &= exact;
+                    sites.entry(f).or_default().push(Site {
+                        caller: g,
+                        block: b,
+                        executions: e,
+                        saved,
+                    });
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for &f in &order {
+        if f == program.main {
+            continue;
+        }
+        let (calls, counted) = runs.get(&f).copied().unwrap_or((0, false));
+        let f_sites = sites.remove(&f).unwrap_or_default();
+        let mut d = InlineDecision {
+            func: f,
+            function: program.func(f).name.clone(),
+            sites: f_sites.len(),
+            calls,
+            counted,
+            constraints: None,
+            cells_inlined: None,
+            cells_kept: None,
+            keep: false,
+            reason: String::new(),
+        };
+        if f_sites.len() <= 1 {
+            d.reason = "inlined: one call site (keeping it would not shrink the circuit)".into();
+            out.push(d);
+            continue;
+        }
+        match measure(program, f, pipeline, options) {
+            Err(why) => d.reason = format!("inlined: its size was not estimated ({why})"),
+            Ok(size) => {
+                let (inlined, kept) = estimate(&size, calls, &f_sites);
+                d.constraints = Some(size.per_call);
+                d.cells_inlined = Some(inlined);
+                d.cells_kept = Some(kept);
+                let slack = inlined.saturating_mul(100 + KEEP_SLACK_PERCENT) / 100;
+                d.keep = kept <= slack;
+                let n = f_sites.len();
+                let how = if counted { "" } else { "about " };
+                d.reason = if d.keep {
+                    format!(
+                        "kept: {} cells kept vs {} inlined (within {KEEP_SLACK_PERCENT}%); \
+                         its {} constraints exist once instead of at {n} sites, {how}{calls} calls",
+                        group(kept),
+                        group(inlined),
+                        group(size.per_call.into())
+                    )
+                } else {
+                    format!(
+                        "inlined: {} cells kept vs {} inlined (more than {KEEP_SLACK_PERCENT}% \
+                         above), {n} sites, {how}{calls} calls",
+                        group(kept),
+                        group(inlined)
+                    )
+                };
+            }
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// Applies the decisions: every call of a function not kept is inlined. Returns whether any
+/// function is kept (then the program still calls, and [`super::calls::flatten`] must run).
+pub fn apply(program: &mut Program, decisions: &[InlineDecision]) -> bool {
+    let kept: HashSet<FuncId> = decisions
+        .iter()
+        .filter(|d| d.keep)
+        .map(|d| d.func)
+        .collect();
+    super::inline::run_except(program, &kept);
+    !kept.is_empty()
+}
+
+/// Renders the decisions for `report --explain`.
+pub fn render(decisions: &[InlineDecision]) -> String {
+    let mut out = String::from("inlining (--inline cost): sumcheck cells estimated statically\n\n");
+    if decisions.is_empty() {
+        out.push_str("no function is called: nothing to decide\n");
+        return out;
+    }
+    let width = decisions
+        .iter()
+        .map(|d| d.function.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("function".len());
+    out.push_str(&format!(
+        "{:<width$}  sites  {:>9}  verdict\n",
+        "function", "calls"
+    ));
+    for d in decisions {
+        let calls = if d.counted {
+            group(d.calls.into())
+        } else {
+            format!("~{}", group(d.calls.into()))
+        };
+        out.push_str(&format!(
+            "{:<width$}  {:>5}  {:>9}  {}\n",
+            d.function, d.sites, calls, d.reason
+        ));
+    }
+    out
+}
+
+fn group(n: u128) -> String {
+    crate::cost::group_digits(n)
+}
+
+/// A call site: the block that calls and how often it runs per run of the program.
+struct Site {
+    caller: FuncId,
+    block: BlockId,
+    executions: u64,
+    /// Scalars of the caller live across the call (saved to the stack and restored).
+    saved: u64,
+}
+
+/// One function's blocks as they would be kept: constraints, state width and executions per
+/// call; and `per_call = Σ constraints · executions`, its result scalars.
+struct Size {
+    blocks: Vec<(u64, u64, u64)>,
+    per_call: u64,
+    results: u64,
+}
+
+/// The circuit functions `main` reaches, callers before callees.
+fn callers_first(program: &Program, circuit: &[bool]) -> Vec<FuncId> {
+    // Depth-first post-order from main lists callees first; reversed, callers first.
+    let mut post = Vec::new();
+    let mut seen = vec![false; program.funcs.len()];
+    let mut stack = vec![(program.main, false)];
+    while let Some((f, done)) = stack.pop() {
+        if done {
+            post.push(f);
+            continue;
+        }
+        if seen[f.index()] {
+            continue;
+        }
+        seen[f.index()] = true;
+        stack.push((f, true));
+        let func = program.func(f);
+        for &b in &func.layout {
+            for &i in &func.block(b).insts {
+                if let InstKind::Call { func: c, .. } = func.inst(i).kind {
+                    if circuit.get(c.index()).copied().unwrap_or(false) && !seen[c.index()] {
+                        stack.push((c, false));
+                    }
+                }
+            }
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// `f` optimized on its own (step 4 of the module doc) and lowered.
+fn measure(
+    program: &Program,
+    f: FuncId,
+    pipeline: &Pipeline,
+    options: &Options,
+) -> Result<Size, String> {
+    let mut copy = program.clone();
+    copy.main = f;
+    super::inline::drop_unreachable_functions(&mut copy);
+    let prefix = if pipeline.once.iter().any(|p| p.name == "inline") {
+        Pipeline {
+            once: pipeline.once.clone(),
+            repeat: pipeline.repeat.clone(),
+            after: Vec::new(),
+        }
+    } else {
+        Pipeline::from_names(&["inline", "mem2reg", "dce"])
+            .map_err(|e| format!("bug: legalizing passes: {e}"))?
+    };
+    let options = Options {
+        verify: options.verify,
+        ..Options::default()
+    };
+    super::optimize_prefix(&mut copy, &prefix, &options).map_err(|e| e.to_string())?;
+    let stats = crate::r1cs::stats(&copy).map_err(|e| e.to_string())?;
+    let main = copy.main;
+    let func = copy.func(main);
+    let known = static_function_executions(func);
+    let counts: HashMap<BlockId, u64> =
+        estimated_function_executions(func, |b| known.get(&b).copied().flatten())
+            .into_iter()
+            .collect();
+    let mut size = Size {
+        blocks: Vec::new(),
+        per_call: 0,
+        results: func.returns.iter().map(|t| t.leaf_count()).sum(),
+    };
+    for s in stats.iter().filter(|s| s.func == main) {
+        let k = counts.get(&s.block).copied().unwrap_or(0);
+        let c = s.constraints as u64;
+        size.blocks.push((c, s.state_vars as u64, k));
+        size.per_call = size.per_call.saturating_add(c.saturating_mul(k));
+    }
+    Ok(size)
+}
+
+/// (inlined, kept) cells of `f`'s calls (step 5 of the module doc).
+fn estimate(size: &Size, calls: u64, sites: &[Site]) -> (u128, u128) {
+    let pc = |x: u64| u128::from(padded_constraints(x).unwrap_or(u64::MAX));
+    let pe = |x: u64| u128::from(padded_executions(x).unwrap_or(u64::MAX));
+    let ps = |x: u64| u128::from(padded_state(x));
+    // Inlined: the copies of each calling block together.
+    let mut by_block: HashMap<(FuncId, BlockId), (u64, u64)> = HashMap::new();
+    for s in sites {
+        let e = by_block
+            .entry((s.caller, s.block))
+            .or_insert((0, s.executions));
+        e.0 += 1;
+    }
+    let inlined = by_block
+        .values()
+        .map(|&(m, e)| pc(m.saturating_mul(size.per_call)).saturating_mul(pe(e)))
+        .fold(0u128, u128::saturating_add);
+    // Kept: the callee's blocks, a continuation per site, the return dispatch.
+    let mut kept = size
+        .blocks
+        .iter()
+        .map(|&(c, io, k)| {
+            (pc(c).saturating_add(ps(io + 1))).saturating_mul(pe(calls.saturating_mul(k)))
+        })
+        .fold(0u128, u128::saturating_add);
+    let ret = 2 + ps(size.results + 1);
+    for s in sites {
+        kept = kept.saturating_add(ret.saturating_mul(pe(s.executions)));
+    }
+    // The stack: each saved scalar is written before the call and read after it.
+    let accesses: u128 = sites
+        .iter()
+        .map(|s| 2 * u128::from(s.saved) * u128::from(s.executions))
+        .sum();
+    let frame = sites.iter().map(|s| s.saved).max().unwrap_or(0);
+    kept = kept.saturating_add(memory_totals(frame, accesses).cells);
+    let mut reaching: u64 = sites.iter().map(|s| s.executions).sum();
+    for s in &sites[..sites.len().saturating_sub(1)] {
+        kept = kept.saturating_add(ret.saturating_mul(pe(reaching)));
+        reaching = reaching.saturating_sub(s.executions);
+    }
+    (inlined, kept)
+}
+
+/// The scalars of `func` live across the call at `pos` of `b` (its results excluded; a
+/// reference counts as what it points to), plus the return label when `func` is not `main`.
+fn live_across(func: &Function, liveness: &Liveness, b: BlockId, pos: usize, label: bool) -> u64 {
+    let block = func.block(b);
+    let mut live: BTreeSet<ValueId> = liveness.live_out(b).clone();
+    if let Some(term) = &block.term {
+        live.extend(term.operands());
+    }
+    for &i in block.insts[pos + 1..].iter().rev() {
+        let inst = func.inst(i);
+        for r in inst.results.iter() {
+            live.remove(r);
+        }
+        live.extend(inst.kind.operands());
+    }
+    for r in func.inst(block.insts[pos]).results.iter() {
+        live.remove(r);
+    }
+    let scalars: u64 = live
+        .iter()
+        .filter(|v| func.const_value(**v).is_none())
+        .map(|v| {
+            let t = func.value_type(*v);
+            t.pointee().unwrap_or(t).leaf_count()
+        })
+        .sum();
+    scalars + u64::from(label)
+}

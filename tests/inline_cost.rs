@@ -1,0 +1,199 @@
+//! Inline or call, decided by cost (`--inline cost`, docs/calls.md): every corpus program gives
+//! the same outputs with `--inline none`, `cost` and `all`; a big function called from several
+//! sites of a loop-free program is kept and a small one called once is inlined; `report
+//! --explain` lists each decision with its reason.
+
+mod common;
+use common::{corpus, read_json, stdout, zkbc};
+
+use zkbc::driver;
+use zkbc::ir::interp::{self, Val};
+use zkbc::opt::calls::Inline;
+use zkbc::opt::inline_cost::InlineDecision;
+use zkbc::opt::OptLevel;
+
+fn compile(name: &str, text: &str, level: OptLevel, inline: Inline) -> driver::Compilation {
+    let options = driver::Options {
+        opt_level: level,
+        inline,
+        ..driver::Options::default()
+    };
+    driver::compile(name, text, &options).unwrap_or_else(|e| panic!("{name} {level:?}: {e}"))
+}
+
+/// Outputs, or the failure's kind: what the modes must agree on.
+fn run(c: &driver::Compilation, inputs: &serde_json::Value) -> Result<Vec<Val>, String> {
+    let values = c.inputs_from_json(inputs)?;
+    interp::run(&c.program, &values, interp::Limits::default())
+        .map(|o| o.outputs)
+        .map_err(|f| f.kind.to_string())
+}
+
+#[test]
+fn corpus_outputs_equal_with_every_inlining_mode() {
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for file in corpus() {
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let json = file.with_extension("json");
+        let inputs = if json.exists() {
+            read_json(&json)
+        } else {
+            serde_json::json!({})
+        };
+        for level in [OptLevel::O0, OptLevel::O3] {
+            let expected = run(&compile(&name, &text, level, Inline::All), &inputs);
+            for mode in [Inline::Cost, Inline::None] {
+                let got = run(&compile(&name, &text, level, mode), &inputs);
+                if got != expected {
+                    failures.push(format!(
+                        "{name} {level:?} {mode:?}: {got:?} != {expected:?}"
+                    ));
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(compared > 100, "only {compared} comparisons");
+}
+
+/// `def big(field x)`: `n` multiply-adds in a row (no loop), about `n` constraints.
+fn big_function(n: usize) -> String {
+    let mut s = String::from("def big(field x) -> field {\n    field mut y = x;\n");
+    for i in 0..n {
+        s.push_str(&format!("    y = y * x + {};\n", i + 1));
+    }
+    s.push_str("    return y;\n}\n\ndef small(field x) -> field {\n    return x * x;\n}\n\n");
+    s
+}
+
+fn decisions(c: &driver::Compilation) -> Vec<InlineDecision> {
+    c.opt_report.inline_decisions.clone()
+}
+
+fn decision<'d>(ds: &'d [InlineDecision], name: &str) -> &'d InlineDecision {
+    ds.iter()
+        .find(|d| d.function == name)
+        .unwrap_or_else(|| panic!("no decision for {name}: {ds:?}"))
+}
+
+/// Three calls of a 700-constraint function in a loop-free `main`: inlined, the one block pads
+/// 2,100 constraints to 4,096; kept, the function's block pads to 1,024 and runs 3 times (4
+/// padded): the same cells within 2%, and a third of the static circuit. `small`, called once,
+/// is inlined.
+#[test]
+fn a_big_function_called_from_three_sites_is_kept_and_a_small_one_called_once_is_inlined() {
+    let text = format!(
+        "{}def main(field a) -> field {{\n    return small(big(big(big(a))));\n}}\n",
+        big_function(700)
+    );
+    let all = compile("big.zok", &text, OptLevel::O3, Inline::All);
+    let cost = compile("big.zok", &text, OptLevel::O3, Inline::Cost);
+    let ds = decisions(&cost);
+    let big = decision(&ds, "big");
+    assert!(big.keep, "{big:?}");
+    assert_eq!((big.sites, big.calls, big.counted), (3, 3, true));
+    assert!(big.reason.starts_with("kept:"), "{}", big.reason);
+    let small = decision(&ds, "small");
+    assert!(!small.keep, "{small:?}");
+    assert!(small.reason.contains("one call site"), "{}", small.reason);
+    // Kept: the program still has the call stack's dispatch, and its static circuit is smaller.
+    let inputs = serde_json::json!({"a": "3"});
+    assert_eq!(run(&cost, &inputs), run(&all, &inputs));
+    let constraints = |c: &driver::Compilation| -> usize {
+        let mut p = c.program.clone();
+        driver::legalize_for_r1cs(&mut p).unwrap();
+        zkbc::r1cs::stats(&p)
+            .unwrap()
+            .iter()
+            .map(|s| s.constraints)
+            .sum()
+    };
+    let (kept, inlined) = (constraints(&cost), constraints(&all));
+    assert!(
+        kept * 2 < inlined,
+        "kept {kept} constraints, inlined {inlined}"
+    );
+}
+
+/// The same function called from three sites whose arguments stay live across the calls
+/// (saved on the stack): the stack's memory check tips the estimate, and it is inlined, as
+/// `--inline all` would.
+#[test]
+fn a_big_function_whose_callers_save_values_is_inlined() {
+    let text = format!(
+        "{}def main(field a, field b, field c) -> field {{\n    field p = big(a);\n    \
+         field q = big(b);\n    field r = big(c);\n    return small(p + q + r);\n}}\n",
+        big_function(700)
+    );
+    let cost = compile("big.zok", &text, OptLevel::O3, Inline::Cost);
+    let ds = decisions(&cost);
+    let big = decision(&ds, "big");
+    assert!(!big.keep, "{big:?}");
+    assert!(
+        big.cells_kept.unwrap() > big.cells_inlined.unwrap(),
+        "{big:?}"
+    );
+    let all = compile("big.zok", &text, OptLevel::O3, Inline::All);
+    assert_eq!(
+        cost.program.to_string(),
+        all.program.to_string(),
+        "nothing kept: the program is --inline all's"
+    );
+}
+
+#[test]
+fn explain_lists_each_inlining_decision_and_its_reason() {
+    let dir = std::env::temp_dir().join(format!("zkbc_inline_cost_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.zok");
+    std::fs::write(
+        &file,
+        format!(
+            "{}def main(field a) -> field {{\n    return small(big(big(big(a))));\n}}\n",
+            big_function(700)
+        ),
+    )
+    .unwrap();
+    let out = zkbc(&[
+        "report",
+        file.to_str().unwrap(),
+        "--inline",
+        "cost",
+        "--explain",
+        "-q",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    let section = text
+        .split("inlining (--inline cost)")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no inlining section:\n{text}"));
+    let line = |name: &str| {
+        section
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no line for {name}:\n{section}"))
+            .to_string()
+    };
+    let big = line("big ");
+    assert!(
+        big.contains("kept:") && big.contains("within 2%") && big.contains("3 sites"),
+        "{big}"
+    );
+    let small = line("small ");
+    assert!(small.contains("inlined: one call site"), "{small}");
+    // Without `--inline cost` there is no such section.
+    let out = zkbc(&[
+        "report",
+        file.to_str().unwrap(),
+        "--inline",
+        "all",
+        "--explain",
+        "-q",
+    ]);
+    assert!(!stdout(&out).contains("inlining (--inline cost)"));
+    std::fs::remove_dir_all(&dir).ok();
+}
