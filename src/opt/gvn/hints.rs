@@ -543,10 +543,8 @@ fn literals(func: &Function, v: ValueId, polarity: bool) -> Option<Vec<Lit>> {
             return None;
         }
         match func.value(v).def {
-            ValueDef::Const(_) => {
-                if func.const_value(v) == Some(Const::UInt(u64::from(polarity))) {
-                    continue;
-                }
+            ValueDef::Const(_) if func.const_value(v) == Some(Const::UInt(u64::from(polarity))) => {
+                continue;
             }
             ValueDef::Result(i, 0) => match func.inst(i).kind {
                 InstKind::Not { arg } => {
