@@ -846,9 +846,54 @@ b0(v0: u32, v1: u32):
 }
 
 #[test]
-fn gvn_keeps_two_hints_of_two_arms_under_different_guards() {
-    // After predication, both arms run `hint f1(v0)`, under complementary guards. Each gives
-    // zeros where its guard is 0, which IR may observe: the two stay two.
+fn gvn_keeps_two_hints_whose_zeros_are_observed() {
+    // Each hint gives zeros where its guard is 0, and here both results are returned whatever
+    // the guards: one hint under `v1 or v2` would return 6 instead of 3. The two stay two.
+    check_pass(
+        "gvn",
+        "
+fn main f0 -> field {
+b0(v0: field, v1: u1):
+    v2 = not v1
+    v3 = hint f1(v0) if v1
+    v4 = hint f1(v0) if v2
+    v5 = add v3, v4
+    return v5
+}
+
+fn root f1 -> field {
+b0(v0: field):
+    v1 = mul v0, field 0
+    v2 = add v1, field 3
+    return v2
+}",
+        &[r#"["9", "0"]"#, r#"["9", "1"]"#],
+        expect![[r#"
+            fn main f0 -> field {
+            b0(v0: field, v1: u1):
+                v2 = not v1
+                v3 = hint f1(v0) if v1
+                v4 = hint f1(v0) if v2
+                v5 = add v3, v4
+                return v5
+            }
+
+            fn root f1 -> field {
+            b0(v0: field):
+                v1 = mul v0, field 0
+                v2 = add v1, field 3
+                return v2
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn gvn_shares_a_hint_of_two_arms_under_the_union_of_their_guards() {
+    // After predication, both arms run `hint f1(v0)`, under complementary guards. Each arm
+    // observes its hint only under its own guard (its assertion is `or (not g), ..`, the join
+    // selects by the guard), so one hint under `v1 or v2` serves both, and the second arm's
+    // check of it is numbered as the first's.
     check_pass(
         "gvn",
         "
@@ -881,19 +926,17 @@ b0(v0: field):
             fn main f0 -> field {
             b0(v0: field, v1: u1):
                 v2 = not v1
-                v3 = hint f1(v0) if v1
-                v4 = mul v3, v3
-                v5 = eq v4, v0
-                v6 = or v2, v5
-                assert v6, "root" @1:1
-                v7 = hint f1(v0) if v2
-                v8 = mul v7, v7
-                v9 = eq v8, v0
-                v10 = or v1, v9
-                assert v10, "root" @2:1
-                v11 = add v3, field 1
-                v12 = select v1, v11, v7
-                return v12
+                v3 = or v1, v2
+                v4 = hint f1(v0) if v3
+                v5 = mul v4, v4
+                v6 = eq v5, v0
+                v7 = or v2, v6
+                assert v7, "root" @1:1
+                v8 = or v1, v6
+                assert v8, "root" @2:1
+                v9 = add v4, field 1
+                v10 = select v1, v9, v4
+                return v10
             }
 
             fn root f1 -> field {

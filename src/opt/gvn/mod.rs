@@ -36,11 +36,14 @@
 //!
 //! A `hint` is numbered by its function, arguments and guard: two hints of the same function
 //! on the same arguments under the same guard (or none) give the same witnesses. Hints under
-//! different guards are not shared: a hint whose guard is 0 gives zeros, and on IR in general
-//! (not only the predicated arms of a merged `if`, where an untaken arm's values are
-//! don't-cares) those zeros may be observed, so neither guard can be dropped. (Dropping it
-//! failed `tests/opt_random.rs` at seed 13000296.) So the sealed-bid shape, whose arms unpack
-//! the same words under different guards, still computes its SHA-256 once per arm.
+//! different guards are not numbered as one: a hint whose guard is 0 gives zeros, and on IR in
+//! general those zeros may be observed, so neither guard can simply be dropped. (Dropping it
+//! failed `tests/opt_random.rs` at seed 13000296.) After the walk, [`hints`] shares two such
+//! hints of one block under the union of their guards where it proves that neither one's
+//! results are observed where its own guard fails (the predicated arms of a merged `if`, as in
+//! the sealed-bid opening, which unpacks the same message in each arm before hashing it); the
+//! walk then runs again and numbers what the two arms built on them as one, up to
+//! [`MAX_HINT_ROUNDS`] times.
 //!
 //! # Arrays
 //!
@@ -77,6 +80,8 @@
 //! (`v5` is `v3`, computed in the dominating `b0`; then `v6 = add v1, v3` is `v4` with its
 //! operands commuted. `v8` has `v4`'s key too but stays: `b1` does not dominate `b2`.)
 
+mod hints;
+
 use super::PassStats;
 use crate::analysis::DomTree;
 use crate::fxhash::{FxMap, FxSet};
@@ -94,9 +99,22 @@ pub fn run(program: &mut Program) -> PassStats {
     stats
 }
 
+/// The most times the walk runs again after [`hints`] shared some (each share may make the
+/// arguments of the next pair of hints equal).
+pub const MAX_HINT_ROUNDS: usize = 16;
+
 /// Runs the pass on one function.
 pub fn run_function(func: &mut Function) -> PassStats {
-    Ctx::new(func).run()
+    let mut stats = Ctx::new(func).run();
+    for _ in 0..MAX_HINT_ROUNDS {
+        let shared = hints::share(func);
+        if shared == 0 {
+            break;
+        }
+        stats.add("hints_shared", shared);
+        stats.merge(Ctx::new(func).run());
+    }
+    stats
 }
 
 /// What an instruction computes.
