@@ -3,7 +3,10 @@
 //! callee's included) satisfied and the memory check holding; a callee's blocks run once per
 //! call; and a wrong return label or a corrupted saved value is rejected.
 
+#[path = "common/calls.rs"]
+mod calls;
 mod common;
+use calls::{compile, run};
 use common::{corpus, read_json};
 
 use zkbc::driver;
@@ -12,23 +15,6 @@ use zkbc::ir::interp::{self, Exit, Outcome, Val};
 use zkbc::opt::calls::Inline;
 use zkbc::opt::OptLevel;
 use zkbc::r1cs::{self, CheckError};
-
-fn compile(name: &str, text: &str, level: OptLevel, inline: Inline) -> driver::Compilation {
-    let options = driver::Options {
-        opt_level: level,
-        inline,
-        ..driver::Options::default()
-    };
-    driver::compile(name, text, &options).unwrap_or_else(|e| panic!("{name} {level:?}: {e}"))
-}
-
-/// Outputs, or the failure's kind: what the two modes must agree on.
-fn run(c: &driver::Compilation, inputs: &serde_json::Value) -> Result<Vec<Val>, String> {
-    let values = c.inputs_from_json(inputs)?;
-    interp::run(&c.program, &values, interp::Limits::default())
-        .map(|o| o.outputs)
-        .map_err(|f| f.kind.to_string())
-}
 
 #[test]
 fn corpus_outputs_equal_with_calls_kept_and_every_block_checks() {

@@ -3,31 +3,16 @@
 //! sites of a loop-free program is kept and a small one called once is inlined; `report
 //! --explain` lists each decision with its reason.
 
+#[path = "common/calls.rs"]
+mod calls;
 mod common;
+use calls::{compile, run};
 use common::{corpus, read_json, stdout, zkbc};
 
 use zkbc::driver;
-use zkbc::ir::interp::{self, Val};
 use zkbc::opt::calls::Inline;
 use zkbc::opt::inline_cost::InlineDecision;
 use zkbc::opt::OptLevel;
-
-fn compile(name: &str, text: &str, level: OptLevel, inline: Inline) -> driver::Compilation {
-    let options = driver::Options {
-        opt_level: level,
-        inline,
-        ..driver::Options::default()
-    };
-    driver::compile(name, text, &options).unwrap_or_else(|e| panic!("{name} {level:?}: {e}"))
-}
-
-/// Outputs, or the failure's kind: what the modes must agree on.
-fn run(c: &driver::Compilation, inputs: &serde_json::Value) -> Result<Vec<Val>, String> {
-    let values = c.inputs_from_json(inputs)?;
-    interp::run(&c.program, &values, interp::Limits::default())
-        .map(|o| o.outputs)
-        .map_err(|f| f.kind.to_string())
-}
 
 #[test]
 fn corpus_outputs_equal_with_every_inlining_mode() {
