@@ -131,28 +131,40 @@ impl<'p> Ctx<'p> {
         self.stats
     }
 
+    /// Inlines every call of `fid` to a function outside `recursive`, in one forward pass over
+    /// the layout: a block's first such call is replaced by a copy of the callee, and the rest
+    /// of the block moves to a continuation block appended to the layout, which the pass reaches
+    /// later. Callees are inlined before their callers (`run` walks the call graph's components
+    /// callees first), so a copy holds no call this pass would inline, and each instruction is
+    /// visited once per block it lives in. The call results are substituted once at the end.
     fn inline_calls_in(&mut self, fid: FuncId, recursive: &HashSet<FuncId>) {
         let mut inlined = 0;
-        loop {
+        let mut copies: HashMap<FuncId, Function> = HashMap::new();
+        let mut results: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut at = 0;
+        while at < self.program.func(fid).layout.len() {
             let func = self.program.func(fid);
-            let site = func.layout.iter().find_map(|&b| {
-                func.block(b)
-                    .insts
-                    .iter()
-                    .enumerate()
-                    .find_map(|(pos, &i)| match &func.inst(i).kind {
-                        InstKind::Call { func: callee, .. } if !recursive.contains(callee) => {
-                            Some((b, pos, i, *callee))
-                        }
-                        _ => None,
-                    })
-            });
-            let Some((block, pos, inst, callee)) = site else {
-                break;
+            let block = func.layout[at];
+            at += 1;
+            let site = func
+                .block(block)
+                .insts
+                .iter()
+                .enumerate()
+                .find_map(|(pos, &i)| match &func.inst(i).kind {
+                    InstKind::Call { func: callee, .. } if !recursive.contains(callee) => {
+                        Some((pos, i, *callee))
+                    }
+                    _ => None,
+                });
+            let Some((pos, inst, callee)) = site else {
+                continue;
             };
-            let callee = self.program.func(callee).clone();
+            let callee = copies
+                .entry(callee)
+                .or_insert_with(|| self.program.func(callee).clone());
             let site = self.program.func(fid).inst(inst).loc();
-            let label = function_label(&callee, &self.program.files, &self.program.frames);
+            let label = function_label(callee, &self.program.files, &self.program.frames);
             let frames = &mut self.program.frames;
             let onto = frames.intern(site.map_or(FrameId::ROOT, |s| s.frame), &label, site);
             let mut rebase = Rebase {
@@ -161,11 +173,19 @@ impl<'p> Ctx<'p> {
                 memo: HashMap::new(),
             };
             let caller = &mut self.program.funcs[fid.index()];
-            inline_call(caller, (block, pos, inst), &callee, &mut rebase);
+            inline_call(
+                caller,
+                (block, pos, inst),
+                callee,
+                &mut rebase,
+                &mut results,
+            );
             inlined += 1;
         }
         if inlined > 0 {
-            remove_unreachable_blocks(self.program.func_mut(fid));
+            let func = self.program.func_mut(fid);
+            func.replace_uses(&results);
+            remove_unreachable_blocks(func);
             self.stats.add("calls_inlined", inlined);
         }
     }
@@ -232,25 +252,24 @@ impl Rebase<'_> {
 }
 
 /// Replaces the call `inst` at position `pos` of `block` by a copy of `callee`, its locations
-/// moved into the call's inline frame.
+/// moved into the call's inline frame. The call's results become parameters of the
+/// continuation block; `results` records each result's parameter for the caller to substitute.
 fn inline_call(
     caller: &mut Function,
     (block, pos, inst): (BlockId, usize, InstId),
     callee: &Function,
     rebase: &mut Rebase<'_>,
+    results: &mut HashMap<ValueId, ValueId>,
 ) {
     let InstKind::Call { args, .. } = caller.inst(inst).kind.clone() else {
         panic!("bug: inline_call on a non-call");
     };
-    let results = caller.inst(inst).results.clone();
-
     // The continuation block takes the call's results as parameters.
     let cont = caller.create_block();
-    let mut result_subst = HashMap::new();
-    for &r in &results {
+    for r in caller.inst(inst).results.clone() {
         let ty = caller.value_type(r).clone();
         let p = caller.append_block_param(cont, ty);
-        result_subst.insert(r, p);
+        results.insert(r, p);
     }
     let tail: Vec<InstId> = caller.block_mut(block).insts.split_off(pos + 1);
     caller.block_mut(block).insts.pop();
@@ -334,5 +353,4 @@ fn inline_call(
         block: block_map[&callee.entry],
         args: Vec::new(),
     }));
-    caller.replace_uses(&result_subst);
 }
