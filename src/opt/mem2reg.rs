@@ -85,7 +85,7 @@
 //!     return v8
 //! ```
 
-use super::util::{add_inst, incoming_edges, replace_trivial_params};
+use super::util::{add_inst, incoming_edges, remove_unreachable_blocks, replace_trivial_params};
 use super::PassStats;
 use crate::analysis::DomTree;
 use crate::field::Fr;
@@ -657,96 +657,158 @@ impl<'f> Ctx<'f> {
         if candidates.is_empty() {
             return;
         }
+        // Every jump into a block that gets a parameter must pass the cell's contents, which an
+        // unreachable block does not have.
+        remove_unreachable_blocks(self.func);
         let dom = DomTree::dominators(self.func);
         let rpo = self.func.reverse_post_order();
-        let mut promoted = 0;
-        for alloc in candidates {
-            if self.promote_one(alloc, &dom, &rpo) {
-                promoted += 1;
-            }
-        }
+        let promoted = self.promote_all(&candidates, &dom, &rpo);
         if promoted > 0 {
             self.stats.add("allocations_promoted", promoted);
             replace_trivial_params(self.func);
         }
     }
 
-    fn promote_one(&mut self, alloc: ValueId, dom: &DomTree, rpo: &[BlockId]) -> bool {
-        let ValueDef::Result(alloc_inst, _) = self.func.value(alloc).def else {
-            return false;
-        };
-        let InstKind::Allocate { ty } = self.func.inst(alloc_inst).kind.clone() else {
-            return false;
-        };
-        if ty.contains_ref() {
-            // No zero value can be written for a reference.
-            return false;
-        }
-        let Some(&home) = self
-            .func
-            .layout
-            .iter()
-            .find(|b| self.func.block(**b).insts.contains(&alloc_inst))
-        else {
-            return false;
-        };
-        let incoming = incoming_edges(self.func);
-        let mut param: HashMap<BlockId, ValueId> = HashMap::new();
-        for &b in rpo {
-            if b != home && dom.dominates(home, b) && incoming[&b].len() != 1 {
-                param.insert(b, self.func.append_block_param(b, ty.clone()));
+    /// Promotes the `candidates` that can be (an `allocate` in a laid-out block, of a type
+    /// without references), all in one walk of the dominator tree; returns how many.
+    ///
+    /// For each promoted cell, every block its allocation strictly dominates that has several
+    /// incoming edges gets a parameter for the contents (in candidate order, then reverse
+    /// post-order, and the zero value is built after the parameters, as one cell at a time would
+    /// build them). The walk keeps each cell's current contents, undone when it leaves a
+    /// subtree: a block with one incoming edge is a child of its predecessor in the tree, so it
+    /// starts with its parent's contents at the end. A jump passes the contents at its block's end
+    /// to the parameters of its target. Loads are substituted once at the end.
+    fn promote_all(&mut self, candidates: &[ValueId], dom: &DomTree, rpo: &[BlockId]) -> usize {
+        let mut home_of: HashMap<InstId, BlockId> = HashMap::new();
+        for &b in &self.func.layout {
+            for &i in &self.func.block(b).insts {
+                home_of.insert(i, b);
             }
         }
-        let mut end: HashMap<BlockId, ValueId> = HashMap::new();
-        let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
-        for &b in rpo {
-            if !dom.dominates(home, b) {
+        // (allocation instruction, type, home block) of each cell promoted, by cell index.
+        let mut cells: Vec<(InstId, Type, BlockId)> = Vec::new();
+        let mut cell_of: HashMap<ValueId, usize> = HashMap::new();
+        for &alloc in candidates {
+            let ValueDef::Result(alloc_inst, _) = self.func.value(alloc).def else {
+                continue;
+            };
+            let InstKind::Allocate { ty } = &self.func.inst(alloc_inst).kind else {
+                continue;
+            };
+            // No zero value can be written for a reference.
+            if ty.contains_ref() {
                 continue;
             }
-            let mut current: Option<ValueId> = if b == home {
-                None
-            } else if let Some(p) = param.get(&b) {
-                Some(*p)
-            } else {
-                let (src, _) = incoming[&b][0];
-                Some(end[&src])
+            let Some(&home) = home_of.get(&alloc_inst) else {
+                continue;
             };
+            cell_of.insert(alloc, cells.len());
+            cells.push((alloc_inst, ty.clone(), home));
+        }
+        if cells.is_empty() {
+            return 0;
+        }
+        let incoming = incoming_edges(self.func);
+        let mut params: HashMap<BlockId, Vec<(usize, ValueId)>> = HashMap::new();
+        let mut zeros: Vec<Option<(ValueId, Vec<InstId>)>> = Vec::with_capacity(cells.len());
+        for (c, (_, ty, home)) in cells.iter().enumerate() {
+            for &b in rpo {
+                if b != *home && dom.dominates(*home, b) && incoming[&b].len() != 1 {
+                    let p = self.func.append_block_param(b, ty.clone());
+                    params.entry(b).or_default().push((c, p));
+                }
+            }
+            zeros.push(Some(zero_value(self.func, ty)));
+        }
+        let mut children: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        for &b in rpo {
+            if let Some(parent) = dom.idom(b) {
+                children.entry(parent).or_default().push(b);
+            }
+        }
+        let alloc_cell: HashMap<InstId, usize> = cells
+            .iter()
+            .enumerate()
+            .map(|(c, (i, _, _))| (*i, c))
+            .collect();
+        let mut current: Vec<Option<ValueId>> = vec![None; cells.len()];
+        let mut undo: Vec<(usize, Option<ValueId>)> = Vec::new();
+        let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut stores_removed = 0;
+        // Depth-first over the dominator tree; `Leave(mark)` undoes the subtree's changes.
+        enum Step {
+            Enter(BlockId),
+            Leave(usize),
+        }
+        let mut stack: Vec<Step> = rpo.first().map(|&b| Step::Enter(b)).into_iter().collect();
+        while let Some(step) = stack.pop() {
+            let b = match step {
+                Step::Leave(mark) => {
+                    for (c, old) in undo.drain(mark..).rev() {
+                        current[c] = old;
+                    }
+                    continue;
+                }
+                Step::Enter(b) => b,
+            };
+            stack.push(Step::Leave(undo.len()));
+            for &(c, p) in params.get(&b).into_iter().flatten() {
+                undo.push((c, current[c]));
+                current[c] = Some(p);
+            }
             let mut insts = Vec::new();
-            for i in self.func.block(b).insts.clone() {
-                match self.func.inst(i).kind.clone() {
-                    InstKind::Allocate { .. } if i == alloc_inst => {
-                        let (zero, new_insts) = zero_value(self.func, &ty);
-                        insts.extend(new_insts);
-                        current = Some(zero);
+            for i in std::mem::take(&mut self.func.block_mut(b).insts) {
+                let set = match &self.func.inst(i).kind {
+                    InstKind::Allocate { .. } => alloc_cell.get(&i).map(|&c| {
+                        let (zero, zero_insts) = zeros[c].take().expect("bug: allocated twice");
+                        insts.extend(zero_insts);
+                        (c, zero)
+                    }),
+                    InstKind::Load { ptr } => {
+                        if let Some(&c) = cell_of.get(ptr) {
+                            let r = self.func.inst(i).results[0];
+                            subst.insert(r, current[c].expect("bug: load before its allocation"));
+                            continue;
+                        }
+                        None
                     }
-                    InstKind::Load { ptr } if ptr == alloc => {
-                        let r = self.func.inst(i).results[0];
-                        subst.insert(r, current.expect("bug: load before its allocation"));
+                    InstKind::Store { ptr, value } => cell_of.get(ptr).map(|&c| {
+                        stores_removed += 1;
+                        (c, *value)
+                    }),
+                    _ => None,
+                };
+                match set {
+                    Some((c, v)) => {
+                        undo.push((c, current[c]));
+                        current[c] = Some(v);
                     }
-                    InstKind::Store { ptr, value } if ptr == alloc => {
-                        current = Some(value);
-                        self.stats.add("stores_removed", 1);
-                    }
-                    _ => insts.push(i),
+                    None => insts.push(i),
                 }
             }
             self.func.block_mut(b).insts = insts;
-            end.insert(b, current.expect("bug: promoted block without contents"));
-        }
-        for (&b, _) in param.iter() {
-            for &(src, k) in &incoming[&b] {
-                let value = end[&src];
-                let term = self
-                    .func
-                    .block_mut(src)
-                    .term
-                    .as_mut()
-                    .expect("bug: no terminator");
-                term.block_calls_mut()[k].args.push(value);
+            let term = self
+                .func
+                .block_mut(b)
+                .term
+                .as_mut()
+                .expect("bug: no terminator");
+            for call in term.block_calls_mut() {
+                for &(c, _) in params.get(&call.block).into_iter().flatten() {
+                    call.args
+                        .push(current[c].expect("bug: promoted block without contents"));
+                }
+            }
+            for &child in children.get(&b).into_iter().flatten().rev() {
+                stack.push(Step::Enter(child));
             }
         }
+        if stores_removed > 0 {
+            self.stats.add("stores_removed", stores_removed);
+        }
         self.func.replace_uses(&subst);
-        true
+        cells.len()
     }
 }
 
