@@ -4,7 +4,9 @@
 //!
 //! Algorithm (mark and sweep over SSA edges, so dead cycles through block parameters go too):
 //! 1. Roots: the operands of every instruction with side effects (`assert`, `store`, `call`,
-//!    anything that can fail), every `br` condition and every returned value.
+//!    anything that can fail), every `br` condition and every returned value. An `array_get` or
+//!    `array_set` at a constant index inside the array's length cannot fail, so it is no root:
+//!    the chains of writes that mem2reg and GVN leave behind once every read is forwarded go.
 //! 2. Propagate: a needed instruction result needs the instruction's operands; a needed parameter
 //!    of a (non-entry) block needs the matching argument of every jump into the block.
 //! 3. Sweep: drop unneeded side-effect-free instructions and unneeded parameters of non-entry
@@ -21,7 +23,23 @@
 
 use super::util::{incoming_edges, remove_params};
 use super::PassStats;
-use crate::ir::{Function, InstId, Program, Terminator, ValueDef, ValueId};
+use crate::ir::{Const, Function, InstId, InstKind, Program, Terminator, Type, ValueDef, ValueId};
+
+/// Whether DCE must keep instruction `i` though nobody uses its results: it has side effects,
+/// unless it is an array access at a constant index inside the array, which cannot fail.
+fn has_effects(func: &Function, i: InstId) -> bool {
+    let kind = &func.inst(i).kind;
+    match kind {
+        InstKind::ArrayGet { array, index } | InstKind::ArraySet { array, index, .. } => {
+            let in_bounds = match (func.value_type(*array), func.const_value(*index)) {
+                (Type::Array(_, n), Some(Const::UInt(k))) => k < u64::from(*n),
+                _ => false,
+            };
+            !in_bounds
+        }
+        _ => kind.has_side_effects(),
+    }
+}
 
 /// Runs DCE on every function of the program.
 pub fn run(program: &mut Program) -> PassStats {
@@ -69,7 +87,7 @@ impl<'f> Ctx<'f> {
         let incoming = incoming_edges(self.func);
         for b in self.func.layout.clone() {
             for &i in &self.func.block(b).insts.clone() {
-                if self.func.inst(i).kind.has_side_effects() {
+                if has_effects(self.func, i) {
                     self.need_inst(i);
                 }
             }
