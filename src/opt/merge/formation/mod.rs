@@ -487,6 +487,10 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         // Calls or memory left (-O0 programs before legalization): nothing to decide with.
         None => return stats,
     };
+    // The program as it came scores as `work` does: the clean-up removes the latches again, so
+    // both clean up to the same blocks with the same counts. Kept for the comparison at the end
+    // instead of cleaning the program up once more (a debug build checks the two agree).
+    let unmerged = current;
     // The program as one block per function: a move of every round (taken when it beats that
     // round's best merge) and one of the formations compared at the end. Its score does not
     // depend on what the greedy merged before, so it is scored once.
@@ -765,10 +769,14 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 ),
             }
         });
-        // Scored again here: the search started from the program with latches, which the
-        // clean-up removes again, so its blocks are found in the cache.
-        let unmerged =
-            crate::timing::stage("formation: unmerged again", || scorer.score(program, None));
+        if cfg!(debug_assertions) {
+            assert_eq!(
+                Some(unmerged),
+                scorer.score(program, None),
+                "bug: the program with latches scores differently from the program without"
+            );
+        }
+        let unmerged = Some(unmerged);
         // The greedy's result is the one block when it took it: moved, not copied, and the
         // monolithic formation keeps only its score.
         let (greedy, monolithic) = match (one_block_round, monolithic) {
