@@ -297,3 +297,31 @@ fn an_honest_run_verifies_and_a_broken_transition_or_witness_does_not() {
         "{rejected:?}"
     );
 }
+
+/// Zero knowledge, as far as bytes show it: no value of any wire of any execution — private
+/// inputs, intermediate wires, states — appears in the serialized proof (every message is a
+/// commitment or a masked answer; version 2 sent sumcheck rounds and evaluations in the clear).
+#[test]
+fn no_wire_value_of_any_execution_is_in_the_proof() {
+    let (st, public) = proved_case();
+    let params = Params::new(st.generators_needed());
+    let bytes = spartan::prove(&params, &st, &public).unwrap().to_bytes();
+    let mut checked = 0;
+    for block in &st.blocks {
+        for z in &block.executions {
+            for v in z
+                .iter()
+                .filter(|v| **v != Fr::from(0u64) && **v != Fr::from(1u64))
+            {
+                let le = fr_to_bytes_le(v);
+                assert!(
+                    !bytes.windows(32).any(|w| w == le),
+                    "block {}: the wire value {v} is in the proof",
+                    block.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10, "only {checked} values checked");
+}
