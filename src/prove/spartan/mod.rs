@@ -102,16 +102,28 @@
 //! equations. The leaf functionals are linear in a table row, so each product ends in one more
 //! opened term of the block's Hyrax opening.
 //!
-//! # Zero knowledge: not achieved
+//! # Zero knowledge
 //!
-//! The commitments are hiding (blinded Pedersen rows) and the openings are masked, so they
-//! reveal nothing but the opened values. **The sumcheck messages are not masked**: each round
-//! polynomial, the final evaluations and the grand products' layers are linear or low-degree
-//! combinations of witness values with coefficients the verifier knows, so a verifier can
-//! learn linear relations among the witness values — for a small block run once, enough to
-//! solve for its witness, private inputs included. This backend is succinct (proof size about
-//! the square root of each block's table up to `2^(2·`[`MAX_COL_VARS`]`)` cells) but **not
-//! zero knowledge**. Masking the sumchecks (Libra's or Spartan's ZK variant) is future work.
+//! Every message that depends on the witness is committed ([`zk`]): each sumcheck round
+//! polynomial (its values at `0..=d`), `Ãz, B̃z, C̃z` and `Ãz·B̃z`, `w̃(r_e, r_j)`, each
+//! product layer's halves and their products, and the roots. What the verifier checked of the
+//! clear values (steps 3–7) it now checks as relations on commitments ([`relations`]): linear
+//! ones, proved per table by one batched dot-product sigma protocol (the Hyrax opening is one
+//! of them, with its value committed), and products, by Hyrax's proof of product; the
+//! transition and memory products of step 7 multiply committed roots through committed
+//! partial products. Soundness is the clear protocol's plus the sigma protocols' special
+//! soundness (binding under discrete logarithm).
+//!
+//! **Simulator.** Given the statement and the public shape (`log2 Q_b`, the access count), it
+//! commits to zeros for the rows and every message (Pedersen commitments are perfectly
+//! hiding, so these are distributed as real ones), draws the Fiat–Shamir challenges, and for
+//! each sigma protocol picks the answers uniformly and solves the first messages from them
+//! (`δ_t = Com(z_t; ζ_t) − c·C_t`, `s = Σ⟨a_t, z_t⟩ − c·y`; likewise for products), programming
+//! the random oracle to give `c` there. Real answers are uniform given the challenge (each is
+//! a uniform mask plus `c` times the secret), so simulated proofs are distributed as real ones:
+//! the proof reveals the statement, the public values and the run's shape, nothing else.
+//! Succinctness is unchanged (about the square root of each block's table up to
+//! `2^(2·`[`MAX_COL_VARS`]`)` cells, plus `O(rounds)` commitments).
 
 pub mod cost;
 pub mod format;
