@@ -297,3 +297,76 @@ fn an_honest_run_verifies_and_a_broken_transition_or_witness_does_not() {
         "{rejected:?}"
     );
 }
+
+/// Zero knowledge, as far as bytes show it: no value of any wire of any execution — private
+/// inputs, intermediate wires, states — appears in the serialized proof (every message is a
+/// commitment or a masked answer; version 2 sent sumcheck rounds and evaluations in the clear).
+#[test]
+fn no_wire_value_of_any_execution_is_in_the_proof() {
+    let (st, public) = proved_case();
+    let params = Params::new(st.generators_needed());
+    let bytes = spartan::prove(&params, &st, &public).unwrap().to_bytes();
+    let mut checked = 0;
+    for block in &st.blocks {
+        for z in &block.executions {
+            for v in z
+                .iter()
+                .filter(|v| **v != Fr::from(0u64) && **v != Fr::from(1u64))
+            {
+                let le = fr_to_bytes_le(v);
+                assert!(
+                    !bytes.windows(32).any(|w| w == le),
+                    "block {}: the wire value {v} is in the proof",
+                    block.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10, "only {checked} values checked");
+}
+
+/// A change made to a proof.
+type Tamper = dyn Fn(&mut spartan::Proof);
+
+/// A proof whose committed messages or masked answers are changed is rejected: a round
+/// commitment swapped for another, the masked sum moved, a product proof's answer moved, the
+/// transition's partial product replaced.
+#[test]
+fn a_tampered_commitment_or_masked_answer_is_rejected() {
+    let (st, public) = proved_case();
+    let params = Params::new(st.generators_needed());
+    let proof = spartan::prove(&params, &st, &public).unwrap();
+    let mut verifier = st.clone();
+    verifier
+        .blocks
+        .iter_mut()
+        .for_each(|b| b.executions.clear());
+    assert_eq!(spartan::verify(&params, &verifier, &public, &proof), Ok(()));
+    let ran = proof
+        .blocks
+        .iter()
+        .position(|b| b.log_executions.is_some())
+        .unwrap();
+    let one = Fr::from(1u64);
+    let tampers: Vec<Box<Tamper>> = vec![
+        Box::new(move |p| p.blocks[ran].argument.commitments.swap(0, 1)),
+        Box::new(move |p| p.blocks[ran].argument.linear.masked_sum += one),
+        Box::new(move |p| p.blocks[ran].argument.linear.answers[0][0] += one),
+        Box::new(move |p| p.blocks[ran].argument.muls[0].answers[4] += one),
+        Box::new(move |p| {
+            let c = &mut p.blocks[ran].argument.commitments;
+            let last = c.len() - 1;
+            c[last] = c[0];
+        }),
+        Box::new(|p| p.transition.linear.masked_sum += Fr::from(1u64)),
+    ];
+    for (k, tamper) in tampers.iter().enumerate() {
+        let mut bad = proof.clone();
+        tamper(&mut bad);
+        assert!(
+            spartan::verify(&params, &verifier, &public, &bad).is_err(),
+            "tamper {k} accepted"
+        );
+    }
+}

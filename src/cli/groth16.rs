@@ -26,7 +26,7 @@ const BACKEND_HELP: &str = "The proof system: `probe` (`prove`'s default) is the
     sumcheck over every executed block, which measures the prover's work and is neither succinct \
     nor zero-knowledge; `groth16` is a succinct zero-knowledge Groth16 proof over BN254 of a \
     one-circuit program (compile with --monolithic), with the keys of `zkbc setup`; `spartan` \
-    is a succinct (not zero-knowledge) proof of a block-based program: Spartan's sumchecks per \
+    is a succinct zero-knowledge proof of a block-based program: Spartan's sumchecks per \
     block with Hyrax commitments over BN254, with the public parameters of `zkbc setup` \
     (docs/proof.md)";
 const VK_HELP: &str = "The verifying key file: `setup` writes it, `verify-proof` reads it \

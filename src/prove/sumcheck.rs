@@ -38,10 +38,31 @@ pub(crate) fn prove_block(
     }
     let n_rounds = shape.rounds();
     let tau = transcript.challenges(b"tau", n_rounds);
+    let work = prove_block_at(instance, shape, &tau, |round, g| {
+        if round == 0 {
+            // The honest claim is whatever the tables sum to: zero exactly when (with
+            // overwhelming probability over τ) every execution satisfies every constraint.
+            transcript.append_fields(b"claimed sum", &[g[0] + g[1]]);
+        }
+        transcript.append_fields(b"round", g);
+        transcript.challenge(b"r")
+    });
+    transcript.append_fields(b"evaluations", &work.proof.evals);
+    work
+}
 
+/// The outer sumcheck's rounds at `τ` (a block that ran): `send` takes each round's values
+/// at 0, 1, 2, 3 and gives its challenge. The Spartan backend sends them committed.
+pub(crate) fn prove_block_at(
+    instance: &BlockInstance,
+    shape: &BlockShape,
+    tau: &[Fr],
+    mut send: impl FnMut(usize, &[Fr; 4]) -> Fr,
+) -> BlockWork {
+    let n_rounds = tau.len();
     let start = Instant::now();
     let [mut az, mut bz, mut cz] = products(instance, shape);
-    let mut eq = eq_table(&tau);
+    let mut eq = eq_table(tau);
     let tables = start.elapsed();
 
     let start = Instant::now();
@@ -50,13 +71,7 @@ pub(crate) fn prove_block(
     let mut point = Vec::with_capacity(n_rounds);
     for round in 0..n_rounds {
         let g = round_evals(&eq, &az, &bz, &cz, claim);
-        if round == 0 {
-            // The honest claim is whatever the tables sum to: zero exactly when (with
-            // overwhelming probability over τ) every execution satisfies every constraint.
-            transcript.append_fields(b"claimed sum", &[g[0] + g[1]]);
-        }
-        transcript.append_fields(b"round", &g);
-        let r = transcript.challenge(b"r");
+        let r = send(round, &g);
         claim = Some(interpolate_cubic(&g, r));
         point.push(r);
         rayon::join(
@@ -66,7 +81,6 @@ pub(crate) fn prove_block(
         rounds.push(g);
     }
     let evals = [az[0], bz[0], cz[0]];
-    transcript.append_fields(b"evaluations", &evals);
     let claimed_sum = rounds[0][0] + rounds[0][1];
     BlockWork {
         proof: BlockProof {

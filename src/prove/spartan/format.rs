@@ -3,7 +3,7 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "zkbc\x00spn"
-//!      8     1  format version = 2
+//!      8     1  format version = 3
 //!      9     1  kind: 1 parameters, 3 proof
 //!     10     2  reserved, zero
 //!     12    32  the statement's digest (zero for parameters)
@@ -16,18 +16,19 @@
 //! encoding (checked on the curve). Parameters: the generator count n, then the n generators
 //! and H; reading them recomputes the derivation and refuses any other point. A proof: per
 //! block one byte, `log2 Q_b` or 255 for a block that never ran, then for a block that ran its
-//! row commitments, the outer sumcheck (claimed sum, rounds of 4 values, 3 evaluations), the
-//! inner rounds (3 values each), the witness evaluation, the chain products (roots; layers of
-//! rounds, low and high values), the memory products (the same; no roots for a block without
-//! accesses) and the opening (mask points, masked sum, rows, blinds). Then one byte: 0 without
-//! memory, 1 with, followed by the run's access count (u64 LE) and the pair table, encoded as
-//! a block. A length is
+//! row commitments and its argument; then the transition's argument; then one byte: 0 without
+//! memory, 1 with, followed by the run's access count (u64 LE), the pair table (encoded as a
+//! block) and the memory's argument. An argument ([`super::Argument`]) is its commitments
+//! (points), its product proofs (a count, then per proof 3 points and 5 field elements) and
+//! its linear proof (mask points, the masked sum, the answers as a list of lists, the blinds).
+//! Version 3 (zero knowledge) replaced version 2's clear sumcheck messages by commitments. A
+//! length is
 //! checked against the bytes left before anything is allocated: a malformed file is a
 //! [`FormatError`], never a panic.
 
-use super::hyrax::{Opening, Params};
-use super::sumchecks::{Layer, ProductProof};
-use super::{BlockProof, MemoryProof, Proof};
+use super::hyrax::Params;
+use super::zk::{LinearProof, MulProof};
+use super::{Argument, BlockProof, MemoryProof, Proof};
 use crate::field::Fr;
 use crate::prove::transcript::fr_to_bytes_le;
 use ark_bn254::G1Affine;
@@ -38,7 +39,7 @@ use std::fmt;
 /// The first 8 bytes of every file.
 pub const MAGIC: &[u8; 8] = b"zkbc\x00spn";
 /// The format version this build reads and writes.
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 /// The header's length.
 pub const HEADER_LEN: usize = 52;
 /// The most generators a parameters file may hold.
@@ -140,18 +141,20 @@ impl Writer {
         self.len(ps.len());
         ps.iter().for_each(|p| self.point(p));
     }
-    fn rounds<const N: usize>(&mut self, rounds: &[[Fr; N]]) {
-        self.len(rounds.len());
-        rounds.iter().flatten().for_each(|v| self.fr(v));
-    }
-    fn products(&mut self, p: &ProductProof) {
-        self.frs(&p.roots);
-        self.len(p.layers.len());
-        for layer in &p.layers {
-            self.rounds(&layer.rounds);
-            self.frs(&layer.low);
-            self.frs(&layer.high);
+    fn argument(&mut self, a: &Argument) {
+        self.points(&a.commitments);
+        self.len(a.muls.len());
+        for m in &a.muls {
+            m.points.iter().for_each(|p| self.point(p));
+            m.answers.iter().for_each(|v| self.fr(v));
         }
+        self.points(&a.linear.masks);
+        self.fr(&a.linear.masked_sum);
+        self.len(a.linear.answers.len());
+        for z in &a.linear.answers {
+            self.frs(z);
+        }
+        self.frs(&a.linear.blinds);
     }
     fn block(&mut self, b: &BlockProof) {
         let Some(q) = b.log_executions else {
@@ -160,20 +163,7 @@ impl Writer {
         };
         self.0.push(q);
         self.points(&b.rows);
-        self.fr(&b.outer.claimed_sum);
-        self.rounds(&b.outer.rounds);
-        b.outer.evals.iter().for_each(|v| self.fr(v));
-        self.rounds(&b.inner);
-        self.fr(&b.witness_eval);
-        self.products(&b.products);
-        self.products(&b.memory);
-        self.points(&b.opening.masks);
-        self.fr(&b.opening.masked_sum);
-        self.len(b.opening.rows.len());
-        for row in &b.opening.rows {
-            self.frs(row);
-        }
-        self.frs(&b.opening.blinds);
+        self.argument(&b.argument);
     }
 }
 
@@ -220,18 +210,36 @@ impl Reader<'_> {
         let n = self.len(32)?;
         (0..n).map(|_| self.point()).collect()
     }
-    fn products(&mut self) -> Result<ProductProof, FormatError> {
-        let roots = self.frs()?;
-        let n_layers = self.len(12)?;
-        let mut layers = Vec::with_capacity(n_layers);
-        for _ in 0..n_layers {
-            layers.push(Layer {
-                rounds: self.rounds::<4>()?,
-                low: self.frs()?,
-                high: self.frs()?,
-            });
+    fn argument(&mut self) -> Result<Argument, FormatError> {
+        let commitments = self.points()?;
+        let n_muls = self.len(8 * 32)?;
+        let mut muls = Vec::with_capacity(n_muls);
+        for _ in 0..n_muls {
+            let points = [self.point()?, self.point()?, self.point()?];
+            let mut answers = [Fr::from(0u64); 5];
+            for v in answers.iter_mut() {
+                *v = self.fr()?;
+            }
+            muls.push(MulProof { points, answers });
         }
-        Ok(ProductProof { roots, layers })
+        let masks = self.points()?;
+        let masked_sum = self.fr()?;
+        let n = self.len(4)?;
+        let mut answers = Vec::with_capacity(n);
+        for _ in 0..n {
+            answers.push(self.frs()?);
+        }
+        let blinds = self.frs()?;
+        Ok(Argument {
+            commitments,
+            muls,
+            linear: LinearProof {
+                masks,
+                masked_sum,
+                answers,
+                blinds,
+            },
+        })
     }
     fn block(&mut self) -> Result<BlockProof, FormatError> {
         let q = self.byte()?;
@@ -241,53 +249,11 @@ impl Reader<'_> {
         if q > super::MAX_EXEC_VARS {
             return err(format!("2^{q} executions of a block"));
         }
-        let rows = self.points()?;
-        let claimed_sum = self.fr()?;
-        let rounds = self.rounds::<4>()?;
-        let evals = [self.fr()?, self.fr()?, self.fr()?];
-        let inner = self.rounds::<3>()?;
-        let witness_eval = self.fr()?;
-        let products = self.products()?;
-        let memory = self.products()?;
-        let masks = self.points()?;
-        let masked_sum = self.fr()?;
-        let n_rows = self.len(4)?;
-        let mut opened = Vec::with_capacity(n_rows);
-        for _ in 0..n_rows {
-            opened.push(self.frs()?);
-        }
-        let blinds = self.frs()?;
         Ok(BlockProof {
             log_executions: Some(q),
-            rows,
-            outer: crate::prove::BlockProof {
-                claimed_sum,
-                rounds,
-                evals,
-            },
-            inner,
-            witness_eval,
-            products,
-            memory,
-            opening: Opening {
-                masks,
-                masked_sum,
-                rows: opened,
-                blinds,
-            },
+            rows: self.points()?,
+            argument: self.argument()?,
         })
-    }
-    fn rounds<const N: usize>(&mut self) -> Result<Vec<[Fr; N]>, FormatError> {
-        let n = self.len(32 * N)?;
-        (0..n)
-            .map(|_| {
-                let mut g = [Fr::from(0u64); N];
-                for v in g.iter_mut() {
-                    *v = self.fr()?;
-                }
-                Ok(g)
-            })
-            .collect()
     }
 }
 
@@ -329,12 +295,14 @@ impl Proof {
         let mut w = Writer::default();
         w.len(self.blocks.len());
         self.blocks.iter().for_each(|b| w.block(b));
+        w.argument(&self.transition);
         match &self.memory {
             None => w.0.push(0),
             Some(m) => {
                 w.0.push(1);
                 w.0.extend_from_slice(&m.accesses.to_le_bytes());
                 w.block(&m.pairs);
+                w.argument(&m.coherence);
             }
         }
         header(PROOF, &self.digest, w.0)
@@ -349,6 +317,7 @@ impl Proof {
         for _ in 0..n {
             blocks.push(r.block()?);
         }
+        let transition = r.argument()?;
         let memory = match r.byte()? {
             0 => None,
             1 => {
@@ -356,6 +325,7 @@ impl Proof {
                 Some(MemoryProof {
                     accesses,
                     pairs: r.block()?,
+                    coherence: r.argument()?,
                 })
             }
             b => return err(format!("the memory flag is {b}, not 0 or 1")),
@@ -366,6 +336,7 @@ impl Proof {
         Ok(Proof {
             digest,
             blocks,
+            transition,
             memory,
         })
     }

@@ -15,15 +15,11 @@
 //!
 //! The verifier asks for `y = Σ_t ⟨L_t ⊗ R_t, W⟩`, a sum of a few tensor-product functionals
 //! (an MLE evaluation `W̃(p)` is the one functional `eq(p_row) ⊗ eq(p_col)`). With `u_t = Σ_i
-//! L_t[i]·row_i`, the verifier computes `Com(u_t) = Σ_i L_t[i]·C_i` itself and the prover proves
-//! knowledge of openings `u_t` with `Σ_t ⟨u_t, R_t⟩ = y` (the dot-product proof of Hyrax's
-//! Fig. 5, with `y` public): it sends `δ_t = Com(d_t; r_t)` for uniform masks `d_t` and
-//! `s = Σ_t ⟨d_t, R_t⟩`; the challenge is `c`; it answers `z_t = c·u_t + d_t`, `ζ_t = c·b(u_t) +
-//! r_t`. The verifier checks `c·Com(u_t) + δ_t = Com(z_t; ζ_t)` and `Σ_t ⟨z_t, R_t⟩ = c·y + s`.
-//! Two accepting answers to different `c` give `u_t = (z_t − z'_t)/(c − c')`, an opening of the
-//! commitment with the claimed sum (special soundness); `z_t` is uniform whatever `u_t` is, so
-//! the opening reveals nothing about the rows but `y` itself. Its size is
-//! `T·(cols + 1)` field elements and `T` points: with `rows ≈ cols`, square root of the table.
+//! L_t[i]·row_i` ([`combine`]), the verifier computes `Com(u_t) = Σ_i L_t[i]·C_i` itself, and
+//! `Σ_t ⟨u_t, R_t⟩ − y = 0` is one more linear relation of the table's committed items, `y`
+//! itself committed ([`super::zk`]): the dot-product proof there reveals neither the rows nor
+//! `y`. Its size is `T·(cols + 1)` field elements and `T` points: with `rows ≈ cols`, square
+//! root of the table.
 
 use crate::field::Fr;
 use crate::prove::mle::eq_table;
@@ -164,22 +160,8 @@ impl Term {
     }
 }
 
-/// An opening: per term the mask's commitment and the masked combined row with its blind, and
-/// the masks' sum.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Opening {
-    /// `δ_t = Com(d_t; r_t)`.
-    pub masks: Vec<G1Affine>,
-    /// `s = Σ_t ⟨d_t, R_t⟩`.
-    pub masked_sum: Fr,
-    /// `z_t = c·u_t + d_t`.
-    pub rows: Vec<Vec<Fr>>,
-    /// `ζ_t = c·b(u_t) + r_t`.
-    pub blinds: Vec<Fr>,
-}
-
 /// `Σ_i left[i]·rows[i]` over the table's rows.
-fn combine(table: &[Fr], cols: usize, left: &[Fr]) -> Vec<Fr> {
+pub(super) fn combine(table: &[Fr], cols: usize, left: &[Fr]) -> Vec<Fr> {
     (0..cols)
         .into_par_iter()
         .with_min_len(64)
@@ -192,107 +174,13 @@ fn combine(table: &[Fr], cols: usize, left: &[Fr]) -> Vec<Fr> {
         .collect()
 }
 
-fn dot(a: &[Fr], b: &[Fr]) -> Fr {
-    a.iter().zip(b).map(|(x, y)| *x * y).sum()
-}
-
-/// Proves `Σ_t ⟨L_t ⊗ R_t, table⟩` for the committed table; `challenge` absorbs the masks and
-/// their sum and draws `c`.
-pub fn open(
-    params: &Params,
-    layout: Layout,
-    table: &[Fr],
-    committed: &Committed,
-    terms: &[Term],
-    rng: &mut impl Rng,
-    challenge: impl FnOnce(&[G1Affine], Fr) -> Fr,
-) -> Opening {
-    let cols = layout.cols();
-    let combined: Vec<(Vec<Fr>, Fr)> = terms
-        .iter()
-        .map(|t| {
-            (
-                combine(table, cols, &t.left),
-                dot(&t.left, &committed.blinds),
-            )
-        })
-        .collect();
-    let masks: Vec<(Vec<Fr>, Fr)> = terms
-        .iter()
-        .map(|_| ((0..cols).map(|_| Fr::rand(rng)).collect(), Fr::rand(rng)))
-        .collect();
-    let points: Vec<G1Projective> = masks.iter().map(|(d, r)| params.commit(d, *r)).collect();
-    let mask_points = G1Projective::normalize_batch(&points);
-    let masked_sum = masks
-        .iter()
-        .zip(terms)
-        .map(|((d, _), t)| dot(d, &t.right))
-        .sum();
-    let c = challenge(&mask_points, masked_sum);
-    let (rows, blinds) = combined
-        .iter()
-        .zip(&masks)
-        .map(|((u, b), (d, r))| {
-            let z = u.iter().zip(d).map(|(u, d)| c * u + d).collect();
-            (z, c * b + r)
-        })
-        .unzip();
-    Opening {
-        masks: mask_points,
-        masked_sum,
-        rows,
-        blinds,
-    }
-}
-
-/// Checks an opening of `Σ_t ⟨L_t ⊗ R_t, W⟩ = value` against the committed rows.
-pub fn verify(
-    params: &Params,
-    layout: Layout,
-    rows: &[G1Affine],
-    terms: &[Term],
-    value: Fr,
-    opening: &Opening,
-    challenge: impl FnOnce(&[G1Affine], Fr) -> Fr,
-) -> bool {
-    let cols = layout.cols();
-    if rows.len() != layout.rows()
-        || cols > params.len()
-        || opening.masks.len() != terms.len()
-        || opening.rows.len() != terms.len()
-        || opening.blinds.len() != terms.len()
-        || opening.rows.iter().any(|z| z.len() != cols)
-        || terms
-            .iter()
-            .any(|t| t.left.len() != rows.len() || t.right.len() != cols)
-    {
-        return false;
-    }
-    let c = challenge(&opening.masks, opening.masked_sum);
-    let sum: Fr = opening
-        .rows
-        .iter()
-        .zip(terms)
-        .map(|(z, t)| dot(z, &t.right))
-        .sum();
-    if sum != c * value + opening.masked_sum {
-        return false;
-    }
-    terms.par_iter().enumerate().all(|(k, t)| {
-        let combined = G1Projective::msm_unchecked(rows, &t.left);
-        let lhs = combined * c + opening.masks[k];
-        lhs == params.commit(&opening.rows[k], opening.blinds[k])
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prove::mle::evaluate;
     use ark_std::rand::{rngs::StdRng, SeedableRng};
 
     #[test]
-    fn an_evaluation_opens_and_a_wrong_value_does_not() {
+    fn row_commitments_combine_to_the_commitment_of_the_combined_row() {
         let mut rng = StdRng::seed_from_u64(3);
         let params = Params::new(4);
         let layout = Layout {
@@ -301,40 +189,15 @@ mod tests {
         };
         let table: Vec<Fr> = (0..16u64).map(|v| Fr::from(v * v + 1)).collect();
         let committed = commit(&params, layout, &table, &mut rng);
-        let point: Vec<Fr> = (0..4u64).map(|v| Fr::from(7 * v + 3)).collect();
-        let value = evaluate(&table, &point);
-        let terms = || vec![Term::at(&point, 2, &[Fr::from(1u64)])];
-        let c = |_: &[G1Affine], s: Fr| s + Fr::from(5u64);
-        let opening = open(&params, layout, &table, &committed, &terms(), &mut rng, c);
-        assert!(verify(
-            &params,
-            layout,
-            &committed.rows,
-            &terms(),
-            value,
-            &opening,
-            c
-        ));
-        let wrong = value + Fr::from(1u64);
-        assert!(!verify(
-            &params,
-            layout,
-            &committed.rows,
-            &terms(),
-            wrong,
-            &opening,
-            c
-        ));
-        let mut tampered = opening.clone();
-        tampered.rows[0][1] += Fr::from(1u64);
-        assert!(!verify(
-            &params,
-            layout,
-            &committed.rows,
-            &terms(),
-            value,
-            &tampered,
-            c
-        ));
+        let left: Vec<Fr> = (0..4u64).map(|v| Fr::from(7 * v + 3)).collect();
+        let row = combine(&table, 4, &left);
+        let blind: Fr = left
+            .iter()
+            .zip(&committed.blinds)
+            .map(|(l, b)| *l * b)
+            .sum();
+        let combined = G1Projective::msm_unchecked(&committed.rows, &left);
+        assert_eq!(combined, params.commit(&row, blind));
+        assert_ne!(combined, params.commit(&row, blind + Fr::from(1u64)));
     }
 }

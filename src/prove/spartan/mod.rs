@@ -102,16 +102,28 @@
 //! equations. The leaf functionals are linear in a table row, so each product ends in one more
 //! opened term of the block's Hyrax opening.
 //!
-//! # Zero knowledge: not achieved
+//! # Zero knowledge
 //!
-//! The commitments are hiding (blinded Pedersen rows) and the openings are masked, so they
-//! reveal nothing but the opened values. **The sumcheck messages are not masked**: each round
-//! polynomial, the final evaluations and the grand products' layers are linear or low-degree
-//! combinations of witness values with coefficients the verifier knows, so a verifier can
-//! learn linear relations among the witness values — for a small block run once, enough to
-//! solve for its witness, private inputs included. This backend is succinct (proof size about
-//! the square root of each block's table up to `2^(2·`[`MAX_COL_VARS`]`)` cells) but **not
-//! zero knowledge**. Masking the sumchecks (Libra's or Spartan's ZK variant) is future work.
+//! Every message that depends on the witness is committed ([`zk`]): each sumcheck round
+//! polynomial (its values at `0..=d`), `Ãz, B̃z, C̃z` and `Ãz·B̃z`, `w̃(r_e, r_j)`, each
+//! product layer's halves and their products, and the roots. What the verifier checked of the
+//! clear values (steps 3–7) it now checks as relations on commitments ([`relations`]): linear
+//! ones, proved per table by one batched dot-product sigma protocol (the Hyrax opening is one
+//! of them, with its value committed), and products, by Hyrax's proof of product; the
+//! transition and memory products of step 7 multiply committed roots through committed
+//! partial products. Soundness is the clear protocol's plus the sigma protocols' special
+//! soundness (binding under discrete logarithm).
+//!
+//! **Simulator.** Given the statement and the public shape (`log2 Q_b`, the access count), it
+//! commits to zeros for the rows and every message (Pedersen commitments are perfectly
+//! hiding, so these are distributed as real ones), draws the Fiat–Shamir challenges, and for
+//! each sigma protocol picks the answers uniformly and solves the first messages from them
+//! (`δ_t = Com(z_t; ζ_t) − c·C_t`, `s = Σ⟨a_t, z_t⟩ − c·y`; likewise for products), programming
+//! the random oracle to give `c` there. Real answers are uniform given the challenge (each is
+//! a uniform mask plus `c` times the secret), so simulated proofs are distributed as real ones:
+//! the proof reveals the statement, the public values and the run's shape, nothing else.
+//! Succinctness is unchanged (about the square root of each block's table up to
+//! `2^(2·`[`MAX_COL_VARS`]`)` cells, plus `O(rounds)` commitments).
 
 pub mod cost;
 pub mod format;
@@ -119,8 +131,10 @@ pub mod hyrax;
 mod links;
 pub mod memory;
 mod prover;
+mod relations;
 pub mod sumchecks;
 mod verifier;
+pub mod zk;
 
 pub use prover::prove;
 pub use verifier::verify;
@@ -130,17 +144,16 @@ use super::transcript::{fr_to_bytes_le, Transcript};
 use super::{BlockInstance, SparseR1cs, StateWires};
 use crate::field::Fr;
 use ark_bn254::G1Affine;
-use ark_ff::{One, Zero};
+use ark_ff::{Field, One, Zero};
 use ark_serialize::CanonicalSerialize;
 use hyrax::{Layout, Term};
 use links::{dense, Links};
 use memory::Memory;
 use sha2::{Digest, Sha256};
 use std::fmt;
-use sumchecks::ProductProof;
 
 /// The transcript's protocol label.
-const PROTOCOL: &[u8] = b"zkbc spartan blocks v2";
+const PROTOCOL: &[u8] = b"zkbc spartan blocks v3";
 
 /// Columns of a committed row are at most `2^MAX_COL_VARS` when the table allows: past
 /// `2^(2·MAX_COL_VARS)` cells a table has more rows than columns and its commitment grows
@@ -175,6 +188,8 @@ pub struct Proof {
     pub digest: [u8; 32],
     /// One per statement block.
     pub blocks: Vec<BlockProof>,
+    /// The transition: the blocks' committed chain roots multiply to the same product.
+    pub transition: Argument,
     /// The memory argument, when the statement has memory.
     pub memory: Option<MemoryProof>,
 }
@@ -187,6 +202,19 @@ pub struct MemoryProof {
     /// The pair table, proved as a block whose executions are the adjacent pairs of the
     /// address-sorted list.
     pub pairs: BlockProof,
+    /// The memory products over the tables' committed roots.
+    pub coherence: Argument,
+}
+
+/// Committed messages and the proof of their relations ([`zk`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Argument {
+    /// Every committed message, in the order sent.
+    pub commitments: Vec<G1Affine>,
+    /// One proof per product relation.
+    pub muls: Vec<zk::MulProof>,
+    /// The proof of the linear relations.
+    pub linear: zk::LinearProof,
 }
 
 /// One block's part of a proof; all empty for a block that never ran.
@@ -196,25 +224,8 @@ pub struct BlockProof {
     pub log_executions: Option<u8>,
     /// The Hyrax commitment: one point per row.
     pub rows: Vec<G1Affine>,
-    /// The outer sumcheck.
-    pub outer: super::BlockProof,
-    /// The inner sumcheck's rounds (values at 0, 1, 2).
-    pub inner: Vec<[Fr; 3]>,
-    /// `w̃(r_e, r_j)`.
-    pub witness_eval: Fr,
-    /// The two chain products (inputs, outputs).
-    pub products: ProductProof,
-    /// The product of the block's memory accesses (no roots when it has none).
-    pub memory: ProductProof,
-    /// The opening.
-    pub opening: hyrax::Opening,
-}
-
-fn no_products() -> ProductProof {
-    ProductProof {
-        roots: Vec::new(),
-        layers: Vec::new(),
-    }
+    /// The sumchecks, products and opening, committed.
+    pub argument: Argument,
 }
 
 impl BlockProof {
@@ -222,17 +233,7 @@ impl BlockProof {
         BlockProof {
             log_executions: None,
             rows: Vec::new(),
-            outer: super::BlockProof::empty(),
-            inner: Vec::new(),
-            witness_eval: Fr::zero(),
-            products: no_products(),
-            memory: no_products(),
-            opening: hyrax::Opening {
-                masks: Vec::new(),
-                masked_sum: Fr::zero(),
-                rows: Vec::new(),
-                blinds: Vec::new(),
-            },
+            argument: Argument::default(),
         }
     }
 }
@@ -510,20 +511,6 @@ fn absorb_shape(t: &mut Transcript, blocks: &[BlockProof], memory: Option<&Memor
     }
 }
 
-/// The opening's own challenge, drawn on the block's transcript after its masks.
-fn opening_challenge(t: &mut Transcript) -> impl FnOnce(&[G1Affine], Fr) -> Fr + '_ {
-    move |masks, sum| {
-        let mut bytes = Vec::new();
-        for p in masks {
-            p.serialize_compressed(&mut bytes)
-                .expect("bug: serializing into a Vec cannot fail");
-        }
-        t.append_bytes(b"masks", &bytes);
-        t.append_fields(b"masked sum", &[sum]);
-        t.challenge(b"opening")
-    }
-}
-
 /// Where a table's products ended: the chain's leaves at `rho`, the memory tree's at
 /// `rho_mem` (its first `rho_mem.len() − q` coordinates select the access).
 struct Points<'a> {
@@ -533,9 +520,44 @@ struct Points<'a> {
     rho_mem: &'a [Fr],
 }
 
-/// The `κ`s combining a table's openings, drawn after its products.
-fn kappas(t: &mut Transcript) -> [Fr; 4] {
-    std::array::from_fn(|_| t.challenge(b"kappa"))
+/// The transcript of the arguments across tables: bound to every table's commitments.
+fn links_transcript(t: &Transcript, blocks: &[BlockProof]) -> Transcript {
+    let mut lt = t.fork(b"links", 0);
+    for b in blocks {
+        zk::absorb_points(&mut lt, b"table", &b.argument.commitments);
+    }
+    lt
+}
+
+/// The entry's public tuple `(1, public inputs..)` as a fingerprint (its clock is 0).
+fn public_value(public_inputs: &[Fr], beta: Fr) -> Fr {
+    std::iter::once(Fr::one())
+        .chain(public_inputs.iter().copied())
+        .zip(links::tuple_weights(0..=public_inputs.len(), beta, 0))
+        .map(|(v, (_, w))| v * w)
+        .sum()
+}
+
+/// The memory argument's public weights, given the zero access slots (executions padded,
+/// or accesses of a block's padding) and zero pair rows (each a leaf `r_mem`).
+fn memory_constants(
+    m: &Memory,
+    zero_slots: u64,
+    zero_pairs: u64,
+    ch: &links::Challenges,
+) -> relations::MemoryConstants {
+    let leaf =
+        |e: &crate::r1cs::memory::MemoryEntry| ch.r_mem - memory::entry_fingerprint(e, ch.beta_mem);
+    let mut initial = ch.r_mem.pow([zero_pairs]);
+    for e in &m.inits {
+        initial *= leaf(e);
+    }
+    relations::MemoryConstants {
+        initial,
+        unused: ch.r_mem.pow([zero_slots]),
+        sentinel: leaf(&m.sentinel()),
+        first: leaf(&m.inits[0]),
+    }
 }
 
 /// The terms of a table's opening, `κ`-combined: the witness evaluation at `(r_e, r_j)`, the

@@ -1,11 +1,13 @@
 //! The prover: every table committed, then each proved on its own fork of the transcript.
 
 use super::hyrax;
-use super::links::{block_links, fp, pair_links, Challenges, Links};
+use super::links::{block_links, final_fingerprint, fp, pair_links, Challenges, Links};
+use super::relations::{self, TableShape};
+use super::zk::{Channel, ItemId, Recorder, Source, TableOpening};
 use super::{
-    absorb_shape, combined_row, kappas, layout, memory, no_products, opening_challenge,
-    opening_terms, statement_transcript, sumchecks, table_width, BlockProof, MemoryProof, Points,
-    Proof, ProveError, Statement, MAX_EXEC_VARS, PAIRS,
+    absorb_shape, combined_row, layout, links_transcript, memory, memory_constants, public_value,
+    statement_transcript, sumchecks, table_width, Argument, BlockProof, MemoryProof, Proof,
+    ProveError, Statement, MAX_EXEC_VARS, PAIRS,
 };
 use crate::field::Fr;
 use crate::prove::mle::eq_table;
@@ -39,22 +41,37 @@ impl Table<'_> {
     }
 }
 
-/// Proves one table: outer and inner sumchecks, chain and memory products, the opening.
+/// A table's roots as the prover holds them: openings `(value, blind)`.
+struct RootOpenings {
+    chain: [(Fr, Fr); 2],
+    memory: Option<(Fr, Fr)>,
+}
+
+/// Proves one table: outer and inner sumchecks, chain and memory products, the opening, every
+/// message committed and the relations proved ([`relations::table`]).
 fn prove_table(
     params: &Params,
     table: &Table,
     committed: &(Layout, Vec<Fr>, hyrax::Committed),
     links: &Links,
-    mut t: Transcript,
-) -> BlockProof {
+    t: Transcript,
+) -> (BlockProof, RootOpenings) {
     let (layout, rows, committed) = committed;
     let block = table.block;
     let y = table.y;
     let shape = block.shape();
     let q = shape.execution_vars();
-    let outer = sumcheck::prove_block(block, &shape, &mut t);
+    let mut rng = StdRng::from_entropy();
+    let mut rec = Recorder::new(params, &mut rng, t);
+    let tau: Vec<Fr> = (0..shape.rounds()).map(|_| rec.challenge(b"tau")).collect();
+    let outer = sumcheck::prove_block_at(block, &shape, &tau, |_, g| {
+        rec.send(b"outer round", g);
+        rec.challenge(b"r")
+    });
+    let [az, bz, cz] = outer.proof.evals;
+    rec.send_each(b"evaluations", &[az, bz, cz, az * bz]);
     let (r_e, r_x) = outer.point.split_at(q);
-    let gamma = t.challenge(b"gamma");
+    let gamma = rec.challenge(b"gamma");
     let m = combined_row(&block.r1cs, r_x, gamma, y);
     let mut w = vec![Fr::zero(); y];
     for (row, weight) in rows.chunks(y).zip(eq_table(r_e)) {
@@ -62,7 +79,8 @@ fn prove_table(
             *acc += weight * v;
         }
     }
-    let (inner, r_j, witness_eval) = sumchecks::prove_inner(m, w, &mut t);
+    let (_, witness_eval) = sumchecks::prove_inner(m, w, &mut rec);
+    rec.send_each(b"witness evaluation", &[witness_eval]);
     let padded = shape.padded_executions;
     let mut leaves = [vec![Fr::zero(); padded], vec![Fr::zero(); padded]];
     for (e, z) in rows.chunks(y).enumerate() {
@@ -72,10 +90,8 @@ fn prove_table(
     if links.public.is_some() {
         leaves[0][0] = Fr::one();
     }
-    let (products, rho, _) = sumchecks::prove_products(&leaves, &mut t);
-    let (memory, rho_mem) = if links.memory.is_empty() {
-        (no_products(), Vec::new())
-    } else {
+    sumchecks::prove_products(&leaves, &mut rec);
+    if !links.memory.is_empty() {
         let n = links.memory.len().next_power_of_two();
         let r_mem = links.r_mem;
         let mut tree = vec![Fr::one(); n * padded];
@@ -84,36 +100,88 @@ fn prove_table(
                 tree[k * padded + e] = r_mem - fp(z, tuple);
             }
         }
-        let (proof, rho_mem, _) = sumchecks::prove_products(&[tree], &mut t);
-        (proof, rho_mem)
+        sumchecks::prove_products(&[tree], &mut rec);
+    }
+    for _ in 0..4 {
+        rec.challenge(b"kappa");
+    }
+    let (mut replay, mut t, sent) = rec.finish();
+    replay.rows = Some(TableOpening {
+        table: rows,
+        cols: layout.cols(),
+        blinds: &committed.blinds,
+    });
+    let table_shape = TableShape {
+        q,
+        y,
+        row_vars: layout.row_vars,
     };
-    let kappa = kappas(&mut t);
-    let at = Points {
-        r_e,
-        r_j: &r_j,
-        rho: &rho,
-        rho_mem: &rho_mem,
-    };
-    let terms = opening_terms(layout.row_vars, y, &at, links, kappa);
-    let opening = hyrax::open(
-        params,
-        *layout,
-        rows,
-        committed,
-        &terms,
-        &mut StdRng::from_entropy(),
-        opening_challenge(&mut t),
+    let ends = relations::table(&mut replay, &block.r1cs, &table_shape, links)
+        .unwrap_or_else(|e| panic!("{e}"));
+    debug_assert!(
+        replay.is_done(),
+        "bug: the relations read fewer messages than sent"
     );
-    BlockProof {
+    let (muls, linear) = replay.ledger.prove(params, &mut t, &mut rng);
+    let open = |id| {
+        replay
+            .ledger
+            .opening(id)
+            .expect("bug: a root the prover did not commit")
+    };
+    let roots = RootOpenings {
+        chain: [open(ends.chain[0]), open(ends.chain[1])],
+        memory: ends.memory.map(open),
+    };
+    let proof = BlockProof {
         log_executions: Some(q as u8),
         rows: committed.rows.clone(),
-        outer: outer.proof,
-        inner,
-        witness_eval,
-        products,
-        memory,
-        opening,
+        argument: Argument {
+            commitments: sent,
+            muls,
+            linear,
+        },
+    };
+    (proof, roots)
+}
+
+/// Proves a global argument over the tables' roots: `roots` enter the ledger first, then
+/// `send` commits the partial products, then `script` records the relations.
+fn prove_links(
+    params: &Params,
+    t: Transcript,
+    roots: &[(Fr, Fr)],
+    send: impl FnOnce(&mut Recorder<StdRng>),
+    script: impl FnOnce(&mut dyn Source, &[ItemId]) -> Result<(), String>,
+) -> Argument {
+    let mut rng = StdRng::from_entropy();
+    let mut rec = Recorder::new(params, &mut rng, t);
+    let ids: Vec<ItemId> = roots
+        .iter()
+        .map(|&(v, b)| rec.ledger.known(vec![v], b))
+        .collect();
+    send(&mut rec);
+    let (mut replay, mut t, sent) = rec.finish();
+    script(&mut replay, &ids).unwrap_or_else(|e| panic!("{e}"));
+    let (muls, linear) = replay.ledger.prove(params, &mut t, &mut rng);
+    Argument {
+        commitments: sent,
+        muls,
+        linear,
     }
+}
+
+/// The partial products `v_0·v_1, v_0·v_1·v_2, …` of a product chain.
+fn partials(values: &[Fr]) -> Vec<Fr> {
+    let mut acc = values.first().copied().unwrap_or_else(Fr::one);
+    values
+        .iter()
+        .skip(1)
+        .map(|v| {
+            acc *= v;
+            acc
+        })
+        .collect()
 }
 
 /// Proves the statement for its blocks' executions with public values `public` (outputs,
@@ -130,6 +198,13 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
     }
     if st.blocks[st.entry].executions.is_empty() {
         return Err(bad("the entry block never ran".into()));
+    }
+    if params.len() < 4 {
+        // A round polynomial of degree 3 is committed over 4 generators.
+        return Err(ProveError::Params {
+            needed: 4,
+            have: params.len(),
+        });
     }
     if public.len() != st.num_outputs + st.public_inputs.len() {
         return Err(bad(format!(
@@ -224,35 +299,108 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
     let memory_shell = pairs.as_ref().map(|(_, accesses)| MemoryProof {
         accesses: *accesses,
         pairs: shells.pop().expect("the pair table"),
+        coherence: Argument::default(),
     });
     absorb_shape(&mut t, &shells, memory_shell.as_ref());
     let ch = Challenges::draw(&mut t);
-    let parts: Vec<Option<BlockProof>> = tables
+    let public_value = public_value(&public[st.num_outputs..], ch.beta);
+    let parts: Vec<Option<(BlockProof, RootOpenings)>> = tables
         .par_iter()
         .zip(&committed)
         .enumerate()
         .map(|(idx, (table, committed))| {
             let committed = committed.as_ref()?;
-            let links = if idx < st.blocks.len() {
+            let mut links = if idx < st.blocks.len() {
                 block_links(st, idx, &ch)
             } else {
                 pair_links(&ch)
             };
+            links.public_value = public_value;
             let t = t.fork(b"block", idx as u64);
             Some(prove_table(params, table, committed, &links, t))
         })
         .collect();
-    let mut blocks: Vec<BlockProof> = parts
+    let (mut blocks, roots): (Vec<BlockProof>, Vec<Option<RootOpenings>>) = parts
         .into_iter()
-        .map(|p| p.unwrap_or_else(BlockProof::never_ran))
+        .map(|p| match p {
+            Some((proof, roots)) => (proof, Some(roots)),
+            None => (BlockProof::never_ran(), None),
+        })
+        .unzip();
+    // The pair table's proof goes in the memory argument, not among the blocks.
+    let pair_proof = memory_shell
+        .as_ref()
+        .map(|_| blocks.pop().expect("the pair table"));
+    let lt = links_transcript(&t, &blocks);
+    let n = st.blocks.len();
+    let (outputs, _) = public.split_at(st.num_outputs);
+    let final_clock = pairs.as_ref().map(|(_, accesses)| *accesses);
+    let last = ch.r - final_fingerprint(outputs, ch.beta, final_clock);
+    let ran: Vec<&RootOpenings> = roots[..n].iter().flatten().collect();
+    let chain_roots: Vec<(Fr, Fr)> = (0..2)
+        .flat_map(|side| ran.iter().map(move |r| r.chain[side]))
         .collect();
-    let memory = memory_shell.map(|m| MemoryProof {
-        accesses: m.accesses,
-        pairs: blocks.pop().expect("the pair table"),
-    });
+    let transition = prove_links(
+        params,
+        lt.fork(b"transition", 0),
+        &chain_roots,
+        |rec| {
+            let (ins, outs) = chain_roots.split_at(ran.len());
+            let values = |v: &[(Fr, Fr)]| v.iter().map(|r| r.0).collect::<Vec<_>>();
+            rec.send_each(b"partial products in", &partials(&values(ins)));
+            rec.send_each(b"partial products out", &partials(&values(outs)));
+        },
+        |src, ids| {
+            let (ins, outs) = ids.split_at(ids.len() / 2);
+            relations::transition(src, ins, outs, last)
+        },
+    );
+    let memory = match (memory_shell, pair_proof, &st.memory) {
+        (Some(shell), Some(pair_proof), Some(m)) => {
+            let pair_roots = roots[n].as_ref().expect("the pair table ran");
+            let mem_roots: Vec<(Fr, Fr)> = roots[..n]
+                .iter()
+                .flatten()
+                .filter_map(|r| r.memory)
+                .collect();
+            let slots: u64 = st
+                .blocks
+                .iter()
+                .zip(&m.accesses)
+                .filter(|(b, _)| !b.executions.is_empty())
+                .map(|(b, a)| a.len() as u64 * b.shape().padded_executions as u64)
+                .sum();
+            let pair_rows = pair_proof.log_executions.map_or(0, |q| 1u64 << q);
+            let constants = memory_constants(
+                m,
+                slots - shell.accesses,
+                pair_rows - shell.accesses - m.inits.len() as u64,
+                &ch,
+            );
+            let mut all = vec![pair_roots.chain[0], pair_roots.chain[1]];
+            all.extend(&mem_roots);
+            let coherence = prove_links(
+                params,
+                lt.fork(b"memory", 0),
+                &all,
+                |rec| {
+                    let values: Vec<Fr> = mem_roots.iter().map(|r| r.0).collect();
+                    rec.send_each(b"partial memory products", &partials(&values));
+                },
+                |src, ids| relations::memory(src, [ids[0], ids[1]], &ids[2..], &constants),
+            );
+            Some(MemoryProof {
+                accesses: shell.accesses,
+                pairs: pair_proof,
+                coherence,
+            })
+        }
+        _ => None,
+    };
     Ok(Proof {
         digest,
         blocks,
+        transition,
         memory,
     })
 }

@@ -1,29 +1,21 @@
-//! The two sumchecks the Spartan backend adds to the outer one: the inner sumcheck (a product
-//! of two multilinear tables, degree 2) and the layered grand product (Thaler's product
-//! circuit, degree 3 per layer), each with its verifier. Tables are MSB-first as in
-//! [`crate::prove::mle`].
+//! The sumchecks of the Spartan backend, committed ([`super::zk`]): the inner sumcheck (a
+//! product of two multilinear tables, degree 2), the layered grand product (Thaler's product
+//! circuit, degree 3 per layer) and the relations every round adds, shared by the prover and
+//! the verifier. Tables are MSB-first as in [`crate::prove::mle`].
+//!
+//! A round sends its polynomial's values at `0..=d` as one committed item and draws `r`;
+//! [`rounds`] reads them back and [`chain`] requires `g_1(0) + g_1(1) = claim`,
+//! `g_k(0) + g_k(1) = g_{k−1}(r_{k−1})`, and gives `g_n(r_n)` as a linear form: the
+//! sumcheck's checks, on committed values.
 
+use super::zk::{lagrange, Channel, Form, ItemId, Ledger, Source};
 use crate::field::Fr;
-use crate::prove::mle::{eq_eval, eq_table, fold, interpolate_cubic};
-use crate::prove::Transcript;
-use ark_ff::{Field, One, Zero};
+use crate::prove::mle::{eq_eval, eq_table, fold};
+use ark_ff::{One, Zero};
 
-/// The value at `r` of the polynomial of degree ≤ 2 with values `g` at 0, 1, 2.
-pub fn interpolate_quadratic(g: &[Fr; 3], r: Fr) -> Fr {
-    let one = Fr::one();
-    let two = Fr::from(2u64);
-    let inv2 = two.inverse().expect("2 is invertible");
-    (g[0] * (r - one) * (r - two) + g[2] * r * (r - one)) * inv2 - g[1] * r * (r - two)
-}
-
-/// Proves `Σ_j m(j)·w(j) = claim` (both tables of equal power-of-two length); gives the
-/// rounds, the point and `w̃` at it.
-pub fn prove_inner(
-    mut m: Vec<Fr>,
-    mut w: Vec<Fr>,
-    transcript: &mut Transcript,
-) -> (Vec<[Fr; 3]>, Vec<Fr>, Fr) {
-    let mut rounds = Vec::new();
+/// Proves `Σ_j m(j)·w(j) = claim` (both tables of equal power-of-two length), sending each
+/// round's values at 0, 1, 2; gives the point and `w̃` at it.
+pub fn prove_inner(mut m: Vec<Fr>, mut w: Vec<Fr>, channel: &mut impl Channel) -> (Vec<Fr>, Fr) {
     let mut point = Vec::new();
     while m.len() > 1 {
         let half = m.len() / 2;
@@ -34,65 +26,54 @@ pub fn prove_inner(
             g[1] += m[i + half] * w[i + half];
             g[2] += (m[i + half] + dm) * (w[i + half] + dw);
         }
-        transcript.append_fields(b"inner round", &g);
-        let r = transcript.challenge(b"inner r");
+        channel.send(b"inner round", &g);
+        let r = channel.challenge(b"inner r");
         fold(&mut m, r);
         fold(&mut w, r);
-        rounds.push(g);
         point.push(r);
     }
-    let value = w[0];
-    transcript.append_fields(b"witness evaluation", &[value]);
-    (rounds, point, value)
+    (point, w[0])
 }
 
-/// Checks the inner rounds against `claim`; gives the point and the claim left for
-/// `m̃(point)·w̃(point)`, or the first failing round.
-pub fn verify_inner(
-    rounds: &[[Fr; 3]],
-    mut claim: Fr,
-    transcript: &mut Transcript,
-) -> Result<(Vec<Fr>, Fr), usize> {
-    let mut point = Vec::with_capacity(rounds.len());
-    for (k, g) in rounds.iter().enumerate() {
-        if g[0] + g[1] != claim {
-            return Err(k);
-        }
-        transcript.append_fields(b"inner round", g);
-        let r = transcript.challenge(b"inner r");
-        claim = interpolate_quadratic(g, r);
-        point.push(r);
+/// Reads `n` committed rounds of `nodes` values each with their challenges.
+pub fn rounds(
+    src: &mut dyn Source,
+    n: usize,
+    nodes: usize,
+    label: &'static [u8],
+    challenge: &'static [u8],
+) -> Result<(Vec<ItemId>, Vec<Fr>), String> {
+    let mut ids = Vec::with_capacity(n);
+    let mut point = Vec::with_capacity(n);
+    for _ in 0..n {
+        ids.push(src.items(label, 1, nodes)?[0]);
+        point.push(src.challenge(challenge));
     }
-    Ok((point, claim))
+    Ok((ids, point))
 }
 
-/// One layer of the batched product proof: the sumcheck rounds, then each tree's two halves at
-/// the point.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Layer {
-    /// Round polynomials at 0, 1, 2, 3.
-    pub rounds: Vec<[Fr; 4]>,
-    /// Per tree `V(0, s)`.
-    pub low: Vec<Fr>,
-    /// Per tree `V(1, s)`.
-    pub high: Vec<Fr>,
+/// Requires each round's `g(0) + g(1)` to be the running claim; gives the last `g(r)`.
+pub fn chain(
+    ledger: &mut Ledger,
+    mut claim: Form,
+    ids: &[ItemId],
+    point: &[Fr],
+    nodes: usize,
+) -> Form {
+    let mut ends = vec![Fr::zero(); nodes];
+    ends[0] = Fr::one();
+    ends[1] = Fr::one();
+    for (&id, &r) in ids.iter().zip(point) {
+        ledger.require_zero(Form::vector(id, ends.clone()).minus(claim));
+        claim = Form::vector(id, lagrange(nodes, r));
+    }
+    claim
 }
 
-/// A batched grand-product proof over trees of `2^depth` leaves each.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProductProof {
-    /// Each tree's product.
-    pub roots: Vec<Fr>,
-    /// One per layer below the roots, `depth` in all.
-    pub layers: Vec<Layer>,
-}
-
-/// Proves the products of `trees` (equal power-of-two lengths); gives the proof, the leaves'
-/// point and each tree's leaf MLE claimed at it.
-pub fn prove_products(
-    trees: &[Vec<Fr>],
-    transcript: &mut Transcript,
-) -> (ProductProof, Vec<Fr>, Vec<Fr>) {
+/// Proves the products of `trees` (equal power-of-two lengths): sends the roots, then per
+/// layer its rounds, each tree's halves `V(0, s)`, `V(1, s)` and their products; gives the
+/// leaves' point.
+pub fn prove_products(trees: &[Vec<Fr>], channel: &mut impl Channel) -> Vec<Fr> {
     // levels[t][k]: tree t's layer with 2^k values; the leaves are the last.
     let levels: Vec<Vec<Vec<Fr>>> = trees
         .iter()
@@ -109,19 +90,17 @@ pub fn prove_products(
         .collect();
     let depth = levels.first().map_or(0, |l| l.len() - 1);
     let roots: Vec<Fr> = levels.iter().map(|l| l[0][0]).collect();
-    transcript.append_fields(b"roots", &roots);
-    let mut claims = roots.clone();
+    channel.send_each(b"roots", &roots);
+    let mut claims = roots;
     let mut point: Vec<Fr> = Vec::new();
-    let mut layers = Vec::with_capacity(depth);
     for k in 0..depth {
-        let mu = transcript.challenge(b"batch");
+        let mu = channel.challenge(b"batch");
         let weights = powers(mu, trees.len());
         let mut eq = eq_table(&point);
         let half = 1 << k;
         let mut lows: Vec<Vec<Fr>> = levels.iter().map(|l| l[k + 1][..half].to_vec()).collect();
         let mut highs: Vec<Vec<Fr>> = levels.iter().map(|l| l[k + 1][half..].to_vec()).collect();
         let mut claim: Fr = claims.iter().zip(&weights).map(|(c, w)| *c * w).sum();
-        let mut rounds = Vec::with_capacity(k);
         let mut s = Vec::with_capacity(k);
         while eq.len() > 1 {
             let h = eq.len() / 2;
@@ -140,89 +119,85 @@ pub fn prove_products(
                 }
             }
             debug_assert_eq!(g[0] + g[1], claim);
-            transcript.append_fields(b"product round", &g);
-            let r = transcript.challenge(b"product r");
-            claim = interpolate_cubic(&g, r);
+            channel.send(b"product round", &g);
+            let r = channel.challenge(b"product r");
+            claim = crate::prove::mle::interpolate_cubic(&g, r);
             fold(&mut eq, r);
             for v in lows.iter_mut().chain(highs.iter_mut()) {
                 fold(v, r);
             }
-            rounds.push(g);
             s.push(r);
         }
         let low: Vec<Fr> = lows.iter().map(|v| v[0]).collect();
         let high: Vec<Fr> = highs.iter().map(|v| v[0]).collect();
-        transcript.append_fields(b"low", &low);
-        transcript.append_fields(b"high", &high);
-        let lambda = transcript.challenge(b"lambda");
+        let both: Vec<Fr> = low.iter().zip(&high).map(|(a, b)| *a * b).collect();
+        channel.send_each(b"low", &low);
+        channel.send_each(b"high", &high);
+        channel.send_each(b"low*high", &both);
+        let lambda = channel.challenge(b"lambda");
         claims = low
             .iter()
             .zip(&high)
             .map(|(a, b)| *a + lambda * (*b - a))
             .collect();
         point = std::iter::once(lambda).chain(s).collect();
-        layers.push(Layer { rounds, low, high });
     }
-    (ProductProof { roots, layers }, point, claims)
+    point
 }
 
-/// Checks a product proof of `trees` trees of depth `depth`; gives the leaves' point and the
-/// claims on each tree's leaf MLE there, or why not.
-pub fn verify_products(
-    proof: &ProductProof,
-    trees: usize,
-    depth: usize,
-    transcript: &mut Transcript,
-) -> Result<(Vec<Fr>, Vec<Fr>), String> {
-    if proof.roots.len() != trees || proof.layers.len() != depth {
-        return Err("the product proof has the wrong shape".into());
-    }
-    transcript.append_fields(b"roots", &proof.roots);
-    let mut claims = proof.roots.clone();
+/// What a committed product proof of `trees` trees of depth `depth` ends in: the roots (one
+/// scalar item each), the leaves' point and each tree's leaf-MLE claim there.
+pub struct Products {
+    /// The roots' items.
+    pub roots: Vec<ItemId>,
+    /// The leaves' point.
+    pub point: Vec<Fr>,
+    /// Per tree, its leaves' MLE at the point, as a form.
+    pub claims: Vec<Form>,
+}
+
+/// Reads a committed product proof and records its relations (the checks of
+/// `verify_products` before the proof was committed).
+pub fn products(src: &mut dyn Source, trees: usize, depth: usize) -> Result<Products, String> {
+    let roots = src.items(b"roots", trees, 1)?;
+    let mut claims: Vec<Form> = roots.iter().map(|&id| Form::item(id)).collect();
     let mut point: Vec<Fr> = Vec::new();
-    for (k, layer) in proof.layers.iter().enumerate() {
-        if layer.rounds.len() != k || layer.low.len() != trees || layer.high.len() != trees {
-            return Err(format!("product layer {k} has the wrong shape"));
-        }
-        let mu = transcript.challenge(b"batch");
+    for k in 0..depth {
+        let mu = src.challenge(b"batch");
         let weights = powers(mu, trees);
-        let mut claim: Fr = claims.iter().zip(&weights).map(|(c, w)| *c * w).sum();
-        let mut s = Vec::with_capacity(k);
-        for (round, g) in layer.rounds.iter().enumerate() {
-            if g[0] + g[1] != claim {
-                return Err(format!(
-                    "product layer {k}, round {round}: not the running claim"
-                ));
-            }
-            transcript.append_fields(b"product round", g);
-            let r = transcript.challenge(b"product r");
-            claim = interpolate_cubic(g, r);
-            s.push(r);
-        }
-        let products: Fr = layer
-            .low
+        let claim = claims
             .iter()
-            .zip(&layer.high)
             .zip(&weights)
-            .map(|((a, b), w)| *w * a * b)
-            .sum();
-        if eq_eval(&point, &s) * products != claim {
-            return Err(format!(
-                "product layer {k}: the halves do not multiply to the claim"
-            ));
+            .fold(Form::constant(Fr::zero()), |acc, (c, w)| {
+                acc.plus(c.clone().scaled(*w))
+            });
+        let (ids, s) = rounds(src, k, 4, b"product round", b"product r")?;
+        let end = chain(src.ledger(), claim, &ids, &s, 4);
+        let low = src.items(b"low", trees, 1)?;
+        let high = src.items(b"high", trees, 1)?;
+        let both = src.items(b"low*high", trees, 1)?;
+        let e = eq_eval(&point, &s);
+        let mut halves = Form::constant(Fr::zero());
+        for t in 0..trees {
+            src.ledger().require_product(low[t], high[t], both[t]);
+            halves = halves.plus(Form::item(both[t]).scaled(weights[t] * e));
         }
-        transcript.append_fields(b"low", &layer.low);
-        transcript.append_fields(b"high", &layer.high);
-        let lambda = transcript.challenge(b"lambda");
-        claims = layer
-            .low
-            .iter()
-            .zip(&layer.high)
-            .map(|(a, b)| *a + lambda * (*b - a))
+        src.ledger().require_zero(end.minus(halves));
+        let lambda = src.challenge(b"lambda");
+        claims = (0..trees)
+            .map(|t| {
+                Form::item(low[t])
+                    .scaled(Fr::one() - lambda)
+                    .plus(Form::item(high[t]).scaled(lambda))
+            })
             .collect();
         point = std::iter::once(lambda).chain(s).collect();
     }
-    Ok((point, claims))
+    Ok(Products {
+        roots,
+        point,
+        claims,
+    })
 }
 
 fn powers(x: Fr, n: usize) -> Vec<Fr> {
@@ -239,44 +214,92 @@ fn powers(x: Fr, n: usize) -> Vec<Fr> {
 mod tests {
     use super::*;
     use crate::prove::mle::evaluate;
+    use crate::prove::spartan::hyrax::Params;
+    use crate::prove::spartan::zk::{Reader, Recorder};
+    use crate::prove::transcript::Transcript;
+    use ark_std::rand::{rngs::StdRng, SeedableRng};
 
     fn fr(v: u64) -> Fr {
         Fr::from(v)
     }
 
-    #[test]
-    fn products_reduce_to_the_leaves_and_a_changed_root_fails() {
-        let a: Vec<Fr> = (1..=8).map(fr).collect();
-        let b: Vec<Fr> = (11..=18).map(fr).collect();
-        let trees = vec![a.clone(), b.clone()];
-        let mut t = Transcript::new(b"test");
-        let (proof, point, claims) = prove_products(&trees, &mut t);
-        assert_eq!(proof.roots[0], (1..=8).map(fr).product::<Fr>());
-        assert_eq!(claims[0], evaluate(&a, &point));
-        assert_eq!(claims[1], evaluate(&b, &point));
-        let mut t = Transcript::new(b"test");
-        let (p2, c2) = verify_products(&proof, 2, 3, &mut t).unwrap();
-        assert_eq!((p2, c2), (point, claims));
-        let mut bad = proof.clone();
-        bad.roots[1] += fr(1);
-        assert!(verify_products(&bad, 2, 3, &mut Transcript::new(b"test")).is_err());
+    /// Runs `prove` on a recorder, then `script` on its replay and on a reader of what it sent,
+    /// with `end(point)` the value the script's last form must take; gives whether the
+    /// verifier accepts.
+    fn committed(
+        prove: impl FnOnce(&mut Recorder<StdRng>),
+        script: impl Fn(&mut dyn Source) -> Result<(), String>,
+    ) -> bool {
+        let params = Params::new(4);
+        let mut rng = StdRng::seed_from_u64(5);
+        let mut rng2 = StdRng::seed_from_u64(6);
+        let mut rec = Recorder::new(&params, &mut rng, Transcript::new(b"t"));
+        prove(&mut rec);
+        let (mut replay, mut t, sent) = rec.finish();
+        script(&mut replay).unwrap();
+        assert!(replay.is_done());
+        let (muls, linear) = replay.ledger.prove(&params, &mut t, &mut rng2);
+        let mut reader = Reader::new(Transcript::new(b"t"), &sent, &[], 0);
+        script(&mut reader).unwrap();
+        let mut t = reader.t.clone();
+        reader.ledger.verify(&params, &mut t, &muls, &linear)
     }
 
     #[test]
-    fn the_inner_sumcheck_ends_at_the_tables_evaluations() {
+    fn committed_products_reduce_to_the_leaves_and_a_wrong_leaf_claim_fails() {
+        let a: Vec<Fr> = (1..=8).map(fr).collect();
+        let b: Vec<Fr> = (11..=18).map(fr).collect();
+        for wrong in [false, true] {
+            let trees = vec![a.clone(), b.clone()];
+            let ok = committed(
+                |rec| {
+                    prove_products(&trees, rec);
+                },
+                |src| {
+                    let p = products(src, 2, 3)?;
+                    for (claim, leaves) in p.claims.into_iter().zip([&a, &b]) {
+                        let mut value = evaluate(leaves, &p.point);
+                        if wrong {
+                            value += fr(1);
+                        }
+                        src.ledger()
+                            .require_zero(claim.minus(Form::constant(value)));
+                    }
+                    // The root is the product.
+                    let root = (1..=8).map(fr).product::<Fr>();
+                    src.ledger()
+                        .require_zero(Form::item(p.roots[0]).minus(Form::constant(root)));
+                    Ok(())
+                },
+            );
+            assert_eq!(ok, !wrong);
+        }
+    }
+
+    #[test]
+    fn the_committed_inner_sumcheck_ends_at_the_tables_evaluations() {
         let m: Vec<Fr> = (0..8).map(|v| fr(v * 3 + 1)).collect();
         let w: Vec<Fr> = (0..8).map(|v| fr(v * v + 2)).collect();
         let claim: Fr = m.iter().zip(&w).map(|(a, b)| *a * b).sum();
-        let (rounds, point, value) = prove_inner(m.clone(), w.clone(), &mut Transcript::new(b"x"));
-        assert_eq!(value, evaluate(&w, &point));
-        let mut t = Transcript::new(b"x");
-        let (p, left) = verify_inner(&rounds, claim, &mut t).unwrap();
-        assert_eq!(p, point);
-        assert_eq!(left, evaluate(&m, &point) * value);
-        assert_eq!(
-            verify_inner(&rounds, claim + fr(1), &mut Transcript::new(b"x")),
-            Err(0)
-        );
-        assert_eq!(interpolate_quadratic(&[fr(1), fr(4), fr(9)], fr(5)), fr(36));
+        for offset in [0, 1] {
+            let ok = committed(
+                |rec| {
+                    let (point, value) = prove_inner(m.clone(), w.clone(), rec);
+                    assert_eq!(value, evaluate(&w, &point));
+                    rec.send_each(b"w", &[value]);
+                },
+                |src| {
+                    let (ids, point) = rounds(src, 3, 3, b"inner round", b"inner r")?;
+                    let start = Form::constant(claim + fr(offset));
+                    let end = chain(src.ledger(), start, &ids, &point, 3);
+                    let value = src.items(b"w", 1, 1)?[0];
+                    let mr = evaluate(&m, &point);
+                    src.ledger()
+                        .require_zero(end.minus(Form::item(value).scaled(mr)));
+                    Ok(())
+                },
+            );
+            assert_eq!(ok, offset == 0, "offset {offset}");
+        }
     }
 }

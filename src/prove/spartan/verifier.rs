@@ -1,36 +1,37 @@
 //! The verifier: each table's sumchecks, products and opening, then the products multiplied
 //! across tables.
 
-use super::hyrax::{self, Params};
-use super::links::{block_links, final_fingerprint, pair_links, tuple_weights, Challenges, Links};
+use super::hyrax::Params;
+use super::links::{block_links, final_fingerprint, pair_links, Challenges, Links};
+use super::relations::{self, TableShape};
+use super::zk::{ItemId, Reader, Source};
 use super::{
-    absorb_shape, combined_row, kappas, layout, memory, no_products, opening_challenge,
-    opening_terms, statement_transcript, sumchecks, table_width, BlockProof, Points, Proof,
-    Rejection, Statement, MAX_EXEC_VARS, PAIRS,
+    absorb_shape, layout, links_transcript, memory, memory_constants, public_value,
+    statement_transcript, table_width, Argument, BlockProof, Proof, Rejection, Statement,
+    MAX_EXEC_VARS, PAIRS,
 };
 use crate::field::Fr;
-use crate::prove::mle::{eq_eval, eq_table};
 use crate::prove::transcript::Transcript;
-use crate::prove::{sumcheck, BlockInstance, BlockShape};
+use crate::prove::BlockInstance;
 use crate::r1cs::memory::check::time_bits;
-use ark_ff::{Field, One, Zero};
+use ark_bn254::G1Projective;
 use rayon::prelude::*;
 
-/// A table's grand products as the verifier read them: the chain's two roots and the memory
-/// tree's.
+/// A table's committed grand products as the verifier read them: the chain's two roots and
+/// the memory tree's.
 struct Roots {
-    chain: [Fr; 2],
-    memory: Option<Fr>,
+    chain: [G1Projective; 2],
+    memory: Option<G1Projective>,
 }
 
-/// Checks one table's proof: its sumchecks, products and opening.
+/// Checks one table's proof: its committed sumchecks, products and opening.
 fn verify_table(
     params: &Params,
     block: &BlockInstance,
     y: usize,
     bp: &BlockProof,
     links: &Links,
-    mut t: Transcript,
+    t: Transcript,
 ) -> Result<Option<Roots>, Rejection> {
     let Some(q) = bp.log_executions else {
         return Ok(None);
@@ -50,95 +51,49 @@ fn verify_table(
             params.len()
         )));
     }
-    let x = block.r1cs.num_constraints().next_power_of_two().max(2);
-    let shape = BlockShape {
-        num_constraints: block.r1cs.num_constraints(),
-        num_executions: 1 << q,
-        num_vars: block.r1cs.num_vars(),
-        padded_executions: 1 << q,
-        padded_constraints: x,
+    let arg = &bp.argument;
+    let mut reader = Reader::new(t, &arg.commitments, &bp.rows, layout.cols());
+    let shape = TableShape {
+        q,
+        y,
+        row_vars: layout.row_vars,
     };
-    let point = sumcheck::verify_rounds(&shape, &bp.outer, &mut t)
-        .map_err(|e| fail(format!("outer sumcheck: {e}")))?;
-    if !bp.outer.claimed_sum.is_zero() {
+    let ends = relations::table(&mut reader, &block.r1cs, &shape, links).map_err(fail)?;
+    if !reader.is_done() {
         return Err(fail(
-            "the proved sum is not zero: some execution does not satisfy the block's constraints"
+            "the proof has more commitments than the protocol sends".into(),
+        ));
+    }
+    let Reader { ledger, mut t, .. } = reader;
+    if !ledger.verify(params, &mut t, &arg.muls, &arg.linear) {
+        return Err(fail(
+            "the committed sumchecks, products or opening fail (some execution does not \
+             satisfy the block's constraints, or the proof is not the prover's)"
                 .into(),
         ));
     }
-    let (r_e, r_x) = point.split_at(q);
-    let gamma = t.challenge(b"gamma");
-    let [va, vb, vc] = bp.outer.evals;
-    if bp.inner.len() != y.trailing_zeros() as usize {
-        return Err(fail(
-            "the inner sumcheck has the wrong number of rounds".into(),
-        ));
-    }
-    let (r_j, left) =
-        sumchecks::verify_inner(&bp.inner, va + gamma * vb + gamma * gamma * vc, &mut t)
-            .map_err(|k| fail(format!("inner sumcheck round {k}: not the running claim")))?;
-    t.append_fields(b"witness evaluation", &[bp.witness_eval]);
-    let m = combined_row(&block.r1cs, r_x, gamma, y);
-    if crate::prove::mle::evaluate(&m, &r_j) * bp.witness_eval != left {
-        return Err(fail("the inner sumcheck's last claim fails".into()));
-    }
-    let (rho, claims) = sumchecks::verify_products(&bp.products, 2, q, &mut t)
-        .map_err(|e| fail(format!("transition products: {e}")))?;
-    let (rho_mem, memory_claim) = if links.memory.is_empty() {
-        if bp.memory != no_products() {
-            return Err(fail("a memory product for a block without accesses".into()));
-        }
-        (Vec::new(), None)
-    } else {
-        let k = links.memory.len().next_power_of_two().trailing_zeros() as usize;
-        let (rho_mem, claims) = sumchecks::verify_products(&bp.memory, 1, k + q, &mut t)
-            .map_err(|e| fail(format!("memory products: {e}")))?;
-        (rho_mem, Some(claims[0]))
-    };
-    let kappa = kappas(&mut t);
-    let r = links.r_chain;
-    let delta = if links.public.is_some() {
-        eq_eval(&rho, &vec![Fr::zero(); q])
-    } else {
-        Fr::zero()
-    };
-    // The leaves' MLEs: r·(1 − δ) + δ − y_in and r − y_out.
-    let y_in = r * (Fr::one() - delta) + delta - claims[0];
-    let y_out = r - claims[1];
-    let mut value = bp.witness_eval + kappa[0] * y_in + kappa[1] * y_out;
-    if links.public.is_some() {
-        // The public tuple's value; the clock's is 0.
-        value += kappa[2] * links.public_value;
-    }
-    if let Some(c) = memory_claim {
-        // The tree's MLE is r_mem·S + (1 − S) − y_mem, S the weight of the real accesses.
-        let (rho_k, _) = rho_mem.split_at(rho_mem.len() - q);
-        let s: Fr = eq_table(rho_k).iter().take(links.memory.len()).sum();
-        let y_mem = links.r_mem * s + Fr::one() - s - c;
-        value += kappa[3] * y_mem;
-    }
-    let at = Points {
-        r_e,
-        r_j: &r_j,
-        rho: &rho,
-        rho_mem: &rho_mem,
-    };
-    let terms = opening_terms(layout.row_vars, y, &at, links, kappa);
-    if !hyrax::verify(
-        params,
-        layout,
-        &bp.rows,
-        &terms,
-        value,
-        &bp.opening,
-        opening_challenge(&mut t),
-    ) {
-        return Err(fail("the commitment opening fails".into()));
-    }
+    let point = |id| ledger.point(id).expect("the verifier's items have points");
     Ok(Some(Roots {
-        chain: [bp.products.roots[0], bp.products.roots[1]],
-        memory: memory_claim.map(|_| bp.memory.roots[0]),
+        chain: [point(ends.chain[0]), point(ends.chain[1])],
+        memory: ends.memory.map(point),
     }))
+}
+
+/// Checks a global argument over the tables' committed roots (entered first, in order).
+fn verify_links(
+    params: &Params,
+    t: Transcript,
+    roots: &[G1Projective],
+    arg: &Argument,
+    script: impl FnOnce(&mut dyn Source, &[ItemId]) -> Result<(), String>,
+) -> bool {
+    let mut reader = Reader::new(t, &arg.commitments, &[], 0);
+    let ids: Vec<ItemId> = roots.iter().map(|p| reader.ledger.receive(*p, 1)).collect();
+    if script(&mut reader, &ids).is_err() || !reader.is_done() {
+        return false;
+    }
+    let Reader { ledger, mut t, .. } = reader;
+    ledger.verify(params, &mut t, &arg.muls, &arg.linear)
 }
 
 /// Checks `proof` against the statement (the verifier's: no executions) and the public values
@@ -234,12 +189,7 @@ pub fn verify(
     let mut t = statement_transcript(&digest, public);
     absorb_shape(&mut t, &proof.blocks, proof.memory.as_ref());
     let ch = Challenges::draw(&mut t);
-    // The entry's public tuple `(1, public inputs..)` (its clock is 0).
-    let public_value: Fr = std::iter::once(Fr::one())
-        .chain(public_inputs.iter().copied())
-        .zip(tuple_weights(0..=public_inputs.len(), ch.beta, 0))
-        .map(|(v, (_, w))| v * w)
-        .sum();
+    let public_value = public_value(public_inputs, ch.beta);
     let clock = st.memory.is_some();
     let mut tables: Vec<(&BlockInstance, usize, &BlockProof)> = st
         .blocks
@@ -264,38 +214,43 @@ pub fn verify(
         })
         .collect::<Result<_, _>>()?;
     let n = st.blocks.len();
+    let lt = links_transcript(&t, &proof.blocks);
     let final_clock = proof.memory.as_ref().map(|m| m.accesses);
-    let (mut ins, mut outs) = (
-        ch.r - final_fingerprint(outputs, ch.beta, final_clock),
-        Fr::one(),
+    let last = ch.r - final_fingerprint(outputs, ch.beta, final_clock);
+    let ran: Vec<&Roots> = roots[..n].iter().flatten().collect();
+    let chain_roots: Vec<G1Projective> = (0..2)
+        .flat_map(|side| ran.iter().map(move |r| r.chain[side]))
+        .collect();
+    let transition = verify_links(
+        params,
+        lt.fork(b"transition", 0),
+        &chain_roots,
+        &proof.transition,
+        |src, ids| {
+            let (ins, outs) = ids.split_at(ids.len() / 2);
+            relations::transition(src, ins, outs, last)
+        },
     );
-    for r in roots[..n].iter().flatten() {
-        ins *= r.chain[0];
-        outs *= r.chain[1];
-    }
-    if ins != outs {
+    if !transition {
         return Err(Rejection::Transition);
     }
-    if let (Some(m), Some((_, zero_slots, zero_pairs))) = (&st.memory, pairs) {
+    if let (Some(m), Some(mp), Some((_, zero_slots, zero_pairs))) =
+        (&st.memory, &proof.memory, pairs)
+    {
         let Some(Some(sorted)) = roots.get(n) else {
             return Err(shape("the memory's pair table is missing".into()));
         };
-        let leaf = |e: &crate::r1cs::memory::MemoryEntry| {
-            ch.r_mem - memory::entry_fingerprint(e, ch.beta_mem)
-        };
-        // The pairs chain from the first initial entry to the sentinel.
-        if sorted.chain[0] * leaf(&m.sentinel()) != sorted.chain[1] * leaf(&m.inits[0]) {
-            return Err(Rejection::Memory);
-        }
-        // The sorted entries are the initial entries and the blocks' accesses.
-        let mut exec = ch.r_mem.pow([zero_pairs]);
-        for e in &m.inits {
-            exec *= leaf(e);
-        }
-        for r in roots[..n].iter().flatten() {
-            exec *= r.memory.unwrap_or_else(Fr::one);
-        }
-        if exec != sorted.chain[0] * ch.r_mem.pow([zero_slots]) {
+        let constants = memory_constants(m, zero_slots, zero_pairs, &ch);
+        let mut all = vec![sorted.chain[0], sorted.chain[1]];
+        all.extend(ran.iter().filter_map(|r| r.memory));
+        let coherent = verify_links(
+            params,
+            lt.fork(b"memory", 0),
+            &all,
+            &mp.coherence,
+            |src, ids| relations::memory(src, [ids[0], ids[1]], &ids[2..], &constants),
+        );
+        if !coherent {
             return Err(Rejection::Memory);
         }
     }

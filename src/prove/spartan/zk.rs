@@ -1,0 +1,693 @@
+//! Commit-and-prove: how the Spartan backend sends every witness-dependent message hidden.
+//!
+//! Every message the prover would send in the clear — a sumcheck round polynomial (its values
+//! at `0..=d`), a claimed evaluation (`Ãz(r)`, `w̃(r)`, a grand product's halves and roots) —
+//! is instead a Pedersen commitment `Com(v; b) = Σ_k v_k·G_k + b·H` over the Hyrax generators
+//! ([`Params`]), an *item* of a [`Ledger`]. What the verifier would check of the clear values
+//! is recorded as relations on the items:
+//!
+//! - **linear**: `Σ_t ⟨a_t, v_t⟩ + c = 0` ([`Form`]), e.g. `g_k(0) + g_k(1) = g_{k−1}(r)` is
+//!   linear in two round items (values at `0..=d`, `g(r)` by Lagrange weights);
+//! - **products**: `v_z = v_x·v_y` of three scalar items, e.g. `Ãz·B̃z`, a product layer's
+//!   `low·high`.
+//!
+//! The ledger is proved with sigma protocols whose challenges come from the transcript after
+//! every item is absorbed:
+//!
+//! - one [`MulProof`] per product (Hyrax's proof of product, Wahby et al. 2018, App. A.1:
+//!   `Z = x·Y + (b_z − x·b_y)·H`, so knowing openings of `X` and of `Z` over the base `(Y, H)`
+//!   with the same `x` proves `z = x·y`);
+//! - one [`LinearProof`] for all linear relations at once, combined with powers of a challenge
+//!   `ω`: per item a mask `δ_t = Com(d_t; r_t)`, the masked sum `s = Σ_t ⟨a_t, d_t⟩`, a
+//!   challenge `c`, and the answers `z_t = c·v_t + d_t`, `ζ_t = c·b_t + r_t`; the verifier
+//!   checks `c·C_t + δ_t = Com(z_t; ζ_t)` (all at once, with random weights) and
+//!   `Σ_t ⟨a_t, z_t⟩ = −c·Σ ω^m c_m + s` (the dot-product proof of Hyrax's Fig. 5, many vectors).
+//!
+//! Both are special-sound (two answers to two challenges give openings that satisfy the
+//! relation; binding of Pedersen commitments makes them the committed values) and special
+//! honest-verifier zero knowledge (for any challenge, uniform answers and the first messages
+//! solved from them have the real distribution), so a simulator that commits to zeros and
+//! simulates every sigma protocol produces proofs distributed as real ones (the parent
+//! module's "Zero knowledge").
+//!
+//! The prover builds the ledger twice over: [`Recorder`] commits messages as its sumchecks
+//! produce them and records the challenges; then the relations are built by code shared with
+//! the verifier ([`Source`]), which the prover runs over its recording ([`Replay`]) and the
+//! verifier over the proof's commitments ([`Reader`]).
+
+use super::hyrax::Params;
+use crate::field::Fr;
+use crate::prove::transcript::Transcript;
+use ark_bn254::{G1Affine, G1Projective};
+use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ff::{Field, One, Zero};
+use ark_serialize::CanonicalSerialize;
+use ark_std::rand::Rng;
+use ark_std::UniformRand;
+use std::collections::VecDeque;
+
+/// An item's index in its ledger.
+pub type ItemId = usize;
+
+/// `Σ_t ⟨weights_t, item_t⟩ + constant`.
+#[derive(Clone, Debug, Default)]
+pub struct Form {
+    terms: Vec<(ItemId, Vec<Fr>)>,
+    constant: Fr,
+}
+
+impl Form {
+    /// The constant `c`.
+    pub fn constant(c: Fr) -> Form {
+        Form {
+            terms: Vec::new(),
+            constant: c,
+        }
+    }
+
+    /// A scalar item's value.
+    pub fn item(id: ItemId) -> Form {
+        Form::vector(id, vec![Fr::one()])
+    }
+
+    /// `⟨weights, item⟩`.
+    pub fn vector(id: ItemId, weights: Vec<Fr>) -> Form {
+        Form {
+            terms: vec![(id, weights)],
+            constant: Fr::zero(),
+        }
+    }
+
+    /// `s·self`.
+    pub fn scaled(mut self, s: Fr) -> Form {
+        for (_, w) in &mut self.terms {
+            w.iter_mut().for_each(|v| *v *= s);
+        }
+        self.constant *= s;
+        self
+    }
+
+    /// `self + other`.
+    pub fn plus(mut self, other: Form) -> Form {
+        self.terms.extend(other.terms);
+        self.constant += other.constant;
+        self
+    }
+
+    /// `self − other`.
+    pub fn minus(self, other: Form) -> Form {
+        self.plus(other.scaled(-Fr::one()))
+    }
+}
+
+/// A committed vector: the verifier's point, the prover's opening.
+struct Item {
+    len: usize,
+    point: Option<G1Projective>,
+    opening: Option<(Vec<Fr>, Fr)>,
+}
+
+/// Committed items and the relations they must satisfy.
+#[derive(Default)]
+pub struct Ledger {
+    items: Vec<Item>,
+    relations: Vec<Form>,
+    products: Vec<[ItemId; 3]>,
+}
+
+/// A proof that `z = x·y` for three committed scalars.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MulProof {
+    /// `α = b1·G + b2·H`, `β = b3·G + b4·H`, `δ = b1·Y + b5·H`.
+    pub points: [G1Affine; 3],
+    /// `z1..z5`.
+    pub answers: [Fr; 5],
+}
+
+/// The proof of every linear relation of a ledger.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LinearProof {
+    /// `δ_t`, one per item.
+    pub masks: Vec<G1Affine>,
+    /// `s`.
+    pub masked_sum: Fr,
+    /// `z_t`, one per item.
+    pub answers: Vec<Vec<Fr>>,
+    /// `ζ_t`, one per item.
+    pub blinds: Vec<Fr>,
+}
+
+/// `v·G_0 + …` for vectors; `H` the blinding generator.
+fn com(params: &Params, v: &[Fr], b: Fr) -> G1Projective {
+    params.commit(v, b)
+}
+
+fn dot(a: &[Fr], b: &[Fr]) -> Fr {
+    a.iter().zip(b).map(|(x, y)| *x * y).sum()
+}
+
+/// Absorbs points under a label (compressed encodings).
+pub fn absorb_points(t: &mut Transcript, label: &[u8], points: &[G1Affine]) {
+    let mut bytes = Vec::with_capacity(32 * points.len());
+    for p in points {
+        p.serialize_compressed(&mut bytes)
+            .expect("bug: serializing into a Vec cannot fail");
+    }
+    t.append_bytes(label, &bytes);
+}
+
+impl Ledger {
+    /// Commits `values` (the prover's); gives the item and its point.
+    pub fn commit(
+        &mut self,
+        params: &Params,
+        values: Vec<Fr>,
+        rng: &mut impl Rng,
+    ) -> (ItemId, G1Projective) {
+        let b = Fr::rand(rng);
+        let point = com(params, &values, b);
+        self.items.push(Item {
+            len: values.len(),
+            point: None,
+            opening: Some((values, b)),
+        });
+        (self.items.len() - 1, point)
+    }
+
+    /// An item whose point the verifier has (read from a proof or computed).
+    pub fn receive(&mut self, point: G1Projective, len: usize) -> ItemId {
+        self.items.push(Item {
+            len,
+            point: Some(point),
+            opening: None,
+        });
+        self.items.len() - 1
+    }
+
+    /// An item whose opening the prover has (its point is never needed by the prover).
+    pub fn known(&mut self, values: Vec<Fr>, blind: Fr) -> ItemId {
+        self.items.push(Item {
+            len: values.len(),
+            point: None,
+            opening: Some((values, blind)),
+        });
+        self.items.len() - 1
+    }
+
+    /// A scalar item's opening (the prover's).
+    pub fn opening(&self, id: ItemId) -> Option<(Fr, Fr)> {
+        self.items[id].opening.as_ref().map(|(v, b)| (v[0], *b))
+    }
+
+    /// A verifier's item's point.
+    pub fn point(&self, id: ItemId) -> Option<G1Projective> {
+        self.items[id].point
+    }
+
+    /// Requires `form = 0`.
+    pub fn require_zero(&mut self, form: Form) {
+        self.relations.push(form);
+    }
+
+    /// Requires `z = x·y` of three scalar items.
+    pub fn require_product(&mut self, x: ItemId, y: ItemId, z: ItemId) {
+        self.products.push([x, y, z]);
+    }
+
+    /// The linear relations combined with powers of `ω`: per item its weights, and the
+    /// right-hand side `−Σ ω^m c_m`.
+    fn combined(&self, omega: Fr) -> (Vec<Vec<Fr>>, Fr) {
+        let mut weights: Vec<Vec<Fr>> =
+            self.items.iter().map(|i| vec![Fr::zero(); i.len]).collect();
+        let mut rhs = Fr::zero();
+        let mut p = Fr::one();
+        for rel in &self.relations {
+            for (id, w) in &rel.terms {
+                for (acc, v) in weights[*id].iter_mut().zip(w) {
+                    *acc += p * v;
+                }
+            }
+            rhs -= p * rel.constant;
+            p *= omega;
+        }
+        (weights, rhs)
+    }
+
+    /// Proves the ledger (the prover's: every item opened) on `t`.
+    pub fn prove(
+        &self,
+        params: &Params,
+        t: &mut Transcript,
+        rng: &mut impl Rng,
+    ) -> (Vec<MulProof>, LinearProof) {
+        let g = params.gens[0];
+        let h = params.blind;
+        let open = |id: ItemId| {
+            self.opening(id)
+                .expect("bug: the prover's ledger holds an unopened item")
+        };
+        let muls = self
+            .products
+            .iter()
+            .map(|&[x, y, z]| {
+                let ((x, rx), (y, ry), (_, rz)) = (open(x), open(y), open(z));
+                let b: [Fr; 5] = std::array::from_fn(|_| Fr::rand(rng));
+                let alpha = g * b[0] + h * b[1];
+                let beta = g * b[2] + h * b[3];
+                let delta = g * (b[0] * y) + h * (b[0] * ry + b[4]);
+                let points: [G1Affine; 3] = G1Projective::normalize_batch(&[alpha, beta, delta])
+                    .try_into()
+                    .expect("three points");
+                absorb_points(t, b"product proof", &points);
+                let c = t.challenge(b"product challenge");
+                MulProof {
+                    points,
+                    answers: [
+                        b[0] + c * x,
+                        b[1] + c * rx,
+                        b[2] + c * y,
+                        b[3] + c * ry,
+                        b[4] + c * (rz - x * ry),
+                    ],
+                }
+            })
+            .collect();
+        let omega = t.challenge(b"omega");
+        let (weights, _) = self.combined(omega);
+        let masks: Vec<(Vec<Fr>, Fr)> = self
+            .items
+            .iter()
+            .map(|i| ((0..i.len).map(|_| Fr::rand(rng)).collect(), Fr::rand(rng)))
+            .collect();
+        let points: Vec<G1Projective> = masks.iter().map(|(d, r)| com(params, d, *r)).collect();
+        let mask_points = G1Projective::normalize_batch(&points);
+        let masked_sum: Fr = masks
+            .iter()
+            .zip(&weights)
+            .map(|((d, _), a)| dot(d, a))
+            .sum();
+        absorb_points(t, b"linear masks", &mask_points);
+        t.append_fields(b"masked sum", &[masked_sum]);
+        let c = t.challenge(b"linear challenge");
+        let (answers, blinds) = self
+            .items
+            .iter()
+            .zip(&masks)
+            .map(|(item, (d, r))| {
+                let (v, b) = item
+                    .opening
+                    .as_ref()
+                    .expect("bug: the prover's ledger holds an unopened item");
+                let z = v.iter().zip(d).map(|(v, d)| c * v + d).collect();
+                (z, c * b + r)
+            })
+            .unzip();
+        let linear = LinearProof {
+            masks: mask_points,
+            masked_sum,
+            answers,
+            blinds,
+        };
+        (muls, linear)
+    }
+
+    /// Checks a proof of the ledger (the verifier's: every item has its point) on `t`.
+    pub fn verify(
+        &self,
+        params: &Params,
+        t: &mut Transcript,
+        muls: &[MulProof],
+        linear: &LinearProof,
+    ) -> bool {
+        let n = self.items.len();
+        if muls.len() != self.products.len()
+            || linear.masks.len() != n
+            || linear.answers.len() != n
+            || linear.blinds.len() != n
+            || self
+                .items
+                .iter()
+                .zip(&linear.answers)
+                .any(|(i, z)| z.len() != i.len || i.len > params.len() || i.point.is_none())
+        {
+            return false;
+        }
+        let point = |id: ItemId| self.items[id].point.expect("checked above");
+        let g = params.gens[0];
+        let h = params.blind;
+        for (&[x, y, z], proof) in self.products.iter().zip(muls) {
+            if [x, y, z].iter().any(|&id| self.items[id].len != 1) {
+                return false;
+            }
+            absorb_points(t, b"product proof", &proof.points);
+            let c = t.challenge(b"product challenge");
+            let [alpha, beta, delta] = proof.points;
+            let z_ = proof.answers;
+            if alpha + point(x) * c != g * z_[0] + h * z_[1]
+                || beta + point(y) * c != g * z_[2] + h * z_[3]
+                || delta + point(z) * c != point(y) * z_[0] + h * z_[4]
+            {
+                return false;
+            }
+        }
+        let omega = t.challenge(b"omega");
+        let (weights, rhs) = self.combined(omega);
+        absorb_points(t, b"linear masks", &linear.masks);
+        t.append_fields(b"masked sum", &[linear.masked_sum]);
+        let c = t.challenge(b"linear challenge");
+        let sum: Fr = linear
+            .answers
+            .iter()
+            .zip(&weights)
+            .map(|(z, a)| dot(z, a))
+            .sum();
+        if sum != c * rhs + linear.masked_sum {
+            return false;
+        }
+        // `c·C_t + δ_t = Com(z_t; ζ_t)` for every t, checked as one random combination.
+        let rho = t.challenge(b"batch check");
+        let mut powers = Vec::with_capacity(n);
+        let mut p = Fr::one();
+        for _ in 0..n {
+            powers.push(p);
+            p *= rho;
+        }
+        let mut bases: Vec<G1Affine> = Vec::with_capacity(2 * n);
+        let mut scalars: Vec<Fr> = Vec::with_capacity(2 * n);
+        let items: Vec<G1Projective> = (0..n).map(point).collect();
+        bases.extend(G1Projective::normalize_batch(&items));
+        scalars.extend(powers.iter().map(|p| *p * c));
+        bases.extend(&linear.masks);
+        scalars.extend(&powers);
+        let lhs = G1Projective::msm_unchecked(&bases, &scalars);
+        let width = self.items.iter().map(|i| i.len).max().unwrap_or(0);
+        let mut z = vec![Fr::zero(); width];
+        let mut zeta = Fr::zero();
+        for ((answers, blind), p) in linear.answers.iter().zip(&linear.blinds).zip(&powers) {
+            for (acc, v) in z.iter_mut().zip(answers) {
+                *acc += *p * v;
+            }
+            zeta += *p * blind;
+        }
+        lhs == com(params, &z, zeta)
+    }
+}
+
+/// The weights `L_i(r)` with `g(r) = Σ_i L_i(r)·g(i)` for a polynomial of degree `< nodes`
+/// given by its values at `0..nodes`.
+pub fn lagrange(nodes: usize, r: Fr) -> Vec<Fr> {
+    (0..nodes)
+        .map(|i| {
+            let mut num = Fr::one();
+            let mut den = Fr::one();
+            for j in 0..nodes {
+                if j != i {
+                    num *= r - Fr::from(j as u64);
+                    den *= Fr::from(i as u64) - Fr::from(j as u64);
+                }
+            }
+            num * den.inverse().expect("distinct nodes")
+        })
+        .collect()
+}
+
+/// The prover's side of a committed protocol: commits messages as they come, absorbs them,
+/// draws challenges, and remembers both for [`Replay`].
+pub struct Recorder<'a, R: Rng> {
+    params: &'a Params,
+    rng: &'a mut R,
+    /// The transcript.
+    pub t: Transcript,
+    /// The ledger the messages go to.
+    pub ledger: Ledger,
+    /// Every commitment, in the order sent: what the proof carries.
+    pub sent: Vec<G1Affine>,
+    ids: Vec<ItemId>,
+    challenges: Vec<Fr>,
+}
+
+/// What a sumcheck prover sends through: round polynomials, claims, challenges.
+pub trait Channel {
+    /// Sends one vector (a round polynomial's values) as one item.
+    fn send(&mut self, label: &'static [u8], values: &[Fr]);
+    /// Sends each value as its own scalar item.
+    fn send_each(&mut self, label: &'static [u8], values: &[Fr]);
+    /// Draws a challenge.
+    fn challenge(&mut self, label: &'static [u8]) -> Fr;
+}
+
+impl<'a, R: Rng> Recorder<'a, R> {
+    /// A recorder on transcript `t`.
+    pub fn new(params: &'a Params, rng: &'a mut R, t: Transcript) -> Self {
+        Recorder {
+            params,
+            rng,
+            t,
+            ledger: Ledger::default(),
+            sent: Vec::new(),
+            ids: Vec::new(),
+            challenges: Vec::new(),
+        }
+    }
+
+    fn commit_all(&mut self, label: &'static [u8], vectors: Vec<Vec<Fr>>) {
+        let points: Vec<G1Projective> = vectors
+            .into_iter()
+            .map(|v| {
+                let (id, p) = self.ledger.commit(self.params, v, self.rng);
+                self.ids.push(id);
+                p
+            })
+            .collect();
+        let affine = G1Projective::normalize_batch(&points);
+        absorb_points(&mut self.t, label, &affine);
+        self.sent.extend(affine);
+    }
+
+    /// The recording to replay, and the transcript and commitments.
+    pub fn finish(self) -> (Replay<'static>, Transcript, Vec<G1Affine>) {
+        let replay = Replay {
+            ledger: self.ledger,
+            ids: self.ids.into(),
+            challenges: self.challenges.into(),
+            rows: None,
+        };
+        (replay, self.t, self.sent)
+    }
+}
+
+impl<R: Rng> Channel for Recorder<'_, R> {
+    fn send(&mut self, label: &'static [u8], values: &[Fr]) {
+        self.commit_all(label, vec![values.to_vec()]);
+    }
+
+    fn send_each(&mut self, label: &'static [u8], values: &[Fr]) {
+        self.commit_all(label, values.iter().map(|v| vec![*v]).collect());
+    }
+
+    fn challenge(&mut self, label: &'static [u8]) -> Fr {
+        let c = self.t.challenge(label);
+        self.challenges.push(c);
+        c
+    }
+}
+
+/// Where the relation-building code gets items and challenges: the prover's recording or the
+/// verifier's proof.
+pub trait Source {
+    /// The ledger being built.
+    fn ledger(&mut self) -> &mut Ledger;
+    /// The next `n` committed messages of `len` values each.
+    fn items(&mut self, label: &'static [u8], n: usize, len: usize) -> Result<Vec<ItemId>, String>;
+    /// The next challenge.
+    fn challenge(&mut self, label: &'static [u8]) -> Fr;
+    /// The item `Σ_i left[i]·row_i` of the committed table's rows.
+    fn rows(&mut self, left: &[Fr]) -> ItemId;
+}
+
+/// A committed table as the prover holds it: its entries, columns and row blinds.
+pub struct TableOpening<'a> {
+    /// The entries, row after row.
+    pub table: &'a [Fr],
+    /// Columns per row.
+    pub cols: usize,
+    /// Each row's blind.
+    pub blinds: &'a [Fr],
+}
+
+/// The prover's [`Source`]: its recording, in order.
+pub struct Replay<'a> {
+    /// The ledger, with every recorded item.
+    pub ledger: Ledger,
+    ids: VecDeque<ItemId>,
+    challenges: VecDeque<Fr>,
+    /// The committed table, for [`Source::rows`].
+    pub rows: Option<TableOpening<'a>>,
+}
+
+impl Replay<'_> {
+    /// Whether every recorded item and challenge was used.
+    pub fn is_done(&self) -> bool {
+        self.ids.is_empty() && self.challenges.is_empty()
+    }
+}
+
+impl Source for Replay<'_> {
+    fn ledger(&mut self) -> &mut Ledger {
+        &mut self.ledger
+    }
+
+    fn items(
+        &mut self,
+        label: &'static [u8],
+        n: usize,
+        _len: usize,
+    ) -> Result<Vec<ItemId>, String> {
+        (0..n)
+            .map(|_| {
+                self.ids.pop_front().ok_or_else(|| {
+                    format!(
+                        "bug: the prover sent fewer messages than its relations read ({})",
+                        String::from_utf8_lossy(label)
+                    )
+                })
+            })
+            .collect()
+    }
+
+    fn challenge(&mut self, _label: &'static [u8]) -> Fr {
+        self.challenges
+            .pop_front()
+            .expect("bug: the prover drew fewer challenges than its relations read")
+    }
+
+    fn rows(&mut self, left: &[Fr]) -> ItemId {
+        let t = self
+            .rows
+            .as_ref()
+            .expect("bug: a row item of a ledger without a table");
+        let u = super::hyrax::combine(t.table, t.cols, left);
+        let b = dot(left, t.blinds);
+        self.ledger.known(u, b)
+    }
+}
+
+/// The verifier's [`Source`]: a proof's commitments, absorbed in order.
+pub struct Reader<'a> {
+    /// The ledger being built.
+    pub ledger: Ledger,
+    /// The transcript.
+    pub t: Transcript,
+    points: &'a [G1Affine],
+    rows: &'a [G1Affine],
+    cols: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of `points` on `t`; `rows` the table's row commitments of `cols` columns.
+    pub fn new(t: Transcript, points: &'a [G1Affine], rows: &'a [G1Affine], cols: usize) -> Self {
+        Reader {
+            ledger: Ledger::default(),
+            t,
+            points,
+            rows,
+            cols,
+        }
+    }
+
+    /// Whether every commitment was read.
+    pub fn is_done(&self) -> bool {
+        self.points.is_empty()
+    }
+}
+
+impl Source for Reader<'_> {
+    fn ledger(&mut self) -> &mut Ledger {
+        &mut self.ledger
+    }
+
+    fn items(&mut self, label: &'static [u8], n: usize, len: usize) -> Result<Vec<ItemId>, String> {
+        if self.points.len() < n {
+            return Err(format!(
+                "the proof has too few commitments ({})",
+                String::from_utf8_lossy(label)
+            ));
+        }
+        let (now, rest) = self.points.split_at(n);
+        self.points = rest;
+        absorb_points(&mut self.t, label, now);
+        Ok(now
+            .iter()
+            .map(|p| self.ledger.receive((*p).into(), len))
+            .collect())
+    }
+
+    fn challenge(&mut self, label: &'static [u8]) -> Fr {
+        self.t.challenge(label)
+    }
+
+    fn rows(&mut self, left: &[Fr]) -> ItemId {
+        let point = G1Projective::msm_unchecked(self.rows, left);
+        self.ledger.receive(point, self.cols)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ark_std::rand::{rngs::StdRng, SeedableRng};
+
+    fn fr(v: u64) -> Fr {
+        Fr::from(v)
+    }
+
+    /// A ledger of `g = (3, 5, 9)` (values at 0, 1, 2), `x = 4`, `y = 6`, `x·y`, with the
+    /// relations `g(0) + g(1) = 8` and `g(r) = ...`, proved and verified; then a wrong product
+    /// and a wrong linear claim fail.
+    fn run(product: u64, sum: u64) -> bool {
+        let params = Params::new(4);
+        let mut rng = StdRng::seed_from_u64(9);
+        let mut rec = Recorder::new(&params, &mut rng, Transcript::new(b"zk test"));
+        rec.send(b"g", &[fr(3), fr(5), fr(9)]);
+        rec.send_each(b"xy", &[fr(4), fr(6), fr(product)]);
+        let r = rec.challenge(b"r");
+        let (mut replay, mut t, sent) = rec.finish();
+        let script = |src: &mut dyn Source| {
+            let g = src.items(b"g", 1, 3).unwrap()[0];
+            let xy = src.items(b"xy", 3, 1).unwrap();
+            let r = src.challenge(b"r");
+            let l = src.ledger();
+            l.require_zero(
+                Form::vector(g, vec![fr(1), fr(1), fr(0)]).minus(Form::constant(fr(sum))),
+            );
+            // g(t) = 3 + t + t², so g(r) − x·(r + ...) checks a vector against scalars.
+            let g_r = fr(3) + r + r * r;
+            l.require_zero(Form::vector(g, lagrange(3, r)).minus(Form::constant(g_r)));
+            l.require_product(xy[0], xy[1], xy[2]);
+        };
+        script(&mut replay);
+        assert!(replay.is_done());
+        let _ = r;
+        let (muls, linear) = replay.ledger.prove(&params, &mut t, &mut rng);
+        let mut reader = Reader::new(Transcript::new(b"zk test"), &sent, &[], 0);
+        script(&mut reader);
+        assert!(reader.is_done());
+        let mut t = reader.t.clone();
+        reader.ledger.verify(&params, &mut t, &muls, &linear)
+    }
+
+    #[test]
+    fn committed_relations_verify_and_a_wrong_product_or_sum_does_not() {
+        assert!(run(24, 8));
+        assert!(!run(25, 8), "4·6 is not 25");
+        assert!(!run(24, 9), "g(0) + g(1) is not 9");
+    }
+
+    #[test]
+    fn lagrange_weights_interpolate() {
+        let g = |t: Fr| fr(7) + fr(2) * t + t * t * t;
+        let values: Vec<Fr> = (0..4).map(|i| g(fr(i))).collect();
+        let r = fr(11);
+        assert_eq!(dot(&lagrange(4, r), &values), g(r));
+    }
+}
