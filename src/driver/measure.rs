@@ -575,10 +575,8 @@ fn measure_with(
     let program = &compilation.program;
     let attribution = match attributing {
         true => Some(
-            crate::timing::stage("lower (attributing)", || {
-                lowered.0 .0.attribution(program)
-            })
-            .map_err(MeasureError::Lower)?,
+            crate::timing::stage("lower (attributing)", || lowered.0 .0.attribution(program))
+                .map_err(MeasureError::Lower)?,
         ),
         false => None,
     };
