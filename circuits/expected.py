@@ -265,8 +265,8 @@ M32 = 1 << 32
 
 
 # cobbl_find_min: arr[i] = 0 + 1 + ... + i for i < high; the first minimum of arr[low..high]
-def cobbl_find_min(low, b, c, high):
-    arr = [i * (i + 1) // 2 % M32 for i in range(high)] + [0] * (200 - high)
+def cobbl_find_min(low, b, c, high, max_high=200):
+    arr = [i * (i + 1) // 2 % M32 for i in range(high)] + [0] * (max_high - high)
     window = arr[low:high]
     mn = min(window)
     idx = low + window.index(mn)
@@ -278,13 +278,16 @@ case("cobbl_find_min", {"low": "0", "b": "150", "c": "3", "high": "200"},
 
 
 # cobbl_mat_mult: A (5x5, row stride 5) times B (5xn, row stride n), A[k] = k, B[k] = 2k flat
-def cobbl_mat_mult(x, y, z, n):
-    A = list(range(25))
-    B = [2 * k for k in range(25)]
-    Am = [[A[5 * i + j] for j in range(5)] for i in range(5)]
-    Bm = [[B[n * j + k] for k in range(n)] for j in range(5)]
-    Cm = [[sum(Am[i][j] * Bm[j][k] for j in range(5)) % M32 for k in range(n)] for i in range(5)]
-    C = [v for row in Cm for v in row] + [0] * (25 - 5 * n)
+# (5 is max_n)
+def cobbl_mat_mult(x, y, z, n, max_n=5):
+    mm = max_n * max_n
+    A = list(range(mm))
+    B = [2 * k for k in range(mm)]
+    Am = [[A[max_n * i + j] for j in range(max_n)] for i in range(max_n)]
+    Bm = [[B[n * j + k] for k in range(n)] for j in range(max_n)]
+    Cm = [[sum(Am[i][j] * Bm[j][k] for j in range(max_n)) % M32 for k in range(n)]
+          for i in range(max_n)]
+    C = [v for row in Cm for v in row] + [0] * (mm - max_n * n)
     return A[x] * B[y] * C[z] % M32
 
 
@@ -309,7 +312,7 @@ case("cobbl_kmp_search", {"b": "5", "c": "1", "n": "240", "m": "24"},
 
 # cobbl_dna_align: an LCS of A and B by dynamic programming (ties go right, as in CoBBl), walked
 # from (0, 0); characters of A on the walk's diagonals, zeros moved to the end (stable)
-def cobbl_dna_align(x, n):
+def cobbl_dna_align(x, n, max_n=5):
     A = [i * (i + 1) // 2 % M32 for i in range(n)]
     B = [(7 - a) % M32 for a in A]
     L = [[0] * (n + 1) for _ in range(n + 1)]
@@ -330,7 +333,7 @@ def cobbl_dna_align(x, n):
             lcs[i] = A[i]
         i, j = i + di, j + dj
     assert len([v for v in lcs if v]) <= L[0][0]
-    lcs = [v for v in lcs if v != 0] + [0] * 5
+    lcs = [v for v in lcs if v != 0] + [0] * max_n
     return lcs[x]
 
 
@@ -338,14 +341,15 @@ case("cobbl_dna_align", {"x": "0", "n": "5"}, [str(cobbl_dna_align(0, 5))])
 
 
 # cobbl_rle_codec: the text 1, 2, 2, 3, 3, 3, ...; runs as (character, count) pairs
-def cobbl_rle_codec(x, y, n):
+def cobbl_rle_codec(x, y, n, max_n=20):
     txt = [k for k in range(1, n + 1) for _ in range(k)][:n]
     compr = []
     for k, g in itertools.groupby(txt):
         compr += [k, len(list(g))]
     out = [k for k, cnt in zip(compr[::2], compr[1::2]) for _ in range(cnt)]
     assert out == txt
-    txt, compr, out = txt + [0] * (20 - n), compr + [0] * (40 - len(compr)), out + [0] * (20 - n)
+    txt, compr = txt + [0] * (max_n - n), compr + [0] * (2 * max_n - len(compr))
+    out = out + [0] * (max_n - n)
     return (txt[x] + compr[x] + out[x]) * y % M32
 
 
@@ -389,13 +393,17 @@ def sha256_compress(state, block):
     return [(s + v) % M32 for s, v in zip(state, [a, b, c, d, e, f_, g, h])]
 
 
-def cobbl_sha256(m, n):
+def cobbl_sha256(m, n, s=None):
+    """With `s`, hash i's word k is 0 + ... + k + (k + 1) (s + i) (a run-time message)."""
     _, iv = sha256_constants()
     abc = b"abc" + b"\x80" + b"\0" * 52 + struct.pack(">Q", 24)
     digest = sha256_compress(iv, struct.unpack(">16I", abc))
     assert struct.pack(">8I", *digest) == hashlib.sha256(b"abc").digest()
-    block = [i * (i + 1) // 2 for i in range(16)]
-    return sum(sha256_compress(iv, block)[m] for _ in range(n)) % M32
+    if s is None:
+        block = [i * (i + 1) // 2 for i in range(16)]
+        return sum(sha256_compress(iv, block)[m] for _ in range(n)) % M32
+    blocks = [[(k * (k + 1) // 2 + (k + 1) * (s + i)) % M32 for k in range(16)] for i in range(n)]
+    return sum(sha256_compress(iv, b)[m] for b in blocks) % M32
 
 
 case("cobbl_sha256", {"m": "3", "n": "1"}, [str(cobbl_sha256(3, 1))])
@@ -419,10 +427,11 @@ def cobbl_poseidon_constants():
     return C, Mx
 
 
-def cobbl_poseidon(n, max_n=1):
-    C, Mx = cobbl_poseidon_constants()
+def cobbl_poseidon(n, max_n=1, constants=None, s=0):
+    """`constants`: (C, M), CoBBl's by default at max_n 1; input word i is 0 + ... + i + s."""
+    C, Mx = constants or cobbl_poseidon_constants()
     t, full, partial = n + 1, 8, 57
-    inputs = [i * (i + 1) // 2 for i in range(max_n)]
+    inputs = [i * (i + 1) // 2 + s for i in range(max_n)]
     state = [0] * (max_n + 1)
     state[1:t] = inputs[:t - 1]
     for r in range(full + partial):

@@ -209,6 +209,15 @@ impl Lowered {
     }
 
     /// `options` with block formation scoring through this cache.
+    /// A cache whose blocks record where their constraints come from until the measured
+    /// program's are taken ([`r1cs::StatsCache::attributing`]).
+    fn attributing() -> Lowered {
+        Lowered(
+            r1cs::SharedStatsCache(std::sync::Arc::new(r1cs::StatsCache::attributing())),
+            Default::default(),
+        )
+    }
+
     fn share(&self, mut options: driver::Options) -> driver::Options {
         options.opt.merge.stats_cache = Some(self.0.clone());
         options.prefix_cache = Some(self.1.clone());
@@ -427,6 +436,9 @@ pub struct Measurement {
     pub report: Report,
     /// The lines the run's `log(...)` statements printed (none without inputs).
     pub log: Vec<String>,
+    /// Where each block's constraints come from, in the report's block order, when measured
+    /// by [`measure_attributing`].
+    pub attribution: Option<Vec<r1cs::BlockAttribution>>,
 }
 
 /// A monolithic circuit's block of at least this many instructions (one chunk of the arena) is
@@ -463,8 +475,36 @@ pub fn measure(
     settings: &Settings,
     progress: &dyn Fn(Stage),
 ) -> Result<Measurement, MeasureError> {
+    measure_with(file_name, source, inputs, settings, progress, false)
+}
+
+/// [`measure`] that also attributes every block's constraints ([`Measurement::attribution`],
+/// what `zkbc profile` shares out over source lines): the blocks block formation and the
+/// report lower record their origins as they are lowered (one mark per instruction), so the
+/// attribution lowers nothing again.
+pub fn measure_attributing(
+    file_name: &str,
+    source: &str,
+    inputs: Option<&serde_json::Value>,
+    settings: &Settings,
+    progress: &dyn Fn(Stage),
+) -> Result<Measurement, MeasureError> {
+    measure_with(file_name, source, inputs, settings, progress, true)
+}
+
+fn measure_with(
+    file_name: &str,
+    source: &str,
+    inputs: Option<&serde_json::Value>,
+    settings: &Settings,
+    progress: &dyn Fn(Stage),
+    attributing: bool,
+) -> Result<Measurement, MeasureError> {
     progress(Stage::Compile);
-    let lowered = Lowered::default();
+    let lowered = match attributing {
+        true => Lowered::attributing(),
+        false => Lowered::default(),
+    };
     let mut options = lowered.share(settings.driver_options());
     options.profile = inputs.cloned();
     // The profile runs of block formation, shared with the baselines' (the `--no-merge`
@@ -533,6 +573,15 @@ pub fn measure(
     }
     .map_err(MeasureError::Lower)?;
     let program = &compilation.program;
+    let attribution = match attributing {
+        true => Some(
+            crate::timing::stage("lower (attributing)", || lowered.0 .0.attribution(program))
+                .map_err(MeasureError::Lower)?,
+        ),
+        false => None,
+    };
+    // The baselines' and `C`'s blocks need no origins.
+    lowered.0 .0.stop_attributing();
 
     let (executions, outputs, satisfied) = match run {
         Some((outcome, report)) => {
@@ -653,6 +702,7 @@ pub fn measure(
         cost,
         report,
         log,
+        attribution,
     })
 }
 

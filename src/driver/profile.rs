@@ -1,12 +1,15 @@
 //! What `zkbc profile` measures: the program as `zkbc report` measures it (the same compile,
-//! run and cost model, so the totals are the report's), with every block lowered once more
-//! recording where each constraint comes from ([`r1cs::attribute`]), and the text of every
+//! run and cost model, so the totals are the report's), with every block's constraints
+//! attributed to where they come from as it is lowered (block formation's lowerings record
+//! them; a block no one lowered is lowered by [`r1cs::attribute`]), and the text of every
 //! source file the locations name.
 //!
 //! ```text
 //! profile(name, source, inputs?, &Settings)
-//!   measure::measure (keep_ir, no baselines) ─▶ Report (executions, padded sizes, totals)
-//!   r1cs::attribute (rayon, every block)     ─▶ constraints per instruction and pseudo-origin
+//!   measure::measure_attributing (keep_ir, no baselines)
+//!       ─▶ Report (executions, padded sizes, totals)
+//!        + constraints per instruction and pseudo-origin, recorded as formation and the
+//!          report lowered each block (r1cs::StatsCache::attributing)
 //!   front::modules::module_text              ─▶ the files' text (for `--format annotate`)
 //! ```
 //!
@@ -42,17 +45,19 @@ pub fn profile(
         baselines: false,
         ..settings.clone()
     };
-    let measurement = measure::measure(file_name, source, inputs, &settings, progress)?;
-    progress(Stage::Lower);
+    let measurement = measure::measure_attributing(file_name, source, inputs, &settings, progress)?;
     attribute(measurement, source)
 }
 
 /// Attributes the constraints of a measured program (measured with `keep_ir`; `source`: the
 /// text of the file compiled) and reads the text of every file its locations name. What
 /// `zkbc report --top` prints comes from here, without measuring again.
-pub fn attribute(measurement: Measurement, source: &str) -> Result<Profiled, MeasureError> {
+pub fn attribute(mut measurement: Measurement, source: &str) -> Result<Profiled, MeasureError> {
     let program = &measurement.compilation.program;
-    let blocks = r1cs::attribute(program).map_err(MeasureError::Lower)?;
+    let blocks = match measurement.attribution.take() {
+        Some(blocks) => blocks,
+        None => r1cs::attribute(program).map_err(MeasureError::Lower)?,
+    };
     // The attribution lowers the blocks the report lowered: a difference is a bug.
     let report = &measurement.report;
     let same = blocks.len() == report.blocks.len()

@@ -8,12 +8,15 @@
 //! instruction, nothing per constraint); elimination and dead-constraint removal carry each
 //! constraint's origin along as they move, drop or rewrite it ([`super::eliminate`]), so the
 //! counts per origin add up to the block's constraint count exactly. The ordinary lowering
-//! ([`super::stats`]) records nothing: attributing costs only when asked for.
+//! ([`super::stats`]) records nothing: attributing costs only when asked for. A
+//! [`StatsCache`](super::StatsCache) made [`attributing`](super::StatsCache::attributing)
+//! keeps each block's counts as it lowers it, so `zkbc profile` attributes the blocks block
+//! formation and the report lowered without lowering them again.
 
 use super::builder::{Origin, ORIGIN_INPUTS, ORIGIN_MEMORY, ORIGIN_TRANSITION};
 use super::live::FuncInfo;
-use super::{all_blocks, eliminate, lower, LowerError};
-use crate::ir::{BlockId, FuncId, InstId, Program};
+use super::{all_blocks, lower_with_origins, BlockR1cs, LowerError};
+use crate::ir::{BlockId, FuncId, Function, InstId, Program};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -51,6 +54,11 @@ impl BlockAttribution {
     }
 }
 
+/// A block's constraints per origin, the instruction named by its position in the block (as
+/// [`StatsCache`](super::StatsCache) keeps them: a block of the same key has the same
+/// instructions in the same order).
+pub(crate) type PositionCounts = Vec<(Origin, u64)>;
+
 /// The attribution of every laid-out block of every function of the circuit, in the order of
 /// [`super::stats`] (lowered in parallel).
 pub fn attribute(program: &Program) -> Result<Vec<BlockAttribution>, LowerError> {
@@ -62,35 +70,48 @@ pub fn attribute(program: &Program) -> Result<Vec<BlockAttribution>, LowerError>
             .collect();
         all_blocks(program)
             .par_iter()
-            .map(|&(f, b)| attribute_block(program, &infos[f.index()], f, b))
+            .map(|&(f, b)| {
+                let func = program.func(f);
+                let main_entry = f == program.main && b == func.entry;
+                let info = infos[f.index()].clone();
+                let lowered = lower_with_origins(func, f, info, b, main_entry)?;
+                Ok(from_positions(func, f, b, &position_counts(&lowered)))
+            })
             .collect()
     })
 }
 
-fn attribute_block(
-    program: &Program,
-    info: &FuncInfo,
-    f: FuncId,
-    b: BlockId,
-) -> Result<BlockAttribution, LowerError> {
-    let func = program.func(f);
-    let main_entry = f == program.main && b == func.entry;
-    let (cs, _) = lower::lower_attributed(func, info, b, main_entry)?;
-    let reduced = eliminate::reduce(cs);
-    let insts = &func.block(b).insts;
-    let mut counts = BTreeMap::new();
-    let origins = reduced
+/// The constraints of a block lowered with origins ([`super::lower_with_origins`]) per origin.
+pub(crate) fn position_counts(lowered: &BlockR1cs<'_>) -> PositionCounts {
+    let origins = lowered
+        .reduced
         .origins
         .as_deref()
         .expect("bug: an attributing lowering records origins");
+    let mut counts: BTreeMap<Origin, u64> = BTreeMap::new();
     for &o in origins {
-        *counts.entry(origin(o, insts)).or_insert(0u64) += 1;
+        *counts.entry(o).or_insert(0) += 1;
     }
-    Ok(BlockAttribution {
+    counts.into_iter().collect()
+}
+
+/// The attribution of block `b` of `func` (function `f`) from its counts by position.
+pub(crate) fn from_positions(
+    func: &Function,
+    f: FuncId,
+    b: BlockId,
+    counts: &PositionCounts,
+) -> BlockAttribution {
+    let insts = &func.block(b).insts;
+    let mut by_origin = BTreeMap::new();
+    for &(o, n) in counts {
+        *by_origin.entry(origin(o, insts)).or_insert(0u64) += n;
+    }
+    BlockAttribution {
         func: f,
         block: b,
-        counts,
-    })
+        counts: by_origin,
+    }
 }
 
 fn origin(o: Origin, insts: &[InstId]) -> ConstraintOrigin {

@@ -13,10 +13,11 @@
 //! values differently) is lowered once. The function's memory size is not part of the key: it
 //! is read from the function's plan, not from the cached block.
 
+use super::attribute::{self, BlockAttribution, PositionCounts};
 use super::fxhash::FxHasher;
 use super::live::FuncInfo;
-use super::{all_blocks, lower_with, BlockStats, LowerError};
-use crate::ir::{BlockId, Function, Program, ValueId};
+use super::{all_blocks, lower_with, lower_with_origins, BlockStats, LowerError};
+use crate::ir::{BlockId, FuncId, Function, Program, ValueId};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -42,6 +43,13 @@ impl Eq for SharedStatsCache {}
 #[derive(Debug, Default)]
 pub struct StatsCache {
     map: Mutex<HashMap<u64, BlockStats>>,
+    /// When attributing ([`StatsCache::attributing`], for `zkbc profile`): the constraints of
+    /// each block lowered, by origin (the position of the instruction in its block, which the
+    /// key fixes), so that the program finally measured is attributed without lowering again.
+    origins: Option<Mutex<HashMap<u64, Arc<PositionCounts>>>>,
+    /// Whether blocks lowered now record their origins (on from [`StatsCache::attributing`]
+    /// until [`StatsCache::stop_attributing`]).
+    recording: std::sync::atomic::AtomicBool,
     hits: AtomicUsize,
     misses: AtomicUsize,
 }
@@ -50,6 +58,53 @@ impl StatsCache {
     /// An empty cache.
     pub fn new() -> StatsCache {
         StatsCache::default()
+    }
+
+    /// An empty cache that lowers every block recording where its constraints come from (at
+    /// the cost of one mark per instruction) and keeps the counts: [`StatsCache::attribution`]
+    /// of a program whose blocks it lowered lowers nothing again.
+    pub fn attributing() -> StatsCache {
+        StatsCache {
+            origins: Some(Mutex::default()),
+            recording: true.into(),
+            ..StatsCache::default()
+        }
+    }
+
+    /// Blocks lowered from now on record no origins (the attribution wanted is taken).
+    pub fn stop_attributing(&self) {
+        self.recording.store(false, Ordering::Relaxed);
+    }
+
+    /// [`super::attribute`] of `program`: the counts of blocks this cache lowered attributing,
+    /// the other blocks lowered attributing now (and kept).
+    pub fn attribution(&self, program: &Program) -> Result<Vec<BlockAttribution>, LowerError> {
+        let infos = super::func_infos(program);
+        all_blocks(program)
+            .par_iter()
+            .map(|&(f, b)| {
+                let func = program.func(f);
+                let main_entry = f == program.main && b == func.entry;
+                let info = &infos[f.index()];
+                let key = fingerprint(func, info, b, main_entry);
+                let known = self.origins.as_ref().and_then(|o| {
+                    let map = o.lock().expect("cache lock");
+                    map.get(&key).cloned()
+                });
+                let counts = match known {
+                    Some(c) => c,
+                    None => {
+                        let lowered = lower_with_origins(func, f, info.clone(), b, main_entry)?;
+                        let c = Arc::new(attribute::position_counts(&lowered));
+                        if let Some(o) = &self.origins {
+                            o.lock().expect("cache lock").insert(key, c.clone());
+                        }
+                        c
+                    }
+                };
+                Ok(attribute::from_positions(func, f, b, &counts))
+            })
+            .collect()
     }
 
     /// [`super::stats`] of `program`, lowering only the blocks not seen before.
@@ -69,7 +124,7 @@ impl StatsCache {
     fn lookup_or_lower(
         &self,
         func: &Function,
-        f: crate::ir::FuncId,
+        f: FuncId,
         info: &Arc<FuncInfo>,
         b: BlockId,
         main_entry: bool,
@@ -84,7 +139,15 @@ impl StatsCache {
             return Ok(s);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let s = lower_with(func, f, info.clone(), b, main_entry)?.stats();
+        let s = match &self.origins {
+            Some(origins) if self.recording.load(Ordering::Relaxed) => {
+                let lowered = lower_with_origins(func, f, info.clone(), b, main_entry)?;
+                let counts = Arc::new(attribute::position_counts(&lowered));
+                origins.lock().expect("cache lock").insert(key, counts);
+                lowered.stats()
+            }
+            _ => lower_with(func, f, info.clone(), b, main_entry)?.stats(),
+        };
         self.map.lock().expect("cache lock").insert(key, s);
         Ok(s)
     }
@@ -95,7 +158,7 @@ impl StatsCache {
     pub fn blocks(
         &self,
         program: &Program,
-        f: crate::ir::FuncId,
+        f: FuncId,
         blocks: &[BlockId],
     ) -> Vec<Result<BlockStats, LowerError>> {
         let Some(func) = program.funcs.get(f.index()) else {

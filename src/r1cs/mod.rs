@@ -432,6 +432,21 @@ fn lower_with(
     ))
 }
 
+/// [`lower_with`] recording where each constraint comes from (`Reduced::origins`, for
+/// [`attribute`]).
+fn lower_with_origins(
+    func: &Function,
+    func_id: FuncId,
+    info: Arc<FuncInfo>,
+    block: BlockId,
+    main_entry: bool,
+) -> Result<BlockR1cs<'_>, LowerError> {
+    let lowered = lower::lower_attributed(func, &info, block, main_entry)?;
+    Ok(reduced_block(
+        func, func_id, info, block, main_entry, lowered,
+    ))
+}
+
 /// [`lower_with`] that also compiles the block's witness [`Tape`]: lowered once for every
 /// execution a trace checks.
 fn lower_with_tape(
