@@ -117,6 +117,67 @@ fn nested_calls_run_each_callee_block_once_per_call() {
     }
 }
 
+/// Static counts across calls (`cost::calls`, carried by the flat `main`): every count known
+/// without inputs equals a run's, and a callee's entry is known (a callee runs its blocks once
+/// per call, the calls summed over the sites).
+#[test]
+fn known_static_counts_of_kept_calls_equal_the_run() {
+    for level in [OptLevel::O0, OptLevel::O3] {
+        let (c, outcome) = nested(level);
+        let traced = zkbc::cost::traced_executions(&outcome);
+        let statik = zkbc::cost::static_executions(&c.program);
+        for (key, n) in &statik {
+            let ran = traced.get(key).copied().flatten().unwrap_or(0);
+            assert!(
+                n.is_none() || *n == Some(ran),
+                "{level:?}: {:?} {n:?}",
+                key.1
+            );
+        }
+        // `inner`'s entry runs 4 times: known only across calls.
+        assert!(
+            statik.values().any(|n| *n == Some(4)),
+            "{level:?}: {statik:?}"
+        );
+    }
+    let (mut known, mut total) = (0, 0);
+    for file in corpus() {
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let json = file.with_extension("json");
+        let inputs = if json.exists() {
+            read_json(&json)
+        } else {
+            serde_json::json!({})
+        };
+        let mut c = compile(&name, &text, OptLevel::O3, Inline::None);
+        if c.program.main_func().flat_counts.is_none() {
+            continue;
+        }
+        driver::legalize_for_r1cs(&mut c.program).unwrap();
+        let Ok(values) = c.inputs_from_json(&inputs) else {
+            continue;
+        };
+        let Ok(outcome) = interp::run(&c.program, &values, interp::Limits::default()) else {
+            continue;
+        };
+        let traced = zkbc::cost::traced_executions(&outcome);
+        for (key, n) in zkbc::cost::static_executions(&c.program) {
+            total += 1;
+            if let Some(n) = n {
+                known += 1;
+                let ran = traced.get(&key).copied().flatten().unwrap_or(0);
+                assert_eq!(
+                    n, ran,
+                    "{name}: {:?} is statically {n} but ran {ran}",
+                    key.1
+                );
+            }
+        }
+    }
+    assert!(known * 3 > total, "{known} of {total} static counts known");
+}
+
 #[test]
 fn a_wrong_return_label_is_rejected() {
     let (c, mut outcome) = nested(OptLevel::O3);

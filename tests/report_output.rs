@@ -809,7 +809,7 @@ fn every_json_field_is_documented() {
         reason: "saves 22 cells".into(),
     };
     let explained: serde_json::Value =
-        serde_json::from_str(&explain::to_json(&sum_loop(), &[decision])).expect("JSON");
+        serde_json::from_str(&explain::to_json(&sum_loop(), &[decision], &[])).expect("JSON");
     names.push("| `explain` |".into());
     let entry = explained["explain"][0].as_object().expect("an entry");
     names.extend(entry.keys().map(|k| format!("| `explain[].{k}` |")));

@@ -149,7 +149,11 @@ pub(crate) fn report_command(
         ),
         ReportFormat::Table => report::table::render(r),
         ReportFormat::Json if explain => report::with_timings(
-            &report::explain::to_json(r, &decisions),
+            &report::explain::to_json(
+                r,
+                &decisions,
+                inlined_decisions(settings, &measured.compilation.opt_report),
+            ),
             &report::Timings::since(start),
         ),
         ReportFormat::Json => {
@@ -297,6 +301,18 @@ fn measure_before_merging(
         }
     })
     .map_err(|e| measure_error(e, file))
+}
+
+/// `--inline cost`'s decisions for `--explain --format json` (none in the other modes).
+fn inlined_decisions<'a>(
+    settings: &Settings,
+    opt_report: &'a zkbc::opt::Report,
+) -> &'a [zkbc::opt::inline_cost::InlineDecision] {
+    if settings.inline == zkbc::opt::calls::Inline::Cost {
+        &opt_report.inline_decisions
+    } else {
+        &[]
+    }
 }
 
 /// `--inline cost`'s decisions, then a blank line, when the report was compiled so and its

@@ -21,8 +21,11 @@
 //!    that count is known and `p` ends in a `jmp` (a `br` may or may not take the edge).
 //!
 //! Every other block of `main` — a branch arm, a block after an early return, the body of a
-//! loop with a runtime bound — is unknown. A function other than `main` that no `call` names
-//! never runs (0); one that is called is unknown (after `legalize_for_r1cs` nothing is called).
+//! loop with a runtime bound — is unknown. A function other than `main` that `main` does not
+//! reach never runs (0); one that is called runs its blocks once per call, `n_f · k_b`
+//! ([`super::calls`]), known when its calls and its block's count per call are. After
+//! `opt::calls::flatten` the flat `main` carries these counts for its blocks
+//! ([`crate::ir::Function::flat_counts`]).
 //! The rules are checked against the interpreter: `tests/report_pipeline.rs` requires every
 //! known static count to equal the count of a run, for every corpus program at every level.
 //!
@@ -34,7 +37,7 @@ use crate::ir::{BlockId, FuncId, Function, InstKind, Program, Terminator};
 use crate::query::patterns::{trip_count, Trips};
 use crate::query::{find_pattern, Facts};
 use crate::r1cs::BlockStats;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 /// Execution counts per block: `Some(n)` known, `None` unknown. A block absent from the map
 /// ran 0 times (a traced run) — [`program_cost`] reads it so.
@@ -112,41 +115,58 @@ pub fn program_cost(
 /// Execution counts that hold on every completed run, whatever the inputs (see the module doc
 /// for the rules); `None` where not known. Every laid-out block of every function is present.
 pub fn static_executions(program: &Program) -> Executions {
-    let called: BTreeSet<FuncId> = program
-        .funcs
-        .iter()
-        .flat_map(|f| {
-            f.layout.iter().flat_map(move |b| {
-                f.block(*b)
-                    .insts
-                    .iter()
-                    .filter_map(move |i| match &f.inst(*i).kind {
-                        InstKind::Call { func, .. } => Some(*func),
-                        _ => None,
-                    })
-            })
-        })
-        .collect();
     let mut out = Executions::new();
-    for fid in program.func_ids() {
-        let func = program.func(fid);
-        if fid == program.main && func.layout.len() == 1 {
-            // One block (a monolithic program): it runs once. The rules below would index
-            // every instruction of it to find loops it cannot have (130 MB and 0.6 s for a
-            // block of two million instructions).
-            out.insert((fid, func.entry), Some(1));
-        } else if fid == program.main {
-            for (b, n) in StaticCounter::new(func).counts() {
+    if program.funcs.len() == 1 {
+        // No calls (one block, a monolithic program, is run once by `static_function_executions`
+        // without indexing every instruction of it to find loops it cannot have).
+        let main = program.main_func();
+        for (b, n) in static_function_executions(main) {
+            out.insert((program.main, b), n);
+        }
+    } else {
+        // A function kept as blocks runs its blocks once per call (`super::calls`).
+        let counts = super::calls::call_counts(program);
+        for fid in program.func_ids() {
+            let func = program.func(fid);
+            let of = counts.as_ref().and_then(|c| c.get(&fid));
+            for &b in &func.layout {
+                let n = match (of, &counts) {
+                    (Some(c), _) => c.exact(b),
+                    // Not reached from `main`: it never runs.
+                    (None, Some(_)) => Some(0),
+                    // A call cycle: only what no call names is known (never run).
+                    (None, None) => (!called(program, fid)).then_some(0),
+                };
                 out.insert((fid, b), n);
             }
-        } else {
-            let n = if called.contains(&fid) { None } else { Some(0) };
-            for &b in &func.layout {
-                out.insert((fid, b), n);
+        }
+        if counts.is_none() {
+            for (b, n) in static_function_executions(program.main_func()) {
+                out.insert((program.main, b), n);
+            }
+        }
+    }
+    if let Some(n) = program.main_func().flat_counts.as_ref() {
+        // Calls flattened into `main` (`opt::calls::flatten`): the counts it carried over.
+        for (&b, &c) in n {
+            if out.contains_key(&(program.main, b)) {
+                out.insert((program.main, b), c);
             }
         }
     }
     out
+}
+
+/// Whether any function names `fid` in a `call`.
+fn called(program: &Program, fid: FuncId) -> bool {
+    program.funcs.iter().any(|f| {
+        f.layout.iter().any(|b| {
+            f.block(*b)
+                .insts
+                .iter()
+                .any(|i| matches!(f.inst(*i).kind, InstKind::Call { func, .. } if func == fid))
+        })
+    })
 }
 
 /// The rules of the module doc on one function.
@@ -252,15 +272,19 @@ pub const ESTIMATED_TRIPS: u64 = 16;
 /// loop's header runs `(trips + 1)` times per entry (its exact trip count when the
 /// `counted-loop` pattern knows it, [`ESTIMATED_TRIPS`] otherwise), a loop's exit test leaves
 /// once per entry, and any other `br` sends half its block's executions each way. Every
-/// reachable block runs at least once. Functions other than `main` count as never run.
+/// reachable block runs at least once. A function kept as blocks runs its blocks once per
+/// call ([`super::calls`]).
 pub fn estimated_executions(program: &Program) -> super::predict::BlockCounts {
     let known = static_executions(program);
+    let counts = super::calls::call_counts(program);
     let mut out = super::predict::BlockCounts::new();
     for fid in program.func_ids() {
         let func = program.func(fid);
         if fid != program.main {
+            // A callee kept as blocks: its calls times its blocks' per call.
+            let of = counts.as_ref().and_then(|c| c.get(&fid));
             for &b in &func.layout {
-                out.insert((fid, b), 0);
+                out.insert((fid, b), of.map_or(0, |c| c.estimate(b)));
             }
             continue;
         }

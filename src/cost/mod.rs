@@ -4,6 +4,7 @@
 //! - [`model`]: the formulas — padded sizes `X_b`, `Q_b`, sumcheck cells `Σ Q_b · X_b`,
 //!   padding waste, rounds — from a [`ProgramCost`] (per-block counts) to a [`Report`].
 //! - [`executions`]: execution counts from a run's trace, known statically, or estimated.
+//! - [`calls`]: execution counts across calls (a function kept as blocks, once per call).
 //! - [`predict`]: the cells a program would cost, lowered with [`crate::r1cs`] and counted
 //!   with a profile run or static estimates — what cost-driven block formation decides by.
 //!
@@ -13,6 +14,7 @@
 //! Architecture invariant: the cost model reads IR and counts; it never changes IR. It lowers
 //! blocks only through [`crate::r1cs::stats`] and runs programs only through the interpreter.
 
+pub mod calls;
 pub mod executions;
 pub mod model;
 pub mod predict;

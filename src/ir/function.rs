@@ -181,6 +181,12 @@ pub struct Function {
     /// always puts in memory. `None` elsewhere; not part of the text format (a reparsed program
     /// keeps its stack in the transition state: the same semantics, at a higher cost).
     pub call_stack: Option<ValueId>,
+    /// The static execution counts `opt::calls::flatten` carried over to the blocks of the
+    /// flat `main` from the program with calls (each callee block `n_f · k_b`, each
+    /// continuation and return test from its call sites), `None` where not known; the flat CFG
+    /// alone hides them (a callee is a cycle through its call sites). `None` elsewhere; not
+    /// part of the text format.
+    pub flat_counts: Option<HashMap<BlockId, Option<u64>>>,
 }
 
 /// Equal as the function's contents: the values' types compared as types (not by their ids in
@@ -196,6 +202,7 @@ impl PartialEq for Function {
             && self.insts == other.insts
             && self.field_consts == other.field_consts
             && self.call_stack == other.call_stack
+            && self.flat_counts == other.flat_counts
             && self.values.len() == other.values.len()
             && self.values.iter().zip(&other.values).all(|(a, b)| {
                 self.type_data(a.ty) == other.type_data(b.ty)
@@ -307,6 +314,7 @@ impl Function {
             types: Vec::new(),
             type_ids: FxMap::default(),
             call_stack: None,
+            flat_counts: None,
         }
     }
 

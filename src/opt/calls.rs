@@ -27,6 +27,10 @@
 //!    `field` and is `cast` back; an array element by element). [`Function::call_stack`]
 //!    names it, so the memory plan keeps it in memory.
 //! 7. Drop the functions `main` no longer reaches (the hint functions stay).
+//! 8. The flat CFG hides how often a callee's blocks run (they form a cycle through its call
+//!    sites), so the static counts of the program with calls (`cost::calls`: a callee's block
+//!    `n_f · k_b`, a continuation as its call, dispatch test `k` the calls of sites `k..`) are
+//!    kept on the flat `main` ([`Function::flat_counts`]) for the report.
 //!
 //! ```text
 //! fn sq f1 -> field {               fn main f0 -> field {
@@ -180,6 +184,16 @@ impl<'p> Flattener<'p> {
         let program = self.program;
         let main = program.main;
         let (mut flat, main_sites) = prepare(program.func(main), false)?;
+        // Static counts of the program with calls, carried to the flat blocks (step 8).
+        let counts = crate::cost::calls::call_counts(program);
+        let exact = |g: FuncId, b: BlockId| counts.as_ref()?.get(&g)?.exact(b);
+        let mut flat_counts: HashMap<BlockId, Option<u64>> = HashMap::new();
+        for &b in &program.func(main).layout {
+            flat_counts.insert(b, exact(main, b));
+        }
+        for &(b, cont) in &main_sites {
+            flat_counts.insert(cont, exact(main, b));
+        }
         let mut placed: HashMap<FuncId, Placed> = HashMap::new();
         placed.insert(
             main,
@@ -202,6 +216,12 @@ impl<'p> Flattener<'p> {
             }
             let (prepared, sites) = prepare(program.func(fid), true)?;
             let map = copy_into(&mut flat, &prepared);
+            for &b in &program.func(fid).layout {
+                flat_counts.insert(map[&b], exact(fid, b));
+            }
+            for &(b, cont) in &sites {
+                flat_counts.insert(map[&cont], exact(fid, b));
+            }
             let returns = prepared
                 .layout
                 .iter()
@@ -303,12 +323,19 @@ impl<'p> Flattener<'p> {
                 continue;
             }
             let conts = by_callee.get(&fid).cloned().unwrap_or_default();
-            dispatch(
+            let tests = dispatch(
                 &mut flat,
                 &program.func(fid).returns,
                 &placed[&fid].returns,
                 &conts,
             )?;
+            // Test `k` runs for the returns to sites `k..`, each as often as its call.
+            for (k, d) in tests.into_iter().enumerate() {
+                let n = conts[k + 1..]
+                    .iter()
+                    .try_fold(0u64, |n, c| n.checked_add(flat_counts.get(c).copied()??));
+                flat_counts.insert(d, n);
+            }
         }
         // A continuation of a call that never returns (a callee without `return`) is no longer
         // reached, and neither is what only it reaches.
@@ -393,6 +420,7 @@ impl<'p> Flattener<'p> {
             return Err(bug("values restored without a stack"));
         }
         flat.replace_uses(&subst);
+        flat.flat_counts = Some(flat_counts);
         Ok(flat)
     }
 }
@@ -605,13 +633,13 @@ fn copy_into(dst: &mut Function, src: &Function) -> HashMap<BlockId, BlockId> {
 }
 
 /// Step 5 for one callee: each of its `returns` blocks (ending `return v.., l`) jumps to the
-/// continuation `conts[l]`.
+/// continuation `conts[l]`. Returns the tests after the first (`D_k`, testing label `k`).
 fn dispatch(
     f: &mut Function,
     types: &[Type],
     returns: &[BlockId],
     conts: &[BlockId],
-) -> Result<(), CallsError> {
+) -> Result<Vec<BlockId>, CallsError> {
     let Some(&last) = conts.last() else {
         return Err(bug("a callee without a call site"));
     };
@@ -686,7 +714,7 @@ fn dispatch(
         let term = test(f, d, k + 1, params, l);
         f.block_mut(d).term = Some(term);
     }
-    Ok(())
+    Ok(tests)
 }
 
 /// The `field` slots a value of type `ty` takes on the stack.

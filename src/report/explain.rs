@@ -165,16 +165,24 @@ impl From<&Decision> for Entry {
 }
 
 /// The report with its `explain` array, as pretty-printed JSON ending with a newline: the
-/// fields of [`super::to_json`] in their order, then `explain`.
-pub fn to_json(report: &Report, decisions: &[Decision]) -> String {
+/// fields of [`super::to_json`] in their order, then `inlining` (`--inline cost`'s decisions,
+/// left out when there are none) and `explain`.
+pub fn to_json(
+    report: &Report,
+    decisions: &[Decision],
+    inlining: &[crate::opt::inline_cost::InlineDecision],
+) -> String {
     #[derive(Serialize)]
     struct Explained<'a> {
         #[serde(flatten)]
         report: &'a Report,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        inlining: &'a [crate::opt::inline_cost::InlineDecision],
         explain: Vec<Entry>,
     }
     let explained = Explained {
         report,
+        inlining,
         explain: decisions.iter().map(Entry::from).collect(),
     };
     let mut text =
