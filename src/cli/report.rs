@@ -37,17 +37,24 @@ pub(crate) fn measure_error(e: measure::MeasureError, file: &Path) -> Exit {
 
 /// Reads and measures one program with a progress spinner naming the stage; with `counted`,
 /// the check of the run's block executions turns it into a bar over them (the table's bar
-/// counts programs instead).
+/// counts programs instead). With `attributing`, the blocks record where their constraints come
+/// from as they are lowered (`--top`: [`measure::measure_attributing`], so the attribution
+/// lowers nothing again).
 fn measure_file(
     file: &Path,
     (json, inputs): (Option<&serde_json::Value>, Option<&Path>),
     settings: &Settings,
     (progress, counted): (&report::progress::Progress, bool),
+    attributing: bool,
 ) -> Result<measure::Measurement, Exit> {
     let source = read(file)?;
     let name = file.display().to_string();
     let counting = std::cell::Cell::new(false);
-    measure::measure(&name, &source, json, settings, &|stage| match stage {
+    let measure = match attributing {
+        true => measure::measure_attributing,
+        false => measure::measure,
+    };
+    measure(&name, &source, json, settings, &|stage| match stage {
         measure::Stage::Checked { done, total } => match (counted, total) {
             (true, Some(total)) => {
                 if !counting.replace(true) {
@@ -116,6 +123,7 @@ pub(crate) fn report_command(
         (json.as_ref(), inputs),
         settings,
         (&progress, true),
+        top.is_some(),
     );
     // The CFG the decisions name: the program before merging (drawn only with --explain).
     let before = match (&measured, format, explain) {
@@ -486,6 +494,7 @@ pub(crate) fn table_command(
                     (json.as_ref(), inputs.as_deref()),
                     &settings,
                     (&progress, false),
+                    false,
                 )
             });
             match measured {
