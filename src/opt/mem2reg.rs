@@ -61,10 +61,11 @@
 //! **4. Promotion.** An allocation whose reference is only ever the address operand of `load`s
 //! and `store`s (its address never escapes, so it has no aliases) becomes SSA values, as in
 //! LLVM's mem2reg: the `allocate` becomes the zero value; each block it strictly dominates that
-//! has several incoming edges gets a parameter for the cell's contents; walking the blocks in
-//! reverse post-order, a `load` becomes the current contents and a `store` sets them; jumps pass
-//! the contents at their end. Parameters that turn out to be trivial (every jump passes the same
-//! value) are replaced by that value.
+//! has several incoming edges gets a parameter for the cell's contents; walking the dominator
+//! tree once for all promoted cells (each cell's contents undone on leaving a subtree), a `load`
+//! becomes the current contents and a `store` sets them; jumps pass the contents at their end.
+//! Parameters that turn out to be trivial (every jump passes the same value) are replaced by that
+//! value.
 //!
 //! ```text
 //! b0(v0: u32):                      b0(v0: u32):
