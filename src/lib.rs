@@ -21,7 +21,7 @@ pub mod driver;
 pub mod export;
 pub mod field;
 pub mod front;
-pub(crate) mod fxhash;
+pub mod fxhash;
 pub mod ir;
 pub mod opt;
 pub mod prove;

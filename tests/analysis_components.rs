@@ -2,10 +2,10 @@
 //! on small programs.
 
 use expect_test::{expect, Expect};
-use std::collections::HashSet;
 use zkbc::analysis::random::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
 use zkbc::analysis::reference::RefCfg;
 use zkbc::analysis::MergeComponents;
+use zkbc::fxhash::HashSet;
 use zkbc::ir::{parse_program, BlockId, Function, InstKind};
 
 fn calls(func: &Function) -> HashSet<BlockId> {

@@ -3,7 +3,7 @@
 //! through the external tools that read them where those are installed (`dot`, `rsvg-convert`).
 
 use expect_test::expect;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::process::{Command, Stdio};
 use zkbc::ir::{parse_program, BlockId};
@@ -618,7 +618,7 @@ fn dot_rejects_components_that_cannot_be_clusters() {
 fn dot_escapes_names() {
     let mut program = parse_program(NESTED).expect("parses");
     program.funcs[0].name = "ma\"in\\".into();
-    let text = dot::render(program.main_func(), &HashMap::new(), &[]).expect("no components");
+    let text = dot::render(program.main_func(), &Default::default(), &[]).expect("no components");
     assert!(text.starts_with("digraph \"ma\\\"in\\\\\" {"), "{text}");
     if have("dot", "that Graphviz accepts the DOT") {
         pipe("dot", &["-Tsvg"], &text);
@@ -981,7 +981,7 @@ fn dot_draws_decisions_on_the_cfg_before_merging() {
         sets,
         [vec![1, 2, 3, 4, 5], vec![2, 3, 4], vec![0, 1, 2, 3, 4, 5]]
     );
-    let text = dot::render_clusters(func, &HashMap::new(), &clusters, Some("explained"))
+    let text = dot::render_clusters(func, &Default::default(), &clusters, Some("explained"))
         .expect("laminar clusters");
     assert!(
         text.contains("  label=\"explained\"; labelloc=t;"),

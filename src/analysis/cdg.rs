@@ -35,10 +35,12 @@
 //! 16", the loop's latch). `tests/analysis_cdg.rs` checks both relations against their
 //! definitions on random CFGs and shows the differences on small programs.
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::cfg::Cfg;
 use super::dominators::DomTree;
 use crate::ir::{BlockId, Function};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
 /// A control dependence relation over blocks: pairs `(a, b)` meaning `b` is control dependent
 /// on the branch that ends `a`.
@@ -100,7 +102,7 @@ impl ControlDependence {
     }
 
     fn from_edges(edges: BTreeSet<(BlockId, BlockId)>) -> ControlDependence {
-        let mut controls: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        let mut controls: HashMap<BlockId, Vec<BlockId>> = HashMap::default();
         for &(a, b) in &edges {
             controls.entry(a).or_default().push(b);
         }
@@ -148,7 +150,7 @@ impl ControlDependence {
 /// The blocks reachable from `from` without passing through `removed` (empty if `from` is
 /// `removed`).
 fn reachable_without(cfg: &Cfg, from: BlockId, removed: BlockId) -> HashSet<BlockId> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     if from == removed {
         return seen;
     }

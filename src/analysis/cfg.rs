@@ -10,9 +10,10 @@
 //! Other analyses take a `&Cfg` so that one graph serves several of them; the petgraph graph is
 //! exposed for petgraph's algorithms (SCCs in [`crate::analysis::loops`]).
 
+use crate::fxhash::HashMap;
+
 use crate::ir::{BlockId, Function, Terminator};
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::HashMap;
 
 /// A function's CFG (see the module doc).
 #[derive(Clone, Debug)]
@@ -31,11 +32,11 @@ impl Cfg {
     /// The CFG of `func`'s laid-out blocks.
     pub fn new(func: &Function) -> Cfg {
         let mut graph = DiGraph::new();
-        let mut node = HashMap::new();
+        let mut node = HashMap::default();
         for &b in &func.layout {
             node.insert(b, graph.add_node(b));
         }
-        let mut succs: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        let mut succs: HashMap<BlockId, Vec<BlockId>> = HashMap::default();
         let mut preds: HashMap<BlockId, Vec<BlockId>> =
             func.layout.iter().map(|b| (*b, Vec::new())).collect();
         let mut returns = Vec::new();
@@ -61,7 +62,7 @@ impl Cfg {
             entry: func.entry,
             returns,
             rpo: Vec::new(),
-            rpo_number: HashMap::new(),
+            rpo_number: HashMap::default(),
         };
         cfg.rpo = cfg.compute_rpo();
         cfg.rpo_number = cfg.rpo.iter().enumerate().map(|(i, b)| (*b, i)).collect();
@@ -72,7 +73,7 @@ impl Cfg {
         if !self.node.contains_key(&self.entry) {
             return Vec::new();
         }
-        let mut visited: HashMap<BlockId, bool> = HashMap::new();
+        let mut visited: HashMap<BlockId, bool> = HashMap::default();
         let mut post = Vec::new();
         let mut stack = vec![(self.entry, 0usize)];
         visited.insert(self.entry, true);

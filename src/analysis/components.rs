@@ -33,11 +33,12 @@
 //! from `h`). `tests/analysis_components.rs` checks the result against a search over every
 //! candidate tail on random structured CFGs and on arbitrary random CFGs.
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::cfg::Cfg;
 use super::dominators::DomTree;
 use super::loops::{LoopForest, LoopId};
 use crate::ir::{BlockId, Function, InstKind, ValueId};
-use std::collections::{HashMap, HashSet};
 
 /// The merge component headed by each block, if any (see the module doc).
 #[derive(Clone, Debug)]
@@ -74,7 +75,7 @@ impl MergeComponents {
             .collect();
         let layout_pos: HashMap<BlockId, usize> =
             cfg.blocks().enumerate().map(|(i, b)| (b, i)).collect();
-        let mut components = HashMap::new();
+        let mut components = HashMap::default();
         for &h in cfg.reverse_post_order() {
             let Some(tail) = nearest_tail_candidate(h, &pdom, &loops) else {
                 continue;
@@ -141,7 +142,7 @@ fn nearest_tail_candidate(h: BlockId, pdom: &DomTree, loops: &LoopForest) -> Opt
 
 /// `t` and the blocks reachable from `h` without passing through `t`.
 fn blocks_between(cfg: &Cfg, h: BlockId, t: BlockId) -> Vec<BlockId> {
-    let mut seen: HashSet<BlockId> = HashSet::from([h, t]);
+    let mut seen: HashSet<BlockId> = [h, t].into_iter().collect();
     let mut out = vec![h, t];
     let mut stack = vec![h];
     while let Some(b) = stack.pop() {
@@ -281,7 +282,7 @@ pub fn component_size(
     cons: &HashMap<BlockId, u64>,
 ) -> Option<u64> {
     let scope = loops.innermost(comp.head);
-    let mut trips: HashMap<LoopId, Option<u64>> = HashMap::new();
+    let mut trips: HashMap<LoopId, Option<u64>> = HashMap::default();
     let mut total: u64 = 0;
     for &b in &comp.blocks {
         let mut weight: u64 = 1;

@@ -7,8 +7,9 @@
 //! function use its CFG; post-dominators are the same algorithm on the reversed CFG with a
 //! virtual exit node that every `return` block reaches.
 
+use crate::fxhash::HashMap;
+
 use crate::ir::{BlockId, Function};
-use std::collections::HashMap;
 
 /// A directed graph over nodes `0..n` as successor lists.
 #[derive(Clone, Debug, Default)]
@@ -190,8 +191,8 @@ impl DomTree {
 
     fn empty() -> DomTree {
         DomTree {
-            idom: HashMap::new(),
-            depth: HashMap::new(),
+            idom: HashMap::default(),
+            depth: HashMap::default(),
             root: None,
             interval: Vec::new(),
         }

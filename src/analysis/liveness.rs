@@ -15,9 +15,11 @@
 //! solution, found by iterating in post-order until nothing changes; unreachable blocks get sets
 //! too (computed from their successors).
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::cfg::Cfg;
 use crate::ir::{BlockId, Function, ValueDef, ValueId};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
 /// Live-in and live-out sets of every laid-out block.
 #[derive(Clone, Debug)]
@@ -34,8 +36,8 @@ impl Liveness {
 
     /// Liveness of `func` given its CFG.
     pub fn compute(func: &Function, cfg: &Cfg) -> Liveness {
-        let mut uses: HashMap<BlockId, BTreeSet<ValueId>> = HashMap::new();
-        let mut defs: HashMap<BlockId, HashSet<ValueId>> = HashMap::new();
+        let mut uses: HashMap<BlockId, BTreeSet<ValueId>> = HashMap::default();
+        let mut defs: HashMap<BlockId, HashSet<ValueId>> = HashMap::default();
         for b in cfg.blocks() {
             let data = func.block(b);
             let mut d: HashSet<ValueId> = data.params.iter().copied().collect();

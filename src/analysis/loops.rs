@@ -19,10 +19,11 @@
 //! (an irreducible cycle); natural loops do not describe it, and [`LoopForest::is_reducible`] is
 //! false.
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::cfg::Cfg;
 use super::dominators::DomTree;
 use crate::ir::{BlockId, Function};
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// The strongly connected components of `cfg` in control-flow order (see the module doc).
@@ -103,7 +104,7 @@ impl LoopForest {
     pub fn compute(cfg: &Cfg, dom: &DomTree) -> LoopForest {
         // Back edges grouped by header, headers in reverse post-order.
         let mut headers: Vec<BlockId> = Vec::new();
-        let mut back_edges: HashMap<BlockId, Vec<(BlockId, BlockId)>> = HashMap::new();
+        let mut back_edges: HashMap<BlockId, Vec<(BlockId, BlockId)>> = HashMap::default();
         for &t in cfg.reverse_post_order() {
             for &h in cfg.successors(t) {
                 if dom.dominates(h, t) {
@@ -137,7 +138,7 @@ impl LoopForest {
                 None => 1,
             };
         }
-        let mut innermost: HashMap<BlockId, LoopId> = HashMap::new();
+        let mut innermost: HashMap<BlockId, LoopId> = HashMap::default();
         for (i, l) in loops.iter().enumerate() {
             for &b in &l.blocks {
                 let deeper = innermost
@@ -239,7 +240,7 @@ impl LoopForest {
 }
 
 fn natural_loop(cfg: &Cfg, header: BlockId, back: &[(BlockId, BlockId)]) -> Loop {
-    let mut body: HashSet<BlockId> = HashSet::from([header]);
+    let mut body: HashSet<BlockId> = [header].into_iter().collect();
     let mut stack: Vec<BlockId> = Vec::new();
     for &(t, _) in back {
         if body.insert(t) {

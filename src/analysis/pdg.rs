@@ -25,11 +25,13 @@
 //! The PDG is their union (Definition "Program Dependence Graph"), a petgraph `DiGraph` whose
 //! parallel edges keep the kinds apart.
 
+use crate::fxhash::HashMap;
+
 use super::cdg::ControlDependence;
 use super::cfg::Cfg;
 use crate::ir::{BlockId, Function, InstId, Terminator, ValueDef, ValueId};
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// A statement of the function.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -70,9 +72,9 @@ impl Pdg {
     pub fn compute(func: &Function, cfg: &Cfg, cdg: &ControlDependence) -> Pdg {
         let mut pdg = Pdg {
             graph: DiGraph::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
         };
-        let mut block_nodes: HashMap<BlockId, Vec<PdgNode>> = HashMap::new();
+        let mut block_nodes: HashMap<BlockId, Vec<PdgNode>> = HashMap::default();
         for b in cfg.blocks() {
             let data = func.block(b);
             let mut nodes: Vec<PdgNode> = data.params.iter().map(|p| PdgNode::Param(*p)).collect();

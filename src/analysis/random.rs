@@ -282,7 +282,7 @@ impl StructuredGen<'_> {
 
 /// Removes the blocks unreachable from the entry from `func`'s layout.
 pub fn remove_unreachable(func: &mut Function) {
-    let reachable: std::collections::HashSet<BlockId> =
+    let reachable: crate::fxhash::HashSet<BlockId> =
         func.reverse_post_order().into_iter().collect();
     func.layout.retain(|b| reachable.contains(b));
 }

@@ -31,10 +31,11 @@
 //! - **Merge components** ([`RefCfg::merge_component_tails`]) by trying every tail, for
 //!   [`crate::analysis::components`].
 
+use crate::fxhash::HashMap;
+
 use super::dominators::Graph;
 use super::regions::{RegionEdge, RegionNode};
 use crate::ir::{BlockId, Function, Terminator};
-use std::collections::HashMap;
 
 /// The nodes reachable from `from` in `g` with `removed_node` and `removed_edge` taken out of
 /// the graph (`from` itself is reachable unless it is the removed node).
@@ -421,14 +422,14 @@ impl RefCfg {
     /// blocks containing a call.
     pub fn merge_component_tails(
         &self,
-        calls: &std::collections::HashSet<BlockId>,
+        calls: &crate::fxhash::HashSet<BlockId>,
     ) -> HashMap<BlockId, Option<BlockId>> {
         let loops: HashMap<BlockId, Vec<BlockId>> = self
             .blocks
             .iter()
             .map(|&b| (b, self.loops_containing(b)))
             .collect();
-        let mut out = HashMap::new();
+        let mut out = HashMap::default();
         for &h in &self.blocks {
             let mut best: Option<(usize, BlockId)> = None;
             for &t in &self.blocks {

@@ -39,9 +39,10 @@
 //! `tests/analysis_regions.rs` checks all of it against a brute-force search of the three
 //! conditions ([`crate::analysis::reference`]) on random CFGs.
 
+use crate::fxhash::HashMap;
+
 use super::dominators::Graph;
 use crate::ir::{BlockId, Function, Terminator};
-use std::collections::HashMap;
 use std::fmt;
 
 /// A node of the extended CFG: a block, or the virtual start or end.
@@ -135,16 +136,16 @@ impl ExtendedCfg {
             .enumerate()
             .map(|(i, b)| (*b, i))
             .collect();
-        let reached: std::collections::HashSet<BlockId> = all.iter().copied().collect();
+        let reached: crate::fxhash::HashSet<BlockId> = all.iter().copied().collect();
         let is_return = |b: BlockId| matches!(func.block(b).term, Some(Terminator::Return(_)));
         // Blocks that reach a return: backward search from the returns over reached blocks.
-        let mut preds: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        let mut preds: HashMap<BlockId, Vec<BlockId>> = HashMap::default();
         for &b in &all {
             for s in func.successors(b) {
                 preds.entry(s).or_default().push(b);
             }
         }
-        let mut live: std::collections::HashSet<BlockId> =
+        let mut live: crate::fxhash::HashSet<BlockId> =
             all.iter().copied().filter(|b| is_return(*b)).collect();
         let mut stack: Vec<BlockId> = live.iter().copied().collect();
         while let Some(b) = stack.pop() {

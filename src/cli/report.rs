@@ -226,7 +226,7 @@ fn predicted_prover_time(
         Ok(st) => st,
         Err(e) => return format!("\npredicted Spartan prover time: none ({e})\n"),
     };
-    let entries: std::collections::HashMap<&str, u64> = statement
+    let entries: zkbc::fxhash::HashMap<&str, u64> = statement
         .blocks
         .iter()
         .map(|b| (b.name.as_str(), nonzeros(b)))

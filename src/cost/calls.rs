@@ -9,9 +9,10 @@
 //! count is. The estimate ([`estimated_function_executions`]) fills the rest, for decisions.
 //! A program with recursion has no such counts (`None`): its callees stay unknown.
 
+use crate::fxhash::HashMap;
+
 use super::executions::{estimated_function_executions, static_function_executions};
 use crate::ir::{BlockId, FuncId, InstKind, Program};
-use std::collections::HashMap;
 
 /// One function's counts: its calls per run of the program, and its blocks' per call.
 pub struct FuncCounts {
@@ -45,9 +46,9 @@ impl FuncCounts {
 /// with recursion.
 pub fn call_counts(program: &Program) -> Option<HashMap<FuncId, FuncCounts>> {
     let order = callers_first(program)?;
-    let mut out: HashMap<FuncId, FuncCounts> = HashMap::new();
+    let mut out: HashMap<FuncId, FuncCounts> = HashMap::default();
     let mut runs: HashMap<FuncId, (u64, Option<u64>)> =
-        HashMap::from([(program.main, (1, Some(1)))]);
+        [(program.main, (1, Some(1)))].into_iter().collect();
     for g in order {
         let func = program.func(g);
         let known = static_function_executions(func);

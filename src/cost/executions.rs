@@ -30,6 +30,8 @@
 //! known static count to equal the count of a run, for every corpus program at every level.
 //!
 
+use crate::fxhash::HashMap;
+
 use super::model::{BlockCost, ProgramCost};
 use crate::analysis::{Cfg, DomTree, LoopForest};
 use crate::ir::interp::Outcome;
@@ -37,7 +39,6 @@ use crate::ir::{BlockId, FuncId, Function, InstKind, Program, Terminator};
 use crate::query::patterns::{trip_count, Trips};
 use crate::query::{find_pattern, Facts};
 use crate::r1cs::BlockStats;
-use std::collections::HashMap;
 
 /// Execution counts per block: `Some(n)` known, `None` unknown. A block absent from the map
 /// ran 0 times (a traced run) — [`program_cost`] reads it so.
@@ -45,7 +46,7 @@ pub type Executions = HashMap<(FuncId, BlockId), Option<u64>>;
 
 /// How often each block appears in a run's trace.
 pub fn traced_executions(outcome: &Outcome) -> Executions {
-    let mut out: Executions = HashMap::new();
+    let mut out: Executions = HashMap::default();
     for entry in &outcome.trace {
         let n = out.entry((entry.func, entry.block)).or_insert(Some(0));
         *n = n.map(|n| n + 1);
@@ -64,7 +65,7 @@ pub fn block_label(program: &Program, func: FuncId, block: BlockId) -> String {
 
 /// Addresses of the program's memory: each function's, once.
 pub fn memory_size(stats: &[BlockStats]) -> u64 {
-    let mut per_func: std::collections::HashMap<FuncId, u64> = std::collections::HashMap::new();
+    let mut per_func: crate::fxhash::HashMap<FuncId, u64> = crate::fxhash::HashMap::default();
     for s in stats {
         per_func.insert(s.func, s.memory_size);
     }
@@ -115,7 +116,7 @@ pub fn program_cost(
 /// Execution counts that hold on every completed run, whatever the inputs (see the module doc
 /// for the rules); `None` where not known. Every laid-out block of every function is present.
 pub fn static_executions(program: &Program) -> Executions {
-    let mut out = Executions::new();
+    let mut out = Executions::default();
     if program.funcs.len() == 1 {
         // No calls (one block, a monolithic program, is run once by `static_function_executions`
         // without indexing every instruction of it to find loops it cannot have).
@@ -181,7 +182,7 @@ struct StaticCounter<'f> {
 impl<'f> StaticCounter<'f> {
     fn new(func: &'f Function) -> StaticCounter<'f> {
         let facts = Facts::new(func);
-        let mut trips = HashMap::new();
+        let mut trips = HashMap::default();
         let pattern = find_pattern("counted-loop").expect("bug: the counted-loop pattern exists");
         for query in pattern.queries() {
             let vars = query.vars();
@@ -202,7 +203,7 @@ impl<'f> StaticCounter<'f> {
             func,
             facts,
             trips,
-            memo: HashMap::new(),
+            memo: HashMap::default(),
         }
     }
 
@@ -277,7 +278,7 @@ pub const ESTIMATED_TRIPS: u64 = 16;
 pub fn estimated_executions(program: &Program) -> super::predict::BlockCounts {
     let known = static_executions(program);
     let counts = super::calls::call_counts(program);
-    let mut out = super::predict::BlockCounts::new();
+    let mut out = super::predict::BlockCounts::default();
     for fid in program.func_ids() {
         let func = program.func(fid);
         if fid != program.main {
@@ -313,7 +314,7 @@ pub fn estimated_function_executions(
             .get(&loops.get(l).header)
             .map_or(ESTIMATED_TRIPS, |t| t.n) as f64
     };
-    let mut freq: HashMap<BlockId, f64> = HashMap::new();
+    let mut freq: HashMap<BlockId, f64> = HashMap::default();
     for &b in cfg.reverse_post_order() {
         let header_of = loops.loop_of_header(b);
         let mut f = if b == func.entry { 1.0 } else { 0.0 };
@@ -347,7 +348,7 @@ pub fn estimated_function_executions(
 /// The counts [`static_executions`] knows for a function run once (`None` where unknown).
 pub fn static_function_executions(func: &Function) -> HashMap<BlockId, Option<u64>> {
     if func.layout.len() == 1 {
-        return HashMap::from([(func.entry, Some(1))]);
+        return [(func.entry, Some(1))].into_iter().collect();
     }
     StaticCounter::new(func).counts().into_iter().collect()
 }

@@ -3,13 +3,14 @@
 //! static estimates. Cost-driven block formation (`opt::merge`) compares candidate programs by
 //! their [`Prediction`]s; with a profile the prediction is the report's own number.
 
+use crate::fxhash::HashMap;
+
 use super::executions::estimated_executions;
 use super::executions::memory_size;
 use super::model::{memory_totals, padded_constraints, padded_executions, padded_state};
 use crate::ir::interp::{self, Limits, Val};
 use crate::ir::{same_up_to_value_names, BlockId, FuncId, Program};
 use crate::r1cs::{self, BlockStats, LowerError};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Inputs to run a program on when its execution counts are needed (`--inputs`).

@@ -20,12 +20,13 @@ pub mod proof;
 pub mod spartan;
 pub mod zokrates;
 
+use crate::fxhash::HashMap;
+
 use crate::diagnostics::Diagnostic;
 use crate::front::{self, Abi};
 use crate::ir::{self, interp, Program};
 use crate::opt::{self, OptLevel};
 use crate::{prove, r1cs};
-use std::collections::HashMap;
 use std::fmt;
 
 /// How to compile.
@@ -580,7 +581,7 @@ pub(crate) fn block_instances_with(
     mut visit: impl FnMut(&r1cs::BlockR1cs<'_>, &r1cs::Assignment),
 ) -> Result<(Vec<prove::BlockInstance>, r1cs::CheckReport), r1cs::CheckError> {
     let mut instances: Vec<prove::BlockInstance> = Vec::new();
-    let mut index: HashMap<(ir::FuncId, ir::BlockId), usize> = HashMap::new();
+    let mut index: HashMap<(ir::FuncId, ir::BlockId), usize> = HashMap::default();
     let witnesses = r1cs::Witnesses::Compiled;
     let report =
         r1cs::for_each_execution_opts(program, outcome, witnesses, progress, |_, blk, asg| {

@@ -3,6 +3,8 @@
 //! wires, the output count), which the verifier builds from the program alone, and the
 //! prover's executions and public values from a run.
 
+use crate::fxhash::HashMap;
+
 use super::{block_instances_with, circuit, instance_name, sparse_r1cs, state_wires, Compilation};
 use crate::field::Fr;
 use crate::ir::interp;
@@ -10,7 +12,6 @@ use crate::prove::spartan::memory::{Access, Memory, Rw};
 use crate::prove::spartan::Statement;
 use crate::prove::BlockInstance;
 use crate::r1cs::{self, memory::AccessKind};
-use std::collections::HashMap;
 
 /// The statement of a compiled, legalized program (no run): main's blocks, and its memory
 /// (the initial entries and each block's accesses) when a block accesses memory. Refuses
@@ -108,7 +109,7 @@ pub fn witness(
     let mut st = statement(compilation)?;
     let mut last_out: Vec<Fr> = Vec::new();
     // Each execution's clock: the accesses the run made before it, by block name.
-    let mut clocks: HashMap<String, Vec<u64>> = HashMap::new();
+    let mut clocks: HashMap<String, Vec<u64>> = HashMap::default();
     let mut clock = 0u64;
     let program = &compilation.program;
     let (executed, report) = block_instances_with(program, outcome, progress, |blk, asg| {

@@ -105,7 +105,7 @@ fn lower_program_here(
     field_cmp: super::FieldCmp,
 ) -> ir::Program {
     let mut funcs = Vec::new();
-    let mut names: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut names: crate::fxhash::HashMap<&str, usize> = crate::fxhash::HashMap::default();
     for f in &program.functions {
         // Overloads share a source name; IR function names are made unique.
         let count = names.entry(f.name.as_str()).or_insert(0);

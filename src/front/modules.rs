@@ -22,12 +22,13 @@
 //! in; [`SourceMap::localize`] turns a diagnostic about another file than the root into one that
 //! carries that file.
 
+use crate::fxhash::HashMap;
+
 use super::ast;
 use super::parser;
 use super::stdlib;
 use super::typed::Builtin;
 use crate::diagnostics::{line_col, Diagnostic, LineCol, SourceFile, Span};
-use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -187,7 +188,7 @@ pub fn load(name: &str, text: &str, stdlib: Option<&Path>) -> Result<Loaded, Dia
         stdlib,
         map: SourceMap::new(name, text),
         modules: Vec::new(),
-        by_path: HashMap::new(),
+        by_path: HashMap::default(),
         loading: Vec::new(),
         embed: None,
     };

@@ -22,9 +22,10 @@
 //! b3: return
 //! ```
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::entities::BlockId;
 use super::function::Function;
-use std::collections::{HashMap, HashSet};
 
 /// The dominance relation of a function's reachable laid-out blocks.
 pub(super) struct Dominance {
@@ -47,13 +48,13 @@ impl Dominance {
         };
         if !laid_out.contains(&func.entry) {
             return Dominance {
-                number: HashMap::new(),
+                number: HashMap::default(),
                 idom: Vec::new(),
             };
         }
 
         // Step 1: reverse post-order by an iterative depth-first search.
-        let mut visited = HashSet::from([func.entry]);
+        let mut visited = [func.entry].into_iter().collect::<HashSet<_>>();
         let mut post = Vec::new();
         let mut stack = vec![(func.entry, successors(func.entry), 0usize)];
         while let Some((block, succs, next)) = stack.last_mut() {

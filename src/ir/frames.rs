@@ -26,9 +26,10 @@
 //! such chains attributes the deeper ones to the last frame that fits
 //! ([`InlineFrames::intern`] returns the parent then).
 
+use crate::fxhash::HashMap;
+
 use super::entities::{FrameId, PackedLoc, SrcLoc};
 use super::function::Function;
-use std::collections::HashMap;
 
 /// A function's name as a frame shows it: its name, except for the `main` of an imported
 /// module (named `main`, or `main_N` when the front end made names unique), which is shown by
@@ -91,8 +92,8 @@ impl Default for InlineFrames {
                 call_site: None,
             }],
             names: Vec::new(),
-            name_ids: HashMap::new(),
-            index: HashMap::new(),
+            name_ids: HashMap::default(),
+            index: HashMap::default(),
         }
     }
 }
@@ -272,7 +273,7 @@ mod tests {
         let k = t.intern(g, "k", at(8, g));
         // `h` inlined into main at line 2.
         let h = t.intern(FrameId::ROOT, "h", at(2, FrameId::ROOT));
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         let k2 = t.rebase(k, h, &mut memo);
         assert_eq!(t.callee_names(k2), ["h", "g", "k"]);
         assert_eq!(t.rebase(FrameId::ROOT, h, &mut memo), h);

@@ -3,11 +3,12 @@
 //! (unreachable blocks follow in layout order), values in order of definition (block parameters,
 //! then instruction results), and arenas hold only what the layout uses.
 
+use crate::fxhash::HashMap;
+
 use super::entities::{BlockId, InstId, ValueId};
 use super::function::{BlockData, Function, ValueDef};
 use super::instructions::BlockCall;
 use super::Program;
-use std::collections::HashMap;
 
 /// The program with every function normalized.
 pub fn normalize_program(program: &Program) -> Program {
@@ -22,7 +23,7 @@ pub fn normalize_program(program: &Program) -> Program {
 /// The function with normalized ids.
 pub fn normalize_function(func: &Function) -> Function {
     let mut order = func.reverse_post_order();
-    let reachable: std::collections::HashSet<BlockId> = order.iter().copied().collect();
+    let reachable: crate::fxhash::HashSet<BlockId> = order.iter().copied().collect();
     order.extend(
         func.layout
             .iter()
@@ -41,7 +42,7 @@ pub fn normalize_function(func: &Function) -> Function {
     let mut out = Function::without_blocks(func.name.clone(), func.returns.clone());
     out.entry = block_map[&func.entry];
     out.layout = (0..order.len()).map(BlockId::new).collect();
-    let mut value_map: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut value_map: HashMap<ValueId, ValueId> = HashMap::default();
     for (new_b, &b) in order.iter().enumerate() {
         let block = func.block(b);
         for (k, &p) in block.params.iter().enumerate() {
@@ -135,8 +136,8 @@ fn same_function(f: &Function, g: &Function) -> bool {
     if f.name != g.name || f.returns != g.returns || f.entry != g.entry || f.layout != g.layout {
         return false;
     }
-    let mut pairs: HashMap<ValueId, ValueId> = HashMap::new();
-    let mut taken: std::collections::HashSet<ValueId> = std::collections::HashSet::new();
+    let mut pairs: HashMap<ValueId, ValueId> = HashMap::default();
+    let mut taken: crate::fxhash::HashSet<ValueId> = crate::fxhash::HashSet::default();
     let mut pair = |x: ValueId, y: ValueId| -> bool {
         if let Some(&z) = pairs.get(&x) {
             return z == y;

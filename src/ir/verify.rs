@@ -22,13 +22,14 @@
 //!    and the guard `if g` of a `hint` or `log` is `u1`.
 //! 7. **Flags**: `nuw` only on `uN` `add`, `sub`, `mul` and `shl`, and on casts to `uN`.
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::dom::Dominance;
 use super::entities::{BlockId, InstId, ValueId};
 use super::function::{Function, Program, ValueDef};
 use super::instructions::{BinOp, InstKind, Terminator};
 use super::interp::template_slots;
 use super::types::Type;
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// Where a violation is.
@@ -169,7 +170,7 @@ impl Verifier<'_> {
             );
             return;
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for &b in &func.layout {
             if b.index() >= func.blocks.len() {
                 self.report(
@@ -185,8 +186,8 @@ impl Verifier<'_> {
         }
 
         // Definitions.
-        let mut defs: HashMap<ValueId, Def> = HashMap::new();
-        let mut inst_seen: HashSet<InstId> = HashSet::new();
+        let mut defs: HashMap<ValueId, Def> = HashMap::default();
+        let mut inst_seen: HashSet<InstId> = HashSet::default();
         for &b in &func.layout {
             let block = func.block(b);
             for (k, &p) in block.params.iter().enumerate() {

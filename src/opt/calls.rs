@@ -48,13 +48,15 @@
 //!                                   }
 //! ```
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::util::add_inst;
 use super::PassStats;
 use crate::ir::{
     BinOp, BlockCall, BlockId, FuncId, Function, InstKind, Program, Terminator, Type, ValueDef,
     ValueId,
 };
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// Whether calls are inlined (`--inline all`), kept as blocks (`--inline none`), or either,
@@ -187,14 +189,14 @@ impl<'p> Flattener<'p> {
         // Static counts of the program with calls, carried to the flat blocks (step 8).
         let counts = crate::cost::calls::call_counts(program);
         let exact = |g: FuncId, b: BlockId| counts.as_ref()?.get(&g)?.exact(b);
-        let mut flat_counts: HashMap<BlockId, Option<u64>> = HashMap::new();
+        let mut flat_counts: HashMap<BlockId, Option<u64>> = HashMap::default();
         for &b in &program.func(main).layout {
             flat_counts.insert(b, exact(main, b));
         }
         for &(b, cont) in &main_sites {
             flat_counts.insert(cont, exact(main, b));
         }
-        let mut placed: HashMap<FuncId, Placed> = HashMap::new();
+        let mut placed: HashMap<FuncId, Placed> = HashMap::default();
         placed.insert(
             main,
             Placed {
@@ -245,10 +247,10 @@ impl<'p> Flattener<'p> {
             );
         }
         // Step 4: every call site, grouped by callee (in order of the sites).
-        let mut by_callee: HashMap<FuncId, Vec<BlockId>> = HashMap::new();
+        let mut by_callee: HashMap<FuncId, Vec<BlockId>> = HashMap::default();
         let mut saves: Vec<(BlockId, FuncId, Vec<ValueId>)> = Vec::new();
         let mut restores: Vec<(BlockId, FuncId, Vec<ValueId>)> = Vec::new();
-        let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
         let mut order: Vec<FuncId> = program
             .func_ids()
             .filter(|f| placed.contains_key(f))
@@ -344,13 +346,13 @@ impl<'p> Flattener<'p> {
         saves.retain(|(b, _, _)| laid_out.contains(b));
         restores.retain(|(b, _, _)| laid_out.contains(b));
         // Step 6: the stack.
-        let mut frames: HashMap<FuncId, u64> = HashMap::new();
+        let mut frames: HashMap<FuncId, u64> = HashMap::default();
         for (_, caller, saved) in &saves {
             let n: u64 = saved.iter().map(|v| leaves(flat.value_type(*v))).sum();
             let f = frames.entry(*caller).or_insert(0);
             *f = (*f).max(n);
         }
-        let mut bases: HashMap<FuncId, u64> = HashMap::new();
+        let mut bases: HashMap<FuncId, u64> = HashMap::default();
         let mut size = 0u64;
         for f in &order {
             bases.insert(*f, size);
@@ -366,7 +368,7 @@ impl<'p> Flattener<'p> {
             let mut current = on_entry.clone();
             // Where each continuation's parameter was restored from: a block that both
             // continues a call and makes one need not save again what it restored.
-            let mut at_slot: HashMap<(BlockId, ValueId), u64> = HashMap::new();
+            let mut at_slot: HashMap<(BlockId, ValueId), u64> = HashMap::default();
             for (cont, caller, restored) in &restores {
                 let mut slot = bases[caller];
                 let stack = on_entry[cont];
@@ -485,8 +487,8 @@ fn prepare(
 /// constants.
 fn explicit_live_ins(f: &mut Function) {
     let is_const = |f: &Function, v: ValueId| matches!(f.value(v).def, ValueDef::Const(_));
-    let mut defs: HashMap<BlockId, HashSet<ValueId>> = HashMap::new();
-    let mut uses: HashMap<BlockId, BTreeSet<ValueId>> = HashMap::new();
+    let mut defs: HashMap<BlockId, HashSet<ValueId>> = HashMap::default();
+    let mut uses: HashMap<BlockId, BTreeSet<ValueId>> = HashMap::default();
     for &b in &f.layout {
         let data = f.block(b);
         let mut d: HashSet<ValueId> = data.params.iter().copied().collect();
@@ -531,12 +533,12 @@ fn explicit_live_ins(f: &mut Function) {
         }
     }
     let entry = f.entry;
-    let mut renames: HashMap<BlockId, HashMap<ValueId, ValueId>> = HashMap::new();
+    let mut renames: HashMap<BlockId, HashMap<ValueId, ValueId>> = HashMap::default();
     for b in f.layout.clone() {
         if b == entry {
             continue;
         }
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         for &v in live.get(&b).into_iter().flatten() {
             let ty = f.value_type(v).clone();
             map.insert(v, f.append_block_param(b, ty));
@@ -551,7 +553,7 @@ fn explicit_live_ins(f: &mut Function) {
         }
         renames.insert(b, map);
     }
-    let empty = HashMap::new();
+    let empty = HashMap::default();
     for b in f.layout.clone() {
         let own = renames.get(&b).unwrap_or(&empty);
         let Some(mut term) = f.block_mut(b).term.take() else {
@@ -572,8 +574,8 @@ fn explicit_live_ins(f: &mut Function) {
 /// Copies every laid-out block of `src` into `dst` (parameters, instructions, terminators with
 /// `return` kept), with fresh values; the map of blocks.
 fn copy_into(dst: &mut Function, src: &Function) -> HashMap<BlockId, BlockId> {
-    let mut blocks: HashMap<BlockId, BlockId> = HashMap::new();
-    let mut values: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut blocks: HashMap<BlockId, BlockId> = HashMap::default();
+    let mut values: HashMap<ValueId, ValueId> = HashMap::default();
     for &b in &src.layout {
         let nb = dst.create_block();
         blocks.insert(b, nb);
@@ -839,7 +841,7 @@ fn thread_stack(f: &mut Function, size: u32) -> HashMap<BlockId, ValueId> {
     f.block_mut(entry).insts.insert(0, make);
     let stack = f.inst(make).results[0];
     f.call_stack = Some(stack);
-    let mut current = HashMap::new();
+    let mut current = HashMap::default();
     for b in f.layout.clone() {
         let v = if b == entry {
             stack

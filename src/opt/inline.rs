@@ -35,6 +35,8 @@
 //! }
 //! ```
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::util::{add_inst, remove_unreachable_blocks};
 use super::PassStats;
 use crate::ir::frames::function_label;
@@ -44,11 +46,10 @@ use crate::ir::{
 };
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::{HashMap, HashSet};
 
 /// Inlines every call of a non-recursive function and drops unreachable functions.
 pub fn run(program: &mut Program) -> PassStats {
-    Ctx::new(program).run(&HashSet::new())
+    Ctx::new(program).run(&HashSet::default())
 }
 
 /// Inlines every call except those of the functions in `keep` (which stay calls, for
@@ -139,8 +140,8 @@ impl<'p> Ctx<'p> {
     /// visited once per block it lives in. The call results are substituted once at the end.
     fn inline_calls_in(&mut self, fid: FuncId, recursive: &HashSet<FuncId>) {
         let mut inlined = 0;
-        let mut copies: HashMap<FuncId, Function> = HashMap::new();
-        let mut results: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut copies: HashMap<FuncId, Function> = HashMap::default();
+        let mut results: HashMap<ValueId, ValueId> = HashMap::default();
         let mut at = 0;
         while at < self.program.func(fid).layout.len() {
             let func = self.program.func(fid);
@@ -170,7 +171,7 @@ impl<'p> Ctx<'p> {
             let mut rebase = Rebase {
                 frames,
                 onto,
-                memo: HashMap::new(),
+                memo: HashMap::default(),
             };
             let caller = &mut self.program.funcs[fid.index()];
             inline_call(
@@ -210,7 +211,7 @@ pub(crate) fn drop_unreachable_functions(program: &mut Program) -> usize {
     if reached.iter().all(|r| *r) {
         return 0;
     }
-    let mut new_id = HashMap::new();
+    let mut new_id = HashMap::default();
     let mut kept = Vec::new();
     let mut removed = 0;
     for (i, func) in std::mem::take(&mut program.funcs).into_iter().enumerate() {
@@ -278,8 +279,8 @@ fn inline_call(
     caller.block_mut(cont).term_loc = caller.block(block).term_loc;
 
     // Copy the callee: blocks and parameters, then instructions, then operands.
-    let mut block_map: HashMap<BlockId, BlockId> = HashMap::new();
-    let mut value_map: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut block_map: HashMap<BlockId, BlockId> = HashMap::default();
+    let mut value_map: HashMap<ValueId, ValueId> = HashMap::default();
     for (p, a) in callee.params().iter().zip(&args) {
         value_map.insert(*p, *a);
     }

@@ -53,13 +53,15 @@
 //! small: one call site: inlined
 //! ```
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::{Options, Pipeline};
 use crate::analysis::Liveness;
 use crate::cost::executions::{estimated_function_executions, static_function_executions};
 use crate::cost::model::memory_totals;
 use crate::cost::model::{padded_constraints, padded_executions, padded_state};
 use crate::ir::{BlockId, FuncId, Function, InstKind, Program, ValueId};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
 /// How much more (in percent of the inlined estimate) a kept call may cost and still win.
 pub const KEEP_SLACK_PERCENT: u128 = 2;
@@ -99,8 +101,8 @@ pub fn decide(program: &Program, pipeline: &Pipeline, options: &Options) -> Vec<
     let circuit = program.circuit_funcs();
     let order = callers_first(program, &circuit);
     // Calls of each function per run, and whether exact.
-    let mut runs: HashMap<FuncId, (u64, bool)> = HashMap::from([(program.main, (1, true))]);
-    let mut sites: HashMap<FuncId, Vec<Site>> = HashMap::new();
+    let mut runs: HashMap<FuncId, (u64, bool)> = [(program.main, (1, true))].into_iter().collect();
+    let mut sites: HashMap<FuncId, Vec<Site>> = HashMap::default();
     for &g in &order {
         let (n_g, exact_g) = runs.get(&g).copied().unwrap_or((0, false));
         let func = program.func(g);
@@ -337,7 +339,7 @@ fn estimate(size: &Size, calls: u64, sites: &[Site]) -> (u128, u128) {
     let pe = |x: u64| u128::from(padded_executions(x).unwrap_or(u64::MAX));
     let ps = |x: u64| u128::from(padded_state(x));
     // Inlined: the copies of each calling block together.
-    let mut by_block: HashMap<(FuncId, BlockId), (u64, u64)> = HashMap::new();
+    let mut by_block: HashMap<(FuncId, BlockId), (u64, u64)> = HashMap::default();
     for s in sites {
         let e = by_block
             .entry((s.caller, s.block))

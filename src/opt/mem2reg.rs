@@ -86,6 +86,8 @@
 //!     return v8
 //! ```
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::util::{add_inst, incoming_edges, remove_unreachable_blocks, replace_trivial_params};
 use super::PassStats;
 use crate::analysis::DomTree;
@@ -97,7 +99,7 @@ use crate::ir::{
 use ark_ff::Zero;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
 /// Runs mem2reg on every function of the program.
 pub fn run(program: &mut Program) -> PassStats {
@@ -171,16 +173,16 @@ impl<'f> Ctx<'f> {
             .collect();
         Ctx {
             func,
-            site_of: HashMap::new(),
+            site_of: HashMap::default(),
             site_value: vec![None],
             single_instance: vec![false],
             zero: vec![None],
-            pts: HashMap::new(),
+            pts: HashMap::default(),
             contents: vec![BTreeSet::new()],
-            cyclic: HashSet::new(),
-            out: HashMap::new(),
+            cyclic: HashSet::default(),
+            out: HashMap::default(),
             preds,
-            canonical_const: HashMap::new(),
+            canonical_const: HashMap::default(),
             rpo_index,
             stats: PassStats::default(),
         }
@@ -259,7 +261,7 @@ impl<'f> Ctx<'f> {
     }
 
     fn canonicalize_constants(&mut self) {
-        let mut first: HashMap<(TypeId, Const), ValueId> = HashMap::new();
+        let mut first: HashMap<(TypeId, Const), ValueId> = HashMap::default();
         for (k, data) in self.func.values.iter().enumerate() {
             if let ValueDef::Const(c) = data.def {
                 let c = self.func.const_of(c);
@@ -487,7 +489,7 @@ impl<'f> Ctx<'f> {
     /// the loads that can be forwarded.
     fn visit(&mut self, b: BlockId, rewrite: bool) -> HashMap<ValueId, ValueId> {
         let mut state = self.entry_state(b);
-        let mut forwards = HashMap::new();
+        let mut forwards = HashMap::default();
         let cyclic = self.cyclic.contains(&b);
         if cyclic {
             for p in self.func.block(b).params.clone() {
@@ -560,7 +562,7 @@ impl<'f> Ctx<'f> {
     fn forward_loads_and_remove_stores(&mut self, rpo: &[BlockId]) {
         let dom = DomTree::dominators(self.func);
         let inst_block = self.func.inst_blocks();
-        let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
         for &b in rpo {
             let forwards = self.visit(b, true);
             let mut defined_here: HashSet<ValueId> =
@@ -627,7 +629,7 @@ impl<'f> Ctx<'f> {
     // ---- Step 4: promotion of allocations whose address never escapes ----
 
     fn promote(&mut self) {
-        let mut only_address = HashMap::new();
+        let mut only_address = HashMap::default();
         for &b in &self.func.layout {
             for &i in &self.func.block(b).insts {
                 let kind = &self.func.inst(i).kind;
@@ -681,7 +683,7 @@ impl<'f> Ctx<'f> {
     /// starts with its parent's contents at the end. A jump passes the contents at its block's end
     /// to the parameters of its target. Loads are substituted once at the end.
     fn promote_all(&mut self, candidates: &[ValueId], dom: &DomTree, rpo: &[BlockId]) -> usize {
-        let mut home_of: HashMap<InstId, BlockId> = HashMap::new();
+        let mut home_of: HashMap<InstId, BlockId> = HashMap::default();
         for &b in &self.func.layout {
             for &i in &self.func.block(b).insts {
                 home_of.insert(i, b);
@@ -689,7 +691,7 @@ impl<'f> Ctx<'f> {
         }
         // (allocation instruction, type, home block) of each cell promoted, by cell index.
         let mut cells: Vec<(InstId, Type, BlockId)> = Vec::new();
-        let mut cell_of: HashMap<ValueId, usize> = HashMap::new();
+        let mut cell_of: HashMap<ValueId, usize> = HashMap::default();
         for &alloc in candidates {
             let ValueDef::Result(alloc_inst, _) = self.func.value(alloc).def else {
                 continue;
@@ -711,7 +713,7 @@ impl<'f> Ctx<'f> {
             return 0;
         }
         let incoming = incoming_edges(self.func);
-        let mut params: HashMap<BlockId, Vec<(usize, ValueId)>> = HashMap::new();
+        let mut params: HashMap<BlockId, Vec<(usize, ValueId)>> = HashMap::default();
         let mut zeros: Vec<Option<(ValueId, Vec<InstId>)>> = Vec::with_capacity(cells.len());
         for (c, (_, ty, home)) in cells.iter().enumerate() {
             for &b in rpo {
@@ -722,7 +724,7 @@ impl<'f> Ctx<'f> {
             }
             zeros.push(Some(zero_value(self.func, ty)));
         }
-        let mut children: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        let mut children: HashMap<BlockId, Vec<BlockId>> = HashMap::default();
         for &b in rpo {
             if let Some(parent) = dom.idom(b) {
                 children.entry(parent).or_default().push(b);
@@ -735,7 +737,7 @@ impl<'f> Ctx<'f> {
             .collect();
         let mut current: Vec<Option<ValueId>> = vec![None; cells.len()];
         let mut undo: Vec<(usize, Option<ValueId>)> = Vec::new();
-        let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
         let mut stores_removed = 0;
         // Depth-first over the dominator tree; `Leave(mark)` undoes the subtree's changes.
         enum Step {

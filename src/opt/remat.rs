@@ -52,10 +52,11 @@
 //! ```
 //! (`v1` was live in `b1` and `b2`: two leaves in each of their states; now it is dead.)
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::util::{incoming_edges, remove_params};
 use super::PassStats;
 use crate::ir::{BlockId, Const, Function, InstKind, Program, Type, ValueId};
-use std::collections::{HashMap, HashSet};
 
 /// Runs the pass on every function.
 pub fn run(program: &mut Program) -> PassStats {
@@ -101,11 +102,11 @@ impl<'f> Ctx<'f> {
     fn new(func: &'f mut Function) -> Self {
         Ctx {
             func,
-            interned: HashMap::new(),
+            interned: HashMap::default(),
             contents: Vec::new(),
-            of_value: HashMap::new(),
-            copies: HashMap::new(),
-            n_inserted: HashMap::new(),
+            of_value: HashMap::default(),
+            copies: HashMap::default(),
+            n_inserted: HashMap::default(),
             stats: PassStats::default(),
         }
     }
@@ -136,7 +137,7 @@ impl<'f> Ctx<'f> {
         let constant_params = self.find_contents(&rpo);
         self.remove_constant_params(&constant_params);
         let removed: HashSet<ValueId> = constant_params.iter().map(|(_, _, p)| *p).collect();
-        let mut def_block: HashMap<ValueId, BlockId> = HashMap::new();
+        let mut def_block: HashMap<ValueId, BlockId> = HashMap::default();
         for &b in &self.func.layout {
             let data = self.func.block(b);
             def_block.extend(data.params.iter().map(|p| (*p, b)));
@@ -153,7 +154,7 @@ impl<'f> Ctx<'f> {
             for i in self.func.block(b).insts.clone() {
                 let mut operands = self.func.inst(i).kind.operands();
                 operands.retain(|v| needs_copy(&self, *v));
-                let mut map = HashMap::new();
+                let mut map = HashMap::default();
                 for v in operands {
                     let copy = self.copy_in(b, self.of_value[&v]);
                     map.insert(v, copy);
@@ -168,7 +169,7 @@ impl<'f> Ctx<'f> {
             };
             let mut operands = term.operands();
             operands.retain(|v| needs_copy(&self, *v));
-            let mut map = HashMap::new();
+            let mut map = HashMap::default();
             for v in operands {
                 let copy = self.copy_in(b, self.of_value[&v]);
                 map.insert(v, copy);
@@ -247,7 +248,7 @@ impl<'f> Ctx<'f> {
     /// rewritten by step 3).
     fn remove_constant_params(&mut self, params: &[(BlockId, usize, ValueId)]) {
         let incoming = incoming_edges(self.func);
-        let mut keep: HashMap<BlockId, Vec<bool>> = HashMap::new();
+        let mut keep: HashMap<BlockId, Vec<bool>> = HashMap::default();
         for &(b, idx, _) in params {
             let n = self.func.block(b).params.len();
             keep.entry(b).or_insert_with(|| vec![true; n])[idx] = false;

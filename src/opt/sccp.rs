@@ -241,7 +241,7 @@ struct Ctx<'f> {
     executable_blocks: FxSet<BlockId>,
     /// Executable edges: (source block, index of the block call in its terminator).
     executable_edges: FxSet<(BlockId, usize)>,
-    incoming: std::collections::HashMap<BlockId, Vec<(BlockId, usize)>>,
+    incoming: crate::fxhash::HashMap<BlockId, Vec<(BlockId, usize)>>,
     flow_worklist: Vec<(BlockId, usize)>,
     /// Values whose cell lowered, to revisit their uses: filled by the worklist algorithm only
     /// (`revisit`), the acyclic sweep has nothing to revisit.

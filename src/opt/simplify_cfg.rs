@@ -26,10 +26,11 @@
 //! ```
 //! (b1 and b2 are forwarding blocks, step 4; b4 merges into b3, step 5.)
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::util::{incoming_edges, remove_unreachable_blocks, replace_trivial_params};
 use super::PassStats;
 use crate::ir::{BlockCall, BlockId, Function, Program, Terminator, ValueId};
-use std::collections::{HashMap, HashSet};
 
 /// Runs CFG simplification on every function of the program.
 pub fn run(program: &mut Program) -> PassStats {
@@ -101,7 +102,7 @@ impl Ctx<'_> {
         // instructions, an unrolled loop, has no forwarder to look for).
         let mut uses: Option<HashMap<ValueId, usize>> = None;
         let mut incoming: Option<HashMap<BlockId, Vec<(BlockId, usize)>>> = None;
-        let mut removed: HashSet<BlockId> = HashSet::new();
+        let mut removed: HashSet<BlockId> = HashSet::default();
         for b in self.func.layout.clone() {
             if b == self.func.entry || !self.func.block(b).insts.is_empty() {
                 continue;
@@ -183,14 +184,14 @@ impl Ctx<'_> {
     fn merge_blocks(&mut self) -> usize {
         // Merging B into P moves B's out-edges to P: every other block keeps its number of
         // predecessors, so the counts taken once stay valid through the sweep.
-        let mut n_preds: HashMap<BlockId, usize> = HashMap::new();
+        let mut n_preds: HashMap<BlockId, usize> = HashMap::default();
         for &b in &self.func.layout {
             for s in self.func.successors(b) {
                 *n_preds.entry(s).or_insert(0) += 1;
             }
         }
-        let mut merged: HashSet<BlockId> = HashSet::new();
-        let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut merged: HashSet<BlockId> = HashSet::default();
+        let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
         for p in self.func.layout.clone() {
             if merged.contains(&p) {
                 continue;

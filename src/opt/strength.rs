@@ -18,9 +18,10 @@
 //! v3 = udiv v0, u64 2    ==>   v3 = shr v0, u64 1
 //! ```
 
+use crate::fxhash::HashMap;
+
 use super::PassStats;
 use crate::ir::{BinOp, Const, Function, InstKind, Program, ValueId};
-use std::collections::HashMap;
 
 /// Runs the pass on every function.
 pub fn run(program: &mut Program) -> PassStats {
@@ -34,7 +35,7 @@ pub fn run(program: &mut Program) -> PassStats {
 /// Runs the pass on one function.
 pub fn run_function(func: &mut Function) -> PassStats {
     let mut stats = PassStats::default();
-    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
     for b in func.layout.clone() {
         for i in func.block(b).insts.clone() {
             let InstKind::Binary { op, lhs, rhs } = func.inst(i).kind else {

@@ -2,9 +2,10 @@
 //! result types, removing unreachable blocks, removing block parameters together with their
 //! jump arguments, and replacing parameters that every jump binds to the same value.
 
+use crate::fxhash::{HashMap, HashSet};
+
 use crate::ir::ValueId;
 use crate::ir::{BlockId, Function, InstData, InstId, InstKind, SrcLoc, Type, ValueDef};
-use std::collections::{HashMap, HashSet};
 
 /// Creates an instruction whose results have the given types (unlike
 /// [`Function::create_inst`], which infers them from the operands), not placed in any block.
@@ -87,7 +88,7 @@ pub(crate) fn replace_trivial_params(func: &mut Function) -> usize {
     let mut removed = 0;
     loop {
         let incoming = incoming_edges(func);
-        let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+        let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
         let mut changed_blocks = Vec::new();
         for &b in &func.layout {
             if b == func.entry {

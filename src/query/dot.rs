@@ -14,10 +14,11 @@
 //! - [`Show::Regions`]: the CFG with each canonical SESE region drawn as a nested cluster
 //!   labelled with its entry and exit edges ([`crate::analysis::regions`]).
 
+use crate::fxhash::HashSet;
+
 use crate::analysis::{Cfg, ControlDependence};
 use crate::analysis::{DepKind, Pdg, PdgNode, RegionId, RegionTree};
 use crate::ir::{print, FuncId, Function, Program, Terminator};
-use std::collections::HashSet;
 use std::fmt::Write;
 
 /// What to draw.
@@ -193,7 +194,7 @@ fn pdg(out: &mut String, fid: FuncId, func: &Function) {
 fn regions(out: &mut String, program: &Program, fid: FuncId) {
     let func = program.func(fid);
     let tree = RegionTree::new(func);
-    let mut placed: HashSet<crate::ir::BlockId> = HashSet::new();
+    let mut placed: HashSet<crate::ir::BlockId> = HashSet::default();
     fn cluster(
         out: &mut String,
         program: &Program,

@@ -18,12 +18,13 @@
 //! branch guards" would include code that runs whichever way the branch goes. `zkbc compile
 //! --show cdg-both` draws both, with their differences styled.
 
+use crate::fxhash::{HashMap, HashSet};
+
 use crate::analysis::dominators::Graph;
 use crate::analysis::regions::{ExtendedCfg, RegionNode};
 use crate::analysis::{Cfg, ControlDependence, DomTree, LoopForest};
 use crate::ir::{BlockId, Function, InstId, ValueDef, ValueId};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 
 /// One function with its analyses (see the module doc).
 pub struct Facts<'f> {
@@ -87,7 +88,7 @@ impl<'f> Facts<'f> {
             .iter()
             .flat_map(|b| func.block(*b).insts.iter().copied())
             .collect();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut values = Vec::new();
         let mut add = |v: ValueId, values: &mut Vec<ValueId>| {
             if seen.insert(v) {
@@ -134,7 +135,7 @@ impl<'f> Facts<'f> {
             edge_dom,
             edge_pdom,
             cyclic,
-            cycle_cache: RefCell::new(HashMap::new()),
+            cycle_cache: RefCell::new(HashMap::default()),
             users: std::cell::OnceCell::new(),
             users_asked: std::cell::Cell::new(false),
         }
@@ -156,7 +157,7 @@ impl<'f> Facts<'f> {
             return std::borrow::Cow::Owned(found);
         }
         let users = self.users.get_or_init(|| {
-            let mut users: HashMap<ValueId, Vec<InstId>> = HashMap::new();
+            let mut users: HashMap<ValueId, Vec<InstId>> = HashMap::default();
             for &i in &self.insts {
                 self.func.inst(i).kind.for_each_operand(|v| {
                     let list = users.entry(v).or_default();

@@ -16,11 +16,12 @@
 //! [`Pred::CycleEquivalent`] take an edge as its two end nodes, as the seed's SESE tuple
 //! `a, b, c, d` does.
 
+use crate::fxhash::HashSet;
+
 use super::facts::Facts;
 use crate::analysis::regions::RegionNode;
 use crate::analysis::LoopId;
 use crate::ir::{BlockId, InstId, InstKind, Terminator, Type, ValueDef, ValueId};
-use std::collections::HashSet;
 
 /// What a variable ranges over.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -558,7 +559,7 @@ fn chain(b: BlockId, up: impl Fn(BlockId) -> Option<BlockId>) -> Vec<BlockId> {
 /// See [`Pred::IndexedBy`].
 fn indexed_by(facts: &Facts<'_>, inst: InstId, index: ValueId) -> bool {
     let func = facts.func;
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut cur = inst;
     while seen.insert(cur) {
         let InstKind::ArrayGet { array, index: i } = func.inst(cur).kind else {

@@ -241,7 +241,7 @@ impl Query {
             query: self,
             bindings: vec![None; self.vars.len()],
             domains: vec![None; self.vars.len()],
-            fixed_proposals: std::collections::HashMap::new(),
+            fixed_proposals: crate::fxhash::HashMap::default(),
         };
         let mut out = Vec::new();
         solver.search(&outer, &self.constraints, &mut |b| {
@@ -322,7 +322,7 @@ struct Solver<'a, 'f> {
     /// Proposals that depend on no binding (every other argument of the constraint is a
     /// fixed entity: `opcode(add)` proposes every `add`), by constraint address and position:
     /// computed once, not at every node of the search.
-    fixed_proposals: std::collections::HashMap<(usize, usize), std::rc::Rc<Vec<Entity>>>,
+    fixed_proposals: crate::fxhash::HashMap<(usize, usize), std::rc::Rc<Vec<Entity>>>,
 }
 
 impl<'a> Solver<'a, '_> {

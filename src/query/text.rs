@@ -12,10 +12,11 @@
 //! `block h, block t: control_edge(t, h), dominates(h, t)`. Negated sub-queries have no text
 //! form; the shipped patterns build them in Rust.
 
+use crate::fxhash::HashMap;
+
 use super::pred::{Kind, Pred};
 use super::solver::{Query, QueryBuilder, Var};
 use crate::ir::Type;
-use std::collections::HashMap;
 
 /// Parses query text; the error says what is wrong and where (a 1-based column).
 pub fn parse_query(text: &str) -> Result<Query, String> {
@@ -26,7 +27,7 @@ pub fn parse_query(text: &str) -> Result<Query, String> {
     };
     let col = |s: &str| s.as_ptr() as usize - text.as_ptr() as usize + 1;
     let mut q = Query::new();
-    let mut vars: HashMap<String, (Var, Kind)> = HashMap::new();
+    let mut vars: HashMap<String, (Var, Kind)> = HashMap::default();
     for decl in decls.split(',') {
         let words: Vec<&str> = decl.split_whitespace().collect();
         let [kind, name] = words[..] else {

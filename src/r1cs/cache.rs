@@ -13,13 +13,14 @@
 //! values differently) is lowered once. The function's memory size is not part of the key: it
 //! is read from the function's plan, not from the cached block.
 
+use crate::fxhash::HashMap;
+
 use super::attribute::{self, BlockAttribution, PositionCounts};
 use super::fxhash::FxHasher;
 use super::live::FuncInfo;
 use super::{all_blocks, lower_with, lower_with_origins, BlockStats, LowerError};
 use crate::ir::{BlockId, FuncId, Function, Program, ValueId};
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -24,6 +24,8 @@
 //! threads. An error met while assigning is reported after the chunk's earlier executions are
 //! checked, so it too is the first in trace order.
 
+use crate::fxhash::HashMap;
+
 use super::fxhash::FxMap;
 use super::memory::{check_memory, AccessKind, MemoryEntry, MemoryError, MemoryTrace};
 use super::tape::{batch_invert, Inputs};
@@ -33,7 +35,6 @@ use crate::ir::interp::{Exit, Outcome, TraceEntry, Val};
 use crate::ir::{BlockId, FuncId, Program};
 use ark_ff::{One, Zero};
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -481,7 +482,7 @@ type FuncInfos = HashMap<FuncId, Arc<super::live::FuncInfo>>;
 /// memory, and the initial entries.
 fn memory_layout(program: &Program) -> (FuncInfos, FxMap<FuncId, (u64, u64)>, Vec<MemoryEntry>) {
     let circuit = program.circuit_funcs();
-    let mut infos = HashMap::new();
+    let mut infos = HashMap::default();
     let mut offsets = FxMap::default();
     let mut inits = Vec::new();
     let (mut addr_off, mut seg_off) = (0u64, 0u64);

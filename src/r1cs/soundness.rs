@@ -22,12 +22,13 @@
 //! real), but finding nothing does not prove a block sound. Every finding names the block, the
 //! execution and the variable.
 
+use crate::fxhash::HashMap;
+
 use super::{BlockR1cs, CheckError};
 use crate::field::Fr;
 use crate::ir::interp::Outcome;
 use crate::ir::{BlockId, FuncId, Program};
 use ark_ff::{Field as _, Zero};
-use std::collections::HashMap;
 use std::fmt;
 
 /// How much to try.
@@ -106,7 +107,7 @@ pub fn check_soundness(
     options: SoundnessOptions,
 ) -> Result<SoundnessReport, CheckError> {
     let mut report = SoundnessReport::default();
-    let mut tried: HashMap<(FuncId, BlockId), usize> = HashMap::new();
+    let mut tried: HashMap<(FuncId, BlockId), usize> = HashMap::default();
     // The same walk over the trace as `check_trace`: each execution's full assignment.
     super::for_each_execution(program, outcome, |step, blk, asg| {
         let n_tried = tried.entry((blk.func_id(), blk.block())).or_insert(0);

@@ -24,12 +24,14 @@
 //! decisions name its blocks), each labelled with its round, verdict and reason and coloured by
 //! the verdict: merged green, kept grey, impossible red.
 
+use crate::fxhash::HashMap;
+
 use super::group_digits;
 use crate::analysis::MergeComponents;
 use crate::cost::{padded_constraints, Report};
 use crate::ir::{BlockId, Function, Terminator};
 use crate::opt::merge::{Decision, Subject, Verdict};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fmt::{self, Write};
 
 /// What a block's node shows.
@@ -117,7 +119,7 @@ pub fn annotations_from_report(
             )
         })
         .collect();
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for &block in &func.layout {
         let short = block.to_string();
         let long = format!("{}/{}", func.name, short);
@@ -305,7 +307,7 @@ pub fn render_clusters(
     let forest = forest(func, &components)?;
     let n = forest.comps.len();
     // The innermost component of each block: the smallest one containing it.
-    let mut home: HashMap<BlockId, usize> = HashMap::new();
+    let mut home: HashMap<BlockId, usize> = HashMap::default();
     for (k, (_, c)) in forest.comps.iter().enumerate() {
         for &b in c.iter() {
             let inner = home
@@ -499,7 +501,7 @@ pub fn decision_clusters(func: &Function, decisions: &[Decision]) -> (Vec<Cluste
         laid_out.contains(&id).then_some(id)
     };
     // What each block stands for after the merges recorded so far.
-    let mut stands_for: HashMap<BlockId, BTreeSet<BlockId>> = HashMap::new();
+    let mut stands_for: HashMap<BlockId, BTreeSet<BlockId>> = HashMap::default();
     let mut candidates: Vec<(Verdict, Cluster)> = Vec::new();
     let mut left_out = 0;
     for d in decisions {

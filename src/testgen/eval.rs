@@ -4,10 +4,11 @@
 //! `||` both evaluated, left to right; in `a[i] = v`, `v` before `i`). It shares nothing with the front end or the interpreter
 //! but the field type, so a disagreement points at a bug in one of them.
 
+use crate::fxhash::HashMap;
+
 use super::{BinOp, Cast, Expr, Func, Program, Stmt, Ty, UnOp, Value};
 use crate::field::{self, Fr};
 use ark_ff::Field as _;
-use std::collections::HashMap;
 
 /// Why a run failed, at the granularity every stage must agree on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,7 +48,7 @@ pub fn run(program: &Program, inputs: &[Value]) -> Result<Vec<Value>, FailKind> 
 fn call(program: &Program, func: &Func, args: Vec<Value>) -> EResult<Vec<Value>> {
     let mut env = Env {
         program,
-        scopes: vec![HashMap::new()],
+        scopes: vec![HashMap::default()],
     };
     for ((_, name, _), v) in func.params.iter().zip(args) {
         env.scopes[0].insert(name.clone(), v);
@@ -104,7 +105,7 @@ impl Env<'_> {
     }
 
     fn block(&mut self, body: &[Stmt]) -> EResult<Flow> {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         let result = self.stmts(body);
         self.scopes.pop();
         result
@@ -172,7 +173,7 @@ impl Env<'_> {
                 };
                 while i < to {
                     self.scopes
-                        .push(HashMap::from([(var.clone(), Value::U(i))]));
+                        .push([(var.clone(), Value::U(i))].into_iter().collect());
                     let flow = self.block(body);
                     self.scopes.pop();
                     if let Flow::Return(v) = flow? {

@@ -3,9 +3,10 @@
 //! functions of imported modules that something calls); the recursion check; and the program's
 //! functions numbered without the imported functions nothing called.
 
+use crate::fxhash::HashSet;
+
 use super::*;
 use crate::front::modules::EMBED_NAME;
-use std::collections::HashSet;
 
 /// What `from "EMBED" import` may name (ZoKrates 0.8's embeds on BN254).
 const EMBED_EXPORTS: &[&str] = &[
@@ -139,7 +140,7 @@ impl Checker {
     /// Pass 1 (imports, structs, aliases, constants, in order) and pass 2 (signatures) of one
     /// module.
     fn declarations(&mut self, module: &LoadedModule, loaded: &Loaded) -> TResult<()> {
-        let mut top_names: HashMap<String, Span> = HashMap::new();
+        let mut top_names: HashMap<String, Span> = HashMap::default();
         let declare_top = |top_names: &mut HashMap<String, Span>, name: &ast::Ident| {
             if top_names.insert(name.name.clone(), name.span).is_some() {
                 return Err(Diagnostic::new(
@@ -151,7 +152,7 @@ impl Checker {
         };
         let mut targets = module.imports.iter();
         // Functions declared in pass 1 for a constant's value, by item index.
-        let mut early: HashSet<usize> = HashSet::new();
+        let mut early: HashSet<usize> = HashSet::default();
         for item in &module.ast.items {
             match item {
                 ast::Item::Import(imp) => {

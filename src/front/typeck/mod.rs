@@ -40,6 +40,8 @@ mod slices;
 mod stmts;
 mod types;
 
+use crate::fxhash::HashMap;
+
 use super::ast;
 use super::consteval::{eval_with, to_expr, Value};
 use super::modules::{Loaded, LoadedModule, SourceMap, Target};
@@ -47,7 +49,6 @@ use super::typed::*;
 use crate::diagnostics::{Diagnostic, Span};
 use ark_bn254::Fr;
 use ark_ff::{BigInt, PrimeField};
-use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -108,7 +109,7 @@ struct FnState {
     /// Immutable locals whose initial value is a compile-time constant (`u32 n = 3;`).
     known: HashMap<LocalId, Value>,
     /// Locals that hold run-time values (see `reads_runtime`).
-    runtime: std::collections::HashSet<LocalId>,
+    runtime: crate::fxhash::HashSet<LocalId>,
     /// Immutable locals whose initial value is known at compile time only by running the
     /// functions it calls (`u32 n = count(3);`): computed when a compile-time value needs them.
     deferred: HashMap<LocalId, Expr>,
@@ -138,7 +139,7 @@ struct Scope {
     consts: HashMap<String, (Type, Value)>,
     imports: HashMap<String, Builtin>,
     /// Local names of `cast` from `utils/casts.zok` (see `casts`).
-    generic_casts: std::collections::HashSet<String>,
+    generic_casts: crate::fxhash::HashSet<String>,
     by_name: HashMap<String, Vec<FuncId>>,
     /// Generic functions, instantiated at their calls.
     templates: HashMap<String, Template<ast::FunctionDef>>,

@@ -15,7 +15,7 @@ impl Checker {
         let param_tys = self.sigs[id.0 as usize].params.clone();
         self.fs = FnState {
             ret: sig_ret.clone(),
-            scopes: vec![HashMap::new()],
+            scopes: vec![HashMap::default()],
             ..FnState::default()
         };
         let mut params = Vec::new();
@@ -81,7 +81,7 @@ impl Checker {
     }
 
     pub(super) fn scoped_block(&mut self, stmts: &[ast::Stmt]) -> TResult<Vec<Stmt>> {
-        self.fs.scopes.push(HashMap::new());
+        self.fs.scopes.push(HashMap::default());
         let r = self.stmts(stmts);
         self.fs.scopes.pop();
         r
@@ -477,7 +477,7 @@ impl Checker {
                 if to.ty != ty {
                     return Err(mismatch(&ty, &to.ty, to.span));
                 }
-                self.fs.scopes.push(HashMap::new());
+                self.fs.scopes.push(HashMap::default());
                 let runtime = self.reads_runtime(&from) || self.reads_runtime(&to);
                 let var = self.declare(var, ty, *mutable);
                 if runtime {

@@ -18,12 +18,13 @@ mod value;
 pub use eval::{binary, eval_pure, eval_pure_typed};
 pub use value::{fits, inputs_from_json, render_log, template_slots, Val};
 
+use crate::fxhash::HashMap;
+
 use crate::field;
 use crate::ir::entities::{BlockId, FuncId, SrcLoc, ValueId};
 use crate::ir::function::{wrap, Function, Program};
 use crate::ir::instructions::{BinOp, Const, InstKind, Terminator};
 use crate::ir::types::Type;
-use std::collections::HashMap;
 use std::fmt;
 
 /// How an executed block was left.
@@ -397,7 +398,7 @@ impl<'p> Machine<'p> {
             base: 0,
             open: Vec::new(),
             sink: None,
-            counts: HashMap::new(),
+            counts: HashMap::default(),
             in_hint: 0,
             log: Vec::new(),
         }

@@ -5,12 +5,13 @@
 //! text (the verifier, not the parser, rejects a use that its definition does not dominate); the
 //! second step builds the instructions. Result types are then inferred from operand types.
 
+use crate::fxhash::HashMap;
+
 use super::entities::{BlockId, FuncId, InstId, ValueId};
 use super::function::{Function, InstData, Program, ValueDef};
 use super::instructions::{BinOp, BlockCall, Const, InstKind, Terminator};
 use super::types::Type;
 use crate::field;
-use std::collections::HashMap;
 use std::fmt;
 
 mod lex;
@@ -49,7 +50,7 @@ pub fn parse_program(text: &str) -> Result<Program> {
             message: "expected at least one function (`fn NAME fN { ... }`)".into(),
         });
     }
-    let mut func_ids = HashMap::new();
+    let mut func_ids = HashMap::default();
     let mut signatures = Vec::new();
     for (i, f) in funcs.iter().enumerate() {
         let header = parse_header(f.header)?;
@@ -189,8 +190,8 @@ fn classify(line: &Line) -> LineKind {
 impl FuncParser<'_> {
     fn parse_body(&self, sig: &Header, body: &[&Line]) -> Result<Function> {
         let mut func = Function::without_blocks(sig.name.clone(), sig.returns.clone());
-        let mut blocks: HashMap<String, BlockId> = HashMap::new();
-        let mut values: HashMap<String, ValueId> = HashMap::new();
+        let mut blocks: HashMap<String, BlockId> = HashMap::default();
+        let mut values: HashMap<String, ValueId> = HashMap::default();
         // First scan: blocks, parameters and result names.
         let mut pending_results: Vec<Vec<ValueId>> = Vec::new();
         for line in body {

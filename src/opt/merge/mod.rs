@@ -71,13 +71,14 @@ pub use formation::{Decision, Subject, Verdict};
 pub use latches::add_latches;
 pub use rotate::rotate_loop;
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::PassStats;
 use crate::analysis::components::component_size;
 use crate::analysis::{Component, LoopForest, MergeComponents};
 use crate::ir::{BlockId, FuncId, Function, Program, SrcLoc, Terminator, ValueId};
 use emit::{Edge, Emitter};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::rc::Rc;
 
@@ -490,7 +491,7 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
         .max_unrolled
         .min(usize::try_from(threshold.saturating_mul(16)).unwrap_or(usize::MAX));
     for f in program.func_ids().collect::<Vec<_>>() {
-        let mut skip: HashSet<BlockId> = HashSet::new();
+        let mut skip: HashSet<BlockId> = HashSet::default();
         // The sizes of every block of the program as it is now, when the check that ended the
         // last round computed them (a round then starts without lowering anything again).
         let mut current: Option<Vec<crate::r1cs::BlockStats>> = None;
@@ -523,7 +524,7 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
                 })
                 .collect();
             eligible.sort_by_key(|(size, c)| (std::cmp::Reverse(c.blocks.len()), *size));
-            let mut taken: HashSet<BlockId> = HashSet::new();
+            let mut taken: HashSet<BlockId> = HashSet::default();
             let mut chosen = Vec::new();
             for (_, c) in eligible {
                 if c.blocks.iter().all(|b| !taken.contains(b)) {
@@ -672,7 +673,7 @@ pub fn merge_component(
             defined.extend(em.func.inst(*i).results.iter().copied());
         }
     }
-    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
     for v in defined {
         if em.env.contains_key(&v) {
             let n = em.map_real(v);

@@ -44,10 +44,11 @@
 //!                                        return v9
 //! ```
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::{merge_component, MergeError};
 use crate::analysis::{DomTree, LoopForest, MergeComponents};
 use crate::ir::{BlockCall, BlockId, Function, Terminator, ValueId};
-use std::collections::{HashMap, HashSet};
 
 /// Why a loop cannot be rotated (an error only in the sense "leave it alone").
 fn unsupported(func: &Function, reason: &str) -> MergeError {
@@ -226,7 +227,7 @@ fn pass_header_values(
         }
     }
     for (target, used) in [(t, used_under_t), (e, used_under_e)] {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let used: Vec<ValueId> = defined
             .iter()
             .copied()
@@ -235,7 +236,7 @@ fn pass_header_values(
         if used.is_empty() {
             continue;
         }
-        let mut subst = HashMap::new();
+        let mut subst = HashMap::default();
         for &v in &used {
             let ty = func.value_type(v).clone();
             let p = func.append_block_param(target, ty);
@@ -276,7 +277,7 @@ fn replace_in(func: &mut Function, blocks: &[BlockId], subst: &HashMap<ValueId, 
 fn copy_block(func: &mut Function, b: BlockId) -> BlockId {
     let data = func.block(b).clone();
     let new = func.create_block();
-    let mut map: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut map: HashMap<ValueId, ValueId> = HashMap::default();
     for &p in &data.params {
         let ty = func.value_type(p).clone();
         let q = func.append_block_param(new, ty);

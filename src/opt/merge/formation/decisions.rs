@@ -1,10 +1,11 @@
 //! What formation decided, candidate by candidate, for `zkbc report --explain`.
 
+use crate::fxhash::HashMap;
+
 use super::{apply_delta, Key};
 use crate::analysis::LoopForest;
 use crate::cost::{group_digits, Prediction};
 use crate::ir::{BlockId, FuncId, Function, Program};
-use std::collections::HashMap;
 
 /// What a decision is about.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

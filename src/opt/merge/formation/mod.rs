@@ -68,6 +68,8 @@ mod whole;
 
 pub use decisions::{Decision, Subject, Verdict};
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::latches::add_latches;
 use super::rotate::rotate_loop;
 use super::{merge_component, MergeError, MergeOptions};
@@ -79,7 +81,7 @@ use crate::ir::{BlockId, FuncId, Program, Terminator};
 use crate::opt::PassStats;
 use crate::r1cs::StatsCache;
 use decisions::{component_subject, lines_of, record_kept, record_outrun, saving, unscored};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use whole::{
     choose_formation, monolithic_formation, one_block_counts, threshold_formations,
     thresholds_needed,
@@ -192,7 +194,7 @@ fn score_candidate(
 
 /// `counts` of the blocks `program` lays out, if it has them all.
 fn on_layout(counts: &BlockCounts, program: &Program) -> Option<BlockCounts> {
-    let mut out = BlockCounts::new();
+    let mut out = BlockCounts::default();
     for f in program.func_ids() {
         for &b in &program.func(f).layout {
             out.insert((f, b), *counts.get(&(f, b))?);
@@ -479,7 +481,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // The counts of `work` before the clean-up, from which a candidate's follow (a profile
     // runs `work` once, not every candidate).
     let mut work_counts = crate::timing::stage("formation: counts", || counts.exact(&work));
-    let mut entries = Entries::new();
+    let mut entries = Entries::default();
     let (mut current, mut current_cells) = match crate::timing::stage("formation: unmerged", || {
         scorer.score_by_block(&work, work_counts.as_ref())
     }) {
@@ -506,15 +508,15 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     let mut decisions = Vec::new();
     // The change in score of each candidate when it was last scored (lazy greedy: it stays a
     // good estimate while the candidate's blocks are untouched).
-    let mut estimate: HashMap<Key, (i128, i128)> = HashMap::new();
-    let mut impossible: HashSet<Key> = HashSet::new();
+    let mut estimate: HashMap<Key, (i128, i128)> = HashMap::default();
+    let mut impossible: HashSet<Key> = HashSet::default();
     let mut budget = Budget {
         limit: options.budget,
         spent: 0,
     };
     crate::timing::stage("formation: greedy", || {
         for round in 1..=MAX_MERGES {
-            let mut fresh: HashMap<Key, Scored> = HashMap::new();
+            let mut fresh: HashMap<Key, Scored> = HashMap::default();
             let cands = candidates(&work, chunk_cap);
             let n_cands = cands.len();
             // Whether the budget ran out before this round had scored what it meant to.
@@ -522,12 +524,12 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             let subjects: HashMap<Key, Subject> = cands.iter().cloned().collect();
             // Unroll factors of one loop are tried in increasing order, and no further once a
             // larger factor scores worse than the one before it.
-            let mut last_factor: HashMap<(FuncId, BlockId), (i128, i128)> = HashMap::new();
-            let mut stop_factors: HashSet<(FuncId, BlockId)> = HashSet::new();
+            let mut last_factor: HashMap<(FuncId, BlockId), (i128, i128)> = HashMap::default();
+            let mut stop_factors: HashSet<(FuncId, BlockId)> = HashSet::default();
             // Candidates not scored this round (see below), with the cells of their other blocks,
             // or a bound below their cells.
-            let mut outrun: HashMap<Key, (Subject, u128)> = HashMap::new();
-            let mut near_whole: HashMap<Key, (Subject, u128)> = HashMap::new();
+            let mut outrun: HashMap<Key, (Subject, u128)> = HashMap::default();
+            let mut near_whole: HashMap<Key, (Subject, u128)> = HashMap::default();
             for (i, (key, subject)) in cands.into_iter().enumerate() {
                 crate::timing::progress(|| {
                     format!("formation: round {round}, candidate {} of {n_cands}", i + 1)

@@ -1,13 +1,14 @@
 //! Step 4 of formation: the whole-program formations the greedy result is compared with (the
 //! program unmerged, as one block per function, and by the threshold rule), and the choice.
 
+use crate::fxhash::HashMap;
+
 use super::{cleanup, Decision, Scorer, Subject, Verdict};
 use crate::cost::{BlockCounts, Counts, Prediction};
 use crate::ir::{FuncId, Program};
 use crate::opt::merge::{merge_below_threshold, merge_function, MergeOptions};
 use crate::opt::PassStats;
 use crate::r1cs::StatsCache;
-use std::collections::HashMap;
 
 /// A whole-program formation: its name, its score and program (if it exists; the program is
 /// left out where another formation listed before it is the same), and why not.
@@ -51,14 +52,14 @@ pub(super) fn monolithic_formation(
         }
     });
     if !ok {
-        return (("monolithic".into(), None, why), HashMap::new());
+        return (("monolithic".into(), None, why), HashMap::default());
     }
     let known = one_block_counts(program, &mono, scorer.counts);
     cleanup(&mut mono);
     if let (Some(cache), true) = (&options.one_block, whole) {
         cache.remember_cleaned(options.max_unrolled, mono.clone());
     }
-    let mut constraints: HashMap<FuncId, u64> = HashMap::new();
+    let mut constraints: HashMap<FuncId, u64> = HashMap::default();
     let scored = scorer
         .score_cleaned(&mono, known.as_ref())
         .map(|(p, cells)| {
