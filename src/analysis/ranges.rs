@@ -56,7 +56,6 @@ use super::dominators::DomTree;
 use super::loops::LoopForest;
 use crate::fxhash::FxMap;
 use crate::ir::{BinOp, BlockId, Const, Function, InstKind, Terminator, Type, ValueDef, ValueId};
-use std::collections::HashMap;
 
 /// Growths of a loop header's parameter before it is widened.
 pub const WIDEN_AFTER: u32 = 3;
@@ -330,7 +329,7 @@ struct Solver<'f> {
     preds: Vec<Vec<BlockId>>,
     headers: Vec<bool>,
     table: Table,
-    growths: HashMap<ValueId, u32>,
+    growths: FxMap<ValueId, u32>,
     /// The conditions at each block's entry.
     facts: Facts,
     /// The condition a block adds to its immediate dominator's, by block index.
@@ -352,6 +351,9 @@ struct Solver<'f> {
     /// change in the block can affect: its outermost loop's header, or the block itself (see
     /// [`Solver::sweep`]); all 0 in an irreducible function.
     start: Vec<u32>,
+    /// By block index, the last position in `rpo` of the block's successors (0 if none): a
+    /// sweep that has passed every successor of every reached block can stop.
+    last_succ: Vec<u32>,
 }
 
 impl<'f> Solver<'f> {
@@ -400,13 +402,21 @@ impl<'f> Solver<'f> {
                 }
             }
         }
+        let mut last_succ = vec![0; func.blocks.len()];
+        for &b in &rpo {
+            if let Some(term) = &func.block(b).term {
+                for s in term.successors() {
+                    last_succ[b.index()] = last_succ[b.index()].max(order[s.index()]);
+                }
+            }
+        }
         Solver {
             func,
             rpo,
             preds,
             headers,
             table: Table::new(func),
-            growths: HashMap::new(),
+            growths: FxMap::default(),
             facts: Facts { dom, by_value },
             own,
             order,
@@ -417,6 +427,7 @@ impl<'f> Solver<'f> {
             changed: false,
             block_changed: false,
             start,
+            last_succ,
         }
     }
 
@@ -564,13 +575,32 @@ impl<'f> Solver<'f> {
     /// loops in sequence needs sweeps in proportion to their number (each loop's exit is
     /// reached once its header has grown), and each of them now revisits the loops still
     /// growing, not the whole function.
+    ///
+    /// A sweep also stops at the first position past every successor of every reached block
+    /// (`frontier`): a block there has no reached forward predecessor, and the sources of its
+    /// back edges (if it is a loop header) come after it and are dominated by it, so it is not
+    /// reached and neither is anything after it. Without this, each of those sweeps would walk
+    /// the unreached rest of the function: quadratic in a program of many loops in sequence.
     fn sweep(&mut self, from: usize) -> usize {
         let mut next = self.rpo.len();
+        let mut frontier = 0;
+        for &b in &self.rpo[..from] {
+            if self.reached[b.index()] {
+                frontier = frontier.max(self.last_succ[b.index()] as usize);
+            }
+        }
         for i in from..self.rpo.len() {
+            if i > 0 && i > frontier {
+                break;
+            }
             self.block_changed = false;
             self.visit(i);
+            let b = self.rpo[i].index();
             if self.block_changed {
-                next = next.min(self.start[self.rpo[i].index()] as usize);
+                next = next.min(self.start[b] as usize);
+            }
+            if self.reached[b] {
+                frontier = frontier.max(self.last_succ[b] as usize);
             }
         }
         next
@@ -590,10 +620,11 @@ impl<'f> Solver<'f> {
         self.facts_ok[b.index()] = ok;
         self.now = i;
         let header = self.headers[b.index()];
-        let params = self.func.block(b).params.clone();
+        let func = self.func;
+        let params = &func.block(b).params;
         if b == self.func.entry {
             self.reached[b.index()] = true;
-            for &p in &params {
+            for &p in params {
                 let full = self.table.slot(p).map(|_| tracked_width(self.func, p));
                 self.set(p, full.map(Interval::full), false);
             }

@@ -1,13 +1,14 @@
 //! Functions and programs: arenas of blocks, instructions and values, with the layout (the
 //! blocks that belong to the function, in print order).
 
+use crate::fxhash::HashMap;
+
 use super::arena::Arena;
 use super::entities::{BlockId, FuncId, InstId, PackedLoc, SrcLoc, ValueId};
 use super::instructions::{BinOp, Const, InstKind, Terminator};
 use super::types::Type;
 use crate::field::Fr;
 use crate::fxhash::FxMap;
-use std::collections::HashMap;
 
 pub use super::results::Results;
 
@@ -584,7 +585,7 @@ impl Function {
 
     /// The block containing each laid-out instruction.
     pub fn inst_blocks(&self) -> HashMap<InstId, BlockId> {
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         for &b in &self.layout {
             for &i in &self.block(b).insts {
                 map.insert(i, b);
@@ -597,7 +598,7 @@ impl Function {
     /// replaces `a` by `c`) in instructions and terminators of laid-out blocks.
     pub fn replace_uses<S: std::hash::BuildHasher>(
         &mut self,
-        subst: &HashMap<ValueId, ValueId, S>,
+        subst: &std::collections::HashMap<ValueId, ValueId, S>,
     ) {
         if subst.is_empty() {
             return;
@@ -641,21 +642,24 @@ impl Function {
 
     /// How many times each value is used by laid-out instructions and terminators.
     pub fn use_counts(&self) -> HashMap<ValueId, usize> {
-        let mut counts = HashMap::new();
+        let mut counts = HashMap::default();
+        self.for_each_use(|v| *counts.entry(v).or_insert(0) += 1);
+        counts
+    }
+
+    /// Calls `f` with every operand of every laid-out instruction and terminator, once per use.
+    pub fn for_each_use(&self, mut f: impl FnMut(ValueId)) {
         for &b in &self.layout {
             let block = self.block(b);
             for &i in &block.insts {
-                self.inst(i)
-                    .kind
-                    .for_each_operand(|v| *counts.entry(v).or_insert(0) += 1);
+                self.inst(i).kind.for_each_operand(&mut f);
             }
             if let Some(term) = &block.term {
                 for v in term.operands() {
-                    *counts.entry(v).or_insert(0) += 1;
+                    f(v);
                 }
             }
         }
-        counts
     }
 
     /// The functions the laid-out `hint` instructions run.

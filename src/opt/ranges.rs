@@ -30,11 +30,15 @@
 //! The flags are facts about the paths that reach the instruction, checked by the interpreter
 //! on every run (`FailureKind::NoWrapViolated`); passes that predicate code clear them.
 
+use crate::fxhash::HashMap;
+
 use super::PassStats;
 use crate::analysis::ranges::max_of;
 use crate::analysis::Ranges;
-use crate::ir::{BinOp, Const, Function, InstId, InstKind, Program, Terminator, Type, ValueId};
-use std::collections::HashMap;
+use crate::fxhash::FxMap;
+use crate::ir::{
+    BinOp, BlockId, Const, Function, InstId, InstKind, Program, Terminator, Type, ValueId,
+};
 
 /// Runs the pass on every function.
 pub fn run(program: &mut Program) -> PassStats {
@@ -49,8 +53,8 @@ pub fn run(program: &mut Program) -> PassStats {
 pub fn run_function(func: &mut Function) -> PassStats {
     let mut stats = PassStats::default();
     let ranges = Ranges::new(func);
-    let mut subst: HashMap<ValueId, ValueId> = HashMap::new();
-    let mut rewrites: Vec<(InstId, Rewrite)> = Vec::new();
+    let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
+    let mut rewrites: Vec<(BlockId, InstId, Rewrite)> = Vec::new();
     for &b in &func.layout {
         if !ranges.reaches(b) {
             continue;
@@ -77,18 +81,18 @@ pub fn run_function(func: &mut Function) -> PassStats {
                                 _ => c.hi < u64::from(w) && c.lo == c.hi && (ahi << chi) <= m,
                             };
                             if fits {
-                                rewrites.push((i, Rewrite::NoWrap));
+                                rewrites.push((b, i, Rewrite::NoWrap));
                             }
                         }
                         BinOp::Eq | BinOp::Lt | BinOp::Le => {
                             let decided = crate::analysis::ranges::binary(*op, a, c, w)
                                 .and_then(|r| r.as_constant());
                             if let Some(k) = decided {
-                                rewrites.push((i, Rewrite::Constant(k == 1)));
+                                rewrites.push((b, i, Rewrite::Constant(k == 1)));
                             } else if w >= 8 && *op == BinOp::Lt && a.hi <= c.lo {
-                                rewrites.push((i, Rewrite::NotEqual(*lhs, *rhs)));
+                                rewrites.push((b, i, Rewrite::NotEqual(*lhs, *rhs)));
                             } else if w >= 8 && *op == BinOp::Le && a.lo >= c.hi {
-                                rewrites.push((i, Rewrite::Equal(*lhs, *rhs)));
+                                rewrites.push((b, i, Rewrite::Equal(*lhs, *rhs)));
                             }
                         }
                         _ => {}
@@ -101,13 +105,27 @@ pub fn run_function(func: &mut Function) -> PassStats {
                     && func.value_type(*arg).uint_width().is_some()
                     && at(*arg).is_some_and(|a| a.hi <= max_of(*n)) =>
                 {
-                    rewrites.push((i, Rewrite::NoWrap));
+                    rewrites.push((b, i, Rewrite::NoWrap));
                 }
                 _ => {}
             }
         }
     }
-    for (i, rw) in rewrites {
+    // How often each comparison rewritten to a negated equality is used (see `not_equal`),
+    // counted once for all of them.
+    let mut uses: FxMap<ValueId, usize> = rewrites
+        .iter()
+        .filter(|(_, _, rw)| matches!(rw, Rewrite::NotEqual(..)))
+        .map(|&(_, i, _)| (func.inst(i).results[0], 0))
+        .collect();
+    if !uses.is_empty() {
+        func.for_each_use(|v| {
+            if let Some(n) = uses.get_mut(&v) {
+                *n += 1;
+            }
+        });
+    }
+    for (b, i, rw) in rewrites {
         match rw {
             Rewrite::NoWrap => {
                 func.inst_mut(i).set_no_wrap(true);
@@ -128,7 +146,8 @@ pub fn run_function(func: &mut Function) -> PassStats {
                 stats.add("compares_to_equalities", 1);
             }
             Rewrite::NotEqual(a, x) => {
-                not_equal(func, i, a, x);
+                let used_once = uses.get(&func.inst(i).results[0]) == Some(&1);
+                not_equal_in(func, b, i, a, x, used_once);
                 stats.add("compares_to_equalities", 1);
             }
         }
@@ -149,9 +168,22 @@ pub(crate) fn not_equal(func: &mut Function, i: InstId, a: ValueId, x: ValueId) 
         .copied()
         .find(|b| func.block(*b).insts.contains(&i))
         .expect("bug: rewriting an instruction outside the layout");
+    let used_once = !used_twice(func, func.inst(i).results[0]);
+    not_equal_in(func, block, i, a, x, used_once);
+}
+
+/// [`not_equal`] of `i` in `block`, whose result is used once (`used_once`) or more often.
+fn not_equal_in(
+    func: &mut Function,
+    block: BlockId,
+    i: InstId,
+    a: ValueId,
+    x: ValueId,
+    used_once: bool,
+) {
     let r = func.inst(i).results[0];
     let only_branch = matches!(&func.block(block).term, Some(Terminator::Br { cond, .. }) if *cond == r)
-        && !used_twice(func, r);
+        && used_once;
     if only_branch {
         func.inst_mut(i).kind = InstKind::Binary {
             op: BinOp::Eq,
