@@ -41,12 +41,13 @@
 //!                                               return v2
 //! ```
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::PassStats;
 use crate::analysis::{DomTree, Loop, LoopForest, Ranges};
 use crate::ir::{
     BinOp, BlockId, Function, InstId, InstKind, Program, Terminator, ValueDef, ValueId,
 };
-use std::collections::{HashMap, HashSet};
 
 /// Most nested steps (selects and block parameters) followed from a back edge.
 const MAX_STEP_DEPTH: usize = 32;
@@ -69,10 +70,16 @@ pub fn run_function(func: &mut Function) -> PassStats {
     }
     let mut plans = Vec::new();
     {
-        let dom = DomTree::dominators(func);
-        let ranges = Ranges::new(func);
+        // Computed once for all loops, and the ranges only when a loop asks for them (most
+        // loops are not of the shape, and the analysis is the pass's largest cost).
+        let shared = Shared {
+            dom: DomTree::dominators(func),
+            preds: func.predecessors(),
+            inst_block: func.inst_blocks(),
+            ranges: std::cell::OnceCell::new(),
+        };
         for l in loops.loops() {
-            if let Some(plan) = Plan::find(func, &dom, &ranges, l) {
+            if let Some(plan) = Plan::find(func, &shared, l) {
                 plans.push(plan);
             }
         }
@@ -82,6 +89,14 @@ pub fn run_function(func: &mut Function) -> PassStats {
         stats.add("induction_variables", 1);
     }
     stats
+}
+
+/// What [`Plan::find`] reads of the function, the same for every loop.
+struct Shared {
+    dom: DomTree,
+    preds: HashMap<BlockId, Vec<BlockId>>,
+    inst_block: HashMap<InstId, BlockId>,
+    ranges: std::cell::OnceCell<Ranges>,
 }
 
 /// What to rewrite in one loop.
@@ -97,7 +112,8 @@ struct Plan {
 }
 
 impl Plan {
-    fn find(func: &Function, dom: &DomTree, ranges: &Ranges, l: &Loop) -> Option<Plan> {
+    fn find(func: &Function, shared: &Shared, l: &Loop) -> Option<Plan> {
+        let (dom, preds, inst_block) = (&shared.dom, &shared.preds, &shared.inst_block);
         let h = l.header;
         let in_loop = |b: BlockId| l.blocks.contains(&b);
         let Some(Terminator::Br {
@@ -112,7 +128,6 @@ impl Plan {
         if !in_loop(t) || in_loop(else_dest.block) {
             return None;
         }
-        let preds = func.predecessors();
         if preds.get(&t).map(Vec::as_slice) != Some(&[h][..]) {
             return None;
         }
@@ -137,25 +152,22 @@ impl Plan {
         let invariant = match func.value(n).def {
             ValueDef::Const(_) => true,
             ValueDef::Param(b, _) => !in_loop(b),
-            ValueDef::Result(inst, _) => {
-                func.inst_blocks().get(&inst).is_some_and(|b| !in_loop(*b))
-            }
+            ValueDef::Result(inst, _) => inst_block.get(&inst).is_some_and(|b| !in_loop(*b)),
         };
         if !invariant {
             return None;
         }
         // Steps on every back edge.
-        let inst_block = func.inst_blocks();
         let mut steps = Steps {
             func,
             dom,
-            preds: &preds,
-            inst_block: &inst_block,
+            preds,
+            inst_block,
             l,
             t,
             i,
-            stack: HashSet::new(),
-            done: HashSet::new(),
+            stack: HashSet::default(),
+            done: HashSet::default(),
             increments: Vec::new(),
         };
         for &latch in &l.latches {
@@ -181,11 +193,13 @@ impl Plan {
                     continue;
                 }
                 let init = call.args[k];
-                let proven = super::ranges::is_uint_const(func, init, 0)
-                    || match (ranges.at(func, p, init), ranges.at(func, p, n)) {
+                let proven = super::ranges::is_uint_const(func, init, 0) || {
+                    let ranges = shared.ranges.get_or_init(|| Ranges::new(func));
+                    match (ranges.at(func, p, init), ranges.at(func, p, n)) {
                         (Some(a), Some(b)) => a.hi <= b.lo,
                         _ => false,
-                    };
+                    }
+                };
                 if !proven {
                     let single_jmp = outside.len() == 1
                         && matches!(func.block(p).term, Some(Terminator::Jmp(_)));
