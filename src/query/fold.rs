@@ -21,61 +21,46 @@
 //! linear one) that the fold removes. The pass lives here, beside the query, until the
 //! optimizer's pass table takes it.
 
+use crate::fxhash::{HashMap, HashSet};
+
 use super::facts::Facts;
 use super::patterns::bits_round_trip_query;
-use super::solver::Query;
-use crate::ir::{Program, ValueId};
-use std::collections::HashMap;
+use crate::ir::{Function, InstId, InstKind, Program, ValueDef, ValueId};
 
 /// Folds every `from_bits(to_bits(x))` of `x`'s own type to `x`; returns how many were folded.
+///
+/// The matches are found directly (a `from_bits` whose operand is a `to_bits` result); debug
+/// builds check them against the query's solutions. Solving the query built each function's
+/// dominator trees and loop forest in every round of the pipeline, for a pattern that names
+/// two instructions.
 pub fn fold_bit_round_trips(program: &mut Program) -> usize {
-    let query = bits_round_trip_query();
-    let var = |q: &Query, name: &str| {
-        q.vars()
-            .into_iter()
-            .find(|(_, n)| *n == name)
-            .map(|(v, _)| v)
-            .expect("bug: bits-round-trip query variable")
-    };
-    let (to, from, x, bits, y) = (
-        var(&query, "to_bits"),
-        var(&query, "from_bits"),
-        var(&query, "x"),
-        var(&query, "bits"),
-        var(&query, "y"),
-    );
     let mut total = 0;
     let ids: Vec<_> = program.func_ids().collect();
     for fid in ids {
-        let found: Vec<_> = {
-            let facts = Facts::new(program.func(fid));
-            query
-                .solve(&facts)
-                .into_iter()
-                .map(|s| {
-                    (
-                        s.get(to).inst(),
-                        s.get(from).inst(),
-                        s.get(x).value(),
-                        s.get(bits).value(),
-                        s.get(y).value(),
-                    )
-                })
-                .collect()
-        };
+        let found = round_trips(program.func(fid));
+        if cfg!(debug_assertions) {
+            let mut direct = found.clone();
+            let mut solved = solve_query(program.func(fid));
+            direct.sort();
+            solved.sort();
+            assert_eq!(
+                direct, solved,
+                "bug: the round trips found directly are the query's"
+            );
+        }
         if found.is_empty() {
             continue;
         }
         let func = program.func_mut(fid);
         let subst: HashMap<ValueId, ValueId> = found.iter().map(|f| (f.4, f.2)).collect();
         func.replace_uses(&subst);
-        let removed: Vec<_> = found.iter().map(|f| f.1).collect();
+        let removed: HashSet<InstId> = found.iter().map(|f| f.1).collect();
         let layout = func.layout.clone();
         for &b in &layout {
             func.block_mut(b).insts.retain(|i| !removed.contains(i));
         }
         let uses = func.use_counts();
-        let dead_to: Vec<_> = found
+        let dead_to: HashSet<InstId> = found
             .iter()
             .filter(|f| uses.get(&f.3).copied().unwrap_or(0) == 0)
             .map(|f| f.0)
@@ -86,4 +71,65 @@ pub fn fold_bit_round_trips(program: &mut Program) -> usize {
         total += found.len();
     }
     total
+}
+
+/// A round trip: the `to_bits` and `from_bits` instructions, `x`, the bits and `y`.
+type RoundTrip = (InstId, InstId, ValueId, ValueId, ValueId);
+
+/// The round trips of `func`'s laid-out instructions: a `from_bits` whose operand is the result
+/// of a `to_bits` of a value of the `from_bits`'s own result type.
+fn round_trips(func: &Function) -> Vec<RoundTrip> {
+    let mut found = Vec::new();
+    for &b in &func.layout {
+        for &from in &func.block(b).insts {
+            let InstKind::FromBits { arg: bits, .. } = func.inst(from).kind else {
+                continue;
+            };
+            let ValueDef::Result(to, _) = func.value(bits).def else {
+                continue;
+            };
+            let InstKind::ToBits { arg: x } = func.inst(to).kind else {
+                continue;
+            };
+            let y = func.inst(from).results[0];
+            if func.value_type(x) == func.value_type(y) {
+                found.push((to, from, x, bits, y));
+            }
+        }
+    }
+    found
+}
+
+/// The solutions of [`bits_round_trip_query`] on `func`, as [`round_trips`] gives them.
+fn solve_query(func: &Function) -> Vec<RoundTrip> {
+    let query = bits_round_trip_query();
+    let var = |name: &str| {
+        query
+            .vars()
+            .into_iter()
+            .find(|(_, n)| *n == name)
+            .map(|(v, _)| v)
+            .expect("bug: bits-round-trip query variable")
+    };
+    let (to, from, x, bits, y) = (
+        var("to_bits"),
+        var("from_bits"),
+        var("x"),
+        var("bits"),
+        var("y"),
+    );
+    let facts = Facts::new(func);
+    query
+        .solve(&facts)
+        .into_iter()
+        .map(|s| {
+            (
+                s.get(to).inst(),
+                s.get(from).inst(),
+                s.get(x).value(),
+                s.get(bits).value(),
+                s.get(y).value(),
+            )
+        })
+        .collect()
 }
