@@ -427,6 +427,9 @@ pub struct Prefix {
     pub report: Report,
     /// The last round of the fixpoint loop.
     pub last_round: usize,
+    /// Whether that round changed nothing: the program is a fixpoint of every `repeat` pass,
+    /// so [`optimize_after`] need not run one of them again before something changes it.
+    pub converged: bool,
 }
 
 /// Runs `pipeline`'s `once` and `repeat` passes on `program` (everything before `after`).
@@ -443,6 +446,7 @@ pub fn optimize_prefix(
         run_pass(program, pass, 0, options, &mut report)?;
     }
     let mut last_round = 0;
+    let mut converged = false;
     for round in 1..=MAX_ROUNDS {
         last_round = round;
         let mut changed = false;
@@ -450,10 +454,15 @@ pub fn optimize_prefix(
             changed |= run_pass(program, pass, round, options, &mut report)?;
         }
         if !changed {
+            converged = true;
             break;
         }
     }
-    Ok(Prefix { report, last_round })
+    Ok(Prefix {
+        report,
+        last_round,
+        converged,
+    })
 }
 
 /// Runs `pipeline`'s `after` passes on `program`, which [`optimize_prefix`] left as `prefix`
@@ -467,7 +476,13 @@ pub fn optimize_after(
     let Prefix {
         mut report,
         last_round,
+        converged,
     } = prefix;
+    // Whether the program is still the fixpoint the `repeat` passes left (nothing has changed
+    // it since): a `repeat` pass run on it would change nothing (each is a function of the
+    // program alone, and its last run on this very program changed nothing), so it is not run.
+    // This is the `--no-merge` pipeline's whole clean-up. Debug builds run it and check.
+    let mut settled = converged;
     // Whether the last pass was `merge` handing over a program already cleaned up, and the
     // passes since then are the clean-up's, in order.
     let mut cleaned = 0;
@@ -479,7 +494,25 @@ pub fn optimize_after(
             cleaned += 1;
             continue;
         }
-        run_pass(program, pass, last_round + 1, options, &mut report)?;
+        let at_fixpoint = settled
+            && plain
+            && pipeline.repeat.iter().any(|p| p.name == pass.name)
+            && !options.skip.iter().any(|s| s == pass.name);
+        if at_fixpoint {
+            if cfg!(debug_assertions) {
+                let before = program.to_string();
+                let mut scratch = Report::default();
+                run_pass(program, pass, last_round + 1, options, &mut scratch)?;
+                assert_eq!(
+                    before,
+                    program.to_string(),
+                    "bug: {} changed a fixpoint of the repeated passes",
+                    pass.name
+                );
+            }
+            continue;
+        }
+        settled &= !run_pass(program, pass, last_round + 1, options, &mut report)?;
         cleaned = match report.runs.last() {
             Some(run) if run.name == "merge" && run.stats.get(merge::CLEANED_UP) > 0 => 1,
             _ => 0,
