@@ -742,16 +742,16 @@ fn baseline_cells(
         return Err("--monolithic needs -O2 or -O3".into());
     }
     let (compilation, stats) = match compiled {
-        Some(compiled) => compiled?,
+        Some(compiled) => {
+            let (compilation, stats) = compiled?;
+            (compilation, Some(stats))
+        }
         None => {
             let options = lowered.share(settings.driver_options());
             let mut compilation =
                 driver::compile(file_name, source, &options).map_err(|e| no_circuit_reason(&e))?;
             driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
-            let stats = lowered
-                .stats(&compilation.program)
-                .map_err(|e| e.to_string())?;
-            (compilation, stats)
+            (compilation, None)
         }
     };
     let program = &compilation.program;
@@ -779,6 +779,22 @@ fn baseline_cells(
                 .collect()
         }
         None => static_executions(program),
+    };
+    // Without inputs, a block of the circuit whose executions are not known statically leaves
+    // the cells unknown whatever the blocks' sizes: then nothing is lowered.
+    let main = program.func(program.main);
+    if inputs.is_none()
+        && main.layout.iter().any(|b| {
+            executions
+                .get(&(program.main, *b))
+                .is_some_and(Option::is_none)
+        })
+    {
+        return Ok(None);
+    }
+    let stats = match stats {
+        Some(stats) => stats,
+        None => lowered.stats(program).map_err(|e| e.to_string())?,
     };
     let cost = program_cost(
         &program_name(file_name),
