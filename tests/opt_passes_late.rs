@@ -255,6 +255,46 @@ b2():
     );
 }
 
+/// Known bits (`analysis::known_bits`): a concatenation `(x << 8) + (y & 255)` cannot carry
+/// although the shifted side's interval is every `u32`; `(y | 1) == 4` is false (bit 0 is 1 on
+/// one side, 0 on the other); `(x & 0xF0F0) << 16` fits (the mask's interval says so too).
+#[test]
+fn ranges_uses_known_bits_for_concatenations_and_parities() {
+    check_pass(
+        "ranges",
+        "
+fn main f0 -> u32, u1, u32 {
+b0(v0: u32, v1: u32):
+    v2 = shl v0, u32 8
+    v3 = and v1, u32 255
+    v4 = add v2, v3
+    v5 = or v1, u32 1
+    v6 = eq v5, u32 4
+    v7 = and v0, u32 61680
+    v8 = shl v7, u32 16
+    return v4, v6, v8
+}",
+        &[
+            r#"["0", "0"]"#,
+            r#"["4294967295", "4294967295"]"#,
+            r#"["305419896", "4"]"#,
+        ],
+        expect![[r#"
+            fn main f0 -> u32, u1, u32 {
+            b0(v0: u32, v1: u32):
+                v2 = shl v0, u32 8
+                v3 = and v1, u32 255
+                v4 = add nuw v2, v3
+                v5 = or v1, u32 1
+                v6 = eq v5, u32 4
+                v7 = and v0, u32 61680
+                v8 = shl nuw v7, u32 16
+                return v4, u1 0, v8
+            }
+        "#]],
+    );
+}
+
 #[test]
 fn indvars_clamps_a_runtime_bound_once_per_entry() {
     check_pass(

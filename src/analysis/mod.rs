@@ -10,6 +10,7 @@
 //! - [`regions`]: single-entry single-exit regions and the region tree.
 //! - [`components`]: merge components (head, tail) for block merging.
 //! - [`liveness`]: live-in and live-out values of every block.
+//! - [`ranges`]: intervals of `uN` values; [`known_bits`]: their bits known 0 or 1.
 //!
 //! [`reference`](mod@reference) keeps a definition-level version of each analysis and
 //! [`random`] draws the random CFGs the property tests compare them on.
@@ -18,6 +19,7 @@ pub mod cdg;
 pub mod cfg;
 pub mod components;
 pub mod dominators;
+pub mod known_bits;
 pub mod liveness;
 pub mod loops;
 pub mod pdg;
@@ -30,6 +32,7 @@ pub use cdg::ControlDependence;
 pub use cfg::Cfg;
 pub use components::{Component, MergeComponents};
 pub use dominators::{BlockGraph, DomTree, Graph};
+pub use known_bits::{Bits, KnownBits};
 pub use liveness::Liveness;
 pub use loops::{Loop, LoopForest, LoopId};
 pub use pdg::{DepKind, Pdg, PdgNode};

@@ -3,16 +3,18 @@
 //!
 //! # Algorithm
 //!
-//! Compute [`Ranges`] for the function; then for every instruction of a reachable block `b`,
-//! with `a = at(b, lhs)` and `c = at(b, rhs)` (intervals refined by the conditions dominating
-//! `b`):
+//! Compute [`Ranges`] and [`KnownBits`] for the function; then for every instruction of a
+//! reachable block `b`, with `a = at(b, lhs)` and `c = at(b, rhs)` (intervals refined by the
+//! conditions dominating `b`, and met with `[one, !zero]` of the operand's known bits):
 //!
-//! 1. **No wrap.** A `uN` `add` with `a.hi + c.hi < 2^N`, `sub` with `a.lo ≥ c.hi`, `mul` with
+//! 1. **No wrap.** A `uN` `add` with `a.hi + c.hi < 2^N` or whose operands' known bits leave
+//!    no position that may be 1 in both (a concatenation: no carry), `sub` with `a.lo ≥ c.hi`, `mul` with
 //!    `a.hi · c.hi < 2^N`, `shl` by a constant `k` with `a.hi · 2^k < 2^N`, and a `cast` from
 //!    `uM` to `uN` with `a.hi < 2^N` get the `nuw` flag: R1CS lowering then keeps the exact
 //!    integer (no normalization, no range check).
 //! 2. **Decided comparisons.** An `eq`, `lt` or `le` on `uN` whose interval is a single value is
-//!    replaced by that constant (SCCP then folds the branches it decides).
+//!    replaced by that constant, and so is one the known bits decide (a bit known 1 on one
+//!    side and 0 on the other); SCCP then folds the branches it decides.
 //! 3. **Comparisons as equalities.** `lt a, x` with `a ≤ x` always (`a.hi ≤ x.lo`) is
 //!    `not (eq a, x)` — or `eq a, x` with the arms of the `br` that alone reads it swapped —
 //!    and `le a, x` with `a ≥ x` always is `eq a, x`: an equality costs 2 constraints where a
@@ -34,7 +36,7 @@ use crate::fxhash::HashMap;
 
 use super::PassStats;
 use crate::analysis::ranges::max_of;
-use crate::analysis::Ranges;
+use crate::analysis::{Interval, KnownBits, Ranges};
 use crate::fxhash::FxMap;
 use crate::ir::{
     BinOp, BlockId, Const, Function, InstId, InstKind, Program, Terminator, Type, ValueId,
@@ -53,6 +55,12 @@ pub fn run(program: &mut Program) -> PassStats {
 pub fn run_function(func: &mut Function) -> PassStats {
     let mut stats = PassStats::default();
     let ranges = Ranges::new(func);
+    let known = KnownBits::new(func);
+    // No bit position can be 1 in both: the sum is the bits side by side, it cannot wrap.
+    let no_carry = |l: ValueId, r: ValueId, w: u32| match (known.of(func, l), known.of(func, r)) {
+        (Some(a), Some(c)) => a.maybe_one(w) & c.maybe_one(w) == 0,
+        _ => false,
+    };
     let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
     let mut rewrites: Vec<(BlockId, InstId, Rewrite)> = Vec::new();
     for &b in &func.layout {
@@ -61,7 +69,17 @@ pub fn run_function(func: &mut Function) -> PassStats {
         }
         for &i in &func.block(b).insts {
             let data = func.inst(i);
-            let at = |v: ValueId| ranges.at(func, b, v);
+            // The interval at `b`, met with the range the known bits allow.
+            let at = |v: ValueId| {
+                let iv = ranges.at(func, b, v)?;
+                let Some(w) = func.value_type(v).uint_width() else {
+                    return Some(iv);
+                };
+                let Some(k) = known.of(func, v) else {
+                    return Some(iv);
+                };
+                Some(iv.meet(Interval::new(k.min(), k.max(w))).unwrap_or(iv))
+            };
             match &data.kind {
                 InstKind::Binary { op, lhs, rhs } => {
                     let Some(w) = func.value_type(*lhs).uint_width() else {
@@ -75,7 +93,7 @@ pub fn run_function(func: &mut Function) -> PassStats {
                     match op {
                         BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl if !data.no_wrap() => {
                             let fits = match op {
-                                BinOp::Add => ahi + chi <= m,
+                                BinOp::Add => ahi + chi <= m || no_carry(*lhs, *rhs, w),
                                 BinOp::Sub => alo >= chi,
                                 BinOp::Mul => ahi * chi <= m,
                                 _ => c.hi < u64::from(w) && c.lo == c.hi && (ahi << chi) <= m,
@@ -85,8 +103,16 @@ pub fn run_function(func: &mut Function) -> PassStats {
                             }
                         }
                         BinOp::Eq | BinOp::Lt | BinOp::Le => {
+                            let by_bits = match (known.of(func, *lhs), known.of(func, *rhs)) {
+                                (Some(ka), Some(kc)) => {
+                                    crate::analysis::known_bits::binary(*op, ka, kc, w, w)
+                                        .as_constant(1)
+                                }
+                                _ => None,
+                            };
                             let decided = crate::analysis::ranges::binary(*op, a, c, w)
-                                .and_then(|r| r.as_constant());
+                                .and_then(|r| r.as_constant())
+                                .or(by_bits);
                             if let Some(k) = decided {
                                 rewrites.push((b, i, Rewrite::Constant(k == 1)));
                             } else if w >= 8 && *op == BinOp::Lt && a.hi <= c.lo {

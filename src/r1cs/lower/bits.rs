@@ -50,6 +50,10 @@
 //!
 //! Facts do not cross blocks: a value that reaches another block travels as one wire of the
 //! transition state and is unknown there (carrying its bits would cost `N` state words).
+//!
+//! The same lattice over the IR, where a known bit is a constant rather than a combination of
+//! booleans, is `crate::analysis::known_bits` (across blocks); the `ranges` pass uses it to
+//! mark `nuw` and decide comparisons, and this walk honors those flags (`shl nuw` above).
 
 use super::super::gadgets::Num;
 use super::super::lc::Lc;
