@@ -30,6 +30,7 @@ use ark_std::rand::Rng;
 use ark_std::UniformRand;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
+use std::sync::{Arc, OnceLock};
 
 /// The label generators are hashed from.
 const LABEL: &[u8] = b"zkbc hyrax BN254 G1 generators v1";
@@ -41,6 +42,53 @@ pub struct Params {
     pub gens: Vec<G1Affine>,
     /// The blinding generator.
     pub blind: G1Affine,
+    /// Tables of multiples of `G_0 .. G_{FIXED−1}` and `H`, built on first use.
+    pub fixed: FixedBases,
+}
+
+/// Bits per window of a fixed-base table.
+const WINDOW: usize = 8;
+/// Windows of a scalar (`Fr` fits in 256 bits).
+const WINDOWS: usize = 256 / WINDOW;
+/// How many leading generators have tables: a committed sumcheck round has at most 4 values.
+pub const FIXED: usize = 4;
+
+/// Precomputed multiples `d·2^(8w)·P` (`d < 256`, `w < 32`) of the fixed generators `G_0 ..
+/// G_{FIXED−1}` and `H` (its last table), so that `s·P` is at most 32 mixed additions instead
+/// of about 254 doublings and 127 additions. The zero-knowledge prover commits thousands of
+/// scalars and short vectors (every round, claim and sigma-protocol mask) and proves products
+/// over `G_0, H`: these are fixed-base multiplications. Derived from the generators, so not
+/// part of a parameter file and never compared.
+#[derive(Clone, Default)]
+pub struct FixedBases(Arc<OnceLock<Vec<Vec<G1Affine>>>>);
+
+impl std::fmt::Debug for FixedBases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FixedBases")
+    }
+}
+
+impl PartialEq for FixedBases {
+    fn eq(&self, _: &Self) -> bool {
+        true // derived from the generators, which are compared
+    }
+}
+
+impl Eq for FixedBases {}
+
+/// `d·2^(8w)·base` at index `w·256 + d`.
+fn window_table(base: G1Affine) -> Vec<G1Affine> {
+    let mut table = Vec::with_capacity(WINDOWS << WINDOW);
+    let mut step = G1Projective::from(base);
+    for _ in 0..WINDOWS {
+        let mut acc = G1Projective::default();
+        for _ in 0..1 << WINDOW {
+            table.push(acc);
+            acc += step;
+        }
+        step = acc; // 256·step
+    }
+    G1Projective::normalize_batch(&table)
 }
 
 /// The `index`-th point hashed to G1 (BN254's G1 has cofactor 1: every point on the curve is
@@ -73,6 +121,34 @@ impl Params {
         Params {
             gens,
             blind: hash_to_g1(u64::MAX),
+            fixed: FixedBases::default(),
+        }
+    }
+
+    /// The fixed-base tables: `G_0 .. G_{FIXED−1}` (those there are), then `H`.
+    fn tables(&self) -> &[Vec<G1Affine>] {
+        self.fixed.0.get_or_init(|| {
+            let bases: Vec<G1Affine> = self
+                .gens
+                .iter()
+                .take(FIXED)
+                .chain([&self.blind])
+                .copied()
+                .collect();
+            bases.into_par_iter().map(window_table).collect()
+        })
+    }
+
+    /// `acc += s·table`, one mixed addition per non-zero byte of `s`.
+    fn add_fixed(acc: &mut G1Projective, table: &[G1Affine], s: &Fr) {
+        let limbs = s.into_bigint();
+        for (i, limb) in limbs.0.iter().enumerate() {
+            for k in 0..8 {
+                let d = ((limb >> (8 * k)) & 0xff) as usize;
+                if d != 0 {
+                    *acc += table[((i * 8 + k) << WINDOW) + d];
+                }
+            }
         }
     }
 
@@ -88,7 +164,19 @@ impl Params {
 
     /// `Σ_k v[k]·G_k + b·H`; `v` no longer than the generators.
     pub fn commit(&self, v: &[Fr], b: Fr) -> G1Projective {
-        G1Projective::msm_unchecked(&self.gens[..v.len()], v) + self.blind * b
+        let tables = self.tables();
+        let (h, g) = tables.split_last().expect("H's table");
+        let mut acc = if v.len() <= g.len() {
+            let mut acc = G1Projective::default();
+            for (table, s) in g.iter().zip(v) {
+                Self::add_fixed(&mut acc, table, s);
+            }
+            acc
+        } else {
+            G1Projective::msm_unchecked(&self.gens[..v.len()], v)
+        };
+        Self::add_fixed(&mut acc, h, &b);
+        acc
     }
 }
 

@@ -240,8 +240,6 @@ impl Ledger {
         t: &mut Transcript,
         rng: &mut impl Rng,
     ) -> (Vec<MulProof>, LinearProof) {
-        let g = params.gens[0];
-        let h = params.blind;
         let open = |id: ItemId| {
             self.opening(id)
                 .expect("bug: the prover's ledger holds an unopened item")
@@ -252,9 +250,10 @@ impl Ledger {
             .map(|&[x, y, z]| {
                 let ((x, rx), (y, ry), (_, rz)) = (open(x), open(y), open(z));
                 let b: [Fr; 5] = std::array::from_fn(|_| Fr::rand(rng));
-                let alpha = g * b[0] + h * b[1];
-                let beta = g * b[2] + h * b[3];
-                let delta = g * (b[0] * y) + h * (b[0] * ry + b[4]);
+                // Fixed-base: `x·G_0 + b·H` is `Com([x]; b)`.
+                let alpha = com(params, &[b[0]], b[1]);
+                let beta = com(params, &[b[2]], b[3]);
+                let delta = com(params, &[b[0] * y], b[0] * ry + b[4]);
                 let points: [G1Affine; 3] = G1Projective::normalize_batch(&[alpha, beta, delta])
                     .try_into()
                     .expect("three points");
