@@ -414,3 +414,34 @@ fn fixed_base_commitments_equal_plain_scalar_multiplication() {
         }
     }
 }
+
+/// The backend's own MSM (bits summed, small and negated-small scalars apart, Pippenger, windows
+/// spread over the pool from 2^12 points) equals ark-ec's on lengths around every window-size
+/// change and on both sides of 2^12, with zero, one, ±small, just-past-64-bit and random scalars.
+#[test]
+fn the_backends_msm_equals_ark_ecs() {
+    use ark_bn254::G1Projective;
+    use ark_ec::VariableBaseMSM;
+    use ark_std::rand::{rngs::StdRng, SeedableRng};
+    use ark_std::UniformRand;
+    let params = Params::new(1 << 13);
+    let mut rng = StdRng::seed_from_u64(3838);
+    for n in [0, 1, 2, 3, 31, 32, 33, 100, 1023, 1024, 4095, 4096, 8192] {
+        let scalars: Vec<Fr> = (0..n)
+            .map(|i| match i % 6 {
+                0 => -Fr::from(1u64),
+                1 => Fr::from(i as u64),
+                2 => -Fr::from(i as u64 * 0x1_0000_0001),
+                3 => Fr::from(u64::MAX) + Fr::from(i as u64 % 3),
+                4 => Fr::from(0u64),
+                _ => Fr::rand(&mut rng),
+            })
+            .collect();
+        let bases = &params.gens[..n];
+        assert_eq!(
+            spartan::hyrax::msm(bases, &scalars),
+            G1Projective::msm_unchecked(bases, &scalars),
+            "{n} points"
+        );
+    }
+}

@@ -24,8 +24,8 @@
 use crate::field::Fr;
 use crate::prove::mle::eq_table;
 use ark_bn254::{Fq, G1Affine, G1Projective};
-use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
-use ark_ff::PrimeField;
+use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
+use ark_ff::{PrimeField, Zero};
 use ark_std::rand::Rng;
 use ark_std::UniformRand;
 use rayon::prelude::*;
@@ -173,11 +173,94 @@ impl Params {
             }
             acc
         } else {
-            G1Projective::msm_unchecked(&self.gens[..v.len()], v)
+            msm(&self.gens[..v.len()], v)
         };
         Self::add_fixed(&mut acc, h, &b);
         acc
     }
+}
+
+/// `Σ_i s_i·P_i` over the shorter of the two slices, by Pippenger's bucket method: windows of
+/// `c` bits, each a pass of mixed additions into `2^c − 1` buckets. Not ark-ec's
+/// `VariableBaseMSM`: with its `parallel` feature (which ark-groth16 turns on) every call
+/// builds a new rayon thread pool (ark-ec 0.6, `msm_bigint_wnaf`), a thread spawned per MSM
+/// even on one thread, and calls nested in this module's parallel row commitments waited
+/// across pools, stealing work recursively until a worker's stack overflowed
+/// (`cobbl_poseidon_6` on two threads). Large MSMs split their windows over the global pool.
+pub fn msm(bases: &[G1Affine], scalars: &[Fr]) -> G1Projective {
+    // Witness values are mostly bits and small integers (or their negatives): scalars of one
+    // bit are summed, those of at most 64 bits (after negating the base when `−s` is the
+    // smaller) get a 64-bit MSM, the rest a full one.
+    let mut ones = G1Projective::zero();
+    let (mut small, mut big): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
+    for (base, s) in bases.iter().zip(scalars) {
+        let pos = s.into_bigint().0;
+        let neg = (-*s).into_bigint().0;
+        let (v, base) = if neg[1..] == [0, 0, 0] && pos[1..] != [0, 0, 0] {
+            (neg, -*base)
+        } else {
+            (pos, *base)
+        };
+        if v == [0; 4] {
+            continue;
+        } else if v == [1, 0, 0, 0] {
+            ones += base;
+        } else if v[1..] == [0, 0, 0] {
+            small.push((base, v));
+        } else {
+            big.push((base, v));
+        }
+    }
+    ones + pippenger(&small, 64) + pippenger(&big, 256)
+}
+
+/// `Σ s_i·P_i` for scalars below `2^bits`, Pippenger's bucket method.
+fn pippenger(terms: &[(G1Affine, [u64; 4])], bits: usize) -> G1Projective {
+    let n = terms.len();
+    if n == 0 {
+        return G1Projective::zero();
+    }
+    // About ln(n) + 2 bits, as ark-ec chooses.
+    let c = if n < 32 {
+        3
+    } else {
+        (usize::BITS - n.leading_zeros()) as usize * 69 / 100 + 2
+    };
+    let windows = bits.div_ceil(c);
+    let window = |w: usize| -> G1Projective {
+        let (limb, shift) = ((w * c) / 64, (w * c) % 64);
+        let mask = (1u64 << c) - 1;
+        let mut buckets = vec![G1Projective::zero(); (1 << c) - 1];
+        for (base, s) in terms {
+            let mut d = s[limb] >> shift;
+            if shift + c > 64 && limb + 1 < 4 {
+                d |= s[limb + 1] << (64 - shift);
+            }
+            let d = (d & mask) as usize;
+            if d != 0 {
+                buckets[d - 1] += base;
+            }
+        }
+        let (mut running, mut sum) = (G1Projective::zero(), G1Projective::zero());
+        for b in buckets.iter().rev() {
+            running += b;
+            sum += running;
+        }
+        sum
+    };
+    let sums: Vec<G1Projective> = if n >= 1 << 12 {
+        (0..windows).into_par_iter().map(window).collect()
+    } else {
+        (0..windows).map(window).collect()
+    };
+    let mut total = G1Projective::zero();
+    for sum in sums.iter().rev() {
+        for _ in 0..c {
+            total.double_in_place();
+        }
+        total += sum;
+    }
+    total
 }
 
 /// How a table of `2^n` entries is cut into rows: `2^row_vars` rows of `2^(n − row_vars)`.
@@ -284,7 +367,7 @@ mod tests {
             .zip(&committed.blinds)
             .map(|(l, b)| *l * b)
             .sum();
-        let combined = G1Projective::msm_unchecked(&committed.rows, &left);
+        let combined = msm(&committed.rows, &left);
         assert_eq!(combined, params.commit(&row, blind));
         assert_ne!(combined, params.commit(&row, blind + Fr::from(1u64)));
     }

@@ -39,7 +39,7 @@ use super::hyrax::Params;
 use crate::field::Fr;
 use crate::prove::transcript::Transcript;
 use ark_bn254::{G1Affine, G1Projective};
-use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ec::CurveGroup;
 use ark_ff::{Field, One, Zero};
 use ark_serialize::CanonicalSerialize;
 use ark_std::rand::Rng;
@@ -378,7 +378,7 @@ impl Ledger {
         scalars.extend(powers.iter().map(|p| *p * c));
         bases.extend(&linear.masks);
         scalars.extend(&powers);
-        let lhs = G1Projective::msm_unchecked(&bases, &scalars);
+        let lhs = super::hyrax::msm(&bases, &scalars);
         let width = self.items.iter().map(|i| i.len).max().unwrap_or(0);
         let mut z = vec![Fr::zero(); width];
         let mut zeta = Fr::zero();
@@ -626,7 +626,7 @@ impl Source for Reader<'_> {
     }
 
     fn rows(&mut self, left: &[Fr]) -> ItemId {
-        let point = G1Projective::msm_unchecked(self.rows, left);
+        let point = super::hyrax::msm(self.rows, left);
         self.ledger.receive(point, self.cols)
     }
 }
