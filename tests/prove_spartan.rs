@@ -6,7 +6,8 @@
 //! never a panic); at the library level, a broken transition (an execution replaced by a copy of
 //! another, every execution still satisfied) and a tampered witness value. No private input's
 //! value appears in the proof or public files. That search is a necessary check, not an
-//! argument for zero knowledge: the backend is not zero knowledge (src/prove/spartan/mod.rs).
+//! argument for zero knowledge (that is in src/prove/spartan/mod.rs). The prover's fixed-base
+//! tables compute the same commitments as plain scalar multiplication.
 //! `tests/prove_spartan_tamper.rs` has the lies about memory and order.
 
 mod common;
@@ -367,6 +368,80 @@ fn a_tampered_commitment_or_masked_answer_is_rejected() {
         assert!(
             spartan::verify(&params, &verifier, &public, &bad).is_err(),
             "tamper {k} accepted"
+        );
+    }
+}
+
+/// `Params::commit` takes short vectors through its fixed-base tables and long ones through an
+/// MSM; both must equal `Σ v_k·G_k + b·H` computed by plain scalar multiplication, for scalars
+/// with zero bytes, all-ones bytes (`−1`), and random ones.
+#[test]
+fn fixed_base_commitments_equal_plain_scalar_multiplication() {
+    use ark_bn254::G1Projective;
+    use ark_ff::{One, Zero};
+    use ark_std::rand::{rngs::StdRng, SeedableRng};
+    use ark_std::UniformRand;
+    let params = Params::new(8);
+    let mut rng = StdRng::seed_from_u64(38);
+    let special = [
+        Fr::zero(),
+        Fr::one(),
+        -Fr::one(),
+        Fr::from(256u64),
+        Fr::from(u64::MAX),
+    ];
+    for len in 0..=8 {
+        for round in 0..6 {
+            let v: Vec<Fr> = (0..len)
+                .map(|k| {
+                    if round < special.len() && k % 2 == 0 {
+                        special[round]
+                    } else {
+                        Fr::rand(&mut rng)
+                    }
+                })
+                .collect();
+            let b = if round < special.len() {
+                special[(round + 1) % special.len()]
+            } else {
+                Fr::rand(&mut rng)
+            };
+            let mut plain = G1Projective::from(params.blind) * b;
+            for (g, s) in params.gens.iter().zip(&v) {
+                plain += G1Projective::from(*g) * s;
+            }
+            assert_eq!(params.commit(&v, b), plain, "length {len}, round {round}");
+        }
+    }
+}
+
+/// The backend's own MSM (bits summed, small and negated-small scalars apart, Pippenger, windows
+/// spread over the pool from 2^12 points) equals ark-ec's on lengths around every window-size
+/// change and on both sides of 2^12, with zero, one, ±small, just-past-64-bit and random scalars.
+#[test]
+fn the_backends_msm_equals_ark_ecs() {
+    use ark_bn254::G1Projective;
+    use ark_ec::VariableBaseMSM;
+    use ark_std::rand::{rngs::StdRng, SeedableRng};
+    use ark_std::UniformRand;
+    let params = Params::new(1 << 13);
+    let mut rng = StdRng::seed_from_u64(3838);
+    for n in [0, 1, 2, 3, 31, 32, 33, 100, 1023, 1024, 4095, 4096, 8192] {
+        let scalars: Vec<Fr> = (0..n)
+            .map(|i| match i % 6 {
+                0 => -Fr::from(1u64),
+                1 => Fr::from(i as u64),
+                2 => -Fr::from(i as u64 * 0x1_0000_0001),
+                3 => Fr::from(u64::MAX) + Fr::from(i as u64 % 3),
+                4 => Fr::from(0u64),
+                _ => Fr::rand(&mut rng),
+            })
+            .collect();
+        let bases = &params.gens[..n];
+        assert_eq!(
+            spartan::hyrax::msm(bases, &scalars),
+            G1Projective::msm_unchecked(bases, &scalars),
+            "{n} points"
         );
     }
 }

@@ -281,7 +281,11 @@ impl Params {
                 gens.len()
             ));
         }
-        let params = Params { gens, blind };
+        let params = Params {
+            gens,
+            blind,
+            fixed: Default::default(),
+        };
         if params != Params::new(params.len()) {
             return err("the generators are not zkbc's (hashed to the curve from its label)");
         }

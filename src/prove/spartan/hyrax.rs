@@ -24,12 +24,13 @@
 use crate::field::Fr;
 use crate::prove::mle::eq_table;
 use ark_bn254::{Fq, G1Affine, G1Projective};
-use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM};
-use ark_ff::PrimeField;
+use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
+use ark_ff::{PrimeField, Zero};
 use ark_std::rand::Rng;
 use ark_std::UniformRand;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
+use std::sync::{Arc, OnceLock};
 
 /// The label generators are hashed from.
 const LABEL: &[u8] = b"zkbc hyrax BN254 G1 generators v1";
@@ -41,6 +42,53 @@ pub struct Params {
     pub gens: Vec<G1Affine>,
     /// The blinding generator.
     pub blind: G1Affine,
+    /// Tables of multiples of `G_0 .. G_{FIXED−1}` and `H`, built on first use.
+    pub fixed: FixedBases,
+}
+
+/// Bits per window of a fixed-base table.
+const WINDOW: usize = 8;
+/// Windows of a scalar (`Fr` fits in 256 bits).
+const WINDOWS: usize = 256 / WINDOW;
+/// How many leading generators have tables: a committed sumcheck round has at most 4 values.
+pub const FIXED: usize = 4;
+
+/// Precomputed multiples `d·2^(8w)·P` (`d < 256`, `w < 32`) of the fixed generators `G_0 ..
+/// G_{FIXED−1}` and `H` (its last table), so that `s·P` is at most 32 mixed additions instead
+/// of about 254 doublings and 127 additions. The zero-knowledge prover commits thousands of
+/// scalars and short vectors (every round, claim and sigma-protocol mask) and proves products
+/// over `G_0, H`: these are fixed-base multiplications. Derived from the generators, so not
+/// part of a parameter file and never compared.
+#[derive(Clone, Default)]
+pub struct FixedBases(Arc<OnceLock<Vec<Vec<G1Affine>>>>);
+
+impl std::fmt::Debug for FixedBases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FixedBases")
+    }
+}
+
+impl PartialEq for FixedBases {
+    fn eq(&self, _: &Self) -> bool {
+        true // derived from the generators, which are compared
+    }
+}
+
+impl Eq for FixedBases {}
+
+/// `d·2^(8w)·base` at index `w·256 + d`.
+fn window_table(base: G1Affine) -> Vec<G1Affine> {
+    let mut table = Vec::with_capacity(WINDOWS << WINDOW);
+    let mut step = G1Projective::from(base);
+    for _ in 0..WINDOWS {
+        let mut acc = G1Projective::default();
+        for _ in 0..1 << WINDOW {
+            table.push(acc);
+            acc += step;
+        }
+        step = acc; // 256·step
+    }
+    G1Projective::normalize_batch(&table)
 }
 
 /// The `index`-th point hashed to G1 (BN254's G1 has cofactor 1: every point on the curve is
@@ -73,6 +121,34 @@ impl Params {
         Params {
             gens,
             blind: hash_to_g1(u64::MAX),
+            fixed: FixedBases::default(),
+        }
+    }
+
+    /// The fixed-base tables: `G_0 .. G_{FIXED−1}` (those there are), then `H`.
+    fn tables(&self) -> &[Vec<G1Affine>] {
+        self.fixed.0.get_or_init(|| {
+            let bases: Vec<G1Affine> = self
+                .gens
+                .iter()
+                .take(FIXED)
+                .chain([&self.blind])
+                .copied()
+                .collect();
+            bases.into_par_iter().map(window_table).collect()
+        })
+    }
+
+    /// `acc += s·table`, one mixed addition per non-zero byte of `s`.
+    fn add_fixed(acc: &mut G1Projective, table: &[G1Affine], s: &Fr) {
+        let limbs = s.into_bigint();
+        for (i, limb) in limbs.0.iter().enumerate() {
+            for k in 0..8 {
+                let d = ((limb >> (8 * k)) & 0xff) as usize;
+                if d != 0 {
+                    *acc += table[((i * 8 + k) << WINDOW) + d];
+                }
+            }
         }
     }
 
@@ -88,8 +164,103 @@ impl Params {
 
     /// `Σ_k v[k]·G_k + b·H`; `v` no longer than the generators.
     pub fn commit(&self, v: &[Fr], b: Fr) -> G1Projective {
-        G1Projective::msm_unchecked(&self.gens[..v.len()], v) + self.blind * b
+        let tables = self.tables();
+        let (h, g) = tables.split_last().expect("H's table");
+        let mut acc = if v.len() <= g.len() {
+            let mut acc = G1Projective::default();
+            for (table, s) in g.iter().zip(v) {
+                Self::add_fixed(&mut acc, table, s);
+            }
+            acc
+        } else {
+            msm(&self.gens[..v.len()], v)
+        };
+        Self::add_fixed(&mut acc, h, &b);
+        acc
     }
+}
+
+/// `Σ_i s_i·P_i` over the shorter of the two slices, by Pippenger's bucket method: windows of
+/// `c` bits, each a pass of mixed additions into `2^c − 1` buckets. Not ark-ec's
+/// `VariableBaseMSM`: with its `parallel` feature (which ark-groth16 turns on) every call
+/// builds a new rayon thread pool (ark-ec 0.6, `msm_bigint_wnaf`), a thread spawned per MSM
+/// even on one thread, and calls nested in this module's parallel row commitments waited
+/// across pools, stealing work recursively until a worker's stack overflowed
+/// (`cobbl_poseidon_6` on two threads). Large MSMs split their windows over the global pool.
+pub fn msm(bases: &[G1Affine], scalars: &[Fr]) -> G1Projective {
+    // Witness values are mostly bits and small integers (or their negatives): scalars of one
+    // bit are summed, those of at most 64 bits (after negating the base when `−s` is the
+    // smaller) get a 64-bit MSM, the rest a full one.
+    let mut ones = G1Projective::zero();
+    let (mut small, mut big): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
+    for (base, s) in bases.iter().zip(scalars) {
+        let pos = s.into_bigint().0;
+        let neg = (-*s).into_bigint().0;
+        let (v, base) = if neg[1..] == [0, 0, 0] && pos[1..] != [0, 0, 0] {
+            (neg, -*base)
+        } else {
+            (pos, *base)
+        };
+        if v == [0; 4] {
+            continue;
+        } else if v == [1, 0, 0, 0] {
+            ones += base;
+        } else if v[1..] == [0, 0, 0] {
+            small.push((base, v));
+        } else {
+            big.push((base, v));
+        }
+    }
+    ones + pippenger(&small, 64) + pippenger(&big, 256)
+}
+
+/// `Σ s_i·P_i` for scalars below `2^bits`, Pippenger's bucket method.
+fn pippenger(terms: &[(G1Affine, [u64; 4])], bits: usize) -> G1Projective {
+    let n = terms.len();
+    if n == 0 {
+        return G1Projective::zero();
+    }
+    // About ln(n) + 2 bits, as ark-ec chooses.
+    let c = if n < 32 {
+        3
+    } else {
+        (usize::BITS - n.leading_zeros()) as usize * 69 / 100 + 2
+    };
+    let windows = bits.div_ceil(c);
+    let window = |w: usize| -> G1Projective {
+        let (limb, shift) = ((w * c) / 64, (w * c) % 64);
+        let mask = (1u64 << c) - 1;
+        let mut buckets = vec![G1Projective::zero(); (1 << c) - 1];
+        for (base, s) in terms {
+            let mut d = s[limb] >> shift;
+            if shift + c > 64 && limb + 1 < 4 {
+                d |= s[limb + 1] << (64 - shift);
+            }
+            let d = (d & mask) as usize;
+            if d != 0 {
+                buckets[d - 1] += base;
+            }
+        }
+        let (mut running, mut sum) = (G1Projective::zero(), G1Projective::zero());
+        for b in buckets.iter().rev() {
+            running += b;
+            sum += running;
+        }
+        sum
+    };
+    let sums: Vec<G1Projective> = if n >= 1 << 12 {
+        (0..windows).into_par_iter().map(window).collect()
+    } else {
+        (0..windows).map(window).collect()
+    };
+    let mut total = G1Projective::zero();
+    for sum in sums.iter().rev() {
+        for _ in 0..c {
+            total.double_in_place();
+        }
+        total += sum;
+    }
+    total
 }
 
 /// How a table of `2^n` entries is cut into rows: `2^row_vars` rows of `2^(n − row_vars)`.
@@ -196,7 +367,7 @@ mod tests {
             .zip(&committed.blinds)
             .map(|(l, b)| *l * b)
             .sum();
-        let combined = G1Projective::msm_unchecked(&committed.rows, &left);
+        let combined = msm(&committed.rows, &left);
         assert_eq!(combined, params.commit(&row, blind));
         assert_ne!(combined, params.commit(&row, blind + Fr::from(1u64)));
     }

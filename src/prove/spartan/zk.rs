@@ -39,7 +39,7 @@ use super::hyrax::Params;
 use crate::field::Fr;
 use crate::prove::transcript::Transcript;
 use ark_bn254::{G1Affine, G1Projective};
-use ark_ec::{CurveGroup, VariableBaseMSM};
+use ark_ec::CurveGroup;
 use ark_ff::{Field, One, Zero};
 use ark_serialize::CanonicalSerialize;
 use ark_std::rand::Rng;
@@ -240,8 +240,6 @@ impl Ledger {
         t: &mut Transcript,
         rng: &mut impl Rng,
     ) -> (Vec<MulProof>, LinearProof) {
-        let g = params.gens[0];
-        let h = params.blind;
         let open = |id: ItemId| {
             self.opening(id)
                 .expect("bug: the prover's ledger holds an unopened item")
@@ -252,9 +250,10 @@ impl Ledger {
             .map(|&[x, y, z]| {
                 let ((x, rx), (y, ry), (_, rz)) = (open(x), open(y), open(z));
                 let b: [Fr; 5] = std::array::from_fn(|_| Fr::rand(rng));
-                let alpha = g * b[0] + h * b[1];
-                let beta = g * b[2] + h * b[3];
-                let delta = g * (b[0] * y) + h * (b[0] * ry + b[4]);
+                // Fixed-base: `x·G_0 + b·H` is `Com([x]; b)`.
+                let alpha = com(params, &[b[0]], b[1]);
+                let beta = com(params, &[b[2]], b[3]);
+                let delta = com(params, &[b[0] * y], b[0] * ry + b[4]);
                 let points: [G1Affine; 3] = G1Projective::normalize_batch(&[alpha, beta, delta])
                     .try_into()
                     .expect("three points");
@@ -379,7 +378,7 @@ impl Ledger {
         scalars.extend(powers.iter().map(|p| *p * c));
         bases.extend(&linear.masks);
         scalars.extend(&powers);
-        let lhs = G1Projective::msm_unchecked(&bases, &scalars);
+        let lhs = super::hyrax::msm(&bases, &scalars);
         let width = self.items.iter().map(|i| i.len).max().unwrap_or(0);
         let mut z = vec![Fr::zero(); width];
         let mut zeta = Fr::zero();
@@ -627,7 +626,7 @@ impl Source for Reader<'_> {
     }
 
     fn rows(&mut self, left: &[Fr]) -> ItemId {
-        let point = G1Projective::msm_unchecked(self.rows, left);
+        let point = super::hyrax::msm(self.rows, left);
         self.ledger.receive(point, self.cols)
     }
 }
