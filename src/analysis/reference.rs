@@ -419,7 +419,7 @@ impl RefCfg {
 
     /// The tail of the merge component headed by each block (`None` when it heads none), trying
     /// every block as the tail: the valid tail with the fewest component blocks. `calls` are the
-    /// blocks containing a call.
+    /// blocks containing a call (allowed only as the head or the tail).
     pub fn merge_component_tails(
         &self,
         calls: &crate::fxhash::HashSet<BlockId>,
@@ -444,7 +444,9 @@ impl RefCfg {
                     .filter(|&b| b == t || from_h[self.node[&b]])
                     .collect();
                 let valid = component.iter().all(|&b| {
-                    self.dominates(h, b) && self.post_dominates(t, b) && !calls.contains(&b)
+                    self.dominates(h, b)
+                        && self.post_dominates(t, b)
+                        && (b == h || b == t || !calls.contains(&b))
                 });
                 if valid && best.is_none_or(|(n, _)| component.len() < n) {
                     best = Some((component.len(), t));

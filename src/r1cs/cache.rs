@@ -110,8 +110,32 @@ impl StatsCache {
 
     /// [`super::stats`] of `program`, lowering only the blocks not seen before.
     pub fn stats(&self, program: &Program) -> Result<Vec<BlockStats>, LowerError> {
+        self.stats_of(program, all_blocks(program))
+    }
+
+    /// [`StatsCache::stats`] of the blocks of the functions `reached` marks (formation's
+    /// copy of a program that still calls, whose calls it made hints: the callees are still
+    /// part of the circuit).
+    pub fn stats_reached(
+        &self,
+        program: &Program,
+        reached: &[bool],
+    ) -> Result<Vec<BlockStats>, LowerError> {
+        let blocks = program
+            .func_ids()
+            .filter(|f| reached.get(f.index()).copied().unwrap_or(false))
+            .flat_map(|f| program.func(f).layout.iter().map(move |&b| (f, b)))
+            .collect();
+        self.stats_of(program, blocks)
+    }
+
+    fn stats_of(
+        &self,
+        program: &Program,
+        blocks: Vec<(FuncId, BlockId)>,
+    ) -> Result<Vec<BlockStats>, LowerError> {
         let infos = super::func_infos(program);
-        all_blocks(program)
+        blocks
             .par_iter()
             .map(|&(f, b)| {
                 let func = program.func(f);

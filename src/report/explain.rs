@@ -153,6 +153,16 @@ impl From<&Decision> for Entry {
                 e.has_loop = Some(true);
                 e.per_block = Some(*per_block);
             }
+            Subject::Function {
+                func,
+                blocks,
+                lines,
+            } => {
+                e.kind = "function";
+                e.function = Some(func.clone());
+                e.blocks = Some(blocks.clone());
+                e.lines = *lines;
+            }
             Subject::OneBlock => e.kind = "one_block",
             Subject::Budget { .. } => e.kind = "budget",
             Subject::Formation { name } => {
@@ -346,6 +356,10 @@ pub fn render(decisions: &[Decision], profiled: bool, without: Option<&str>) -> 
             } => (
                 loop_name(func, header, blocks.len(), *lines, *per_block),
                 "rotated",
+            ),
+            Subject::Function { func, blocks, .. } => (
+                format!("function {func} ({} blocks) as one block", blocks.len()),
+                "merged",
             ),
             Subject::OneBlock => ("every function as one block".to_string(), "merged"),
             Subject::Budget { limit, .. } => (

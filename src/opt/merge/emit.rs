@@ -919,10 +919,29 @@ impl<'a> Emitter<'a> {
                     None => g,
                 });
             }
-            InstKind::Call { .. } => return Err(self.err_unsupported("a call")),
+            // A call runs once per run of the merged block only where it is unguarded (a
+            // component's head or tail); under a guard it would need a predicated call.
+            InstKind::Call { .. } if guarded => {
+                return Err(self.err_unsupported("a call on a predicated path"))
+            }
             _ => {}
         }
-        let new = self.emit(kind, data.loc());
+        let new = match kind {
+            // A call's result types are its callee's, which the function does not know.
+            InstKind::Call { .. } => {
+                let returns: Vec<Type> = data
+                    .results
+                    .iter()
+                    .map(|r| self.func.value_type(*r).clone())
+                    .collect();
+                let mut kind = kind;
+                kind.map_operands(|v| self.materialize(v));
+                let inst = self.func.create_inst(kind, &returns, data.loc());
+                self.out.push(inst);
+                inst
+            }
+            kind => self.emit(kind, data.loc()),
+        };
         // A `nuw` fact holds on the paths that reached the instruction; copied under a guard it
         // also runs on others, so only an unguarded copy keeps it.
         self.func

@@ -39,6 +39,16 @@ pub enum Subject {
         /// Iterations per block.
         per_block: usize,
     },
+    /// A function that calls nothing merged into one block, executed once per call: a
+    /// candidate of a program that still calls (functions kept as blocks, issue 33).
+    Function {
+        /// The function.
+        func: String,
+        /// Its blocks when it was considered.
+        blocks: Vec<String>,
+        /// The source lines its instructions come from (first, last), if known.
+        lines: Option<(u32, u32)>,
+    },
     /// Every function merged into one block, a move of a greedy round (the `monolithic`
     /// formation, taken early when it beats the round's best merge).
     OneBlock,

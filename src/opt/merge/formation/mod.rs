@@ -63,6 +63,7 @@
 //! Every candidate and the final choice are recorded as [`Decision`]s (`zkbc report
 //! --explain`), the budget's stop included.
 
+mod calls;
 mod decisions;
 mod whole;
 
@@ -123,7 +124,12 @@ impl Scorer<'_> {
         copy: &Program,
         known: Option<&BlockCounts>,
     ) -> Option<(Prediction, BlockCells)> {
-        let stats = self.cache.stats(copy).ok()?;
+        // A call is lowered as its results' witnesses (`calls`); the counts are `copy`'s.
+        let stats = match calls::calls_as_witnesses(copy) {
+            std::borrow::Cow::Borrowed(p) => self.cache.stats(p),
+            std::borrow::Cow::Owned(p) => self.cache.stats_reached(&p, &copy.circuit_funcs()),
+        }
+        .ok()?;
         // The clean-up removes blocks and joins a block to its only predecessor (which runs
         // as often), never changing how often a block it keeps runs: the counts of `program`
         // are those of `copy` on its blocks.
@@ -233,6 +239,13 @@ fn derived_counts(
     match *candidate {
         Candidate::Component(head) => {
             for b in blocks.iter().filter(|b| **b != head) {
+                out.remove(&(*f, *b));
+            }
+        }
+        // The function's one block is its entry, run once per call as the entry was.
+        Candidate::Whole => {
+            let entry = work.func(*f).entry;
+            for b in blocks.iter().filter(|b| **b != entry) {
                 out.remove(&(*f, *b));
             }
         }
@@ -356,6 +369,9 @@ enum Candidate {
     Component(BlockId),
     /// Rotate the loop headed by this block, `k` iterations per block.
     Rotate(BlockId, usize),
+    /// Merge the whole function into one block (in a program that still calls, a function
+    /// that calls nothing; see [`calls`]).
+    Whole,
 }
 
 /// A candidate's key: its function, the transformation and the blocks it touches (a change to
@@ -373,7 +389,7 @@ const CHUNK_PER_PROGRAM: usize = 4;
 /// Every candidate of `work` with its subject for the record; `chunk_cap` bounds the
 /// instructions of a rotated loop's block.
 fn candidates(work: &Program, chunk_cap: usize) -> Vec<(Key, Subject)> {
-    let mut out = Vec::new();
+    let mut out = calls::whole_function_candidates(work);
     for f in work.func_ids() {
         let func = work.func(f);
         let loops = LoopForest::new(func);
@@ -433,6 +449,10 @@ fn apply(
             None
         }
         Candidate::Rotate(h, k) => Some(rotate_loop(func, h, k, max_unrolled)?),
+        Candidate::Whole => {
+            super::merge_function(func, max_unrolled)?;
+            None
+        }
     };
     Ok((cand, body))
 }
@@ -502,6 +522,14 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     if monolithic.1.is_none() {
         background = Some(spawn_thresholds());
     }
+    // In a program that still calls, the one-block formation leaves the functions that call
+    // as they are: no move of the greedy, which merges each other function on its own
+    // (`Candidate::Whole`) and goes on with the callers; only compared at the end.
+    let one_block_move = monolithic
+        .1
+        .as_ref()
+        .map(|(m, _)| *m)
+        .filter(|_| !calls::program_calls(program));
     // The round in which the greedy took the whole program as one block.
     let mut one_block_round = None;
     let chunk_cap = MIN_CHUNK_CAP.max(CHUNK_PER_PROGRAM * program.n_insts());
@@ -536,7 +564,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 });
                 let rotation = match key.1 {
                     Candidate::Rotate(h, _) => Some((key.0, h)),
-                    Candidate::Component(_) => None,
+                    Candidate::Component(_) | Candidate::Whole => None,
                 };
                 if rotation.is_some_and(|r| stop_factors.contains(&r)) {
                     continue;
@@ -564,7 +592,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 }
                 // A candidate whose untouched blocks alone cost more than the whole program as one
                 // block cannot be taken this round: that block would be taken instead.
-                if let Some((m, _)) = &monolithic.1 {
+                if let Some(m) = &one_block_move {
                     let outside = cells_outside(&current_cells, &key);
                     if outside > m.cells {
                         outrun.insert(key, (subject, outside));
@@ -655,7 +683,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 }
             }
             estimate.extend(rescored);
-            if let Some((m, _)) = monolithic.1.as_ref() {
+            if let Some(m) = one_block_move.as_ref() {
                 if *m < current && taken.as_ref().is_none_or(|(_, s)| *m < s.prediction) {
                     record_outrun(&mut decisions, round, current, m.cells, outrun, near_whole);
                     // The candidates this round scored, which the one block outdoes.
@@ -686,7 +714,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 }
             }
             let Some((key, scored)) = taken else {
-                if let Some((m, _)) = &monolithic.1 {
+                if let Some(m) = &one_block_move {
                     record_outrun(&mut decisions, round, current, m.cells, outrun, near_whole);
                 }
                 if stopped {
@@ -734,6 +762,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                 match key.1 {
                     Candidate::Component(_) => "components_merged",
                     Candidate::Rotate(..) => "loops_rotated",
+                    Candidate::Whole => "functions_merged",
                 },
                 1,
             );

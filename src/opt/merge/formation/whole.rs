@@ -26,13 +26,22 @@ pub(super) fn monolithic_formation(
 ) -> (Formation, HashMap<FuncId, u64>) {
     let mut mono = program.clone();
     let mut why = String::new();
+    // A program that still calls (functions kept as blocks, issue 33): each function that
+    // calls stays as it is, every other one becomes one block executed once per call (a
+    // partial `--monolithic`, never cached as the one-block program).
+    let calling: Vec<bool> = program.funcs.iter().map(|f| f.has_calls()).collect();
+    let partial = calling.iter().any(|c| *c);
+    let cache = options.one_block.as_ref().filter(|_| !partial);
     let whole = program.circuit_funcs().iter().all(|c| *c);
     let ok = mono.func_ids().collect::<Vec<_>>().into_iter().all(|f| {
+        if calling.get(f.index()).copied().unwrap_or(false) {
+            return true;
+        }
         let merged = merge_function(mono.func_mut(f), options.max_unrolled);
         // Kept for a `--monolithic` compile of the same program (a report's one-block
         // circuit), which then does not merge it again: each function, unless the whole
         // program cleaned up is kept below.
-        if let Some(cache) = &options.one_block {
+        if let Some(cache) = cache {
             match &merged {
                 Ok(changed) if !whole => cache.remember(
                     f,
@@ -56,7 +65,7 @@ pub(super) fn monolithic_formation(
     }
     let known = one_block_counts(program, &mono, scorer.counts);
     cleanup(&mut mono);
-    if let (Some(cache), true) = (&options.one_block, whole) {
+    if let (Some(cache), true) = (cache, whole) {
         cache.remember_cleaned(options.max_unrolled, mono.clone());
     }
     let mut constraints: HashMap<FuncId, u64> = HashMap::default();
