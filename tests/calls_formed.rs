@@ -60,7 +60,7 @@ fn measure(c: &mut driver::Compilation, inputs: &serde_json::Value) -> (u64, u12
     let values = c.inputs_from_json(inputs).unwrap();
     let outcome = interp::run(&c.program, &values, interp::Limits::default()).unwrap();
     r1cs::check_trace(&c.program, &outcome).expect("every executed block is satisfied");
-    let mut runs = zkbc::cost::BlockCounts::new();
+    let mut runs = zkbc::cost::BlockCounts::default();
     for e in &outcome.trace {
         *runs.entry((e.func, e.block)).or_insert(0) += 1;
     }
