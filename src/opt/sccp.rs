@@ -471,48 +471,66 @@ impl<'f> Ctx<'f> {
     }
 
     fn visit_inst(&mut self, i: InstId) {
-        let data = self.func.inst(i);
-        let results = data.results.clone();
-        let kind = data.kind.clone();
-        let out: Cell = match &kind {
+        let out = match self.eval_inst(i) {
+            Some(out) => out,
+            None => return,
+        };
+        let results = self.func.inst(i).results.clone();
+        for r in results {
+            let merged = self.cells.get(r).meet(&out);
+            self.set(r, merged);
+        }
+    }
+
+    /// The cell of instruction `i`'s results from its operands' cells, `None` while it must
+    /// wait (an operand is still ⊤) or has no result to set. Reads the instruction in place
+    /// and the operands' states without copying their cells: most operands are ⊥, and a
+    /// visit is the pass's unit of work.
+    fn eval_inst(&self, i: InstId) -> Option<Cell> {
+        let kind = &self.func.inst(i).kind;
+        Some(match kind {
             InstKind::Allocate { .. }
             | InstKind::Load { .. }
             | InstKind::Call { .. }
             | InstKind::Hint { .. } => Cell::Bottom,
-            InstKind::Store { .. } | InstKind::Assert { .. } => return,
+            InstKind::Store { .. } | InstKind::Assert { .. } => return None,
             InstKind::Select {
                 cond,
                 then_value,
                 else_value,
             } => match self.cell(*cond) {
-                Cell::Top => return,
+                Cell::Top => return None,
                 Cell::Const(Val::UInt(1)) => self.cell(*then_value),
                 Cell::Const(_) => self.cell(*else_value),
                 Cell::Bottom => self.cell(*then_value).meet(&self.cell(*else_value)),
             },
             _ => {
-                let operands: Vec<Cell> =
-                    kind.operands().into_iter().map(|v| self.cell(v)).collect();
-                if operands.contains(&Cell::Bottom) {
+                let (mut any_bottom, mut any_top) = (false, false);
+                kind.for_each_operand(|v| {
+                    if self.func.const_value(v).is_none() {
+                        match self.cells.state(v) {
+                            TOP => any_top = true,
+                            CONST => {}
+                            _ => any_bottom = true,
+                        }
+                    }
+                });
+                if any_bottom {
                     Cell::Bottom
-                } else if operands.contains(&Cell::Top) {
-                    return;
+                } else if any_top {
+                    return None;
                 } else {
                     let mut get = |v: ValueId| match self.cell(v) {
                         Cell::Const(x) => Ok(x),
                         _ => Err(FailureKind::InvalidProgram("bug: SCCP operand".into())),
                     };
-                    match eval_pure(self.func, &kind, &mut get) {
+                    match eval_pure(self.func, kind, &mut get) {
                         Some(Ok(mut vals)) if vals.len() == 1 => Cell::Const(vals.remove(0)),
                         _ => Cell::Bottom,
                     }
                 }
             }
-        };
-        for r in results {
-            let merged = self.cells.get(r).meet(&out);
-            self.set(r, merged);
-        }
+        })
     }
 
     fn rewrite(self) -> PassStats {
