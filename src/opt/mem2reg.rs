@@ -205,7 +205,11 @@ impl<'f> Ctx<'f> {
         self.canonicalize_constants();
         self.points_to();
         let mut rpo = self.func.reverse_post_order();
-        rpo.retain(|b| self.func.layout.contains(b));
+        let mut laid_out = vec![false; self.func.blocks.len()];
+        for b in &self.func.layout {
+            laid_out[b.index()] = true;
+        }
+        rpo.retain(|b| laid_out[b.index()]);
         self.solve(&rpo);
         self.forward_loads_and_remove_stores(&rpo);
         self.promote();
