@@ -153,8 +153,8 @@ enum Command {
     /// sumcheck work; it is not a succinct or zero-knowledge proof. `--backend groth16` proves a
     /// one-circuit program (--monolithic) with the key of `zkbc setup` and writes the proof
     /// (`-o`) and its public values (`--public`) for `zkbc verify-proof`; `--backend spartan`
-    /// does the same for a program of several blocks (succinct, memory included, not yet zero
-    /// knowledge: docs/proof.md).
+    /// does the same for a program of several blocks (succinct and zero-knowledge, memory
+    /// included: docs/proof.md).
     #[command(
         after_help = "Examples:\n  zkbc prove circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc prove circuits/mimc.zok --inputs circuits/mimc.json --format json\n  zkbc prove circuits/mimc.zok --monolithic --inputs circuits/mimc.json --backend groth16 --pk mimc.pk.bin -o mimc.proof.bin --public mimc.public.json"
     )]

@@ -46,7 +46,7 @@ pub(crate) enum Backend {
     Probe,
     /// Groth16 over BN254 for a one-circuit program.
     Groth16,
-    /// Spartan's sumchecks with Hyrax commitments for a block-based program (succinct, not
+    /// Spartan's sumchecks with Hyrax commitments for a block-based program (succinct and
     /// zero-knowledge: docs/proof.md).
     Spartan,
 }
