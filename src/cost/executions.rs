@@ -36,8 +36,8 @@ use super::model::{BlockCost, ProgramCost};
 use crate::analysis::{Cfg, DomTree, LoopForest};
 use crate::ir::interp::Outcome;
 use crate::ir::{BlockId, FuncId, Function, InstKind, Program, Terminator};
-use crate::query::patterns::{trip_count, Trips};
-use crate::query::{find_pattern, Facts};
+use crate::query::counted::counted_loops;
+use crate::query::patterns::Trips;
 use crate::r1cs::BlockStats;
 
 /// Execution counts per block: `Some(n)` known, `None` unknown. A block absent from the map
@@ -173,7 +173,10 @@ fn called(program: &Program, fid: FuncId) -> bool {
 /// The rules of the module doc on one function.
 struct StaticCounter<'f> {
     func: &'f Function,
-    facts: Facts<'f>,
+    cfg: Cfg,
+    dom: DomTree,
+    pdom: DomTree,
+    loops: LoopForest,
     /// Exact trip count of each loop header, where known.
     trips: HashMap<BlockId, Trips>,
     memo: HashMap<BlockId, Option<u64>>,
@@ -181,27 +184,18 @@ struct StaticCounter<'f> {
 
 impl<'f> StaticCounter<'f> {
     fn new(func: &'f Function) -> StaticCounter<'f> {
-        let facts = Facts::new(func);
-        let mut trips = HashMap::default();
-        let pattern = find_pattern("counted-loop").expect("bug: the counted-loop pattern exists");
-        for query in pattern.queries() {
-            let vars = query.vars();
-            for sol in query.solve(&facts) {
-                let bindings = crate::query::patterns::Bindings(
-                    vars.iter()
-                        .map(|(v, name)| (name.to_string(), sol.get(*v)))
-                        .collect(),
-                );
-                if let (Ok(t @ Trips { exact: true, .. }), Some(header)) =
-                    (trip_count(&facts, &bindings), bindings.get("header"))
-                {
-                    trips.insert(header.block(), t);
-                }
-            }
-        }
+        let cfg = Cfg::new(func);
+        let dom = DomTree::dominators(func);
+        let pdom = DomTree::post_dominators(func);
+        let loops = LoopForest::compute(&cfg, &dom);
+        let mut trips = counted_loops(func, &cfg, &loops);
+        trips.retain(|_, t| t.exact);
         StaticCounter {
             func,
-            facts,
+            cfg,
+            dom,
+            pdom,
+            loops,
             trips,
             memo: HashMap::default(),
         }
@@ -229,12 +223,12 @@ impl<'f> StaticCounter<'f> {
         if b == entry {
             return Some(1);
         }
-        let cfg: &Cfg = &self.facts.cfg;
+        let cfg: &Cfg = &self.cfg;
         if !cfg.contains(b) {
             return Some(0);
         }
-        let (dom, pdom): (&DomTree, &DomTree) = (&self.facts.dom, &self.facts.pdom);
-        let loops: &LoopForest = &self.facts.loops;
+        let (dom, pdom): (&DomTree, &DomTree) = (&self.dom, &self.pdom);
+        let loops: &LoopForest = &self.loops;
         let Some(lid) = loops.innermost(b) else {
             return pdom.dominates(b, entry).then_some(1);
         };
@@ -306,8 +300,8 @@ pub fn estimated_function_executions(
     known: impl Fn(BlockId) -> Option<u64>,
 ) -> Vec<(BlockId, u64)> {
     let counter = StaticCounter::new(func);
-    let loops = &counter.facts.loops;
-    let cfg = &counter.facts.cfg;
+    let loops = &counter.loops;
+    let cfg = &counter.cfg;
     let trips = |l: crate::analysis::LoopId| {
         counter
             .trips

@@ -13,6 +13,8 @@
 //! - [`patterns`]: the shipped queries (`sese`, `sese-canonical`, `natural-loop`,
 //!   `counted-loop`, `dot-product`, `bits-round-trip`) and their text output.
 //! - [`text`]: a tiny text syntax for ad-hoc queries.
+//! - [`counted`]: the `counted-loop` pattern matched directly (trip counts for the cost model),
+//!   checked against the query in debug builds.
 //! - [`fold`]: an optimization driven by a query: `from_bits(to_bits(x))` becomes `x`.
 //! - [`dot`]: Graphviz DOT of the CFG, CDG, PDG and region tree.
 //!
@@ -29,6 +31,7 @@
 //! assert_eq!(q.solve(&facts).len(), 1);
 //! ```
 
+pub mod counted;
 pub mod dot;
 pub mod facts;
 pub mod fold;

@@ -39,7 +39,10 @@
 use super::facts::Facts;
 use super::pred::{Entity, Kind, Pred};
 use super::solver::{Query, QueryBuilder, Var};
-use crate::ir::{BinOp, FuncId, InstKind, Program, SrcLoc, Terminator};
+use crate::analysis::{Cfg, LoopForest, LoopId};
+use crate::ir::{
+    BinOp, BlockId, FuncId, Function, InstId, InstKind, Program, SrcLoc, Terminator, ValueId,
+};
 use std::fmt::Write;
 
 /// A shipped query: a name, a summary, the query variants whose matches it reports, and an
@@ -482,68 +485,138 @@ pub struct Trips {
 
 /// The trip count of a counted-loop match, or why it is not known.
 pub fn trip_count(facts: &Facts<'_>, b: &Bindings) -> Result<Trips, &'static str> {
-    let func = facts.func;
     let get = |n: &str| b.get(n).ok_or("not a counted-loop match");
-    let lp = facts.loops.get(get("loop")?.loop_id());
-    let header = get("header")?.block();
-    if lp.latches.len() != 1 {
-        return Err("several latches");
-    }
-    let entries = facts
-        .cfg
-        .predecessors(header)
-        .iter()
-        .filter(|p| !lp.blocks.contains(p))
-        .count();
-    if entries != 1 {
-        return Err("several entries");
-    }
-    let uint = |n: &str| -> Result<u64, &'static str> {
-        match func.const_value(get(n)?.value()) {
-            Some(crate::ir::Const::UInt(x)) => Ok(x),
-            _ => Err("runtime bound"),
+    let m = CountedLoop {
+        lp: get("loop")?.loop_id(),
+        header: get("header")?.block(),
+        iv: get("iv")?.value(),
+        init: get("init")?.value(),
+        step: get("step")?.value(),
+        next: b.get("next").map(|n| n.value()),
+        cmp: get("cmp")?.inst(),
+        bound: get("bound")?.value(),
+    };
+    m.trips(facts.func, &facts.cfg, &facts.loops)
+}
+
+/// The parts of one counted-loop match that its trip count reads (the variables of
+/// [`induction`] by name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountedLoop {
+    /// The loop.
+    pub lp: LoopId,
+    /// Its header.
+    pub header: BlockId,
+    /// The induction variable, a parameter of `header`.
+    pub iv: ValueId,
+    /// What the entry edge binds `iv` to.
+    pub init: ValueId,
+    /// The constant added each iteration.
+    pub step: ValueId,
+    /// `iv + step`, what the back edge binds `iv` to.
+    pub next: Option<ValueId>,
+    /// The comparison `header`'s `br` tests.
+    pub cmp: InstId,
+    /// What `cmp` compares the counter against.
+    pub bound: ValueId,
+}
+
+impl CountedLoop {
+    /// The trip count of this match, or why it is not known (see the module doc).
+    pub fn trips(
+        &self,
+        func: &Function,
+        cfg: &Cfg,
+        loops: &LoopForest,
+    ) -> Result<Trips, &'static str> {
+        let lp = loops.get(self.lp);
+        let header = self.header;
+        if lp.latches.len() != 1 {
+            return Err("several latches");
         }
+        let mut outside = cfg
+            .predecessors(header)
+            .iter()
+            .filter(|p| !lp.blocks.contains(p));
+        let (Some(&pre), None) = (outside.next(), outside.next()) else {
+            return Err("several entries");
+        };
+        // A `br` whose two arms both enter the header may bind the counter twice.
+        if !binds_only(func, pre, header, self.iv, self.init) {
+            return Err("several entries");
+        }
+        // Likewise a latch whose two arms both go back binds the counter twice.
+        if let Some(next) = self.next {
+            if !binds_only(func, lp.latches[0], header, self.iv, next) {
+                return Err("several latches");
+            }
+        }
+        let uint = |v: ValueId| -> Result<u64, &'static str> {
+            match func.const_value(v) {
+                Some(crate::ir::Const::UInt(x)) => Ok(x),
+                _ => Err("runtime bound"),
+            }
+        };
+        let (init, step, bound) = (uint(self.init)?, uint(self.step)?, uint(self.bound)?);
+        let iv = self.iv;
+        let width = func.value_type(iv).uint_width().ok_or("not an integer")?;
+        let InstKind::Binary { op, lhs, rhs } = func.inst(self.cmp).kind else {
+            return Err("not a comparison");
+        };
+        let next = self.next;
+        let at_end = next.is_some_and(|n| lhs == n || rhs == n) && lhs != iv && rhs != iv;
+        let tested = if at_end { next.unwrap_or(iv) } else { iv };
+        let counter_left = lhs == tested;
+        let Some(Terminator::Br {
+            then_dest,
+            else_dest,
+            ..
+        }) = &func.block(header).term
+        else {
+            return Err("no branch");
+        };
+        let stay_if = match (
+            lp.blocks.contains(&then_dest.block),
+            lp.blocks.contains(&else_dest.block),
+        ) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => return Err("the branch does not exit"),
+        };
+        let cmp = Comparison {
+            op,
+            bound,
+            counter_left,
+            stay_if,
+        };
+        // The first test sees the counter before the first step, or (testing at the end) after it.
+        let first = u64::from(at_end);
+        let n = match cmp.closed_form(init, step, width, first) {
+            Some(n) => n,
+            None => cmp.stepped(init, step, width, first)?,
+        };
+        let exact = lp.exits.iter().all(|(from, _)| *from == header);
+        Ok(Trips { n, exact, at_end })
+    }
+}
+
+/// Whether every edge `from -> to` binds `to`'s parameter `param` to `arg` (and one does).
+pub(crate) fn binds_only(
+    func: &Function,
+    from: BlockId,
+    to: BlockId,
+    param: ValueId,
+    arg: ValueId,
+) -> bool {
+    let Some(k) = func.block(to).params.iter().position(|p| *p == param) else {
+        return false;
     };
-    let (init, step, bound) = (uint("init")?, uint("step")?, uint("bound")?);
-    let iv = get("iv")?.value();
-    let width = func.value_type(iv).uint_width().ok_or("not an integer")?;
-    let InstKind::Binary { op, lhs, rhs } = func.inst(get("cmp")?.inst()).kind else {
-        return Err("not a comparison");
+    let Some(term) = &func.block(from).term else {
+        return false;
     };
-    let next = b.get("next").map(|n| n.value());
-    let at_end = next.is_some_and(|n| lhs == n || rhs == n) && lhs != iv && rhs != iv;
-    let tested = if at_end { next.unwrap_or(iv) } else { iv };
-    let counter_left = lhs == tested;
-    let Some(Terminator::Br {
-        then_dest,
-        else_dest,
-        ..
-    }) = &func.block(header).term
-    else {
-        return Err("no branch");
-    };
-    let stay_if = match (
-        lp.blocks.contains(&then_dest.block),
-        lp.blocks.contains(&else_dest.block),
-    ) {
-        (true, false) => true,
-        (false, true) => false,
-        _ => return Err("the branch does not exit"),
-    };
-    let cmp = Comparison {
-        op,
-        bound,
-        counter_left,
-        stay_if,
-    };
-    // The first test sees the counter before the first step, or (testing at the end) after it.
-    let first = u64::from(at_end);
-    let n = match cmp.closed_form(init, step, width, first) {
-        Some(n) => n,
-        None => cmp.stepped(init, step, width, first)?,
-    };
-    let exact = lp.exits.iter().all(|(from, _)| *from == header);
-    Ok(Trips { n, exact, at_end })
+    let calls = term.block_calls();
+    let mut into = calls.iter().filter(|c| c.block == to).peekable();
+    into.peek().is_some() && into.all(|c| c.args.get(k) == Some(&arg))
 }
 
 /// A counted loop's test: it stays while `counter op bound` (or `bound op counter`) is
