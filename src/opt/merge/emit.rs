@@ -18,8 +18,7 @@ use crate::analysis::{LoopForest, LoopId};
 use crate::fxhash::{hash64, FxMap, FxSet};
 use crate::ir::interp::{eval_pure_typed, Val};
 use crate::ir::{
-    result_types_typed, BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, SrcLoc,
-    Terminator, Type, ValueId,
+    BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, SrcLoc, Terminator, Type, ValueId,
 };
 
 /// The top bit of a virtual constant's id (a function's own values are numbered below it).
@@ -754,19 +753,21 @@ impl<'a> Emitter<'a> {
             return None;
         }
         eval_pure_typed(kind, &|v| self.value_type(v), &mut |v| {
-            self.const_val(v)
-                .ok_or(crate::ir::interp::FailureKind::InvalidProgram(
-                    "not a constant".into(),
-                ))
+            // Every operand was checked above: the error (a string) is never made.
+            self.const_val(v).ok_or_else(|| {
+                crate::ir::interp::FailureKind::InvalidProgram("not a constant".into())
+            })
         })?
         .ok()
     }
 
-    /// The constant results of `kind`, as values, when they are all scalars ([`Self::eval_const`]).
-    fn fold(&mut self, kind: &InstKind, vals: &[Val]) -> Option<Vec<ValueId>> {
-        let types = result_types_typed(kind, &|v| self.value_type(*v).clone());
-        let mut out = Vec::new();
-        for (val, ty) in vals.iter().zip(&types) {
+    /// The constant results of a copy of the instruction with results `results` (a copy's
+    /// results have the original's types), as values, when they are all scalars
+    /// ([`Self::eval_const`]).
+    fn fold(&mut self, results: &[ValueId], vals: &[Val]) -> Option<Vec<ValueId>> {
+        let mut out = Vec::with_capacity(results.len());
+        for (val, &r) in vals.iter().zip(results) {
+            let ty = &self.func.value_type(r).clone();
             out.push(match val {
                 Val::Field(x) => self.constant(ty.clone(), Const::Field(*x)),
                 Val::UInt(x) => match virtual_const(ty, *x) {
@@ -776,7 +777,7 @@ impl<'a> Emitter<'a> {
                 _ => return None,
             });
         }
-        (out.len() == types.len()).then_some(out)
+        (out.len() == results.len()).then_some(out)
     }
 
     fn zero(&mut self, ty: &Type) -> ValueId {
@@ -821,9 +822,11 @@ impl<'a> Emitter<'a> {
 
     /// Copies `inst` into the merged block under guard `g`.
     pub(super) fn copy_inst(&mut self, inst: InstId, g: ValueId) -> Result<(), MergeError> {
-        let data = self.func.inst(inst).clone();
-        self.loc = data.loc();
+        let data = self.func.inst(inst);
+        let (loc, no_wrap) = (data.loc(), data.no_wrap());
+        let old_results = data.results.clone();
         let mut kind = data.kind.clone();
+        self.loc = loc;
         kind.map_operands(|v| self.map(v));
         // A table of constants copied before with the same operands: that copy (it cannot
         // fail, so its guard is no matter), found before evaluating the table again.
@@ -835,7 +838,7 @@ impl<'a> Emitter<'a> {
             {
                 let key = (inst, elems.to_vec());
                 if let Some(results) = self.const_array_copies.get(&key) {
-                    for (old, new) in data.results.iter().zip(results.clone()) {
+                    for (old, new) in old_results.iter().zip(results.clone()) {
                         self.env.insert(*old, new);
                     }
                     return Ok(());
@@ -845,8 +848,8 @@ impl<'a> Emitter<'a> {
             _ => None,
         };
         let vals = self.eval_const(&kind);
-        if let Some(results) = vals.as_ref().and_then(|vals| self.fold(&kind, vals)) {
-            for (old, new) in data.results.iter().zip(results) {
+        if let Some(results) = vals.as_ref().and_then(|vals| self.fold(&old_results, vals)) {
+            for (old, new) in old_results.iter().zip(results) {
                 self.env.insert(*old, new);
             }
             return Ok(());
@@ -858,7 +861,7 @@ impl<'a> Emitter<'a> {
         } = kind
         {
             let v = self.select(cond, then_value, else_value);
-            self.env.insert(data.results[0], v);
+            self.env.insert(old_results[0], v);
             return Ok(());
         }
         let guarded = self.bool_const(g) != Some(true);
@@ -929,26 +932,23 @@ impl<'a> Emitter<'a> {
         let new = match kind {
             // A call's result types are its callee's, which the function does not know.
             InstKind::Call { .. } => {
-                let returns: Vec<Type> = data
-                    .results
+                let returns: Vec<Type> = old_results
                     .iter()
                     .map(|r| self.func.value_type(*r).clone())
                     .collect();
                 let mut kind = kind;
                 kind.map_operands(|v| self.materialize(v));
-                let inst = self.func.create_inst(kind, &returns, data.loc());
+                let inst = self.func.create_inst(kind, &returns, loc);
                 self.out.push(inst);
                 inst
             }
-            kind => self.emit(kind, data.loc()),
+            kind => self.emit(kind, loc),
         };
         // A `nuw` fact holds on the paths that reached the instruction; copied under a guard it
         // also runs on others, so only an unguarded copy keeps it.
-        self.func
-            .inst_mut(new)
-            .set_no_wrap(data.no_wrap() && !guarded);
+        self.func.inst_mut(new).set_no_wrap(no_wrap && !guarded);
         let results = self.func.inst(new).results.clone();
-        for (old, new) in data.results.iter().zip(results) {
+        for (old, new) in old_results.iter().zip(results) {
             self.env.insert(*old, new);
         }
         // An array of constants: what reads it with constant operands folds.
