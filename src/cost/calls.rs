@@ -5,13 +5,14 @@
 //! Callers come first (a topological order of the call graph from `main`): `main` runs once;
 //! a call in block `B` of `g` runs as often as `B` does (`n_g · k_B`), and `n_f` is the sum over
 //! `f`'s call sites (a block that calls twice counts twice). Per function, `k_b` is
-//! [`static_function_executions`]'s count where known; `n_f` is then exact when every site's
-//! count is. The estimate ([`estimated_function_executions`]) fills the rest, for decisions.
+//! [`super::executions::static_function_executions`]'s count where known; `n_f` is then exact when every site's
+//! count is. The estimate
+//! ([`super::executions::estimated_function_executions`]) fills the rest, for decisions.
 //! A program with recursion has no such counts (`None`): its callees stay unknown.
 
 use crate::fxhash::HashMap;
 
-use super::executions::{estimated_function_executions, static_function_executions};
+use super::executions::function_counts;
 use crate::ir::{BlockId, FuncId, InstKind, Program};
 
 /// One function's counts: its calls per run of the program, and its blocks' per call.
@@ -51,11 +52,8 @@ pub fn call_counts(program: &Program) -> Option<HashMap<FuncId, FuncCounts>> {
         [(program.main, (1, Some(1)))].into_iter().collect();
     for g in order {
         let func = program.func(g);
-        let known = static_function_executions(func);
-        let estimated: HashMap<BlockId, u64> =
-            estimated_function_executions(func, |b| known.get(&b).copied().flatten())
-                .into_iter()
-                .collect();
+        let (known, estimated) = function_counts(func);
+        let estimated: HashMap<BlockId, u64> = estimated.into_iter().collect();
         let (runs_estimated, exact) = runs.get(&g).copied().unwrap_or((0, Some(0)));
         let counts = FuncCounts {
             runs_estimated,

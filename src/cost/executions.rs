@@ -32,6 +32,7 @@
 
 use crate::fxhash::HashMap;
 
+use super::calls::FuncCounts;
 use super::model::{BlockCost, ProgramCost};
 use crate::analysis::{Cfg, DomTree, LoopForest};
 use crate::ir::interp::Outcome;
@@ -116,34 +117,49 @@ pub fn program_cost(
 /// Execution counts that hold on every completed run, whatever the inputs (see the module doc
 /// for the rules); `None` where not known. Every laid-out block of every function is present.
 pub fn static_executions(program: &Program) -> Executions {
-    let mut out = Executions::default();
     if program.funcs.len() == 1 {
-        // No calls (one block, a monolithic program, is run once by `static_function_executions`
-        // without indexing every instruction of it to find loops it cannot have).
-        let main = program.main_func();
-        for (b, n) in static_function_executions(main) {
-            out.insert((program.main, b), n);
-        }
-    } else {
-        // A function kept as blocks runs its blocks once per call (`super::calls`).
-        let counts = super::calls::call_counts(program);
-        for fid in program.func_ids() {
-            let func = program.func(fid);
-            let of = counts.as_ref().and_then(|c| c.get(&fid));
-            for &b in &func.layout {
-                let n = match (of, &counts) {
-                    (Some(c), _) => c.exact(b),
-                    // Not reached from `main`: it never runs.
-                    (None, Some(_)) => Some(0),
-                    // A call cycle: only what no call names is known (never run).
-                    (None, None) => (!called(program, fid)).then_some(0),
-                };
-                out.insert((fid, b), n);
+        return static_executions_with(program, None);
+    }
+    static_executions_with(program, Some(&super::calls::call_counts(program)))
+}
+
+/// [`static_executions`] with `main`'s counts or, for a program that calls, the call counts
+/// (`None` inside for recursion) computed already.
+fn static_executions_with(
+    program: &Program,
+    counts: Option<&Option<HashMap<FuncId, FuncCounts>>>,
+) -> Executions {
+    let mut out = Executions::default();
+    match counts {
+        None => {
+            // No calls (one block, a monolithic program, is run once by
+            // `static_function_executions` without indexing every instruction of it to find
+            // loops it cannot have).
+            let main = program.main_func();
+            for (b, n) in static_function_executions(main) {
+                out.insert((program.main, b), n);
             }
         }
-        if counts.is_none() {
-            for (b, n) in static_function_executions(program.main_func()) {
-                out.insert((program.main, b), n);
+        Some(counts) => {
+            // A function kept as blocks runs its blocks once per call (`super::calls`).
+            for fid in program.func_ids() {
+                let func = program.func(fid);
+                let of = counts.as_ref().and_then(|c| c.get(&fid));
+                for &b in &func.layout {
+                    let n = match (of, &counts) {
+                        (Some(c), _) => c.exact(b),
+                        // Not reached from `main`: it never runs.
+                        (None, Some(_)) => Some(0),
+                        // A call cycle: only what no call names is known (never run).
+                        (None, None) => (!called(program, fid)).then_some(0),
+                    };
+                    out.insert((fid, b), n);
+                }
+            }
+            if counts.is_none() {
+                for (b, n) in static_function_executions(program.main_func()) {
+                    out.insert((program.main, b), n);
+                }
             }
         }
     }
@@ -201,9 +217,50 @@ impl<'f> StaticCounter<'f> {
         }
     }
 
-    fn counts(mut self) -> Vec<(BlockId, Option<u64>)> {
-        let layout = self.func.layout.clone();
-        layout.into_iter().map(|b| (b, self.count(b))).collect()
+    fn counts(&mut self) -> Vec<(BlockId, Option<u64>)> {
+        let func = self.func;
+        func.layout.iter().map(|&b| (b, self.count(b))).collect()
+    }
+
+    /// The estimate of [`estimated_function_executions`], `known` winning over it.
+    fn estimate(&self, known: impl Fn(BlockId) -> Option<u64>) -> Vec<(BlockId, u64)> {
+        let func = self.func;
+        let loops = &self.loops;
+        let cfg = &self.cfg;
+        let trips = |l: crate::analysis::LoopId| {
+            self.trips
+                .get(&loops.get(l).header)
+                .map_or(ESTIMATED_TRIPS, |t| t.n) as f64
+        };
+        let mut freq: HashMap<BlockId, f64> = HashMap::default();
+        for &b in cfg.reverse_post_order() {
+            let header_of = loops.loop_of_header(b);
+            let mut f = if b == func.entry { 1.0 } else { 0.0 };
+            for &p in cfg.predecessors(b) {
+                let back = header_of.is_some_and(|l| loops.get(l).blocks.contains(&p));
+                if back {
+                    continue;
+                }
+                f += freq.get(&p).copied().unwrap_or(0.0) * edge_share(func, loops, p, b, &trips);
+            }
+            if let Some(l) = header_of {
+                f *= trips(l) + 1.0;
+            }
+            freq.insert(b, f);
+        }
+        func.layout
+            .iter()
+            .map(|&b| {
+                let n = match known(b) {
+                    Some(n) => n,
+                    None => match freq.get(&b) {
+                        Some(f) => (f.round() as u64).max(1),
+                        None => 0,
+                    },
+                };
+                (b, n)
+            })
+            .collect()
     }
 
     fn count(&mut self, b: BlockId) -> Option<u64> {
@@ -270,23 +327,34 @@ pub const ESTIMATED_TRIPS: u64 = 16;
 /// reachable block runs at least once. A function kept as blocks runs its blocks once per
 /// call ([`super::calls`]).
 pub fn estimated_executions(program: &Program) -> super::predict::BlockCounts {
-    let known = static_executions(program);
     let counts = super::calls::call_counts(program);
+    let known = static_executions_with(program, Some(&counts));
     let mut out = super::predict::BlockCounts::default();
     for fid in program.func_ids() {
         let func = program.func(fid);
+        let of = counts.as_ref().and_then(|c| c.get(&fid));
         if fid != program.main {
             // A callee kept as blocks: its calls times its blocks' per call.
-            let of = counts.as_ref().and_then(|c| c.get(&fid));
             for &b in &func.layout {
                 out.insert((fid, b), of.map_or(0, |c| c.estimate(b)));
             }
             continue;
         }
-        for (b, n) in
-            estimated_function_executions(func, |b| known.get(&(fid, b)).copied().flatten())
-        {
-            out.insert((fid, b), n);
+        match of {
+            // `main` runs once: its estimate per call is its estimate, made with what is
+            // known of it, unless flattened calls carried counts over (`flat_counts`).
+            Some(c) if func.flat_counts.is_none() => {
+                for &b in &func.layout {
+                    out.insert((fid, b), c.estimated.get(&b).copied().unwrap_or(0));
+                }
+            }
+            _ => {
+                for (b, n) in
+                    estimated_function_executions(func, |b| known.get(&(fid, b)).copied().flatten())
+                {
+                    out.insert((fid, b), n);
+                }
+            }
         }
     }
     out
@@ -294,49 +362,28 @@ pub fn estimated_executions(program: &Program) -> super::predict::BlockCounts {
 
 /// [`estimated_executions`]'s estimate for one function run once (its entry runs once),
 /// `known(b)` the counts known statically (which win over the estimate); every laid-out block
-/// is present. `opt::inline_cost` reads it for functions other than `main`.
+/// is present.
 pub fn estimated_function_executions(
     func: &Function,
     known: impl Fn(BlockId) -> Option<u64>,
 ) -> Vec<(BlockId, u64)> {
-    let counter = StaticCounter::new(func);
-    let loops = &counter.loops;
-    let cfg = &counter.cfg;
-    let trips = |l: crate::analysis::LoopId| {
-        counter
-            .trips
-            .get(&loops.get(l).header)
-            .map_or(ESTIMATED_TRIPS, |t| t.n) as f64
-    };
-    let mut freq: HashMap<BlockId, f64> = HashMap::default();
-    for &b in cfg.reverse_post_order() {
-        let header_of = loops.loop_of_header(b);
-        let mut f = if b == func.entry { 1.0 } else { 0.0 };
-        for &p in cfg.predecessors(b) {
-            let back = header_of.is_some_and(|l| loops.get(l).blocks.contains(&p));
-            if back {
-                continue;
-            }
-            f += freq.get(&p).copied().unwrap_or(0.0) * edge_share(func, loops, p, b, &trips);
-        }
-        if let Some(l) = header_of {
-            f *= trips(l) + 1.0;
-        }
-        freq.insert(b, f);
+    StaticCounter::new(func).estimate(known)
+}
+
+/// A function's counts for one run of it: those known statically
+/// ([`static_function_executions`]) and the estimate made with them
+/// ([`estimated_function_executions`]), from one analysis of the function.
+pub fn function_counts(func: &Function) -> (HashMap<BlockId, Option<u64>>, Vec<(BlockId, u64)>) {
+    if func.layout.len() == 1 {
+        return (
+            [(func.entry, Some(1))].into_iter().collect(),
+            vec![(func.entry, 1)],
+        );
     }
-    func.layout
-        .iter()
-        .map(|&b| {
-            let n = match known(b) {
-                Some(n) => n,
-                None => match freq.get(&b) {
-                    Some(f) => (f.round() as u64).max(1),
-                    None => 0,
-                },
-            };
-            (b, n)
-        })
-        .collect()
+    let mut counter = StaticCounter::new(func);
+    let known: HashMap<BlockId, Option<u64>> = counter.counts().into_iter().collect();
+    let estimated = counter.estimate(|b| known.get(&b).copied().flatten());
+    (known, estimated)
 }
 
 /// The counts [`static_executions`] knows for a function run once (`None` where unknown).
