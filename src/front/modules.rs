@@ -28,7 +28,7 @@ use super::ast;
 use super::parser;
 use super::stdlib;
 use super::typed::Builtin;
-use crate::diagnostics::{line_col, Diagnostic, LineCol, SourceFile, Span};
+use crate::diagnostics::{Diagnostic, LineCol, SourceFile, Span};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -62,6 +62,10 @@ const MAX_MODULES: usize = crate::ir::PackedLoc::MAX_FILE as usize;
 #[derive(Debug, Default, Clone)]
 pub struct SourceMap {
     files: Vec<(usize, Arc<SourceFile>)>,
+    /// The offset of each line's first byte in each file (0, then one past every `\n`): a
+    /// location is a binary search, not a scan of the file (the front end asks once per
+    /// instruction).
+    line_starts: Vec<Vec<usize>>,
 }
 
 impl SourceMap {
@@ -79,6 +83,10 @@ impl SourceMap {
             .files
             .last()
             .map_or(0, |(base, f)| base + f.text.len() + 1);
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        self.line_starts.push(starts);
         self.files.push((base, Arc::new(SourceFile { name, text })));
         base
     }
@@ -106,10 +114,24 @@ impl SourceMap {
 
     /// The line and column of a global offset, in its own file.
     pub fn line_col(&self, offset: usize) -> LineCol {
-        match self.file_at(offset) {
-            Some((base, file)) => line_col(&file.text, offset - base),
-            None => LineCol { line: 1, col: 1 },
+        let i = self
+            .files
+            .partition_point(|(base, _)| *base <= offset)
+            .saturating_sub(1);
+        let (Some((base, file)), Some(starts)) = (self.files.get(i), self.line_starts.get(i))
+        else {
+            return LineCol { line: 1, col: 1 };
+        };
+        // As `diagnostics::line_col`: clamped to the text and to a character boundary.
+        let text = file.text.as_str();
+        let mut offset = (offset - base).min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
         }
+        let line = starts.partition_point(|s| *s <= offset);
+        let start = starts[line - 1];
+        let col = text[start..offset].chars().count() + 1;
+        LineCol { line, col }
     }
 
     /// `FILE:LINE:COL` of a global offset.
@@ -387,4 +409,35 @@ fn normalize(path: &Path) -> PathBuf {
         }
     }
     out.iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceMap;
+    use crate::diagnostics::line_col;
+
+    /// The indexed lookup gives what scanning the file gives, at every offset of every file
+    /// (line ends, multi-byte characters, the gap between files, past the end).
+    #[test]
+    fn indexed_locations_equal_scanned_ones() {
+        let root = "def main() {\n  é = 1;\n\n}\n";
+        let lib = "\nx ∑ y\nlast line without end";
+        let mut map = SourceMap::new("root.zok", root);
+        let base = map.add("lib.zok".into(), lib.into());
+        for offset in 0..base {
+            assert_eq!(
+                map.line_col(offset),
+                line_col(root, offset),
+                "root offset {offset}"
+            );
+        }
+        for offset in 0..lib.len() + 3 {
+            assert_eq!(
+                map.line_col(base + offset),
+                line_col(lib, offset),
+                "lib offset {offset}"
+            );
+        }
+        assert_eq!(SourceMap::default().line_col(5).line, 1);
+    }
 }
