@@ -502,9 +502,50 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // runs `work` once, not every candidate).
     let mut work_counts = crate::timing::stage("formation: counts", || counts.exact(&work));
     let mut entries = Entries::default();
-    let (mut current, mut current_cells) = match crate::timing::stage("formation: unmerged", || {
-        scorer.score_by_block(&work, work_counts.as_ref())
-    }) {
+    // The unmerged program's score and the one block's (the program as one block per
+    // function: a move of every round, taken when it beats that round's best merge, and one of
+    // the formations compared at the end; it does not depend on what the greedy merged before,
+    // so it is scored once). The two are independent: with static counts (nothing to run) the
+    // unmerged program is scored on a thread of its own while this one forms the one block,
+    // which is one block's clean-up and lowering, sequential work that leaves a core idle.
+    let (unmerged_scored, (monolithic, mono_constraints)) = if static_counts {
+        crate::timing::stage("formation: unmerged and one block", || {
+            std::thread::scope(|scope| {
+                let (work, work_counts) = (&work, work_counts.as_ref());
+                let cache = scorer.cache.clone();
+                let unmerged = scope.spawn(move || {
+                    let counts = Counts::Static;
+                    let scorer = Scorer {
+                        counts: &counts,
+                        cache,
+                        derived: Default::default(),
+                    };
+                    let scored = scorer.score_by_block(work, work_counts);
+                    (scored, scorer.derived.get())
+                });
+                let one_block = crate::timing::stage("formation: one block", || {
+                    monolithic_formation(program, options, &scorer)
+                });
+                let (scored, derived) = unmerged
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                scorer.derived.set(scorer.derived.get() + derived);
+                (scored, one_block)
+            })
+        })
+    } else {
+        let scored = crate::timing::stage("formation: unmerged", || {
+            scorer.score_by_block(&work, work_counts.as_ref())
+        });
+        if scored.is_none() {
+            return stats;
+        }
+        let one_block = crate::timing::stage("formation: one block", || {
+            monolithic_formation(program, options, &scorer)
+        });
+        (scored, one_block)
+    };
+    let (mut current, mut current_cells) = match unmerged_scored {
         Some(scored) => scored,
         // Calls or memory left (-O0 programs before legalization): nothing to decide with.
         None => return stats,
@@ -513,12 +554,6 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // both clean up to the same blocks with the same counts. Kept for the comparison at the end
     // instead of cleaning the program up once more (a debug build checks the two agree).
     let unmerged = current;
-    // The program as one block per function: a move of every round (taken when it beats that
-    // round's best merge) and one of the formations compared at the end. Its score does not
-    // depend on what the greedy merged before, so it is scored once.
-    let (monolithic, mono_constraints) = crate::timing::stage("formation: one block", || {
-        monolithic_formation(program, options, &scorer)
-    });
     if monolithic.1.is_none() {
         background = Some(spawn_thresholds());
     }
