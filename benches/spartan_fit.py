@@ -4,7 +4,8 @@
 For every corpus program (circuits/*.zok with inputs) and a few standard-library programs of
 circuits/apps/ (Merkle paths, EdDSA, Keccak, SHA-256), it runs `zkbc report --predict-prover`
 once (the features) and `zkbc prove --backend spartan --format json` RUNS times (the prover's
-own time, `prove_ms`: not compiling or running the program), takes the median, and fits
+own CPU time, `prove_cpu_ms`: user + system of the prover's threads, not compiling or running
+the program; `--wall` fits its wall time `prove_ms` instead), takes the median, and fits
 
     time = a + b·cells + c·committed + d·tables + e·nonzeros
 
@@ -14,9 +15,10 @@ are the ones `zkbc report --predict-prover` prints (src/prove/spartan/cost.rs de
 the report's sumcheck cells, the committed table cells, the committed tables and the executed
 nonzero matrix entries.
 
-Usage: python3 benches/spartan_fit.py [--runs 5] [--zkbc PATH] [--out fit.json]
-       [--times OLD.json] [NAME..]
-(release binary; other builds running at the same time make the times noisy). `--times`
+Usage: RAYON_NUM_THREADS=1 python3 benches/spartan_fit.py [--runs 5] [--zkbc PATH]
+       [--out fit.json] [--times OLD.json] [--wall] [NAME..]
+(release binary; other builds running at the same time stretch wall times, which is why CPU
+time is the default; on one thread it is the prover's time on an idle machine). `--times`
 takes the medians of an earlier run's JSON instead of proving again (when only the features
 changed).
 """
@@ -99,6 +101,7 @@ def main():
         os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "zkbc"))
     ap.add_argument("--out", default=None)
     ap.add_argument("--times", default=None)
+    ap.add_argument("--wall", action="store_true", help="fit prove_ms, not prove_cpu_ms")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     programs = []
@@ -131,7 +134,7 @@ def main():
                            "spartan", "--pk", params, "-o", os.path.join(tmp, "proof.bin"),
                            "--public", os.path.join(tmp, "public.json"), "--format", "json",
                            "--quiet"])
-                times.append(out["prove_ms"])
+                times.append(out["prove_ms"] if args.wall else out["prove_cpu_ms"])
                 size = out["proof_bytes"]
         except (RuntimeError, subprocess.TimeoutExpired) as e:
             print(f"{name}: skipped ({e})", file=sys.stderr)
@@ -169,6 +172,7 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"threads": os.environ.get("RAYON_NUM_THREADS", "all"), "runs": args.runs,
+                       "time": "prove_ms" if args.wall else "prove_cpu_ms",
                        "programs": rows, "fits": fits}, f, indent=1)
 
 

@@ -200,6 +200,52 @@ pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// The process's CPU time so far (user + system, all threads; `getrusage`), `None` where
+/// unknown.
+fn cpu_time() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        // SAFETY: getrusage writes into the struct we pass and reads nothing else.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0 {
+            let tv = |t: libc::timeval| {
+                Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+            };
+            return Some(tv(usage.ru_utime) + tv(usage.ru_stime));
+        }
+    }
+    None
+}
+
+/// Wall and CPU time since a start: the prover's or verifier's own, in the JSON output as
+/// `prove_ms`/`verify_ms` and `prove_cpu_ms`/`verify_cpu_ms` (the CPU time of every thread,
+/// what a loaded machine does not stretch).
+#[derive(Clone, Copy)]
+pub(crate) struct Took {
+    /// Wall time.
+    pub(crate) wall: Duration,
+    /// User + system time of the process's threads, where known.
+    pub(crate) cpu: Option<Duration>,
+}
+
+/// A started [`Took`].
+pub(crate) struct Stopwatch(Instant, Option<Duration>);
+
+impl Stopwatch {
+    /// Starts now.
+    pub(crate) fn start() -> Stopwatch {
+        Stopwatch(Instant::now(), cpu_time())
+    }
+
+    /// The time since the start.
+    pub(crate) fn took(&self) -> Took {
+        Took {
+            wall: self.0.elapsed(),
+            cpu: self.1.zip(cpu_time()).map(|(a, b)| b.saturating_sub(a)),
+        }
+    }
+}
+
 /// `zkbc setup`.
 pub(crate) fn setup_command(
     compile: CompileArgs,
@@ -340,7 +386,7 @@ fn prove(
         file.display(),
         circuit.num_constraints()
     ));
-    let start = Instant::now();
+    let start = Stopwatch::start();
     let proof = zkbc::timing::stage("groth16 prove", || groth16::prove(&pk, &circuit, &z))
         .map_err(|e| match e {
             groth16::Groth16Error::OtherCircuit => {
@@ -348,7 +394,7 @@ fn prove(
             }
             e => bug(format!("{}: {e}", file.display())),
         })?;
-    let took = start.elapsed();
+    let took = start.took();
     let public: Vec<String> = circuit.public_values(&z).iter().map(to_dec).collect();
     if let Some(dir) = &files.snarkjs {
         write_json(dir, "proof.json", &snarkjs::proof_json(&proof))?;
@@ -371,7 +417,7 @@ pub(crate) struct Written {
     /// What was proved: its JSON key, its words in the text line, how many.
     pub(crate) count: (&'static str, &'static str, usize),
     /// The prover's own time.
-    pub(crate) took: Duration,
+    pub(crate) took: Took,
     /// The proof file's bytes.
     pub(crate) proof: Vec<u8>,
     /// The public values, canonical decimal.
@@ -408,7 +454,7 @@ impl Written {
                 } else {
                     "Spartan"
                 },
-                ms(self.took),
+                ms(self.took.wall),
                 proof_path.display(),
                 self.proof.len(),
                 public_path.display(),
@@ -421,7 +467,8 @@ impl Written {
                 "public": self.public,
                 "proof": proof_path.display().to_string(),
                 "proof_bytes": self.proof.len(),
-                "prove_ms": ms(self.took),
+                "prove_ms": ms(self.took.wall),
+                "prove_cpu_ms": self.took.cpu.map(ms),
             })),
         })
     }
@@ -483,7 +530,7 @@ pub(crate) fn print_verdict(
     format: ResultFormat,
     public: &[Fr],
     verdict: Result<(), String>,
-    took: std::time::Duration,
+    took: Took,
 ) -> Result<(), Exit> {
     let file = file.display();
     match format {
@@ -492,7 +539,7 @@ pub(crate) fn print_verdict(
                 println!(
                     "{file}: proof accepted ({} public values, verified in {:.2} ms)",
                     public.len(),
-                    ms(took)
+                    ms(took.wall)
                 );
             }
         }
@@ -504,7 +551,8 @@ pub(crate) fn print_verdict(
                 "public": public.iter().map(to_dec).collect::<Vec<_>>(),
                 "verified": verdict.is_ok(),
                 "rejected": verdict.as_ref().err(),
-                "verify_ms": ms(took),
+                "verify_ms": ms(took.wall),
+                "verify_cpu_ms": took.cpu.map(ms),
             }))
         ),
     }
@@ -516,7 +564,7 @@ pub(crate) fn print_verdict(
 
 /// The statement's public values, the verdict (why not, when rejected) and the time the check
 /// of the proof took (not counting the compile).
-type Verdict = (Vec<Fr>, Result<(), String>, Duration);
+type Verdict = (Vec<Fr>, Result<(), String>, Took);
 
 fn verify_proof(
     compile: &CompileArgs,
@@ -537,7 +585,7 @@ fn verify_proof(
     let compiled = compile_without_inputs(compile, progress)?;
     let (circuit, _) = circuit_of(file, &compiled, None)?;
     progress.set_message(format!("{}: verifying", file.display()));
-    let start = Instant::now();
+    let start = Stopwatch::start();
     let verdict = if vk.digest != circuit.digest() {
         Err(format!(
             "{} was made for another circuit than {} compiles to (other program or compile flags)",
@@ -548,5 +596,5 @@ fn verify_proof(
         zkbc::timing::stage("groth16 verify", || groth16::verify(&vk, &proof, &public))
             .map_err(|e| e.to_string())
     };
-    Ok((public, verdict, start.elapsed()))
+    Ok((public, verdict, start.took()))
 }

@@ -8,8 +8,8 @@
 //! its blocks are the verifier's.
 
 use super::groth16::{
-    compile_without_inputs, ms, read_file, read_public, write_file, Paths, ProveArgs, VerifyArgs,
-    Written,
+    compile_without_inputs, ms, read_file, read_public, write_file, Paths, ProveArgs, Stopwatch,
+    VerifyArgs, Written,
 };
 use super::{execute, inputs_in_encoding, print_log, user_error, Exit};
 use crate::{CompileArgs, ResultFormat, RunArgs};
@@ -139,14 +139,14 @@ fn prove(
         });
     }
     progress.set_message(format!("{}: proving", file.display()));
-    let start = Instant::now();
+    let start = Stopwatch::start();
     let proof = zkbc::timing::stage("spartan prove", || spartan::prove(&params, &st, &public))
         .map_err(|e| user_error(format!("{}: {e}", file.display())))?;
     let executions: usize = st.blocks.iter().map(|b| b.executions.len()).sum();
     let written = Written {
         backend: "spartan",
         count: ("executions", "block executions", executions),
-        took: start.elapsed(),
+        took: start.took(),
         proof: proof.to_bytes(),
         public: public.iter().map(to_dec).collect(),
     };
@@ -174,12 +174,12 @@ pub(crate) fn verify_proof_command(
         let compiled = compile_without_inputs(&compile, &progress)?;
         let st = statement_of(file, &compiled)?;
         progress.set_message(format!("{}: verifying", file.display()));
-        let start = Instant::now();
+        let start = Stopwatch::start();
         let verdict = zkbc::timing::stage("spartan verify", || {
             spartan::verify(&params, &st, &public, &proof)
         })
         .map_err(|e| e.to_string());
-        Ok::<_, Exit>((public, verdict, start.elapsed()))
+        Ok::<_, Exit>((public, verdict, start.took()))
     })();
     progress.finish();
     let (public, verdict, took) = result?;

@@ -214,31 +214,55 @@ pub fn msm(bases: &[G1Affine], scalars: &[Fr]) -> G1Projective {
     ones + pippenger(&small, 64) + pippenger(&big, 256)
 }
 
-/// `Σ s_i·P_i` for scalars below `2^bits`, Pippenger's bucket method.
+/// `Σ s_i·P_i` for scalars below `2^bits`, Pippenger's bucket method with signed digits:
+/// each scalar is cut into windows of `c` bits, digits in `[−2^(c−1), 2^(c−1))` (a digit past
+/// half borrows from the next window), so a window needs `2^(c−1)` buckets, a negative digit
+/// adding `−P` (free on an affine point).
 fn pippenger(terms: &[(G1Affine, [u64; 4])], bits: usize) -> G1Projective {
     let n = terms.len();
     if n == 0 {
         return G1Projective::zero();
     }
-    // About ln(n) + 2 bits, as ark-ec chooses.
+    // About ln(n) + 2 bits, as ark-ec chooses (at most 16: digits fit an i16).
     let c = if n < 32 {
         3
     } else {
-        (usize::BITS - n.leading_zeros()) as usize * 69 / 100 + 2
+        ((usize::BITS - n.leading_zeros()) as usize * 69 / 100 + 2).min(16)
     };
-    let windows = bits.div_ceil(c);
-    let window = |w: usize| -> G1Projective {
-        let (limb, shift) = ((w * c) / 64, (w * c) % 64);
-        let mask = (1u64 << c) - 1;
-        let mut buckets = vec![G1Projective::zero(); (1 << c) - 1];
-        for (base, s) in terms {
-            let mut d = s[limb] >> shift;
-            if shift + c > 64 && limb + 1 < 4 {
-                d |= s[limb + 1] << (64 - shift);
+    // One window more than the bits need, for the last borrow.
+    let windows = bits.div_ceil(c) + 1;
+    let mask = (1u64 << c) - 1;
+    let half = 1i64 << (c - 1);
+    let mut digits = vec![0i16; n * windows];
+    for ((_, s), row) in terms.iter().zip(digits.chunks_mut(windows)) {
+        let mut carry = 0i64;
+        for (w, d) in row.iter_mut().enumerate() {
+            let (limb, shift) = ((w * c) / 64, (w * c) % 64);
+            let mut raw = 0u64;
+            if limb < 4 {
+                raw = s[limb] >> shift;
+                if shift + c > 64 && limb + 1 < 4 {
+                    raw |= s[limb + 1] << (64 - shift);
+                }
+                raw &= mask;
             }
-            let d = (d & mask) as usize;
-            if d != 0 {
-                buckets[d - 1] += base;
+            let mut v = raw as i64 + carry;
+            carry = 0;
+            if v >= half {
+                v -= 1 << c;
+                carry = 1;
+            }
+            *d = v as i16;
+        }
+    }
+    let window = |w: usize| -> G1Projective {
+        let mut buckets = vec![G1Projective::zero(); half as usize];
+        for ((base, _), row) in terms.iter().zip(digits.chunks(windows)) {
+            let d = row[w];
+            if d > 0 {
+                buckets[d as usize - 1] += base;
+            } else if d < 0 {
+                buckets[(-d) as usize - 1] += -*base;
             }
         }
         let (mut running, mut sum) = (G1Projective::zero(), G1Projective::zero());

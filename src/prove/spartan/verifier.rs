@@ -1,10 +1,16 @@
 //! The verifier: each table's sumchecks, products and opening, then the products multiplied
 //! across tables.
+//!
+//! Every check of field elements is made as it comes; every group equation (the sigma
+//! protocols' and the openings', [`zk::Ledger::check`]) is deferred, and all of them — every
+//! table's, the transition's and the memory's — are checked at the end as one random linear
+//! combination, one multi-scalar multiplication ([`zk::all_hold`]). Only when that fails are
+//! they checked one by one, to say which part of the proof is wrong.
 
 use super::hyrax::Params;
 use super::links::{block_links, final_fingerprint, pair_links, Challenges, Links};
 use super::relations::{self, TableShape};
-use super::zk::{ItemId, Reader, Source};
+use super::zk::{self, Deferred, ItemId, Reader, Source};
 use super::{
     absorb_shape, layout, links_transcript, memory, memory_constants, public_value,
     statement_transcript, table_width, Argument, BlockProof, Proof, Rejection, Statement,
@@ -24,7 +30,8 @@ struct Roots {
     memory: Option<G1Projective>,
 }
 
-/// Checks one table's proof: its committed sumchecks, products and opening.
+/// Checks one table's proof: its committed sumchecks, products and opening (its group equation
+/// deferred).
 fn verify_table(
     params: &Params,
     block: &BlockInstance,
@@ -32,7 +39,7 @@ fn verify_table(
     bp: &BlockProof,
     links: &Links,
     t: Transcript,
-) -> Result<Option<Roots>, Rejection> {
+) -> Result<Option<(Roots, Deferred)>, Rejection> {
     let Some(q) = bp.log_executions else {
         return Ok(None);
     };
@@ -65,35 +72,43 @@ fn verify_table(
         ));
     }
     let Reader { ledger, mut t, .. } = reader;
-    if !ledger.verify(params, &mut t, &arg.muls, &arg.linear) {
-        return Err(fail(
-            "the committed sumchecks, products or opening fail (some execution does not \
-             satisfy the block's constraints, or the proof is not the prover's)"
-                .into(),
-        ));
-    }
+    let Some(deferred) = ledger.check(params, &mut t, &arg.muls, &arg.linear) else {
+        return Err(table_failed(block));
+    };
     let point = |id| ledger.point(id).expect("the verifier's items have points");
-    Ok(Some(Roots {
+    let roots = Roots {
         chain: [point(ends.chain[0]), point(ends.chain[1])],
         memory: ends.memory.map(point),
-    }))
+    };
+    Ok(Some((roots, deferred)))
 }
 
-/// Checks a global argument over the tables' committed roots (entered first, in order).
+/// Why a table's proof is rejected when its committed relations fail.
+fn table_failed(block: &BlockInstance) -> Rejection {
+    Rejection::Block {
+        block: block.name.clone(),
+        reason: "the committed sumchecks, products or opening fail (some execution does not \
+                 satisfy the block's constraints, or the proof is not the prover's)"
+            .into(),
+    }
+}
+
+/// Checks a global argument over the tables' committed roots (entered first, in order), its
+/// group equation deferred.
 fn verify_links(
     params: &Params,
     t: Transcript,
     roots: &[G1Projective],
     arg: &Argument,
     script: impl FnOnce(&mut dyn Source, &[ItemId]) -> Result<(), String>,
-) -> bool {
+) -> Option<Deferred> {
     let mut reader = Reader::new(t, &arg.commitments, &[], 0);
     let ids: Vec<ItemId> = roots.iter().map(|p| reader.ledger.receive(*p, 1)).collect();
     if script(&mut reader, &ids).is_err() || !reader.is_done() {
-        return false;
+        return None;
     }
     let Reader { ledger, mut t, .. } = reader;
-    ledger.verify(params, &mut t, &arg.muls, &arg.linear)
+    ledger.check(params, &mut t, &arg.muls, &arg.linear)
 }
 
 /// Checks `proof` against the statement (the verifier's: no executions) and the public values
@@ -200,7 +215,7 @@ pub fn verify(
     if let (Some((block, _, _)), Some(bp)) = (&pairs, pair_proof) {
         tables.push((block, table_width(block.r1cs.num_vars(), false), bp));
     }
-    let roots: Vec<Option<Roots>> = tables
+    let checked: Vec<Option<(Roots, Deferred)>> = tables
         .par_iter()
         .enumerate()
         .map(|(idx, &(block, y, bp))| {
@@ -213,6 +228,17 @@ pub fn verify(
             verify_table(params, block, y, bp, &links, t.fork(b"block", idx as u64))
         })
         .collect::<Result<_, _>>()?;
+    let mut roots: Vec<Option<Roots>> = Vec::with_capacity(checked.len());
+    let mut deferred: Vec<(Deferred, Rejection)> = Vec::with_capacity(checked.len() + 2);
+    for (c, (block, _, _)) in checked.into_iter().zip(&tables) {
+        match c {
+            Some((r, d)) => {
+                roots.push(Some(r));
+                deferred.push((d, table_failed(block)));
+            }
+            None => roots.push(None),
+        }
+    }
     let n = st.blocks.len();
     let lt = links_transcript(&t, &proof.blocks);
     let final_clock = proof.memory.as_ref().map(|m| m.accesses);
@@ -231,8 +257,9 @@ pub fn verify(
             relations::transition(src, ins, outs, last)
         },
     );
-    if !transition {
-        return Err(Rejection::Transition);
+    match transition {
+        Some(d) => deferred.push((d, Rejection::Transition)),
+        None => return Err(Rejection::Transition),
     }
     if let (Some(m), Some(mp), Some((_, zero_slots, zero_pairs))) =
         (&st.memory, &proof.memory, pairs)
@@ -250,9 +277,21 @@ pub fn verify(
             &mp.coherence,
             |src, ids| relations::memory(src, [ids[0], ids[1]], &ids[2..], &constants),
         );
-        if !coherent {
-            return Err(Rejection::Memory);
+        match coherent {
+            Some(d) => deferred.push((d, Rejection::Memory)),
+            None => return Err(Rejection::Memory),
         }
     }
-    Ok(())
+    let checks: Vec<&Deferred> = deferred.iter().map(|(d, _)| d).collect();
+    if zk::all_hold(&checks, lt.fork(b"deferred", 0)) {
+        return Ok(());
+    }
+    // Which one: the first that fails alone (one of them does, but with probability about
+    // `checks/p`).
+    Err(deferred
+        .into_iter()
+        .find_map(|(d, why)| (!d.holds()).then_some(why))
+        .unwrap_or(Rejection::Shape(
+            "the batched commitment checks fail".into(),
+        )))
 }

@@ -20,8 +20,13 @@
 //! - one [`LinearProof`] for all linear relations at once, combined with powers of a challenge
 //!   `ω`: per item a mask `δ_t = Com(d_t; r_t)`, the masked sum `s = Σ_t ⟨a_t, d_t⟩`, a
 //!   challenge `c`, and the answers `z_t = c·v_t + d_t`, `ζ_t = c·b_t + r_t`; the verifier
-//!   checks `c·C_t + δ_t = Com(z_t; ζ_t)` (all at once, with random weights) and
-//!   `Σ_t ⟨a_t, z_t⟩ = −c·Σ ω^m c_m + s` (the dot-product proof of Hyrax's Fig. 5, many vectors).
+//!   checks `Σ_t ⟨a_t, z_t⟩ = −c·Σ ω^m c_m + s` (the dot-product proof of Hyrax's Fig. 5, many
+//!   vectors) and `c·C_t + δ_t = Com(z_t; ζ_t)`.
+//!
+//! The verifier checks every group equation of a ledger — the products' and the items' — as
+//! one sum weighted by powers of a challenge drawn after every answer is absorbed
+//! ([`Ledger::check`]), and a whole proof's sums as one more ([`all_hold`]): one multi-scalar
+//! multiplication.
 //!
 //! Both are special-sound (two answers to two challenges give openings that satisfy the
 //! relation; binding of Pedersen commitments makes them the committed values) and special
@@ -100,10 +105,12 @@ impl Form {
     }
 }
 
-/// A committed vector: the verifier's point, the prover's opening.
+/// A committed vector: the verifier's point (or the weights of the table's rows that make it),
+/// the prover's opening.
 struct Item {
     len: usize,
     point: Option<G1Projective>,
+    rows: Option<Vec<Fr>>,
     opening: Option<(Vec<Fr>, Fr)>,
 }
 
@@ -113,6 +120,9 @@ pub struct Ledger {
     items: Vec<Item>,
     relations: Vec<Form>,
     products: Vec<[ItemId; 3]>,
+    /// The committed table's row commitments, which row items ([`Ledger::receive_rows`])
+    /// combine (the verifier's).
+    table_rows: Vec<G1Affine>,
 }
 
 /// A proof that `z = x·y` for three committed scalars.
@@ -169,6 +179,7 @@ impl Ledger {
         self.items.push(Item {
             len: values.len(),
             point: None,
+            rows: None,
             opening: Some((values, b)),
         });
         (self.items.len() - 1, point)
@@ -179,6 +190,20 @@ impl Ledger {
         self.items.push(Item {
             len,
             point: Some(point),
+            rows: None,
+            opening: None,
+        });
+        self.items.len() - 1
+    }
+
+    /// An item of `len` values whose point is `Σ_i left[i]·C_i` over the table's row
+    /// commitments (the verifier's): not computed, but folded into [`Ledger::verify`]'s one
+    /// multi-scalar multiplication.
+    pub fn receive_rows(&mut self, left: Vec<Fr>, len: usize) -> ItemId {
+        self.items.push(Item {
+            len,
+            point: None,
+            rows: Some(left),
             opening: None,
         });
         self.items.len() - 1
@@ -189,6 +214,7 @@ impl Ledger {
         self.items.push(Item {
             len: values.len(),
             point: None,
+            rows: None,
             opening: Some((values, blind)),
         });
         self.items.len() - 1
@@ -199,7 +225,7 @@ impl Ledger {
         self.items[id].opening.as_ref().map(|(v, b)| (v[0], *b))
     }
 
-    /// A verifier's item's point.
+    /// A verifier's item's point (`None` for a row item).
     pub fn point(&self, id: ItemId) -> Option<G1Projective> {
         self.items[id].point
     }
@@ -310,7 +336,18 @@ impl Ledger {
         (muls, linear)
     }
 
-    /// Checks a proof of the ledger (the verifier's: every item has its point) on `t`.
+    /// Checks a proof of the ledger (the verifier's: every item has its point or is a row item)
+    /// on `t`.
+    ///
+    /// Every group equation the sigma protocols need — per product proof three, `α + c·X =
+    /// Com(z_1; z_2)`, `β + c·Y = Com(z_3; z_4)`, `δ + c·Z = z_1·Y + z_5·H`, and per item
+    /// `c·C_t + δ_t = Com(z_t; ζ_t)` — is checked at once: their sum weighted by powers of a
+    /// challenge `ρ` drawn after everything the prover sent must be the identity, one
+    /// multi-scalar multiplication over the items' points, the row commitments their row items
+    /// combine, the sigma protocols' first messages, the generators and `H` (a nonzero
+    /// combination vanishes at a random `ρ` with probability at most `(3·products + items)/p`).
+    /// The product challenges are drawn in the order the prover drew them, so the proof is the
+    /// one a check per equation reads.
     pub fn verify(
         &self,
         params: &Params,
@@ -318,36 +355,43 @@ impl Ledger {
         muls: &[MulProof],
         linear: &LinearProof,
     ) -> bool {
+        self.check(params, t, muls, linear)
+            .is_some_and(|d| d.holds())
+    }
+
+    /// [`Ledger::verify`] but for its multi-scalar multiplication, which it gives back to be
+    /// checked with others ([`all_hold`]); `None` when a check of field elements fails.
+    pub fn check(
+        &self,
+        params: &Params,
+        t: &mut Transcript,
+        muls: &[MulProof],
+        linear: &LinearProof,
+    ) -> Option<Deferred> {
         let n = self.items.len();
         if muls.len() != self.products.len()
             || linear.masks.len() != n
             || linear.answers.len() != n
             || linear.blinds.len() != n
-            || self
-                .items
-                .iter()
-                .zip(&linear.answers)
-                .any(|(i, z)| z.len() != i.len || i.len > params.len() || i.point.is_none())
+            || self.items.iter().zip(&linear.answers).any(|(i, z)| {
+                z.len() != i.len
+                    || i.len > params.len()
+                    || match (&i.point, &i.rows) {
+                        (Some(_), None) => false,
+                        (None, Some(left)) => left.len() > self.table_rows.len(),
+                        _ => true,
+                    }
+            })
         {
-            return false;
+            return None;
         }
-        let point = |id: ItemId| self.items[id].point.expect("checked above");
-        let g = params.gens[0];
-        let h = params.blind;
+        let mut product_challenges = Vec::with_capacity(muls.len());
         for (&[x, y, z], proof) in self.products.iter().zip(muls) {
             if [x, y, z].iter().any(|&id| self.items[id].len != 1) {
-                return false;
+                return None;
             }
             absorb_points(t, b"product proof", &proof.points);
-            let c = t.challenge(b"product challenge");
-            let [alpha, beta, delta] = proof.points;
-            let z_ = proof.answers;
-            if alpha + point(x) * c != g * z_[0] + h * z_[1]
-                || beta + point(y) * c != g * z_[2] + h * z_[3]
-                || delta + point(z) * c != point(y) * z_[0] + h * z_[4]
-            {
-                return false;
-            }
+            product_challenges.push(t.challenge(b"product challenge"));
         }
         let omega = t.challenge(b"omega");
         let (weights, rhs) = self.combined(omega);
@@ -361,35 +405,124 @@ impl Ledger {
             .map(|(z, a)| dot(z, a))
             .sum();
         if sum != c * rhs + linear.masked_sum {
-            return false;
+            return None;
         }
-        // `c·C_t + δ_t = Com(z_t; ζ_t)` for every t, checked as one random combination.
+        // `ρ` must be drawn after every answer is fixed: drawn before them, a prover could
+        // choose answers whose errors cancel in the combination (two items' answers changed by
+        // `Δ` and `−ρ·Δ` keep `Σ_t ρ^t·Com(z_t; ζ_t)` and fix any linear relation). The answers
+        // enter only the verifier's transcript, after the last challenge the prover draws.
+        for (answers, blind) in linear.answers.iter().zip(&linear.blinds) {
+            t.append_fields(b"linear answers", answers);
+            t.append_fields(b"linear blind", &[*blind]);
+        }
+        for proof in muls {
+            t.append_fields(b"product answers", &proof.answers);
+        }
         let rho = t.challenge(b"batch check");
-        let mut powers = Vec::with_capacity(n);
-        let mut p = Fr::one();
-        for _ in 0..n {
-            powers.push(p);
-            p *= rho;
-        }
-        let mut bases: Vec<G1Affine> = Vec::with_capacity(2 * n);
-        let mut scalars: Vec<Fr> = Vec::with_capacity(2 * n);
-        let items: Vec<G1Projective> = (0..n).map(point).collect();
-        bases.extend(G1Projective::normalize_batch(&items));
-        scalars.extend(powers.iter().map(|p| *p * c));
-        bases.extend(&linear.masks);
-        scalars.extend(&powers);
-        let lhs = super::hyrax::msm(&bases, &scalars);
+        let mut power = Fr::one();
+        let mut next = || {
+            let p = power;
+            power *= rho;
+            p
+        };
+        // Each base's scalar in `Σ_e ρ^e·(lhs_e − rhs_e)`.
         let width = self.items.iter().map(|i| i.len).max().unwrap_or(0);
-        let mut z = vec![Fr::zero(); width];
-        let mut zeta = Fr::zero();
-        for ((answers, blind), p) in linear.answers.iter().zip(&linear.blinds).zip(&powers) {
-            for (acc, v) in z.iter_mut().zip(answers) {
-                *acc += *p * v;
+        let mut item_scalars = vec![Fr::zero(); n];
+        let mut gen_scalars = vec![Fr::zero(); width];
+        let mut h_scalar = Fr::zero();
+        let mut bases: Vec<G1Affine> = Vec::with_capacity(2 * n + 3 * muls.len() + width + 1);
+        let mut scalars: Vec<Fr> = Vec::with_capacity(bases.capacity());
+        for (t_, ((answers, blind), mask)) in linear
+            .answers
+            .iter()
+            .zip(&linear.blinds)
+            .zip(&linear.masks)
+            .enumerate()
+        {
+            let p = next();
+            item_scalars[t_] += p * c;
+            bases.push(*mask);
+            scalars.push(p);
+            for (acc, v) in gen_scalars.iter_mut().zip(answers) {
+                *acc -= p * v;
             }
-            zeta += *p * blind;
+            h_scalar -= p * blind;
         }
-        lhs == com(params, &z, zeta)
+        for ((&[x, y, z], proof), &ci) in self.products.iter().zip(muls).zip(&product_challenges) {
+            let [w1, w2, w3] = [next(), next(), next()];
+            let a = proof.answers;
+            bases.extend(proof.points);
+            scalars.extend([w1, w2, w3]);
+            item_scalars[x] += w1 * ci;
+            item_scalars[y] += w2 * ci - w3 * a[0];
+            item_scalars[z] += w3 * ci;
+            gen_scalars[0] -= w1 * a[0] + w2 * a[2];
+            h_scalar -= w1 * a[1] + w2 * a[3] + w3 * a[4];
+        }
+        let mut row_scalars = vec![Fr::zero(); self.table_rows.len()];
+        let mut points = Vec::with_capacity(n);
+        for (item, s) in self.items.iter().zip(&item_scalars) {
+            match (&item.point, &item.rows) {
+                (Some(p), _) => {
+                    points.push(*p);
+                    scalars.push(*s);
+                }
+                (None, Some(left)) => {
+                    for (acc, l) in row_scalars.iter_mut().zip(left) {
+                        *acc += *s * l;
+                    }
+                }
+                (None, None) => unreachable!("checked above"),
+            }
+        }
+        bases.extend(G1Projective::normalize_batch(&points));
+        bases.extend(&self.table_rows);
+        scalars.extend(row_scalars);
+        bases.extend(&params.gens[..width]);
+        scalars.extend(gen_scalars);
+        bases.push(params.blind);
+        scalars.push(h_scalar);
+        Some(Deferred {
+            bases,
+            scalars,
+            seed: rho,
+        })
     }
+}
+
+/// A group equation `Σ_i scalars_i·bases_i = 0` that a verifier has still to check.
+pub struct Deferred {
+    bases: Vec<G1Affine>,
+    scalars: Vec<Fr>,
+    /// The challenge the equation was combined with: it binds the transcript it came from.
+    seed: Fr,
+}
+
+impl Deferred {
+    /// Whether the equation holds (one multi-scalar multiplication).
+    pub fn holds(&self) -> bool {
+        super::hyrax::msm(&self.bases, &self.scalars).is_zero()
+    }
+}
+
+/// Whether every equation holds, checked as one: their sum weighted by powers of a challenge
+/// `σ` drawn from `t` after every equation's seed is absorbed (each seed binds the transcript
+/// its equation was built on), one multi-scalar multiplication over all their bases. A false
+/// equation makes the sum vanish with probability at most `checks/p`.
+pub fn all_hold(checks: &[&Deferred], mut t: Transcript) -> bool {
+    let seeds: Vec<Fr> = checks.iter().map(|d| d.seed).collect();
+    t.append_fields(b"deferred checks", &seeds);
+    let sigma = t.challenge(b"deferred weight");
+    let total: usize = checks.iter().map(|d| d.bases.len()).sum();
+    let mut bases = Vec::with_capacity(total);
+    let mut scalars = Vec::with_capacity(total);
+    let mut weight = Fr::one();
+    for d in checks {
+        bases.extend_from_slice(&d.bases);
+        scalars.extend(d.scalars.iter().map(|s| *s * weight));
+        weight *= sigma;
+    }
+    super::hyrax::msm(&bases, &scalars).is_zero()
 }
 
 /// The weights `L_i(r)` with `g(r) = Σ_i L_i(r)·g(i)` for a polynomial of degree `< nodes`
@@ -578,7 +711,6 @@ pub struct Reader<'a> {
     /// The transcript.
     pub t: Transcript,
     points: &'a [G1Affine],
-    rows: &'a [G1Affine],
     cols: usize,
 }
 
@@ -586,10 +718,12 @@ impl<'a> Reader<'a> {
     /// A reader of `points` on `t`; `rows` the table's row commitments of `cols` columns.
     pub fn new(t: Transcript, points: &'a [G1Affine], rows: &'a [G1Affine], cols: usize) -> Self {
         Reader {
-            ledger: Ledger::default(),
+            ledger: Ledger {
+                table_rows: rows.to_vec(),
+                ..Ledger::default()
+            },
             t,
             points,
-            rows,
             cols,
         }
     }
@@ -626,8 +760,7 @@ impl Source for Reader<'_> {
     }
 
     fn rows(&mut self, left: &[Fr]) -> ItemId {
-        let point = super::hyrax::msm(self.rows, left);
-        self.ledger.receive(point, self.cols)
+        self.ledger.receive_rows(left.to_vec(), self.cols)
     }
 }
 
@@ -680,6 +813,117 @@ mod tests {
         assert!(run(24, 8));
         assert!(!run(25, 8), "4·6 is not 25");
         assert!(!run(24, 9), "g(0) + g(1) is not 9");
+    }
+
+    /// The proof of `run(24, 8)` with one of its group elements or answers changed by
+    /// `tamper` (the relations hold; only the sigma protocols' messages are wrong).
+    fn run_tampered(tamper: impl Fn(&mut Vec<MulProof>, &mut LinearProof)) -> bool {
+        let params = Params::new(4);
+        let mut rng = StdRng::seed_from_u64(11);
+        let mut rec = Recorder::new(&params, &mut rng, Transcript::new(b"zk tamper"));
+        rec.send_each(b"xy", &[fr(4), fr(6), fr(24)]);
+        let (mut replay, mut t, sent) = rec.finish();
+        let script = |src: &mut dyn Source| {
+            let xy = src.items(b"xy", 3, 1).unwrap();
+            src.ledger().require_product(xy[0], xy[1], xy[2]);
+            src.ledger()
+                .require_zero(Form::item(xy[0]).minus(Form::constant(fr(4))));
+        };
+        script(&mut replay);
+        let (mut muls, mut linear) = replay.ledger.prove(&params, &mut t, &mut rng);
+        tamper(&mut muls, &mut linear);
+        let mut reader = Reader::new(Transcript::new(b"zk tamper"), &sent, &[], 0);
+        script(&mut reader);
+        let mut t = reader.t.clone();
+        reader.ledger.verify(&params, &mut t, &muls, &linear)
+    }
+
+    #[test]
+    fn the_batched_group_check_rejects_any_changed_sigma_message() {
+        assert!(run_tampered(|_, _| {}));
+        let g = Params::new(1).gens[0];
+        for k in 0..3 {
+            assert!(!run_tampered(
+                |m, _| m[0].points[k] = (m[0].points[k] + g).into()
+            ));
+        }
+        for k in 0..5 {
+            assert!(!run_tampered(|m, _| m[0].answers[k] += fr(1)));
+        }
+        for t in 0..3 {
+            assert!(!run_tampered(|_, l| l.masks[t] = (l.masks[t] + g).into()));
+            assert!(!run_tampered(|_, l| l.blinds[t] += fr(1)));
+        }
+        // `y` is in no linear relation (weight 0), so a changed answer of it keeps the masked
+        // sum right: only the group check sees it.
+        assert!(!run_tampered(|_, l| l.answers[1][0] += fr(1)));
+    }
+
+    /// A false statement (`x = 5` where a relation says 4) whose answers are chosen after the
+    /// batch weight `ρ`: `x`'s answer is fixed to satisfy the relation and the error moved onto
+    /// `y`, which no linear relation reads, scaled by `1/ρ` so that it cancels in the weighted
+    /// group check. A verifier drawing `ρ` before the answers (as this one did before
+    /// 2026-12-06) accepts it; this one absorbs the answers first and rejects it.
+    #[test]
+    fn answers_cannot_be_chosen_after_the_batch_weight() {
+        let params = Params::new(4);
+        let mut rng = StdRng::seed_from_u64(12);
+        let label = b"zk forge";
+        let mut rec = Recorder::new(&params, &mut rng, Transcript::new(label));
+        rec.send_each(b"xy", &[fr(5), fr(6), fr(30)]);
+        let (mut replay, mut t, sent) = rec.finish();
+        let script = |src: &mut dyn Source| {
+            let xy = src.items(b"xy", 3, 1).unwrap();
+            src.ledger().require_product(xy[0], xy[1], xy[2]);
+            src.ledger()
+                .require_zero(Form::item(xy[0]).minus(Form::constant(fr(4))));
+        };
+        script(&mut replay);
+        let (muls, mut linear) = replay.ledger.prove(&params, &mut t, &mut rng);
+        let mut reader = Reader::new(Transcript::new(label), &sent, &[], 0);
+        script(&mut reader);
+        // The challenges as a verifier draws them, `ρ` before the answers.
+        let mut v = reader.t.clone();
+        for m in &muls {
+            absorb_points(&mut v, b"product proof", &m.points);
+            v.challenge(b"product challenge");
+        }
+        v.challenge(b"omega");
+        absorb_points(&mut v, b"linear masks", &linear.masks);
+        v.append_fields(b"masked sum", &[linear.masked_sum]);
+        let c = v.challenge(b"linear challenge");
+        let rho = v.challenge(b"batch check");
+        linear.answers[0][0] -= c;
+        linear.answers[1][0] += c * rho.inverse().unwrap();
+        // The forgery satisfies the group check weighted by that `ρ` ...
+        let weighted: G1Projective = (0..3)
+            .map(|k| {
+                let item = reader.ledger.point(k).unwrap();
+                let (z, zeta) = (&linear.answers[k], linear.blinds[k]);
+                (item * c + linear.masks[k] - params.commit(z, zeta)) * rho.pow([k as u64])
+            })
+            .sum();
+        assert!(weighted.is_zero());
+        // ... and is rejected.
+        let mut t = reader.t.clone();
+        assert!(!reader.ledger.verify(&params, &mut t, &muls, &linear));
+    }
+
+    #[test]
+    fn deferred_checks_hold_together_only_if_each_holds() {
+        let params = Params::new(2);
+        let (g, h) = (params.gens[0], params.blind);
+        let eq = |a: u64, b: u64, seed: u64| Deferred {
+            bases: vec![g, h, g],
+            scalars: vec![fr(a), fr(b), -fr(a)],
+            seed: fr(seed),
+        };
+        let (good, also_good, bad) = (eq(3, 0, 1), eq(5, 0, 2), eq(3, 1, 3));
+        assert!(good.holds() && also_good.holds() && !bad.holds());
+        let t = || Transcript::new(b"deferred test");
+        assert!(all_hold(&[&good, &also_good], t()));
+        assert!(!all_hold(&[&good, &bad, &also_good], t()));
+        assert!(all_hold(&[], t()));
     }
 
     #[test]
