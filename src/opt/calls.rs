@@ -930,6 +930,17 @@ fn flatten_value(
 }
 
 /// A value of type `ty` read back from the stack at `*slot` on (advanced past it).
+///
+/// A `uN` leaf travels as `field` and is cast back with `nuw`, so R1CS lowering does not
+/// range-check it again. Sound: a slot of `g`'s frame is written only by `g`'s call blocks,
+/// and nothing runs between a call block and its continuation but the callee, which writes
+/// only its own frame (no recursion: at most one activation of `g` is alive). The return label
+/// makes the continuation run only after its own call block (a wrong label fails the
+/// dispatch's or the call block's rows), so the memory check (a read returns the last value
+/// written at its address) proves that the restored `field` is the one that call block wrote
+/// at this slot: the `cast` to `field` of a `uN` (or a value the block restored from the same
+/// slot, by induction), which was range-checked where it was made. A corrupted saved value
+/// fails the memory check (`tests/calls_kept.rs`).
 fn restore_value(
     f: &mut Function,
     stack: ValueId,
@@ -971,6 +982,7 @@ fn restore_value(
             if *ty == Type::Field {
                 return x;
             }
+            // `nuw`: no range check (see `restore_value`'s doc).
             let c = add_inst(
                 f,
                 InstKind::Cast {
@@ -980,6 +992,7 @@ fn restore_value(
                 std::slice::from_ref(ty),
                 None,
             );
+            f.inst_mut(c).set_no_wrap(true);
             insts.push(c);
             f.inst(c).results[0]
         }
