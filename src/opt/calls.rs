@@ -507,8 +507,7 @@ impl<'p> Flattener<'p> {
             pass_stack(&mut flat, &current);
         } else if ios.iter().any(|io| {
             laid_out.contains(&io.cont) && io.restored.iter().any(|p| read.contains_key(p))
-        })
-        {
+        }) {
             return Err(bug("values restored without a stack"));
         }
         flat.replace_uses(&subst);
@@ -891,12 +890,7 @@ fn leaves(ty: &Type) -> u64 {
 }
 
 /// The stack's `field` leaves of `v` (instructions that compute them go to `insts`).
-fn flatten_value(
-    f: &mut Function,
-    v: ValueId,
-    insts: &mut Vec<InstId>,
-    out: &mut Vec<ValueId>,
-) {
+fn flatten_value(f: &mut Function, v: ValueId, insts: &mut Vec<InstId>, out: &mut Vec<ValueId>) {
     match f.value_type(v).clone() {
         Type::Field => out.push(v),
         Type::Array(elem, n) => {
