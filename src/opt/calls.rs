@@ -480,10 +480,9 @@ impl<'p> Flattener<'p> {
                         stats.add("saves_kept_in_slot", 1);
                         continue;
                     }
-                    let mut slot = bases[&io.caller] + o;
                     let mut leaves_of = Vec::new();
                     flatten_value(&mut flat, x, &mut insts, &mut leaves_of);
-                    for leaf in leaves_of {
+                    for (slot, leaf) in (bases[&io.caller] + o..).zip(leaves_of) {
                         let index = flat.const_uint(32, slot);
                         let ty = flat.value_type(cur).clone();
                         let i = add_inst(
@@ -498,7 +497,6 @@ impl<'p> Flattener<'p> {
                         );
                         insts.push(i);
                         cur = flat.inst(i).results[0];
-                        slot += 1;
                     }
                 }
                 flat.block_mut(io.block).insts.extend(insts);
