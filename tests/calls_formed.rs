@@ -78,15 +78,16 @@ fn a_kept_callee_is_formed_into_one_block_and_shrinks_the_static_circuit() {
     let (c_all, cells_all) = measure(&mut all, &inputs);
     let (c_none, cells_none) = measure(&mut none, &inputs);
     println!("inlined: {c_all} constraints, {cells_all} cells; kept: {c_none}, {cells_none}");
-    // The callee exists once instead of LEVELS times.
+    // The callee exists once instead of LEVELS times, and a level of `main` restores only what
+    // it reads, without a second range check (docs/calls.md).
     assert!(
-        c_none * 2 <= c_all,
+        c_none * 4 <= c_all,
         "kept: {c_none} constraints, inlined: {c_all}"
     );
     // Formed: its loop unrolled into one block run once per call (rolled, each of its 128
     // rounds would be a block execution with its transition: many times the cells).
     assert!(
-        cells_none <= cells_all * 2,
+        cells_none * 2 <= cells_all * 3,
         "kept: {cells_none} cells, inlined: {cells_all}"
     );
 }

@@ -291,3 +291,105 @@ b2():
     assert_eq!(outcome.outputs, vec![Val::Field(Fr::from(7u64))]);
     r1cs::check_trace(&c.program, &outcome).unwrap();
 }
+
+/// A `u32` live across calls: restored from the stack without a range check (docs/calls.md),
+/// so the memory check alone must reject a restore that reads another value, even one that
+/// is still a `u32`, and one that is not.
+const WORDS: &str = "
+def inner(u32 x) -> u32 {
+    return x * x + 1;
+}
+def main(u32 a, u32 b) -> u32 {
+    u32 p = inner(a);
+    u32 q = inner(b);
+    return p + q * a + b;
+}
+";
+
+#[test]
+fn a_corrupted_saved_word_is_rejected_without_its_range_check() {
+    let inputs = serde_json::json!({"a": "3", "b": "4000000000"});
+    for level in [OptLevel::O0, OptLevel::O3] {
+        let all = compile("words.zok", WORDS, level, Inline::All);
+        let mut c = compile("words.zok", WORDS, level, Inline::None);
+        assert_eq!(run(&all, &inputs), run(&c, &inputs), "{level:?}");
+        driver::legalize_for_r1cs(&mut c.program).unwrap();
+        let values = c.inputs_from_json(&inputs).unwrap();
+        let outcome = interp::run(&c.program, &values, interp::Limits::default()).unwrap();
+        let report = r1cs::check_trace(&c.program, &outcome).unwrap();
+        let reads: Vec<usize> = (0..report.memory.accesses.len())
+            .filter(|&k| report.memory.accesses[k].rw == Fr::from(0u64))
+            .collect();
+        assert!(!reads.is_empty(), "{level:?}: a restore reads the stack");
+        for read in reads {
+            for delta in [Fr::from(1u64), Fr::from(1u64 << 32)] {
+                let mut tampered = outcome.clone();
+                let step = report.memory.steps[read];
+                let access = tampered.trace[step]
+                    .accesses
+                    .iter_mut()
+                    .find(|a| a.written.is_none())
+                    .expect("the restore's read");
+                access.read = match &access.read {
+                    Val::Field(x) => Val::Field(*x + delta),
+                    other => panic!("the stack holds field elements, not {other:?}"),
+                };
+                assert!(
+                    matches!(
+                        r1cs::check_trace(&c.program, &tampered),
+                        Err(CheckError::Memory(_) | CheckError::Unsatisfied { .. })
+                    ),
+                    "{level:?}: a corrupted saved word must be rejected"
+                );
+            }
+        }
+    }
+}
+
+/// Values live across several calls (kept in their slots), an array read at constant and at
+/// runtime indices after a call (restored by element, or whole), and calls in a caller's loop
+/// and branch (a slot written again each iteration): the same outputs as inlined, every block
+/// satisfied, at -O0 and -O3.
+const SLOTS: &str = "
+def f(u32[4] a, u32 x) -> u32 {
+    return a[0] * x + a[3];
+}
+def g(u32 x, u32 y) -> u32 {
+    u32 s = f([x, y, x, y], x);
+    u32 t = f([y, x, y, x], s);
+    return s + t * y;
+}
+def main(u32[4] v, u32 k, private bool d) -> u32 {
+    u32 mut acc = g(v[0], v[1]);
+    acc = acc + g(v[2], acc);
+    acc = acc + g(d ? v[1] : acc, d ? acc : v[3]);
+    for u32 i in 0..3 {
+        acc = acc + g(acc, v[i]);
+        acc = acc + f(v, acc) + v[k % 4];
+    }
+    return acc + v[3] + v[k % 4];
+}
+";
+
+#[test]
+fn values_kept_in_their_slots_and_restored_by_element_give_the_inlined_outputs() {
+    for d in [true, false] {
+        let inputs = serde_json::json!({"v": ["3", "4000000000", "17", "65536"], "k": "6", "d": d});
+        for level in [OptLevel::O0, OptLevel::O3] {
+            let all = compile("slots.zok", SLOTS, level, Inline::All);
+            let mut c = compile("slots.zok", SLOTS, level, Inline::None);
+            let expected = run(&all, &inputs);
+            assert!(expected.is_ok(), "{expected:?}");
+            assert_eq!(run(&c, &inputs), expected, "{level:?} d={d}");
+            assert!(c.program.main_func().call_stack.is_some(), "{level:?}");
+            driver::legalize_for_r1cs(&mut c.program).unwrap();
+            let values = c.inputs_from_json(&inputs).unwrap();
+            let outcome = interp::run(&c.program, &values, interp::Limits::default()).unwrap();
+            let report = r1cs::check_trace(&c.program, &outcome).unwrap();
+            assert!(
+                !report.memory.accesses.is_empty(),
+                "{level:?}: the stack is used"
+            );
+        }
+    }
+}

@@ -111,8 +111,9 @@ impl InstData {
     /// or `shl` never wraps, or that this `cast` to `uN` always fits, on every execution that
     /// reaches it. R1CS lowering then skips the normalization or range check; the interpreter
     /// fails loudly if a run contradicts it (a compiler bug). Only the `ranges` and `indvars`
-    /// passes set it; a pass that moves an instruction onto paths where it did not run before
-    /// (predication) must clear it.
+    /// passes set it, and `opt::calls::flatten` on the `cast` of a `uN` restored from the call
+    /// stack (the memory check proves it equal to the `uN` saved); a pass that moves an
+    /// instruction onto paths where it did not run before (predication) must clear it.
     pub fn no_wrap(&self) -> bool {
         self.packed.no_wrap()
     }

@@ -53,8 +53,8 @@ use crate::fxhash::{HashMap, HashSet};
 use super::util::add_inst;
 use super::PassStats;
 use crate::ir::{
-    BinOp, BlockCall, BlockId, FuncId, Function, InstKind, Program, Terminator, Type, ValueDef,
-    ValueId,
+    BinOp, BlockCall, BlockId, Const, FuncId, Function, InstId, InstKind, Program, Terminator,
+    Type, ValueDef, ValueId,
 };
 use std::collections::BTreeSet;
 use std::fmt;
@@ -193,8 +193,11 @@ impl<'p> Flattener<'p> {
         for &b in &program.func(main).layout {
             flat_counts.insert(b, exact(main, b));
         }
+        // A continuation runs as often as its call's block, itself perhaps a continuation
+        // (the sites of a block come in order).
         for &(b, cont) in &main_sites {
-            flat_counts.insert(cont, exact(main, b));
+            let n = flat_counts.get(&b).copied().flatten();
+            flat_counts.insert(cont, n);
         }
         let mut placed: HashMap<FuncId, Placed> = HashMap::default();
         placed.insert(
@@ -222,7 +225,8 @@ impl<'p> Flattener<'p> {
                 flat_counts.insert(map[&b], exact(fid, b));
             }
             for &(b, cont) in &sites {
-                flat_counts.insert(map[&cont], exact(fid, b));
+                let n = flat_counts.get(&map[&b]).copied().flatten();
+                flat_counts.insert(map[&cont], n);
             }
             let returns = prepared
                 .layout
@@ -248,8 +252,7 @@ impl<'p> Flattener<'p> {
         }
         // Step 4: every call site, grouped by callee (in order of the sites).
         let mut by_callee: HashMap<FuncId, Vec<BlockId>> = HashMap::default();
-        let mut saves: Vec<(BlockId, FuncId, Vec<ValueId>)> = Vec::new();
-        let mut restores: Vec<(BlockId, FuncId, Vec<ValueId>)> = Vec::new();
+        let mut ios: Vec<SiteIo> = Vec::new();
         let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
         let mut order: Vec<FuncId> = program
             .func_ids()
@@ -315,8 +318,13 @@ impl<'p> Flattener<'p> {
                     }
                 }
                 stats.add("calls_kept", 1);
-                saves.push((site.block, caller, saved));
-                restores.push((site.cont, caller, restored));
+                ios.push(SiteIo {
+                    block: site.block,
+                    cont: site.cont,
+                    caller,
+                    saved,
+                    restored,
+                });
             }
         }
         // Step 5: returns dispatch on their label.
@@ -343,14 +351,19 @@ impl<'p> Flattener<'p> {
         // reached, and neither is what only it reaches.
         super::util::remove_unreachable_blocks(&mut flat);
         let laid_out: HashSet<BlockId> = flat.layout.iter().copied().collect();
-        saves.retain(|(b, _, _)| laid_out.contains(b));
-        restores.retain(|(b, _, _)| laid_out.contains(b));
-        // Step 6: the stack.
+        // Step 6: the stack. Slots first (offsets in the caller's frame), then what is read.
+        let offsets = frame_offsets(&flat, &ios);
         let mut frames: HashMap<FuncId, u64> = HashMap::default();
-        for (_, caller, saved) in &saves {
-            let n: u64 = saved.iter().map(|v| leaves(flat.value_type(*v))).sum();
-            let f = frames.entry(*caller).or_insert(0);
-            *f = (*f).max(n);
+        for (io, offs) in ios.iter().zip(&offsets) {
+            let end = io
+                .saved
+                .iter()
+                .zip(offs)
+                .map(|(x, o)| o + leaves(flat.value_type(*x)))
+                .max()
+                .unwrap_or(0);
+            let f = frames.entry(io.caller).or_insert(0);
+            *f = (*f).max(end);
         }
         let mut bases: HashMap<FuncId, u64> = HashMap::default();
         let mut size = 0u64;
@@ -361,42 +374,115 @@ impl<'p> Flattener<'p> {
         if size > u64::from(u32::MAX) {
             return Err(bug("a call stack of more than 2^32 slots"));
         }
+        // A save is skipped when its block restores the value from the same slots (it is still
+        // there); a restore is made only when its value is read (by an instruction, a jump, or
+        // a save that is not skipped): a value needed only after a later call stays in its
+        // slot until a continuation reads it.
+        let cont_site: HashMap<BlockId, usize> =
+            ios.iter().enumerate().map(|(i, io)| (io.cont, i)).collect();
+        let kept_in_slot = |i: usize, j: usize| -> bool {
+            let io = &ios[i];
+            let Some(&k) = cont_site.get(&io.block) else {
+                return false;
+            };
+            ios[k]
+                .restored
+                .iter()
+                .position(|&p| p == io.saved[j])
+                .is_some_and(|r| ios[k].caller == io.caller && offsets[k][r] == offsets[i][j])
+        };
+        // How often each value is read.
+        let mut read: HashMap<ValueId, usize> = HashMap::default();
+        for &b in &flat.layout {
+            let data = flat.block(b);
+            for &i in &data.insts {
+                flat.inst(i).kind.for_each_operand(|v| {
+                    *read.entry(v).or_insert(0) += 1;
+                });
+            }
+            if let Some(t) = &data.term {
+                for v in t.operands() {
+                    *read.entry(v).or_insert(0) += 1;
+                }
+            }
+        }
+        for (i, io) in ios.iter().enumerate() {
+            if laid_out.contains(&io.block) {
+                for (j, &x) in io.saved.iter().enumerate() {
+                    if !kept_in_slot(i, j) {
+                        *read.entry(x).or_insert(0) += 1;
+                    }
+                }
+            }
+        }
         if size > 0 {
             stats.add("stack_slots", size as usize);
             // Each block's stack on entry (restores read it) and on exit (jumps pass it).
             let on_entry = thread_stack(&mut flat, size as u32);
             let mut current = on_entry.clone();
-            // Where each continuation's parameter was restored from: a block that both
-            // continues a call and makes one need not save again what it restored.
-            let mut at_slot: HashMap<(BlockId, ValueId), u64> = HashMap::default();
-            for (cont, caller, restored) in &restores {
-                let mut slot = bases[caller];
-                let stack = on_entry[cont];
+            for (io, offs) in ios.iter().zip(&offsets) {
+                if !laid_out.contains(&io.cont) {
+                    continue;
+                }
+                let stack = on_entry[&io.cont];
                 let mut insts = Vec::new();
-                for &p in restored {
+                let mut element_reads: Vec<InstId> = Vec::new();
+                for (&p, &o) in io.restored.iter().zip(offs) {
+                    let n = read.get(&p).copied().unwrap_or(0);
+                    if n == 0 {
+                        stats.add("restores_unread", 1);
+                        continue;
+                    }
+                    let base = bases[&io.caller] + o;
+                    // An array read only at constant indices in the continuation: only those
+                    // elements are restored (the others stay in their slots).
+                    let gets = constant_gets(&flat, io.cont, p);
+                    if gets.len() == n {
+                        let mut by_index: HashMap<u64, ValueId> = HashMap::default();
+                        for (g, k) in gets {
+                            let r = flat.inst(g).results[0];
+                            let v = match by_index.get(&k) {
+                                Some(&v) => v,
+                                None => {
+                                    let ty = flat.value_type(r).clone();
+                                    let mut slot = base + k * leaves(&ty);
+                                    let v =
+                                        restore_value(&mut flat, stack, &ty, &mut slot, &mut insts);
+                                    by_index.insert(k, v);
+                                    v
+                                }
+                            };
+                            subst.insert(r, v);
+                            element_reads.push(g);
+                        }
+                        stats.add("restores_by_element", 1);
+                        continue;
+                    }
                     let ty = flat.value_type(p).clone();
-                    at_slot.insert((*cont, p), slot);
+                    let mut slot = base;
                     let v = restore_value(&mut flat, stack, &ty, &mut slot, &mut insts);
                     subst.insert(p, v);
                 }
-                let block = flat.block_mut(*cont);
+                let block = flat.block_mut(io.cont);
+                block.insts.retain(|i| !element_reads.contains(i));
                 let rest = std::mem::take(&mut block.insts);
                 block.insts = insts;
                 block.insts.extend(rest);
             }
-            for (block, caller, saved) in &saves {
-                let mut slot = bases[caller];
-                let mut cur = current[block];
+            for (i, (io, offs)) in ios.iter().zip(&offsets).enumerate() {
+                if !laid_out.contains(&io.block) {
+                    continue;
+                }
+                let mut cur = current[&io.block];
                 let mut insts = Vec::new();
-                for &x in saved {
-                    // A value this block restored from the same slots is still there.
-                    if at_slot.get(&(*block, x)) == Some(&slot) {
-                        slot += leaves(flat.value_type(x));
+                for (j, (&x, &o)) in io.saved.iter().zip(offs).enumerate() {
+                    if kept_in_slot(i, j) {
+                        stats.add("saves_kept_in_slot", 1);
                         continue;
                     }
                     let mut leaves_of = Vec::new();
                     flatten_value(&mut flat, x, &mut insts, &mut leaves_of);
-                    for leaf in leaves_of {
+                    for (slot, leaf) in (bases[&io.caller] + o..).zip(leaves_of) {
                         let index = flat.const_uint(32, slot);
                         let ty = flat.value_type(cur).clone();
                         let i = add_inst(
@@ -411,20 +497,72 @@ impl<'p> Flattener<'p> {
                         );
                         insts.push(i);
                         cur = flat.inst(i).results[0];
-                        slot += 1;
                     }
                 }
-                flat.block_mut(*block).insts.extend(insts);
-                current.insert(*block, cur);
+                flat.block_mut(io.block).insts.extend(insts);
+                current.insert(io.block, cur);
             }
             pass_stack(&mut flat, &current);
-        } else if restores.iter().any(|(_, _, r)| !r.is_empty()) {
+        } else if ios.iter().any(|io| {
+            laid_out.contains(&io.cont) && io.restored.iter().any(|p| read.contains_key(p))
+        }) {
             return Err(bug("values restored without a stack"));
         }
         flat.replace_uses(&subst);
         flat.flat_counts = Some(flat_counts);
         Ok(flat)
     }
+}
+
+/// One call site's stack traffic: the values its block saves and, pairwise, the
+/// continuation's parameters they come back as.
+struct SiteIo {
+    block: BlockId,
+    cont: BlockId,
+    caller: FuncId,
+    saved: Vec<ValueId>,
+    restored: Vec<ValueId>,
+}
+
+/// Each saved value's first slot, an offset in its caller's frame (sites in the order of
+/// `ios`). A value that the saving block restored (the block continues an earlier call) keeps
+/// the slots it was restored from, so it need not be written again; the others take the first
+/// free slots (first fit).
+fn frame_offsets(f: &Function, ios: &[SiteIo]) -> Vec<Vec<u64>> {
+    let cont_site: HashMap<BlockId, usize> =
+        ios.iter().enumerate().map(|(i, io)| (io.cont, i)).collect();
+    let mut out: Vec<Vec<u64>> = Vec::with_capacity(ios.len());
+    for (i, io) in ios.iter().enumerate() {
+        let earlier = cont_site
+            .get(&io.block)
+            .copied()
+            .filter(|&k| k < i && ios[k].caller == io.caller);
+        let mut offs: Vec<Option<u64>> = vec![None; io.saved.len()];
+        let mut taken: Vec<(u64, u64)> = Vec::new();
+        if let Some(k) = earlier {
+            for (j, x) in io.saved.iter().enumerate() {
+                if let Some(r) = ios[k].restored.iter().position(|p| p == x) {
+                    let o = out[k][r];
+                    offs[j] = Some(o);
+                    taken.push((o, o + leaves(f.value_type(*x))));
+                }
+            }
+        }
+        for (j, x) in io.saved.iter().enumerate() {
+            if offs[j].is_some() {
+                continue;
+            }
+            let len = leaves(f.value_type(*x));
+            let mut start = 0;
+            while let Some(&(_, end)) = taken.iter().find(|&&(a, e)| start < e && a < start + len) {
+                start = end;
+            }
+            offs[j] = Some(start);
+            taken.push((start, start + len));
+        }
+        out.push(offs.into_iter().map(|o| o.unwrap_or(0)).collect());
+    }
+    out
 }
 
 fn bug(m: &str) -> CallsError {
@@ -719,6 +857,28 @@ fn dispatch(
     Ok(tests)
 }
 
+/// The `array_get`s of `array` at a constant index within its bounds in `block`, with the
+/// index.
+fn constant_gets(f: &Function, block: BlockId, array: ValueId) -> Vec<(InstId, u64)> {
+    let Type::Array(_, len) = f.value_type(array) else {
+        return Vec::new();
+    };
+    let len = u64::from(*len);
+    f.block(block)
+        .insts
+        .iter()
+        .filter_map(|&i| match &f.inst(i).kind {
+            InstKind::ArrayGet { array: a, index } if *a == array => {
+                match f.const_value_checked(*index) {
+                    Some(Const::UInt(k)) if k < len => Some((i, k)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// The `field` slots a value of type `ty` takes on the stack.
 fn leaves(ty: &Type) -> u64 {
     match ty {
@@ -728,12 +888,7 @@ fn leaves(ty: &Type) -> u64 {
 }
 
 /// The stack's `field` leaves of `v` (instructions that compute them go to `insts`).
-fn flatten_value(
-    f: &mut Function,
-    v: ValueId,
-    insts: &mut Vec<crate::ir::InstId>,
-    out: &mut Vec<ValueId>,
-) {
+fn flatten_value(f: &mut Function, v: ValueId, insts: &mut Vec<InstId>, out: &mut Vec<ValueId>) {
     match f.value_type(v).clone() {
         Type::Field => out.push(v),
         Type::Array(elem, n) => {
@@ -767,12 +922,23 @@ fn flatten_value(
 }
 
 /// A value of type `ty` read back from the stack at `*slot` on (advanced past it).
+///
+/// A `uN` leaf travels as `field` and is cast back with `nuw`, so R1CS lowering does not
+/// range-check it again. Sound: a slot of `g`'s frame is written only by `g`'s call blocks,
+/// and nothing runs between a call block and its continuation but the callee, which writes
+/// only its own frame (no recursion: at most one activation of `g` is alive). The return label
+/// makes the continuation run only after its own call block (a wrong label fails the
+/// dispatch's or the call block's rows), so the memory check (a read returns the last value
+/// written at its address) proves that the restored `field` is the one that call block wrote
+/// at this slot: the `cast` to `field` of a `uN` (or a value the block restored from the same
+/// slot, by induction), which was range-checked where it was made. A corrupted saved value
+/// fails the memory check (`tests/calls_kept.rs`).
 fn restore_value(
     f: &mut Function,
     stack: ValueId,
     ty: &Type,
     slot: &mut u64,
-    insts: &mut Vec<crate::ir::InstId>,
+    insts: &mut Vec<InstId>,
 ) -> ValueId {
     match ty {
         Type::Array(elem, n) => {
@@ -808,6 +974,7 @@ fn restore_value(
             if *ty == Type::Field {
                 return x;
             }
+            // `nuw`: no range check (see `restore_value`'s doc).
             let c = add_inst(
                 f,
                 InstKind::Cast {
@@ -817,6 +984,7 @@ fn restore_value(
                 std::slice::from_ref(ty),
                 None,
             );
+            f.inst_mut(c).set_no_wrap(true);
             insts.push(c);
             f.inst(c).results[0]
         }

@@ -17,23 +17,24 @@
 //!    (its code exists once either way) and would add transitions. This covers small functions
 //!    called once.
 //! 4. For a function with several sites, its size is measured once: a copy of the program with
-//!    `f` as `main` (its own callees inlined) goes through the level's passes before merging
-//!    (at `-O0`, `inline, mem2reg, dce`) and each block is lowered: `C_b` constraints, `io_b`
-//!    state, `k_b` executions per call (step 2's counts). `T_f = Σ C_b · k_b` is one call's
-//!    constraints.
+//!    `f` as `main` (its own callees inlined) goes through the level's whole pipeline, block
+//!    formation included, as a kept `f` is formed (at `-O0`, `inline, mem2reg, dce`), and each
+//!    block is lowered: `C_b` constraints, `io_b` state, `k_b` executions per call (step 2's
+//!    counts). `T_f = Σ C_b · k_b` is one call's constraints.
 //! 5. With `pad(x) = max(2, next_pow2(x))` for constraints, `next_pow2` for executions:
 //!    - inlined: the copies land in the calling blocks, which run as often as their calls;
 //!      `Σ_B pad(m_B · T_f) · pad(e_B)` over the calling blocks `B` (`m_B` sites, `e_B`
 //!      executions). This assumes formation makes a calling block and its copies one block
 //!      (true of loop-free callers) and ignores the caller's own constraints in the padding;
-//!    - kept: `f`'s blocks as they are before merging (formation leaves a callee's loops
-//!      rolled: it has no counts for a function other than `main`),
-//!      `Σ_b (pad(C_b) + pad(io_b + 1)) · pad(n_f · k_b)` (the `+ 1` is the return label), one
+//!    - kept: `f`'s blocks as formed, `Σ_b (pad(C_b) + pad(io_b + 1)) · pad(n_f · k_b)` (the
+//!      `+ 1` is the return label), one
 //!      continuation block per site, `(2 + pad(r + 1)) · pad(e_s)` with `r` the result
 //!      scalars, and the return dispatch chain, whose `j`-th test runs for the sites from `j`
-//!      on; and the stack: the caller's scalars live across a call (liveness on the caller
-//!      as the front end made it; a reference counts as what it points to) are written and
-//!      read once per call, priced as the memory check prices accesses on their own.
+//!      on; and the stack: each of the caller's values live across calls (liveness on the
+//!      caller as the front end made it; a reference counts as what it points to) is written
+//!      once and read once, as often as the most frequent call it crosses (`flatten` keeps a
+//!      value in its slot across the calls that follow), priced as the memory check prices
+//!      accesses on their own. Not counted: the caller's own blocks.
 //! 6. Keep `f` when `kept ≤ inlined · (100 + KEEP_SLACK_PERCENT) / 100`; otherwise inline.
 //!
 //! The decisions are per function (every site of `f` is treated alike) and independent: `f`'s
@@ -93,7 +94,7 @@ pub struct InlineDecision {
 }
 
 /// Decides, per function `main` reaches, whether to inline its calls (see the module doc).
-/// `pipeline` is the level's; only its passes before merging are run, on copies.
+/// `pipeline` is the level's; it runs, formation included, on copies.
 pub fn decide(program: &Program, pipeline: &Pipeline, options: &Options) -> Vec<InlineDecision> {
     if super::inline::find_recursion(program).is_some() {
         return Vec::new();
@@ -118,7 +119,7 @@ pub fn decide(program: &Program, pipeline: &Pipeline, options: &Options) -> Vec<
             let insts = &func.block(b).insts;
             for (pos, &i) in insts.iter().enumerate() {
                 if let InstKind::Call { func: f, .. } = func.inst(i).kind {
-                    let saved = live_across(func, &liveness, b, pos, g != program.main);
+                    let (saved, live) = live_across(func, &liveness, b, pos, g != program.main);
                     let e = n_g.saturating_mul(k);
                     let entry = runs.entry(f).or_insert((0, true));
                     entry.0 = entry.0.saturating_add(e);
@@ -128,6 +129,7 @@ pub fn decide(program: &Program, pipeline: &Pipeline, options: &Options) -> Vec<
                         block: b,
                         executions: e,
                         saved,
+                        live,
                     });
                 }
             }
@@ -243,8 +245,10 @@ struct Site {
     caller: FuncId,
     block: BlockId,
     executions: u64,
-    /// Scalars of the caller live across the call (saved to the stack and restored).
+    /// Scalars of the caller live across the call (its frame; the return label included).
     saved: u64,
+    /// The caller's values live across the call, with their scalars.
+    live: Vec<(ValueId, u64)>,
 }
 
 /// One function's blocks as they would be kept: constraints, state width and executions per
@@ -296,21 +300,25 @@ fn measure(
     let mut copy = program.clone();
     copy.main = f;
     super::inline::drop_unreachable_functions(&mut copy);
+    // The level's whole pipeline, formation included: kept, `f` is formed on its own with
+    // its counts per call (its loops unrolled as when inlined), and so is the copy.
     let prefix = if pipeline.once.iter().any(|p| p.name == "inline") {
-        Pipeline {
-            once: pipeline.once.clone(),
-            repeat: pipeline.repeat.clone(),
-            after: Vec::new(),
-        }
+        pipeline.clone()
     } else {
         Pipeline::from_names(&["inline", "mem2reg", "dce"])
             .map_err(|e| format!("bug: legalizing passes: {e}"))?
     };
     let options = Options {
         verify: options.verify,
+        merge: super::merge::MergeOptions {
+            counts: Default::default(),
+            stats_cache: None,
+            one_block: None,
+            ..options.merge.clone()
+        },
         ..Options::default()
     };
-    super::optimize_prefix(&mut copy, &prefix, &options).map_err(|e| e.to_string())?;
+    super::optimize(&mut copy, &prefix, &options).map_err(|e| e.to_string())?;
     let stats = crate::r1cs::stats(&copy).map_err(|e| e.to_string())?;
     let main = copy.main;
     let func = copy.func(main);
@@ -362,10 +370,26 @@ fn estimate(size: &Size, calls: u64, sites: &[Site]) -> (u128, u128) {
     for s in sites {
         kept = kept.saturating_add(ret.saturating_mul(pe(s.executions)));
     }
-    // The stack: each saved scalar is written before the call and read after it.
-    let accesses: u128 = sites
-        .iter()
-        .map(|s| 2 * u128::from(s.saved) * u128::from(s.executions))
+    // The stack: a value live across calls is written before the first and read back once
+    // (`flatten` keeps it in its slot across the calls that follow and restores what a
+    // continuation reads): two accesses a scalar, as often as the most frequent such call;
+    // a callee's return label likewise.
+    let mut values: HashMap<(FuncId, ValueId), (u64, u64)> = HashMap::default();
+    let mut labels: HashMap<FuncId, u64> = HashMap::default();
+    for s in sites {
+        for &(v, n) in &s.live {
+            let e = values.entry((s.caller, v)).or_insert((n, 0));
+            e.1 = e.1.max(s.executions);
+        }
+        if s.saved > s.live.iter().map(|&(_, n)| n).sum::<u64>() {
+            let e = labels.entry(s.caller).or_insert(0);
+            *e = (*e).max(s.executions);
+        }
+    }
+    let accesses: u128 = values
+        .values()
+        .map(|&(n, e)| 2 * u128::from(n) * u128::from(e))
+        .chain(labels.values().map(|&e| 2 * u128::from(e)))
         .sum();
     let frame = sites.iter().map(|s| s.saved).max().unwrap_or(0);
     kept = kept.saturating_add(memory_totals(frame, accesses).cells);
@@ -378,8 +402,15 @@ fn estimate(size: &Size, calls: u64, sites: &[Site]) -> (u128, u128) {
 }
 
 /// The scalars of `func` live across the call at `pos` of `b` (its results excluded; a
-/// reference counts as what it points to), plus the return label when `func` is not `main`.
-fn live_across(func: &Function, liveness: &Liveness, b: BlockId, pos: usize, label: bool) -> u64 {
+/// reference counts as what it points to), plus the return label when `func` is not `main`;
+/// and those values with their scalars.
+fn live_across(
+    func: &Function,
+    liveness: &Liveness,
+    b: BlockId,
+    pos: usize,
+    label: bool,
+) -> (u64, Vec<(ValueId, u64)>) {
     let block = func.block(b);
     let mut live: BTreeSet<ValueId> = liveness.live_out(b).clone();
     if let Some(term) = &block.term {
@@ -395,13 +426,14 @@ fn live_across(func: &Function, liveness: &Liveness, b: BlockId, pos: usize, lab
     for r in func.inst(block.insts[pos]).results.iter() {
         live.remove(r);
     }
-    let scalars: u64 = live
+    let values: Vec<(ValueId, u64)> = live
         .iter()
         .filter(|v| func.const_value(**v).is_none())
-        .map(|v| {
-            let t = func.value_type(*v);
-            t.pointee().unwrap_or(t).leaf_count()
+        .map(|&v| {
+            let t = func.value_type(v);
+            (v, t.pointee().unwrap_or(t).leaf_count())
         })
-        .sum();
-    scalars + u64::from(label)
+        .collect();
+    let scalars: u64 = values.iter().map(|&(_, n)| n).sum();
+    (scalars + u64::from(label), values)
 }

@@ -62,6 +62,9 @@ impl<'a> Lowerer<'a> {
                     Type::Field => one(Num { bitvec: None, ..x }),
                     // The value fits (range analysis): no check.
                     Type::UInt(m) if no_wrap && x.bits <= MAX_EXACT => one(x.assume_below(*m)),
+                    // A `field` that fits by construction: a `uN` restored from the call stack
+                    // (`opt::calls`), which the memory check proves equal to the saved `uN`.
+                    Type::UInt(m) if no_wrap && *from == Type::Field => one(x.assume_below(*m)),
                     Type::UInt(m) => one(self.cs.checked_narrow(&x, *m, None)),
                     _ => Err(self.err(format!("cast to {to}"))),
                 }
