@@ -370,10 +370,13 @@ pub fn estimated_function_executions(
     StaticCounter::new(func).estimate(known)
 }
 
+/// The executions of each block of a function per run of it, where known statically.
+pub type KnownCounts = HashMap<BlockId, Option<u64>>;
+
 /// A function's counts for one run of it: those known statically
 /// ([`static_function_executions`]) and the estimate made with them
 /// ([`estimated_function_executions`]), from one analysis of the function.
-pub fn function_counts(func: &Function) -> (HashMap<BlockId, Option<u64>>, Vec<(BlockId, u64)>) {
+pub fn function_counts(func: &Function) -> (KnownCounts, Vec<(BlockId, u64)>) {
     if func.layout.len() == 1 {
         return (
             [(func.entry, Some(1))].into_iter().collect(),
@@ -381,13 +384,13 @@ pub fn function_counts(func: &Function) -> (HashMap<BlockId, Option<u64>>, Vec<(
         );
     }
     let mut counter = StaticCounter::new(func);
-    let known: HashMap<BlockId, Option<u64>> = counter.counts().into_iter().collect();
+    let known: KnownCounts = counter.counts().into_iter().collect();
     let estimated = counter.estimate(|b| known.get(&b).copied().flatten());
     (known, estimated)
 }
 
 /// The counts [`static_executions`] knows for a function run once (`None` where unknown).
-pub fn static_function_executions(func: &Function) -> HashMap<BlockId, Option<u64>> {
+pub fn static_function_executions(func: &Function) -> KnownCounts {
     if func.layout.len() == 1 {
         return [(func.entry, Some(1))].into_iter().collect();
     }
