@@ -65,6 +65,7 @@
 
 mod calls;
 mod decisions;
+mod split;
 mod whole;
 
 pub use decisions::{Decision, Subject, Verdict};
@@ -513,6 +514,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // both clean up to the same blocks with the same counts. Kept for the comparison at the end
     // instead of cleaning the program up once more (a debug build checks the two agree).
     let unmerged = current;
+    let unmerged_cells = current_cells.clone();
     // The program as one block per function: a move of every round (taken when it beats that
     // round's best merge) and one of the formations compared at the end. Its score does not
     // depend on what the greedy merged before, so it is scored once.
@@ -829,19 +831,31 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // are not run again (see `opt::optimize_after`).
     let one_block = matches!(chosen.as_deref(), Some("monolithic"))
         || (one_block_round.is_some() && chosen.as_deref() == Some("greedy"));
-    if one_block {
+    // Blocks that pad far above their size are split (`split`); the result is cleaned up.
+    let hint = match chosen.as_deref() {
+        Some("greedy") if one_block_round.is_none() => Some(&current_cells),
+        Some("unmerged") => Some(&unmerged_cells),
+        _ => None,
+    };
+    let cuts = crate::timing::stage("formation: split", || {
+        split::split_padded(program, &scorer, one_block, hint)
+    });
+    stats.add("blocks_split", cuts);
+    let one_block = one_block && cuts == 0;
+    if one_block || cuts > 0 {
         stats.add(super::CLEANED_UP, 1);
     }
     // The chosen program's counts, when they are known without a run, are kept as a run's: a
     // command that runs it on the profile's inputs knows how many executions to expect.
     if let Counts::Profile(p) = &counts {
         let exact = match chosen.as_deref() {
+            _ if cuts > 0 => None,
             _ if one_block => one_block_counts(&original, program, &counts),
             Some("greedy") => work_counts,
             Some("unmerged") => counts.exact(&original),
             _ => None,
         };
-        let cleaned = match one_block {
+        let cleaned = match one_block || cuts > 0 {
             true => std::borrow::Cow::Borrowed(&*program),
             false => {
                 let mut cleaned = program.clone();
