@@ -838,7 +838,13 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         _ => None,
     };
     let cuts = crate::timing::stage("formation: split", || {
-        split::split_padded(program, &scorer, one_block, hint)
+        split::split_padded(
+            program,
+            &scorer,
+            one_block,
+            hint,
+            options.executed_bound.as_ref(),
+        )
     });
     stats.add("blocks_split", cuts);
     let one_block = one_block && cuts == 0;

@@ -17,8 +17,16 @@
 //! has at most `X/2` constraints (a binary search; each probe lowers only the prefix, through
 //! the formation's [`StatsCache`](crate::r1cs::StatsCache)). The program with the cut is
 //! cleaned up and scored like every candidate; it is kept only when it has **fewer predicted
-//! cells and at most 1/64 more executed constraints** (`Σ runs · constraints`; see
-//! [`EXECUTED_SLACK`] for what a cut adds). The new block is
+//! cells and no more executed constraints than `-O0`** (`Σ runs · constraints`). A cut adds
+//! executed constraints at the boundary: the new block's label check and the jump to it, and
+//! a value whose bits the prefix knew enters the rest as a wire whose bits lowering does not
+//! know (facts do not cross blocks): 2 to 8 per execution on the random programs measured. A
+//! program `-O2` shrank far below `-O0` has room for them, one it barely changed may not
+//! (seeds 262 and 1494 of `tests/opt_levels_monotone.rs` are the same shape, 5 constraints
+//! below and 5 above `-O0` after the cut), and nothing formation knows tells the two apart:
+//! so `-O0`'s count is asked for ([`ExecutedBound`], from `driver::measure`, compiled and run
+//! at most once and only when a cut would raise the count); without it no cut may raise it.
+//! The new block is
 //! marked [`BlockData::split`](crate::ir::BlockData::split), so `simplify_cfg` leaves it
 //! apart. At most [`MAX_SPLITS`] cuts per program.
 //!
@@ -28,22 +36,17 @@
 use super::{cleanup, BlockCells, Scorer};
 use crate::cost::{padded_constraints, BlockCounts, Prediction};
 use crate::ir::{BlockCall, BlockId, FuncId, Program, Terminator};
+use crate::opt::merge::ExecutedBound;
 
 /// Blocks of at most this many constraints are not split: the transition a cut adds costs
 /// about as much as the padding it could save.
 const MIN_SPLIT: u64 = 64;
 
-/// A cut may add executed constraints at the boundary (the new block's label check and jump,
-/// and a value whose bits the prefix knew becomes an input of the rest, whose bits lowering
-/// does not know: facts do not cross blocks): 4 to 8 on the random programs measured. It is
-/// taken only when they are at most this fraction (1/64) of the executed constraints.
-const EXECUTED_SLACK: u128 = 64;
-
 /// Most cuts per program.
 const MAX_SPLITS: usize = 8;
 
 /// Splits blocks of `program`, the chosen formation, where that lowers the predicted cells
-/// without raising the executed constraints; `cleaned`: whether the clean-up has run on it
+/// without raising the executed constraints above `bound` (or at all without one); `cleaned`: whether the clean-up has run on it
 /// already; `hint`: its block cells when the search knows them (no block a cut could help:
 /// nothing is done). Returns the number of cuts; with any, `program` is the cleaned-up program
 /// with the cuts.
@@ -52,6 +55,7 @@ pub(super) fn split_padded(
     scorer: &Scorer<'_>,
     cleaned: bool,
     hint: Option<&BlockCells>,
+    bound: Option<&ExecutedBound>,
 ) -> usize {
     if hint.is_some_and(|h| candidate(h, &[]).is_none()) {
         return 0;
@@ -82,7 +86,7 @@ pub(super) fn split_padded(
         let Some(after) = scorer.score_cleaned(&next, Some(&known)) else {
             continue;
         };
-        if better(&scored, &after) {
+        if better(&scored, &after, bound) {
             cur = next;
             scored = after;
             cuts += 1;
@@ -94,16 +98,21 @@ pub(super) fn split_padded(
     cuts
 }
 
-/// Whether `after` has fewer predicted cells than `before` and at most
-/// `1/`[`EXECUTED_SLACK`] more executed constraints.
-fn better(before: &(Prediction, BlockCells), after: &(Prediction, BlockCells)) -> bool {
+/// Whether `after` has fewer predicted cells than `before`, and no more executed constraints
+/// or at most `bound`'s.
+fn better(
+    before: &(Prediction, BlockCells),
+    after: &(Prediction, BlockCells),
+    bound: Option<&ExecutedBound>,
+) -> bool {
     let executed = |s: &(Prediction, BlockCells)| -> u128 {
         s.1.values()
             .map(|&(_, c, r)| u128::from(c) * u128::from(r))
             .sum()
     };
     let (e0, e1) = (executed(before), executed(after));
-    after.0.cells < before.0.cells && e1 <= e0 + e0 / EXECUTED_SLACK
+    after.0.cells < before.0.cells
+        && (e1 <= e0 || bound.and_then(|b| (b.0)()).is_some_and(|b| e1 <= b))
 }
 
 /// The executed block not tried yet with the most padding cells that a cut could save.
