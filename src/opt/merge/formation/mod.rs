@@ -837,7 +837,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         Some("unmerged") => Some(&unmerged_cells),
         _ => None,
     };
-    let cuts = crate::timing::stage("formation: split", || {
+    let (cuts, predictions) = crate::timing::stage("formation: split", || {
         split::split_padded(
             program,
             &scorer,
@@ -847,6 +847,23 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         )
     });
     stats.add("blocks_split", cuts);
+    // The chosen formation's decision tells the cells after the cuts (the report's own).
+    if let (true, Some((before, after))) = (cuts > 0, predictions) {
+        if let Some(d) = decisions.iter_mut().find(|d| {
+            d.round == 0
+                && matches!(d.subject, Subject::Formation { .. })
+                && d.verdict == Verdict::Taken
+        }) {
+            d.cells_taken = Some(after.cells);
+            d.transitions.1 = Some(after.transitions);
+            d.reason = format!(
+                "{}, then {cuts} block(s) cut where they pad far above their size ({} cells \
+                 before the cuts)",
+                d.reason,
+                group_digits(before.cells)
+            );
+        }
+    }
     let one_block = one_block && cuts == 0;
     if one_block || cuts > 0 {
         stats.add(super::CLEANED_UP, 1);

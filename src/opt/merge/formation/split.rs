@@ -48,25 +48,26 @@ const MAX_SPLITS: usize = 8;
 /// Splits blocks of `program`, the chosen formation, where that lowers the predicted cells
 /// without raising the executed constraints above `bound` (or at all without one); `cleaned`: whether the clean-up has run on it
 /// already; `hint`: its block cells when the search knows them (no block a cut could help:
-/// nothing is done). Returns the number of cuts; with any, `program` is the cleaned-up program
-/// with the cuts.
+/// nothing is done). Returns the number of cuts and the predictions before and after
+/// them; with any, `program` is the cleaned-up program with the cuts.
 pub(super) fn split_padded(
     program: &mut Program,
     scorer: &Scorer<'_>,
     cleaned: bool,
     hint: Option<&BlockCells>,
     bound: Option<&ExecutedBound>,
-) -> usize {
+) -> (usize, Option<(Prediction, Prediction)>) {
     if hint.is_some_and(|h| candidate(h, &[]).is_none()) {
-        return 0;
+        return (0, None);
     }
     let mut cur = program.clone();
     if !cleaned {
         cleanup(&mut cur);
     }
     let Some(mut scored) = scorer.score_cleaned(&cur, None) else {
-        return 0;
+        return (0, None);
     };
+    let before = scored.0;
     let mut cuts = 0;
     let mut tried: Vec<(FuncId, BlockId)> = Vec::new();
     while cuts < MAX_SPLITS {
@@ -95,7 +96,7 @@ pub(super) fn split_padded(
     if cuts > 0 {
         *program = cur;
     }
-    cuts
+    (cuts, Some((before, scored.0)))
 }
 
 /// Whether `after` has fewer predicted cells than `before`, and no more executed constraints
