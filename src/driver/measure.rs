@@ -511,6 +511,27 @@ fn measure_with(
     // program is often the one formation started from, and has run already).
     let runs = std::rc::Rc::new(crate::cost::RunCache::default());
     options.profile_runs = Some(runs.clone());
+    // A cut of formation's (`opt::merge::formation::split`) may raise the executed constraints
+    // only up to `-O0`'s: measured on the same inputs when a cut asks, at most once.
+    if let (Some(json), OptLevel::O3) = (inputs, settings.opt_level) {
+        let o0 = Settings {
+            opt_level: OptLevel::O0,
+            baselines: false,
+            keep_ir: false,
+            ..settings.clone()
+        };
+        let (file, source, json) = (file_name.to_owned(), source.to_owned(), json.clone());
+        let memo = std::cell::OnceCell::new();
+        options.opt.merge.executed_bound = Some(crate::opt::merge::ExecutedBound(
+            std::rc::Rc::new(move || {
+                *memo.get_or_init(|| {
+                    measure(&file, &source, Some(&json), &o0, &|_| {})
+                        .ok()
+                        .and_then(|m| m.report.totals.executed_constraints)
+                })
+            }),
+        ));
+    }
     let mut compilation =
         driver::compile(file_name, source, &options).map_err(MeasureError::Compile)?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(MeasureError::Compile)?;

@@ -148,6 +148,10 @@ pub struct BlockData {
     /// Where in the source program its terminator comes from, if known (not in the text
     /// format).
     pub term_loc: Option<SrcLoc>,
+    /// Split from its only predecessor by block formation, so that the two pad to fewer
+    /// cells than the one block they were (`opt::merge::formation::split`): `simplify_cfg`
+    /// does not merge it back (not in the text format).
+    pub split: bool,
 }
 
 /// A function: its entry block's parameters are the function's parameters.

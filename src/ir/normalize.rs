@@ -110,6 +110,7 @@ pub fn normalize_function(func: &Function) -> Function {
             insts: inst_ids,
             term,
             term_loc: block.term_loc,
+            split: block.split,
         });
     }
     out

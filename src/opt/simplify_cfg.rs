@@ -9,7 +9,8 @@
 //!    `B(xs)` becomes `C(args[params := xs])`.
 //! 5. Merge a block into its predecessor when the predecessor ends in `jmp` to it and it has no
 //!    other predecessor: its parameters become the jump's arguments, its instructions and
-//!    terminator move to the end of the predecessor.
+//!    terminator move to the end of the predecessor, unless block formation split it there to
+//!    pad to fewer cells ([`crate::ir::BlockData::split`]).
 //!
 //! ```text
 //! b0(v0: u1):                       b0(v0: u1):
@@ -198,7 +199,11 @@ impl Ctx<'_> {
             }
             while let Some(Terminator::Jmp(call)) = self.func.block(p).term.clone() {
                 let b = call.block;
-                if b == p || b == self.func.entry || n_preds.get(&b) != Some(&1) {
+                if b == p
+                    || b == self.func.entry
+                    || n_preds.get(&b) != Some(&1)
+                    || self.func.block(b).split
+                {
                     break;
                 }
                 let data = std::mem::take(self.func.block_mut(b));

@@ -148,7 +148,31 @@ pub struct MergeOptions {
     /// Functions merged into one block, shared by the compiles that start from the same
     /// program before `merge` ([`OneBlockCache`]); `None`: none shared.
     pub one_block: Option<OneBlockCache>,
+    /// The executed constraints a cut of formation's may raise the program's to (`-O0`'s on
+    /// the profile's inputs, computed only when a cut is on the table: [`ExecutedBound`]);
+    /// `None`: a cut may not raise them at all.
+    pub executed_bound: Option<ExecutedBound>,
 }
+
+/// How many executed constraints the program may have after formation's cuts
+/// (`formation::split`): `driver::measure` gives `-O0`'s on the same inputs, compiled and run
+/// only when asked (a cut that saves cells but adds executed constraints), and at most once.
+#[derive(Clone)]
+pub struct ExecutedBound(pub Rc<dyn Fn() -> Option<u128>>);
+
+impl std::fmt::Debug for ExecutedBound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ExecutedBound")
+    }
+}
+
+impl PartialEq for ExecutedBound {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ExecutedBound {}
 
 /// Each function of one program merged into one block ([`merge_function`]), by function and
 /// `--max-unrolled`: cost-driven formation merges every function to score the program as one
@@ -258,6 +282,7 @@ impl Default for MergeOptions {
             counts: crate::cost::Counts::Static,
             stats_cache: None,
             one_block: None,
+            executed_bound: None,
         }
     }
 }

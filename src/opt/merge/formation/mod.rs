@@ -65,6 +65,7 @@
 
 mod calls;
 mod decisions;
+mod split;
 mod whole;
 
 pub use decisions::{Decision, Subject, Verdict};
@@ -554,6 +555,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // both clean up to the same blocks with the same counts. Kept for the comparison at the end
     // instead of cleaning the program up once more (a debug build checks the two agree).
     let unmerged = current;
+    let unmerged_cells = current_cells.clone();
     if monolithic.1.is_none() {
         background = Some(spawn_thresholds());
     }
@@ -864,19 +866,54 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // are not run again (see `opt::optimize_after`).
     let one_block = matches!(chosen.as_deref(), Some("monolithic"))
         || (one_block_round.is_some() && chosen.as_deref() == Some("greedy"));
-    if one_block {
+    // Blocks that pad far above their size are split (`split`); the result is cleaned up.
+    let hint = match chosen.as_deref() {
+        Some("greedy") if one_block_round.is_none() => Some(&current_cells),
+        Some("unmerged") => Some(&unmerged_cells),
+        _ => None,
+    };
+    let (cuts, predictions) = crate::timing::stage("formation: split", || {
+        split::split_padded(
+            program,
+            &scorer,
+            one_block,
+            hint,
+            options.executed_bound.as_ref(),
+        )
+    });
+    stats.add("blocks_split", cuts);
+    // The chosen formation's decision tells the cells after the cuts (the report's own).
+    if let (true, Some((before, after))) = (cuts > 0, predictions) {
+        if let Some(d) = decisions.iter_mut().find(|d| {
+            d.round == 0
+                && matches!(d.subject, Subject::Formation { .. })
+                && d.verdict == Verdict::Taken
+        }) {
+            d.cells_taken = Some(after.cells);
+            d.transitions.1 = Some(after.transitions);
+            d.reason = format!(
+                "{}, then {cuts} block(s) cut where they pad far above their size ({} cells \
+                 before the cuts)",
+                d.reason,
+                group_digits(before.cells)
+            );
+        }
+    }
+    let one_block = one_block && cuts == 0;
+    if one_block || cuts > 0 {
         stats.add(super::CLEANED_UP, 1);
     }
     // The chosen program's counts, when they are known without a run, are kept as a run's: a
     // command that runs it on the profile's inputs knows how many executions to expect.
     if let Counts::Profile(p) = &counts {
         let exact = match chosen.as_deref() {
+            _ if cuts > 0 => None,
             _ if one_block => one_block_counts(&original, program, &counts),
             Some("greedy") => work_counts,
             Some("unmerged") => counts.exact(&original),
             _ => None,
         };
-        let cleaned = match one_block {
+        let cleaned = match one_block || cuts > 0 {
             true => std::borrow::Cow::Borrowed(&*program),
             false => {
                 let mut cleaned = program.clone();

@@ -1,0 +1,192 @@
+//! Splitting a block that pads far above its size: the last step of block formation.
+//!
+//! A block of `c` constraints pads to `X = next_pow2(c)` per execution. When `c` is just past
+//! a power of two (1,126 constraints pad to 2,048), the same instructions as two blocks, a
+//! prefix of at most `X/2` constraints and the rest, pad to `X/2 + next_pow2(rest)` plus one
+//! more transition state per execution, which can be far fewer cells. `-O2`'s passes and
+//! formation's merges join blocks without looking at where the join pads (an `-O0` program of
+//! blocks of 330, 37 and 905 constraints, 1,824 cells, became one block of 1,126 and 2,048
+//! cells: issue 34, item 2); this step takes such joins back where that pays.
+//!
+//! # Algorithm
+//!
+//! On the chosen formation, cleaned up and scored, each executed block with
+//! `c > MIN_SPLIT` and `c <= 3X/4` (so the rest pads to at most `X/4` and a split can gain)
+//! is tried, most padded cells first: the cut is the last instruction boundary where the
+//! prefix, lowered as a block of its own (the values the rest uses become its output state),
+//! has at most `X/2` constraints (a binary search; each probe lowers only the prefix, through
+//! the formation's [`StatsCache`](crate::r1cs::StatsCache)). The program with the cut is
+//! cleaned up and scored like every candidate; it is kept only when it has **fewer predicted
+//! cells and no more executed constraints than `-O0`** (`Σ runs · constraints`). A cut adds
+//! executed constraints at the boundary: the new block's label check and the jump to it, and
+//! a value whose bits the prefix knew enters the rest as a wire whose bits lowering does not
+//! know (facts do not cross blocks): 2 to 8 per execution on the random programs measured. A
+//! program `-O2` shrank far below `-O0` has room for them, one it barely changed may not
+//! (seeds 262 and 1494 of `tests/opt_levels_monotone.rs` are the same shape, 5 constraints
+//! below and 5 above `-O0` after the cut), and nothing formation knows tells the two apart:
+//! so `-O0`'s count is asked for ([`ExecutedBound`], from `driver::measure`, compiled and run
+//! at most once and only when a cut would raise the count); without it no cut may raise it.
+//! The new block is
+//! marked [`BlockData::split`](crate::ir::BlockData::split), so `simplify_cfg` leaves it
+//! apart. At most [`MAX_SPLITS`] cuts per program.
+//!
+//! The new block runs exactly as often as the block it came from, so its counts follow
+//! without a run (a debug build checks them against one).
+
+use super::{cleanup, BlockCells, Scorer};
+use crate::cost::{padded_constraints, BlockCounts, Prediction};
+use crate::ir::{BlockCall, BlockId, FuncId, Program, Terminator};
+use crate::opt::merge::ExecutedBound;
+
+/// Blocks of at most this many constraints are not split: the transition a cut adds costs
+/// about as much as the padding it could save.
+const MIN_SPLIT: u64 = 64;
+
+/// Most cuts per program.
+const MAX_SPLITS: usize = 8;
+
+/// Splits blocks of `program`, the chosen formation, where that lowers the predicted cells
+/// without raising the executed constraints above `bound` (or at all without one); `cleaned`: whether the clean-up has run on it
+/// already; `hint`: its block cells when the search knows them (no block a cut could help:
+/// nothing is done). Returns the number of cuts and the predictions before and after
+/// them; with any, `program` is the cleaned-up program with the cuts.
+pub(super) fn split_padded(
+    program: &mut Program,
+    scorer: &Scorer<'_>,
+    cleaned: bool,
+    hint: Option<&BlockCells>,
+    bound: Option<&ExecutedBound>,
+) -> (usize, Option<(Prediction, Prediction)>) {
+    if hint.is_some_and(|h| candidate(h, &[]).is_none()) {
+        return (0, None);
+    }
+    let mut cur = program.clone();
+    if !cleaned {
+        cleanup(&mut cur);
+    }
+    let Some(mut scored) = scorer.score_cleaned(&cur, None) else {
+        return (0, None);
+    };
+    let before = scored.0;
+    let mut cuts = 0;
+    let mut tried: Vec<(FuncId, BlockId)> = Vec::new();
+    while cuts < MAX_SPLITS {
+        let Some((f, b, c)) = candidate(&scored.1, &tried) else {
+            break;
+        };
+        tried.push((f, b));
+        let x = padded_constraints(c).unwrap_or(u64::MAX);
+        let Some(k) = cut(&cur, scorer, f, b, x / 2) else {
+            continue;
+        };
+        let mut next = cur.clone();
+        let nb = split_at(&mut next, f, b, k);
+        let mut known: BlockCounts = scored.1.iter().map(|(&k, &(_, _, r))| (k, r)).collect();
+        known.insert((f, nb), scored.1[&(f, b)].2);
+        cleanup(&mut next);
+        let Some(after) = scorer.score_cleaned(&next, Some(&known)) else {
+            continue;
+        };
+        if better(&scored, &after, bound) {
+            cur = next;
+            scored = after;
+            cuts += 1;
+        }
+    }
+    if cuts > 0 {
+        *program = cur;
+    }
+    (cuts, Some((before, scored.0)))
+}
+
+/// Whether `after` has fewer predicted cells than `before`, and no more executed constraints
+/// or at most `bound`'s.
+fn better(
+    before: &(Prediction, BlockCells),
+    after: &(Prediction, BlockCells),
+    bound: Option<&ExecutedBound>,
+) -> bool {
+    let executed = |s: &(Prediction, BlockCells)| -> u128 {
+        s.1.values()
+            .map(|&(_, c, r)| u128::from(c) * u128::from(r))
+            .sum()
+    };
+    let (e0, e1) = (executed(before), executed(after));
+    after.0.cells < before.0.cells
+        && (e1 <= e0 || bound.and_then(|b| (b.0)()).is_some_and(|b| e1 <= b))
+}
+
+/// The executed block not tried yet with the most padding cells that a cut could save.
+fn candidate(cells: &BlockCells, tried: &[(FuncId, BlockId)]) -> Option<(FuncId, BlockId, u64)> {
+    cells
+        .iter()
+        .filter(|(k, &(_, c, r))| {
+            let x = padded_constraints(c).unwrap_or(u64::MAX);
+            r > 0 && c > MIN_SPLIT && 4 * c <= 3 * x && !tried.contains(k)
+        })
+        .max_by_key(|(&k, &(cells, c, _))| {
+            let x = u128::from(padded_constraints(c).unwrap_or(u64::MAX));
+            // The padding of one execution's share, times the executions' padded count.
+            (cells / x * (x - u128::from(c)), std::cmp::Reverse(k))
+        })
+        .map(|(&(f, b), &(_, c, _))| (f, b, c))
+}
+
+/// The largest `k` such that the first `k` instructions of `b`, as a block of their own,
+/// have at most `limit` constraints; `None` when no cut of at least one instruction on each
+/// side fits.
+fn cut(program: &Program, scorer: &Scorer<'_>, f: FuncId, b: BlockId, limit: u64) -> Option<usize> {
+    let n = program.func(f).block(b).insts.len();
+    let fits = |k: usize| -> bool {
+        let mut probe = program.clone();
+        split_at(&mut probe, f, b, k);
+        scorer
+            .cache
+            .blocks(&probe, f, &[b])
+            .pop()
+            .and_then(|r| r.ok())
+            .is_some_and(|s| s.constraints as u64 <= limit)
+    };
+    // Invariant: `fits(lo)`, and `hi` does not fit or is `n`.
+    let (mut lo, mut hi) = (1, n);
+    if n < 2 || !fits(lo) {
+        return None;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(lo)
+}
+
+/// Moves the instructions of `b` from the `k`-th on and its terminator to a new block right
+/// after it in the layout, marked [`split`](crate::ir::BlockData::split), and ends `b` with a
+/// jump to it. Returns the new block.
+fn split_at(program: &mut Program, f: FuncId, b: BlockId, k: usize) -> BlockId {
+    let func = &mut program.funcs[f.index()];
+    let nb = func.create_block();
+    func.layout.pop();
+    let at = func
+        .layout
+        .iter()
+        .position(|&x| x == b)
+        .map_or(0, |p| p + 1);
+    func.layout.insert(at, nb);
+    let block = func.block_mut(b);
+    let rest = block.insts.split_off(k.min(block.insts.len()));
+    let term = block.term.replace(Terminator::Jmp(BlockCall {
+        block: nb,
+        args: Vec::new(),
+    }));
+    let term_loc = block.term_loc;
+    let new = func.block_mut(nb);
+    new.insts = rest;
+    new.term = term;
+    new.term_loc = term_loc;
+    new.split = true;
+    nb
+}
