@@ -12,9 +12,10 @@ use common::{corpus, read_json};
 use zkbc::driver;
 use zkbc::field::Fr;
 use zkbc::ir::interp::{self, Exit, Outcome, Val};
+use zkbc::ir::Program;
 use zkbc::opt::calls::Inline;
 use zkbc::opt::OptLevel;
-use zkbc::r1cs::{self, CheckError};
+use zkbc::r1cs::{self, CheckError, CheckReport};
 
 #[test]
 fn corpus_outputs_equal_with_calls_kept_and_every_block_checks() {
@@ -217,6 +218,21 @@ fn a_corrupted_saved_value_is_rejected() {
     assert!(r1cs::memory::check_memory(&report.memory).is_ok());
     assert!(r1cs::memory::check_memory(&memory).is_err());
     // The whole check: the interpreter's trace says the restore read another value.
+    assert!(
+        rejects_corrupted_read(&c.program, &outcome, &report, read, Fr::from(1u64)),
+        "a corrupted saved value must be rejected"
+    );
+}
+
+/// Whether the whole check rejects `outcome` with the value of the stack read `read` (an index
+/// of `report`'s memory accesses) moved by `delta`, as a cheating prover would claim it.
+fn rejects_corrupted_read(
+    program: &Program,
+    outcome: &Outcome,
+    report: &CheckReport,
+    read: usize,
+    delta: Fr,
+) -> bool {
     let mut tampered = outcome.clone();
     let step = report.memory.steps[read];
     let access = tampered.trace[step]
@@ -225,16 +241,13 @@ fn a_corrupted_saved_value_is_rejected() {
         .find(|a| a.written.is_none())
         .expect("the restore's read");
     access.read = match &access.read {
-        Val::Field(x) => Val::Field(*x + Fr::from(1u64)),
+        Val::Field(x) => Val::Field(*x + delta),
         other => panic!("the stack holds field elements, not {other:?}"),
     };
-    assert!(
-        matches!(
-            r1cs::check_trace(&c.program, &tampered),
-            Err(CheckError::Memory(_) | CheckError::Unsatisfied { .. })
-        ),
-        "a corrupted saved value must be rejected"
-    );
+    matches!(
+        r1cs::check_trace(program, &tampered),
+        Err(CheckError::Memory(_) | CheckError::Unsatisfied { .. })
+    )
 }
 
 #[test]
@@ -323,22 +336,8 @@ fn a_corrupted_saved_word_is_rejected_without_its_range_check() {
         assert!(!reads.is_empty(), "{level:?}: a restore reads the stack");
         for read in reads {
             for delta in [Fr::from(1u64), Fr::from(1u64 << 32)] {
-                let mut tampered = outcome.clone();
-                let step = report.memory.steps[read];
-                let access = tampered.trace[step]
-                    .accesses
-                    .iter_mut()
-                    .find(|a| a.written.is_none())
-                    .expect("the restore's read");
-                access.read = match &access.read {
-                    Val::Field(x) => Val::Field(*x + delta),
-                    other => panic!("the stack holds field elements, not {other:?}"),
-                };
                 assert!(
-                    matches!(
-                        r1cs::check_trace(&c.program, &tampered),
-                        Err(CheckError::Memory(_) | CheckError::Unsatisfied { .. })
-                    ),
+                    rejects_corrupted_read(&c.program, &outcome, &report, read, delta),
                     "{level:?}: a corrupted saved word must be rejected"
                 );
             }

@@ -815,25 +815,39 @@ mod tests {
         assert!(!run(24, 9), "g(0) + g(1) is not 9");
     }
 
+    /// The statement the tampering tests prove: `x · y = z` and `x = 4`.
+    fn script_x_is_four(src: &mut dyn Source) {
+        let xy = src.items(b"xy", 3, 1).unwrap();
+        src.ledger().require_product(xy[0], xy[1], xy[2]);
+        src.ledger()
+            .require_zero(Form::item(xy[0]).minus(Form::constant(fr(4))));
+    }
+
+    /// A prover's proof of [`script_x_is_four`] with `(x, y, z) = xyz` (the product and linear
+    /// proofs, and the points it sent), on a transcript labelled `label`.
+    fn prove_x_is_four(
+        params: &Params,
+        label: &'static [u8],
+        seed: u64,
+        xyz: [u64; 3],
+    ) -> (Vec<MulProof>, LinearProof, Vec<G1Affine>) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut rec = Recorder::new(params, &mut rng, Transcript::new(label));
+        rec.send_each(b"xy", &xyz.map(fr));
+        let (mut replay, mut t, sent) = rec.finish();
+        script_x_is_four(&mut replay);
+        let (muls, linear) = replay.ledger.prove(params, &mut t, &mut rng);
+        (muls, linear, sent)
+    }
+
     /// The proof of `run(24, 8)` with one of its group elements or answers changed by
     /// `tamper` (the relations hold; only the sigma protocols' messages are wrong).
     fn run_tampered(tamper: impl Fn(&mut Vec<MulProof>, &mut LinearProof)) -> bool {
         let params = Params::new(4);
-        let mut rng = StdRng::seed_from_u64(11);
-        let mut rec = Recorder::new(&params, &mut rng, Transcript::new(b"zk tamper"));
-        rec.send_each(b"xy", &[fr(4), fr(6), fr(24)]);
-        let (mut replay, mut t, sent) = rec.finish();
-        let script = |src: &mut dyn Source| {
-            let xy = src.items(b"xy", 3, 1).unwrap();
-            src.ledger().require_product(xy[0], xy[1], xy[2]);
-            src.ledger()
-                .require_zero(Form::item(xy[0]).minus(Form::constant(fr(4))));
-        };
-        script(&mut replay);
-        let (mut muls, mut linear) = replay.ledger.prove(&params, &mut t, &mut rng);
+        let (mut muls, mut linear, sent) = prove_x_is_four(&params, b"zk tamper", 11, [4, 6, 24]);
         tamper(&mut muls, &mut linear);
         let mut reader = Reader::new(Transcript::new(b"zk tamper"), &sent, &[], 0);
-        script(&mut reader);
+        script_x_is_four(&mut reader);
         let mut t = reader.t.clone();
         reader.ledger.verify(&params, &mut t, &muls, &linear)
     }
@@ -867,21 +881,10 @@ mod tests {
     #[test]
     fn answers_cannot_be_chosen_after_the_batch_weight() {
         let params = Params::new(4);
-        let mut rng = StdRng::seed_from_u64(12);
         let label = b"zk forge";
-        let mut rec = Recorder::new(&params, &mut rng, Transcript::new(label));
-        rec.send_each(b"xy", &[fr(5), fr(6), fr(30)]);
-        let (mut replay, mut t, sent) = rec.finish();
-        let script = |src: &mut dyn Source| {
-            let xy = src.items(b"xy", 3, 1).unwrap();
-            src.ledger().require_product(xy[0], xy[1], xy[2]);
-            src.ledger()
-                .require_zero(Form::item(xy[0]).minus(Form::constant(fr(4))));
-        };
-        script(&mut replay);
-        let (muls, mut linear) = replay.ledger.prove(&params, &mut t, &mut rng);
+        let (muls, mut linear, sent) = prove_x_is_four(&params, label, 12, [5, 6, 30]);
         let mut reader = Reader::new(Transcript::new(label), &sent, &[], 0);
-        script(&mut reader);
+        script_x_is_four(&mut reader);
         // The challenges as a verifier draws them, `ρ` before the answers.
         let mut v = reader.t.clone();
         for m in &muls {

@@ -57,7 +57,8 @@ pub(super) fn split_padded(
     hint: Option<&BlockCells>,
     bound: Option<&ExecutedBound>,
 ) -> (usize, Option<(Prediction, Prediction)>) {
-    if hint.is_some_and(|h| candidate(h, &[]).is_none()) {
+    let once = bound.is_some();
+    if hint.is_some_and(|h| candidate(h, &[], once).is_none()) {
         return (0, None);
     }
     let mut cur = program.clone();
@@ -71,7 +72,7 @@ pub(super) fn split_padded(
     let mut cuts = 0;
     let mut tried: Vec<(FuncId, BlockId)> = Vec::new();
     while cuts < MAX_SPLITS {
-        let Some((f, b, c)) = candidate(&scored.1, &tried) else {
+        let Some((f, b, c)) = candidate(&scored.1, &tried, once) else {
             break;
         };
         tried.push((f, b));
@@ -116,13 +117,25 @@ fn better(
         && (e1 <= e0 || bound.and_then(|b| (b.0)()).is_some_and(|b| e1 <= b))
 }
 
-/// The executed block not tried yet with the most padding cells that a cut could save.
-fn candidate(cells: &BlockCells, tried: &[(FuncId, BlockId)]) -> Option<(FuncId, BlockId, u64)> {
+/// The executed block not tried yet with the most padding cells that a cut could save; a
+/// block that runs once only when `once`.
+///
+/// Finding a cut lowers the block's prefix about `log2(instructions)` times, each about as
+/// dear as lowering the block (13 lowerings of the t7 Poseidon reproducer's one block doubled
+/// its report's instructions), while a cut of a block that runs once saves at most a quarter
+/// of its padded size. So without `-O0`'s executed count to allow one (`report` without inputs:
+/// then no cut may add executed constraints, which a cut's boundary nearly always does), only
+/// blocks that run more than once are tried.
+fn candidate(
+    cells: &BlockCells,
+    tried: &[(FuncId, BlockId)],
+    once: bool,
+) -> Option<(FuncId, BlockId, u64)> {
     cells
         .iter()
         .filter(|(k, &(_, c, r))| {
             let x = padded_constraints(c).unwrap_or(u64::MAX);
-            r > 0 && c > MIN_SPLIT && 4 * c <= 3 * x && !tried.contains(k)
+            (r > 1 || (r == 1 && once)) && c > MIN_SPLIT && 4 * c <= 3 * x && !tried.contains(k)
         })
         .max_by_key(|(&k, &(cells, c, _))| {
             let x = u128::from(padded_constraints(c).unwrap_or(u64::MAX));
