@@ -25,7 +25,9 @@
 //! (seeds 262 and 1494 of `tests/opt_levels_monotone.rs` are the same shape, 5 constraints
 //! below and 5 above `-O0` after the cut), and nothing formation knows tells the two apart:
 //! so `-O0`'s count is asked for ([`ExecutedBound`], from `driver::measure`, compiled and run
-//! at most once and only when a cut would raise the count); without it no cut may raise it.
+//! at most once and only when a cut would raise the count). Without it (a `report` without
+//! inputs, `compile`, `check`) no cut is tried: none could add executed constraints, and a cut
+//! nearly always does.
 //! The new block is
 //! marked [`BlockData::split`](crate::ir::BlockData::split), so `simplify_cfg` leaves it
 //! apart. At most [`MAX_SPLITS`] cuts per program.
@@ -46,7 +48,7 @@ const MIN_SPLIT: u64 = 64;
 const MAX_SPLITS: usize = 8;
 
 /// Splits blocks of `program`, the chosen formation, where that lowers the predicted cells
-/// without raising the executed constraints above `bound` (or at all without one); `cleaned`: whether the clean-up has run on it
+/// without raising the executed constraints above `bound` (nothing is tried without one); `cleaned`: whether the clean-up has run on it
 /// already; `hint`: its block cells when the search knows them (no block a cut could help:
 /// nothing is done). Returns the number of cuts and the predictions before and after
 /// them; with any, `program` is the cleaned-up program with the cuts.
@@ -57,8 +59,15 @@ pub(super) fn split_padded(
     hint: Option<&BlockCells>,
     bound: Option<&ExecutedBound>,
 ) -> (usize, Option<(Prediction, Prediction)>) {
-    let once = bound.is_some();
-    if hint.is_some_and(|h| candidate(h, &[], once).is_none()) {
+    // Without `-O0`'s count no cut may add executed constraints, and a cut's boundary nearly
+    // always adds some: finding the cut would lower the block's prefix about `log2(n)` times,
+    // each about as dear as lowering the block (on the t7 Poseidon reproducer that doubled the
+    // report's instructions, and on `grumpkin_pedersen` it was 290 of 540 ms), for nothing (no
+    // corpus, application or reproducer program keeps a cut without it).
+    let Some(bound) = bound else {
+        return (0, None);
+    };
+    if hint.is_some_and(|h| candidate(h, &[]).is_none()) {
         return (0, None);
     }
     let mut cur = program.clone();
@@ -72,7 +81,7 @@ pub(super) fn split_padded(
     let mut cuts = 0;
     let mut tried: Vec<(FuncId, BlockId)> = Vec::new();
     while cuts < MAX_SPLITS {
-        let Some((f, b, c)) = candidate(&scored.1, &tried, once) else {
+        let Some((f, b, c)) = candidate(&scored.1, &tried) else {
             break;
         };
         tried.push((f, b));
@@ -88,7 +97,7 @@ pub(super) fn split_padded(
         let Some(after) = scorer.score_cleaned(&next, Some(&known)) else {
             continue;
         };
-        if better(&scored, &after, bound) {
+        if better(&scored, &after, Some(bound)) {
             cur = next;
             scored = after;
             cuts += 1;
@@ -117,25 +126,13 @@ fn better(
         && (e1 <= e0 || bound.and_then(|b| (b.0)()).is_some_and(|b| e1 <= b))
 }
 
-/// The executed block not tried yet with the most padding cells that a cut could save; a
-/// block that runs once only when `once`.
-///
-/// Finding a cut lowers the block's prefix about `log2(instructions)` times, each about as
-/// dear as lowering the block (13 lowerings of the t7 Poseidon reproducer's one block doubled
-/// its report's instructions), while a cut of a block that runs once saves at most a quarter
-/// of its padded size. So without `-O0`'s executed count to allow one (`report` without inputs:
-/// then no cut may add executed constraints, which a cut's boundary nearly always does), only
-/// blocks that run more than once are tried.
-fn candidate(
-    cells: &BlockCells,
-    tried: &[(FuncId, BlockId)],
-    once: bool,
-) -> Option<(FuncId, BlockId, u64)> {
+/// The executed block not tried yet with the most padding cells that a cut could save.
+fn candidate(cells: &BlockCells, tried: &[(FuncId, BlockId)]) -> Option<(FuncId, BlockId, u64)> {
     cells
         .iter()
         .filter(|(k, &(_, c, r))| {
             let x = padded_constraints(c).unwrap_or(u64::MAX);
-            (r > 1 || (r == 1 && once)) && c > MIN_SPLIT && 4 * c <= 3 * x && !tried.contains(k)
+            r > 0 && c > MIN_SPLIT && 4 * c <= 3 * x && !tried.contains(k)
         })
         .max_by_key(|(&k, &(cells, c, _))| {
             let x = u128::from(padded_constraints(c).unwrap_or(u64::MAX));
