@@ -5,9 +5,10 @@
 //! Callers come first (a topological order of the call graph from `main`): `main` runs once;
 //! a call in block `B` of `g` runs as often as `B` does (`n_g · k_B`), and `n_f` is the sum over
 //! `f`'s call sites (a block that calls twice counts twice). Per function, `k_b` is
-//! [`super::executions::static_function_executions`]'s count where known; `n_f` is then exact when every site's
-//! count is. The estimate
-//! ([`super::executions::estimated_function_executions`]) fills the rest, for decisions.
+//! [`super::executions::static_function_executions`]'s count where known; `n_f` is then exact
+//! when every site's count is. The estimate
+//! ([`super::executions::estimated_function_executions`]) fills the rest, for decisions; both
+//! come from one analysis of the function ([`super::executions::function_counts`]).
 //! A program with recursion has no such counts (`None`): its callees stay unknown.
 
 use crate::fxhash::HashMap;

@@ -12,11 +12,11 @@
 //! 2. a block in no loop that post-dominates the entry runs once (no loop: at most once;
 //!    post-dominating the entry: at least once on a run that returns);
 //! 3. in a loop `L` (its innermost loop) with an exact constant trip count `N` — the
-//!    `counted-loop` pattern of [`crate::query::patterns`] with constant init, step and bound,
-//!    one latch, one entry edge, and exits only from the header (`trips=N`, not `trips<=N`) —
-//!    the header runs `entries(L) · (N + 1)` times and a block that dominates the single latch
-//!    runs `entries(L) · N` times (each iteration goes from the header to the latch, and such a
-//!    block is on every such path exactly once);
+//!    `counted-loop` pattern of [`crate::query::patterns`](mod@crate::query::patterns) with
+//!    constant init, step and bound, one latch, one entry edge, and exits only from the
+//!    header (`trips=N`, not `trips<=N`) — the header runs `entries(L) · (N + 1)` times and a
+//!    block that dominates the single latch runs `entries(L) · N` times (each iteration goes
+//!    from the header to the latch, and such a block is on every such path exactly once);
 //! 4. `entries(L)` is the count of the block `p` of `L`'s only entry edge `p -> header`, when
 //!    that count is known and `p` ends in a `jmp` (a `br` may or may not take the edge).
 //!

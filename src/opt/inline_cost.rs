@@ -58,7 +58,7 @@ use crate::fxhash::{HashMap, HashSet};
 
 use super::{Options, Pipeline};
 use crate::analysis::Liveness;
-use crate::cost::executions::{estimated_function_executions, static_function_executions};
+use crate::cost::executions::function_counts;
 use crate::cost::model::memory_totals;
 use crate::cost::model::{padded_constraints, padded_executions, padded_state};
 use crate::ir::{BlockId, FuncId, Function, InstKind, Program, ValueId};
@@ -107,11 +107,8 @@ pub fn decide(program: &Program, pipeline: &Pipeline, options: &Options) -> Vec<
     for &g in &order {
         let (n_g, exact_g) = runs.get(&g).copied().unwrap_or((0, false));
         let func = program.func(g);
-        let known = static_function_executions(func);
-        let estimated: HashMap<BlockId, u64> =
-            estimated_function_executions(func, |b| known.get(&b).copied().flatten())
-                .into_iter()
-                .collect();
+        let (known, estimated) = function_counts(func);
+        let estimated: HashMap<BlockId, u64> = estimated.into_iter().collect();
         let liveness = Liveness::new(func);
         for &b in &func.layout {
             let k = estimated.get(&b).copied().unwrap_or(0);
@@ -322,11 +319,7 @@ fn measure(
     let stats = crate::r1cs::stats(&copy).map_err(|e| e.to_string())?;
     let main = copy.main;
     let func = copy.func(main);
-    let known = static_function_executions(func);
-    let counts: HashMap<BlockId, u64> =
-        estimated_function_executions(func, |b| known.get(&b).copied().flatten())
-            .into_iter()
-            .collect();
+    let counts: HashMap<BlockId, u64> = function_counts(func).1.into_iter().collect();
     let mut size = Size {
         blocks: Vec::new(),
         per_call: 0,

@@ -1,8 +1,8 @@
-//! The `counted-loop` pattern of [`super::patterns`] matched directly, without the solver: the
-//! trip counts that [`crate::cost::executions`] reads for every function it counts, which is
-//! every formation candidate's prediction. The solver needs [`super::Facts`] (the extended CFG,
-//! edge dominator trees, an index of every instruction) and enumerates the query's variables;
-//! this walks each loop's header once.
+//! The `counted-loop` pattern of [`super::patterns`](mod@super::patterns) matched directly,
+//! without the solver: the trip counts that [`crate::cost::executions`] reads for every
+//! function it counts, which is every formation candidate's prediction. The solver needs
+//! [`super::Facts`] (the extended CFG, edge dominator trees, an index of every instruction)
+//! and enumerates the query's variables; this walks each loop's header once.
 //!
 //! For each loop `L` with header `h` and one latch `t`: every parameter `iv` of `h` (a `uN`)
 //! that `t -> h` binds to `next = add iv, step` (`step` a constant), with `h`'s `br` testing

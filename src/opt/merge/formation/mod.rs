@@ -21,7 +21,8 @@
 //!    not tried again. The search stops when no candidate lowers the score.
 //!
 //!    The program as one block per function (`--monolithic`) is merged, cleaned up and scored
-//!    once, before the first round (its score does not depend on what the greedy merged), and
+//!    once, before the first round (its score does not depend on what the greedy merged; with
+//!    static counts, while the unmerged program is scored on a second thread), and
 //!    is a move of every round: when it costs less than the round's best merge it is taken and
 //!    the search ends. Two bounds keep a round from scoring candidates that could not beat it
 //!    (each rests on an assumption, stated at [`cells_outside`] and [`merged_bound`]): a
@@ -43,6 +44,8 @@
 //! 5. **Nothing twice.** The one block handed over is already cleaned up: the `-O3` passes
 //!    after `merge` are not run again (`opt::CLEANUP`), and a report's `--monolithic` compile
 //!    of the same program takes it from the [`super::OneBlockCache`] as it is.
+//! 6. **Cuts.** With `-O0`'s executed count to compare with (`report --inputs` at `-O3`), a
+//!    block of the chosen formation that pads far above its size may be cut in two (`split`).
 //!
 //! # Cost
 //!
