@@ -751,6 +751,78 @@ pub fn merge_function(func: &mut Function, max_unrolled: usize) -> Result<bool, 
     if !loops.is_reducible() {
         return Err(unsupported(func, "irreducible control flow"));
     }
+    let nested = loops.loops().iter().any(|l| l.parent.is_some());
+    let original = nested.then(|| func.clone());
+    let original = original.filter(|_| merge_nested_loops(func, max_unrolled));
+    let merged = merge_whole(func, max_unrolled);
+    if let (Err(_), Some(original)) = (&merged, original) {
+        // Nothing of a merge that failed is kept, the nested loops merged first included.
+        *func = original;
+    }
+    merged
+}
+
+/// Merges each loop nested in another loop into one block first, innermost first, where its
+/// merge component (headed by the block before it) can be merged: a constant trip count, no
+/// call. Merging the whole function then copies the loop's folded body once per iteration of
+/// the loops around it, instead of unrolling and folding the loop again in each of them
+/// (ZoKrates' `u32_to_field`, a 32-step loop over a 32-step power, called in a 99-step loop:
+/// 1.7 million instructions folded, 14,451 kept). The result is the same program: the whole
+/// merge would unroll the same loop with the same constants, and copies of the merged body
+/// fold where the outer iteration's constants reach them. Returns whether anything merged.
+fn merge_nested_loops(func: &mut Function, max_unrolled: usize) -> bool {
+    let mut changed = false;
+    loop {
+        let loops = LoopForest::new(func);
+        let parents: HashSet<_> = loops.loops().iter().filter_map(|l| l.parent).collect();
+        let comps = MergeComponents::new(func);
+        let preds = func.predecessors();
+        let mut taken: HashSet<BlockId> = HashSet::default();
+        let mut chosen: Vec<Component> = Vec::new();
+        for id in loops.ids() {
+            let l = loops.get(id);
+            if l.parent.is_none() || parents.contains(&id) {
+                continue;
+            }
+            if crate::analysis::components::constant_trip_count(func, &loops, id).is_none() {
+                continue;
+            }
+            let outside: Vec<BlockId> = preds
+                .get(&l.header)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|p| !l.blocks.contains(p))
+                .collect();
+            let [pre] = outside[..] else { continue };
+            let Some(comp) = comps.component(pre) else {
+                continue;
+            };
+            if !comp.blocks.contains(&l.header) || comp.blocks.iter().any(|b| taken.contains(b)) {
+                continue;
+            }
+            taken.extend(comp.blocks.iter().copied());
+            taken.insert(comp.head);
+            chosen.push(comp.clone());
+        }
+        let mut merged = false;
+        for comp in &chosen {
+            merged |= merge_component(func, comp, max_unrolled).is_ok();
+        }
+        if !merged {
+            return changed;
+        }
+        changed = true;
+    }
+}
+
+/// [`merge_function`]'s merge of the whole function into its entry block.
+fn merge_whole(func: &mut Function, max_unrolled: usize) -> Result<bool, MergeError> {
+    let unsupported = |func: &Function, reason: &str| MergeError::Unsupported {
+        func: func.name.clone(),
+        reason: reason.to_string(),
+    };
+    let loops = LoopForest::new(func);
     let rpo = func.reverse_post_order();
     let entry = func.entry;
     let params = func.block(entry).params.clone();
