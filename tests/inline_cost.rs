@@ -182,3 +182,46 @@ fn explain_lists_each_inlining_decision_and_its_reason() {
     assert!(!stdout(&out).contains("inlining (--inline cost)"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A program that keeps a call: the report's `--monolithic` baseline (and its `C`) is what
+/// `report --monolithic` measures, every call inlined, not the kept program (which once made
+/// it "none: a zkbc bug" and the baseline the default's own cells).
+#[test]
+fn the_monolithic_baseline_of_a_program_that_keeps_calls_inlines_them() {
+    let dir = std::env::temp_dir().join(format!("zkbc_inline_mono_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.zok");
+    std::fs::write(
+        &file,
+        format!(
+            "{}def main(field a) -> field {{\n    return small(big(big(big(a))));\n}}\n",
+            big_function(700)
+        ),
+    )
+    .unwrap();
+    let report = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["report", file.to_str().unwrap(), "--format", "json", "-q"];
+        args.extend_from_slice(extra);
+        let out = zkbc(&args);
+        assert!(out.status.success(), "{}", stdout(&out));
+        serde_json::from_str(&stdout(&out)).unwrap()
+    };
+    let default = report(&[]);
+    let mono = report(&["--monolithic"]);
+    let mono_cells = &mono["totals"]["sumcheck_cells"];
+    assert!(mono_cells.as_u64().is_some(), "{mono}");
+    assert_eq!(
+        &default["baselines"]["monolithic_cells"], mono_cells,
+        "{default}"
+    );
+    assert_eq!(
+        &default["totals"]["monolithic_cells"], mono_cells,
+        "{default}"
+    );
+    // The default keeps `big` (more cells than the one block, within 2% by the estimate).
+    assert_ne!(
+        &default["totals"]["sumcheck_cells"], mono_cells,
+        "{default}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

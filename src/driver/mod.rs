@@ -298,6 +298,13 @@ pub fn compile(
             .borrow()
             .as_ref()
             .filter(|c| &c.key == key)
+            // `--monolithic` decides nothing by cost: it inlines every call, so it must not
+            // take the program of a compile that kept some (the report's `--monolithic`
+            // baseline said "none: it calls other functions" where `--monolithic` compiles).
+            .filter(|c| {
+                !options.opt.merge.monolithic
+                    || !c.prefix.report.inline_decisions.iter().any(|d| d.keep)
+            })
             .map(|c| {
                 (
                     c.program.clone(),
@@ -367,7 +374,17 @@ pub fn compile(
             None => {
                 let mut prefix = opt::optimize_prefix(&mut program, &pipeline, &opt_options)?;
                 prefix.report.inline_decisions = inline_decisions.clone();
-                if let (Some(cache), Some(key)) = (&options.prefix_cache, key) {
+                // A `--monolithic` compile that did not take the program its cache holds
+                // under the same key (that one keeps calls) leaves it there for the others.
+                let held = |cache: &PrefixCache| {
+                    cache
+                        .0
+                        .borrow()
+                        .as_ref()
+                        .is_some_and(|c| Some(&c.key) == key.as_ref())
+                };
+                let store = options.prefix_cache.as_ref().filter(|c| !held(c));
+                if let (Some(cache), Some(key)) = (store, key) {
                     let one_block = opt::merge::OneBlockCache::default();
                     opt_options.merge.one_block = Some(one_block.clone());
                     *cache.0.borrow_mut() = Some(CachedPrefix {
