@@ -14,7 +14,7 @@ fn zkbc(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-const FILE: &str = "tests/opt/inline_local.ir";
+const FILE: &str = "tests/support/inline_local.ir";
 
 #[test]
 fn opt_default_level_inlines_and_promotes() {
