@@ -1,18 +1,7 @@
 //! The `zkbc opt` subcommand: runs passes on a text-format IR file and prints the result.
 
-use std::process::Command;
-
-fn zkbc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-        .args(args)
-        .output()
-        .expect("run zkbc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::zkbc_text as zkbc;
 
 const FILE: &str = "tests/support/inline_local.ir";
 

@@ -58,14 +58,32 @@ pub fn find_snarkjs() -> Result<PathBuf, String> {
     }
 }
 
-/// Runs the `zkbc` binary in the crate's directory.
+/// Runs the `zkbc` binary in the crate's directory: the one CLI runner of the tests.
 #[allow(dead_code)] // only the CLI tests
 pub fn zkbc(args: &[&str]) -> std::process::Output {
+    zkbc_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// Runs the `zkbc` binary in `dir` (relative paths in `args` are read from there).
+#[allow(dead_code)] // only the CLI tests
+pub fn zkbc_in(dir: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_zkbc"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(dir)
         .output()
         .expect("zkbc runs")
+}
+
+/// [`zkbc`] as its exit code (-1 when a signal ended it), standard output and standard error.
+#[allow(dead_code)] // only the CLI tests
+pub fn zkbc_text(args: &[&str]) -> (i32, String, String) {
+    text(&zkbc(args))
+}
+
+/// A run as its exit code (-1 when a signal ended it), standard output and standard error.
+#[allow(dead_code)] // only the CLI tests
+pub fn text(out: &std::process::Output) -> (i32, String, String) {
+    (out.status.code().unwrap_or(-1), stdout(out), stderr(out))
 }
 
 /// A run's standard output, as text.
