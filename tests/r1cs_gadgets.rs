@@ -106,40 +106,6 @@ fn b1_accepts(p: &zkbc::ir::Program, leaves: &[u64]) -> bool {
 }
 
 #[test]
-fn sums_of_uints_normalize_on_their_exact_bound() {
-    // k summands below 2^N sum to at most k·(2^N − 1): normalizing costs ⌈log2(k·(2^N − 1) + 1)⌉
-    // booleans, not N + k − 1. Five u32s: 5·(2^32 − 1) < 2^35, so 35 (36 by bit counting).
-    let body = "    v20 = add v10, v11\n    v21 = add v20, v12\n    v22 = add v21, v13\n    v23 = add v22, v14\n    return v23";
-    let out = gadget(
-        &["u32", "u32", "u32", "u32", "u32"],
-        "u32",
-        body,
-        35,
-        &[vec![u(MAX32), u(MAX32), u(MAX32), u(MAX32), u(MAX32)]],
-    );
-    assert_eq!(out[0], vec![u(MAX32 - 4)]);
-    // A constant summand adds its value: x + 3 on a u8 is at most 258, 9 bits.
-    gadget(
-        &["u8"],
-        "u8",
-        "    v20 = add v10, u8 3\n    return v20",
-        9,
-        &[vec![u(255)]],
-    );
-}
-
-#[test]
-fn one_combination_is_normalized_once() {
-    // `z - t` and `z + (0 - t)` are the same combination `z - t + 2^8` (9 bits): one
-    // decomposition (9); the second output equals the first (1: instance variables only).
-    let body = "    v20 = sub v10, v11\n    v21 = sub u8 0, v11\n    v22 = add v10, v21\n    return v20, v22";
-    let p = parse(&prog(&["u8", "u8"], "u8, u8", body));
-    assert_eq!(gadget_cost(&p, 1), 9 + 1);
-    let out = run_and_check(&p, &[u(1), u(2)]);
-    assert_eq!(out, vec![u(255), u(255)]);
-}
-
-#[test]
 fn choice_idiom_costs_one_product_per_bit() {
     // (x & y) ^ (!x & z) = z + x·(y − z) per bit: N products on top of the three operands' bits
     // (3N, they are not range-checked in b1); `|` in place of `^` is the same function.
@@ -347,55 +313,6 @@ fn zokrates_field_comparison_bounds_both_operands() {
 }
 
 #[test]
-fn no_wrap_arithmetic_skips_normalization() {
-    // `nuw` (proved by the range analysis): the exact integer is the value, no bits. The output
-    // leaf is a combination of instance variables: 1.
-    let out = gadget(
-        &["u32", "u32"],
-        "u32",
-        "    v20 = add nuw v10, v11\n    return v20",
-        1,
-        &[vec![u(MAX32 - 2), u(2)], vec![u(3), u(4)]],
-    );
-    assert_eq!(out, vec![vec![u(MAX32)], vec![u(7)]]);
-    let out = gadget(
-        &["u32", "u32"],
-        "u32",
-        "    v20 = sub nuw v10, v11\n    return v20",
-        1,
-        &[vec![u(9), u(2)]],
-    );
-    assert_eq!(out[0], vec![u(7)]);
-    // One product, no 64-bit normalization.
-    let out = gadget(
-        &["u32", "u32"],
-        "u32",
-        "    v20 = mul nuw v10, v11\n    return v20",
-        1,
-        &[vec![u(65535), u(65537)]],
-    );
-    assert_eq!(out[0], vec![u(MAX32)]);
-    // a · 2^k, no bits of a.
-    let out = gadget(
-        &["u32"],
-        "u32",
-        "    v20 = shl nuw v10, u32 4\n    return v20",
-        1,
-        &[vec![u(0x0fff_ffff)]],
-    );
-    assert_eq!(out[0], vec![u(0xffff_fff0)]);
-    // A cast that fits: no range check (8 without the flag).
-    let out = gadget(
-        &["u32"],
-        "u8",
-        "    v20 = cast nuw v10 to u8\n    return v20",
-        1,
-        &[vec![u(200)]],
-    );
-    assert_eq!(out[0], vec![u(200)]);
-}
-
-#[test]
 fn a_wrapping_no_wrap_instruction_is_a_located_compiler_bug() {
     let p = parse(&prog(
         &["u32", "u32"],
@@ -409,22 +326,4 @@ fn a_wrapping_no_wrap_instruction_is_a_located_compiler_bug() {
         zkbc::ir::interp::FailureKind::NoWrapViolated("add".into())
     );
     assert!(err.to_string().contains("compiler bug"), "{err}");
-}
-
-#[test]
-fn a_lazy_uint_written_at_a_runtime_index_is_normalized_once() {
-    // Selectors and one select per element: 4 + 4; the sum normalized once, from its 33-bit
-    // bound: 33 (not once per element it may land in).
-    let out = gadget(
-        &["[u32; 4]", "u32", "u32", "u32"],
-        "[u32; 4]",
-        "    v20 = add v12, v13\n    v21 = array_set v10, v11, v20\n    return v21",
-        4 + 4 + 33,
-        &[
-            vec![arr(vec![u(1), u(2), u(3), u(4)]), u(2), u(MAX32), u(7)],
-            vec![arr(vec![u(1), u(2), u(3), u(4)]), u(0), u(5), u(7)],
-        ],
-    );
-    assert_eq!(out[0], vec![arr(vec![u(1), u(2), u(6), u(4)])]);
-    assert_eq!(out[1], vec![arr(vec![u(12), u(2), u(3), u(4)])]);
 }
