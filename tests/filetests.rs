@@ -1,8 +1,8 @@
 //! Tests as files: one runner for the pass tests of `tests/opt/*.ir`, the verifier tests of
 //! `tests/verify/*.ir` and the gadget tests of `tests/r1cs/*.ir`. Each folder must hold at
-//! least one file; every file is run, and all failures are reported together, each naming its
-//! file. What cannot be a file (property and random tests, programs built or tampered with in
-//! code) stays in the Rust tests beside them.
+//! least as many files as it had when its tests moved there; every file is run, and all
+//! failures are reported together, each naming its file. What cannot be a file (property and
+//! random tests, programs built or tampered with in code) stays in the Rust tests beside them.
 //!
 //! A **pass test** (`tests/opt/NAME.ir`) is an IR program with its header in `;` comments:
 //!
@@ -43,8 +43,8 @@ use zkbc::ir::interp::{self, Limits};
 use zkbc::ir::{parse_program, verify, Program};
 use zkbc::opt::{optimize, OptLevel, Options, Pipeline};
 
-/// The `.ir` files of `tests/DIR`, sorted; a test failure if there are none.
-fn files(dir: &str) -> Vec<PathBuf> {
+/// The `.ir` files of `tests/DIR`, sorted; a test failure if there are fewer than `at_least`.
+fn files(dir: &str, at_least: usize) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
         .join(dir);
@@ -55,7 +55,12 @@ fn files(dir: &str) -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|x| x == "ir"))
         .collect();
     files.sort();
-    assert!(!files.is_empty(), "{} holds no .ir file", dir.display());
+    assert!(
+        files.len() >= at_least.max(1),
+        "{} holds {} .ir files, expected at least {at_least}",
+        dir.display(),
+        files.len()
+    );
     files
 }
 
@@ -68,9 +73,11 @@ fn header<'a>(text: &'a str, key: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// Runs every file of `dir` through `check`, then fails listing every file that failed.
-fn run_all(dir: &str, check: fn(&Path, &str) -> Result<(), String>) -> usize {
-    let files = files(dir);
+/// Runs every file of `dir` through `check`, then fails listing every file that failed. The
+/// folder must hold at least `at_least` files: the count when the tests moved there, so that
+/// a lost file is noticed (lower it in the same commit that removes a test on purpose).
+fn run_all(dir: &str, at_least: usize, check: fn(&Path, &str) -> Result<(), String>) -> usize {
+    let files = files(dir, at_least);
     let failures: Vec<String> = files
         .iter()
         .filter_map(|path| {
@@ -276,18 +283,18 @@ fn check_gadget_file(_path: &Path, text: &str) -> Result<(), String> {
 
 #[test]
 fn pass_tests() {
-    let n = run_all("opt", check_pass_file);
+    let n = run_all("opt", 40, check_pass_file);
     eprintln!("{n} pass tests");
 }
 
 #[test]
 fn verifier_tests() {
-    let n = run_all("verify", check_verify_file);
+    let n = run_all("verify", 14, check_verify_file);
     eprintln!("{n} verifier tests");
 }
 
 #[test]
 fn gadget_tests() {
-    let n = run_all("r1cs", check_gadget_file);
+    let n = run_all("r1cs", 62, check_gadget_file);
     eprintln!("{n} gadget tests");
 }
