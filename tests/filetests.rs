@@ -1,5 +1,6 @@
 //! Tests as files: one runner for the pass tests of `tests/opt/*.ir`, the verifier tests of
-//! `tests/verify/*.ir` and the gadget tests of `tests/r1cs/*.ir`. Each folder must hold at
+//! `tests/verify/*.ir`, the gadget tests of `tests/r1cs/*.ir` and the interpreter tests of
+//! `tests/interp/*.ir`. Each folder must hold at
 //! least as many files as it had when its tests moved there; every file is run, and all
 //! failures are reported together, each naming its file. What cannot be a file (property and
 //! random tests, programs built or tampered with in code) stays in the Rust tests beside them.
@@ -32,6 +33,11 @@
 //! - `; run: INPUTS` or `; run: INPUTS -> OUTPUTS`, one or more: the interpreter runs main
 //!   (returning OUTPUTS, when given), every executed block's instance is satisfied by its
 //!   witness, and changing any output leaf of any execution makes it unsatisfied.
+//!
+//! An **interpreter test** (`tests/interp/NAME.ir`) states its cases: `; case: INPUTS ->
+//! OUTPUTS` (JSON arrays, outputs worked out by hand in the file's comment) or `; fails: INPUTS
+//! -> MESSAGE` (the located failure, as the CLI prints it); the trace must start at main's
+//! entry with the inputs and main's last block must return the outputs.
 //!
 //! Other `;` lines are comments: say why the expected result is right.
 
@@ -281,6 +287,108 @@ fn check_gadget_file(_path: &Path, text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The step limit of an interpreter test (its programs are small; `infinite_loop.ir` hits it).
+const STEP_LIMIT: u64 = 10_000;
+
+/// What an interpreter test's case expects.
+enum Expect {
+    Outputs(serde_json::Value),
+    Failure(String),
+}
+
+/// The `; case:` and `; fails:` lines of an interpreter test.
+fn cases(text: &str) -> Vec<(serde_json::Value, Expect)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let (rest, fails) = if let Some(r) = line.strip_prefix("; case: ") {
+            (r, false)
+        } else if let Some(r) = line.strip_prefix("; fails: ") {
+            (r, true)
+        } else {
+            continue;
+        };
+        let (inputs, expected) = rest.split_once(" -> ").expect("case has ` -> `");
+        let inputs = serde_json::from_str(inputs).expect("inputs are JSON");
+        let expect = if fails {
+            Expect::Failure(expected.to_string())
+        } else {
+            Expect::Outputs(serde_json::from_str(expected).expect("outputs are JSON"))
+        };
+        out.push((inputs, expect));
+    }
+    out
+}
+
+/// Runs an interpreter test's cases (a failed one panics, naming the file); the number of cases.
+fn run_interp_file(path: &Path, text: &str) -> usize {
+    let program = parse_program(text).unwrap_or_else(|e| panic!("{}:{e}", path.display()));
+    verify::verify_program(&program).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let cases = cases(text);
+    assert!(!cases.is_empty(), "{} states no cases", path.display());
+    let limits = interp::Limits {
+        max_steps: STEP_LIMIT,
+        ..Limits::default()
+    };
+    for (inputs, expect) in &cases {
+        let values = interp::inputs_from_json(&program, inputs).unwrap();
+        let result = interp::run(&program, &values, limits);
+        match (result, expect) {
+            (Ok(outcome), Expect::Outputs(expected)) => {
+                let returns = &program.main_func().returns;
+                let got: Vec<_> = outcome
+                    .outputs
+                    .iter()
+                    .zip(returns)
+                    .map(|(v, t)| v.to_json(t))
+                    .collect();
+                assert_eq!(
+                    serde_json::Value::Array(got),
+                    *expected,
+                    "{} on {inputs}",
+                    path.display()
+                );
+                // The trace starts at the entry with the inputs, and main's last block returns
+                // the outputs (callees' blocks are in the trace too, in execution order).
+                let first = outcome.trace.first().unwrap();
+                assert_eq!(first.block, program.main_func().entry);
+                assert_eq!(first.params, values);
+                let last_of_main = outcome
+                    .trace
+                    .iter()
+                    .rev()
+                    .find(|t| t.func == program.main)
+                    .unwrap();
+                assert_eq!(
+                    last_of_main.exit,
+                    interp::Exit::Return(outcome.outputs.clone())
+                );
+            }
+            (Err(failure), Expect::Failure(message)) => {
+                assert_eq!(
+                    failure.to_string(),
+                    *message,
+                    "{} on {inputs}",
+                    path.display()
+                );
+            }
+            (Ok(o), Expect::Failure(m)) => panic!(
+                "{} on {inputs}: expected `{m}`, got {:?}",
+                path.display(),
+                o.outputs
+            ),
+            (Err(f), Expect::Outputs(_)) => {
+                panic!("{} on {inputs}: unexpected failure {f}", path.display())
+            }
+        }
+    }
+    cases.len()
+}
+
+fn check_interp_file(path: &Path, text: &str) -> Result<(), String> {
+    run_interp_file(path, text);
+    Ok(())
+}
+
 #[test]
 fn pass_tests() {
     let n = run_all("opt", 40, check_pass_file);
@@ -297,4 +405,23 @@ fn verifier_tests() {
 fn gadget_tests() {
     let n = run_all("r1cs", 62, check_gadget_file);
     eprintln!("{n} gadget tests");
+}
+
+#[test]
+fn interpreter_tests() {
+    let n = run_all("interp", 16, check_interp_file);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interp");
+    let n_cases: usize = files("interp", 16)
+        .iter()
+        .map(|f| cases(&std::fs::read_to_string(f).unwrap()).len())
+        .sum();
+    assert!(n_cases >= 30, "{} states {n_cases} cases", dir.display());
+    eprintln!("{n} interpreter tests, {n_cases} cases");
+}
+
+#[test]
+fn interpreter_example_program() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ir/sum_loop.ir");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(run_interp_file(&path, &text) > 0);
 }
