@@ -8,12 +8,12 @@
 //! branches remain), the corpus, and hand-written ones whose facts are also printed.
 
 mod common;
+#[path = "common/instrument.rs"]
+mod instrument;
 
 use zkbc::analysis::KnownBits;
-use zkbc::driver;
-use zkbc::ir::interp::{self, Limits};
-use zkbc::ir::{parse_program, BinOp, Function, InstId, InstKind, Program, ValueId};
-use zkbc::opt::OptLevel;
+use zkbc::ir::interp::Val;
+use zkbc::ir::{parse_program, BinOp, BlockId, Function, InstId, InstKind, ValueId};
 use zkbc::testgen;
 
 /// The assertions that `v` agrees with its known bits, as instructions (not yet placed).
@@ -51,126 +51,35 @@ fn bits_check(func: &mut Function, known: &KnownBits, v: ValueId) -> Vec<InstId>
     out
 }
 
-/// `func` with every tracked operand checked against the analysis (see the module doc).
-fn instrument(func: &Function) -> (Function, usize) {
-    let known = KnownBits::new(func);
-    let mut out = func.clone();
-    let mut checks = 0;
-    for &b in &func.layout {
-        let mut insts = Vec::new();
-        let mut add = |out: &mut Function, v: ValueId, insts: &mut Vec<InstId>| {
-            let c = bits_check(out, &known, v);
-            checks += usize::from(!c.is_empty());
-            insts.extend(c);
-        };
-        for &p in &func.block(b).params {
-            add(&mut out, p, &mut insts);
-        }
-        for &i in &func.block(b).insts {
-            for v in func.inst(i).kind.operands() {
-                add(&mut out, v, &mut insts);
-            }
-            insts.push(i);
-        }
-        if let Some(t) = &func.block(b).term {
-            for v in t.operands() {
-                add(&mut out, v, &mut insts);
-            }
-        }
-        out.block_mut(b).insts = insts;
+impl instrument::Claims for KnownBits {
+    fn analyze(func: &Function) -> Self {
+        KnownBits::new(func)
     }
-    (out, checks)
-}
-
-fn instrument_program(program: &Program) -> (Program, usize) {
-    let mut out = program.clone();
-    let mut checks = 0;
-    for (k, f) in program.funcs.iter().enumerate() {
-        let (g, n) = instrument(f);
-        out.funcs[k] = g;
-        checks += n;
+    fn check(&self, func: &mut Function, _block: BlockId, v: ValueId) -> Vec<InstId> {
+        bits_check(func, self, v)
     }
-    zkbc::ir::verify::verify_program(&out)
-        .unwrap_or_else(|e| panic!("instrumented program is invalid:\n{e}\n{out}"));
-    (out, checks)
-}
-
-fn outcome(program: &Program, inputs: &[interp::Val]) -> Result<Vec<interp::Val>, String> {
-    let limits = Limits {
-        max_steps: 5_000_000,
-        ..Limits::default()
-    };
-    interp::run(program, inputs, limits)
-        .map(|o| o.outputs)
-        .map_err(|f| f.kind.to_string())
 }
 
 #[test]
 fn every_value_agrees_with_its_known_bits_on_random_programs() {
-    let cases = std::env::var("ZKBC_RANDOM_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(400u64);
-    let (mut programs, mut checks, mut runs) = (0, 0, 0);
-    for seed in 0..cases {
-        let case = testgen::generate(7_000_000 + seed);
-        let source = case.program.to_string();
-        for level in [OptLevel::O1, OptLevel::O2] {
-            let options = driver::Options {
-                opt_level: level,
-                ..driver::Options::default()
-            };
-            let Ok(compiled) = driver::compile("random.zok", &source, &options) else {
-                continue;
-            };
-            let Ok(inputs) = compiled.inputs_from_json(&case.inputs_json()) else {
-                continue;
-            };
-            let (checked, n) = instrument_program(&compiled.program);
-            let before = outcome(&compiled.program, &inputs);
-            let after = outcome(&checked, &inputs);
-            assert_eq!(
-                before,
-                after,
-                "seed {} at {level:?}: a value disagrees with its known bits\n{}\ninputs {}",
-                case.seed,
-                compiled.program,
-                case.inputs_json()
-            );
-            programs += 1;
-            checks += n;
-            runs += usize::from(before.is_ok());
-        }
-    }
+    let seeds = common::random_seeds(7_000_000, 400);
+    let cases = seeds.len();
+    let t = instrument::random_programs::<KnownBits>(
+        seeds,
+        |seed| {
+            let case = testgen::generate(seed);
+            (case.program.to_string(), case.inputs_json())
+        },
+        "a value disagrees with its known bits",
+    );
+    let (programs, checks, runs) = (t.programs, t.checks, t.runs);
     println!("known bits: {programs} programs, {checks} operands checked, {runs} runs completed");
-    assert!(programs >= cases as usize && checks >= cases as usize);
+    assert!(programs >= cases && checks >= cases);
 }
 
 #[test]
 fn every_value_agrees_with_its_known_bits_on_the_corpus() {
-    let mut checks = 0;
-    for file in common::corpus() {
-        let name = file.display().to_string();
-        let source = std::fs::read_to_string(&file).unwrap();
-        let compiled = driver::compile(
-            &name,
-            &source,
-            &driver::Options {
-                opt_level: OptLevel::O1,
-                ..driver::Options::default()
-            },
-        )
-        .unwrap();
-        let json = common::read_json(&file.with_extension("json"));
-        let inputs = compiled.inputs_from_json(&json).unwrap();
-        let (checked, n) = instrument_program(&compiled.program);
-        assert_eq!(
-            outcome(&compiled.program, &inputs),
-            outcome(&checked, &inputs),
-            "{name}"
-        );
-        checks += n;
-    }
+    let checks = instrument::corpus::<KnownBits>(&common::corpus());
     // A floor, so an analysis that knows nothing fails: the corpus had 97 at -O1.
     assert!(checks > 50, "{checks}");
 }
@@ -234,21 +143,17 @@ b3():
     "#]]
     .assert_eq(&facts(text));
     let program = parse_program(text).unwrap();
-    let (checked, n) = instrument_program(&program);
+    let (checked, n) = instrument::instrument_program::<KnownBits>(&program);
     assert!(n >= 5, "{n}");
     for (x, y, c) in [
         (0xdead_beefu64, 0x1234u64, 1u64),
         (7, 0, 0),
         (u64::from(u32::MAX), 255, 1),
     ] {
-        let inputs = vec![
-            interp::Val::UInt(x),
-            interp::Val::UInt(y),
-            interp::Val::UInt(c),
-        ];
-        let before = outcome(&program, &inputs);
-        assert_eq!(before, outcome(&checked, &inputs));
+        let inputs = vec![Val::UInt(x), Val::UInt(y), Val::UInt(c)];
+        let before = instrument::outcome(&program, &inputs);
+        assert_eq!(before, instrument::outcome(&checked, &inputs));
         let sum = ((x << 8) & 0xffff_ffff) + (y & 255);
-        assert_eq!(before.unwrap()[0], interp::Val::UInt(sum));
+        assert_eq!(before.unwrap()[0], Val::UInt(sum));
     }
 }

@@ -8,12 +8,11 @@
 //! and branches remain) and a few hand-written ones whose intervals are also printed.
 
 mod common;
+#[path = "common/instrument.rs"]
+mod instrument;
 
 use zkbc::analysis::Ranges;
-use zkbc::driver;
-use zkbc::ir::interp::{self, Limits};
-use zkbc::ir::{parse_program, BinOp, BlockId, Function, InstId, InstKind, Program, ValueId};
-use zkbc::opt::OptLevel;
+use zkbc::ir::{parse_program, BinOp, BlockId, Function, InstId, InstKind, ValueId};
 use zkbc::testgen;
 
 /// The assertions `lo <= v <= hi` for `v` at `block`, as instructions (not yet placed).
@@ -59,130 +58,38 @@ fn range_check(func: &mut Function, ranges: &Ranges, block: BlockId, v: ValueId)
     out
 }
 
-/// `func` with every tracked operand checked against the analysis (see the module doc).
-fn instrument(func: &Function) -> (Function, usize) {
-    let ranges = Ranges::new(func);
-    let mut out = func.clone();
-    let mut checks = 0;
-    for &b in &func.layout {
-        if !ranges.reaches(b) {
-            continue;
-        }
-        let mut insts = Vec::new();
-        for &p in &func.block(b).params {
-            let c = range_check(&mut out, &ranges, b, p);
-            checks += usize::from(!c.is_empty());
-            insts.extend(c);
-        }
-        for &i in &func.block(b).insts {
-            for v in func.inst(i).kind.operands() {
-                let c = range_check(&mut out, &ranges, b, v);
-                checks += usize::from(!c.is_empty());
-                insts.extend(c);
-            }
-            insts.push(i);
-        }
-        if let Some(t) = &func.block(b).term {
-            for v in t.operands() {
-                let c = range_check(&mut out, &ranges, b, v);
-                checks += usize::from(!c.is_empty());
-                insts.extend(c);
-            }
-        }
-        out.block_mut(b).insts = insts;
+impl instrument::Claims for Ranges {
+    fn analyze(func: &Function) -> Self {
+        Ranges::new(func)
     }
-    (out, checks)
-}
-
-fn instrument_program(program: &Program) -> (Program, usize) {
-    let mut out = program.clone();
-    let mut checks = 0;
-    for (k, f) in program.funcs.iter().enumerate() {
-        let (g, n) = instrument(f);
-        out.funcs[k] = g;
-        checks += n;
+    fn covers(&self, b: BlockId) -> bool {
+        self.reaches(b)
     }
-    zkbc::ir::verify::verify_program(&out)
-        .unwrap_or_else(|e| panic!("instrumented program is invalid:\n{e}\n{out}"));
-    (out, checks)
-}
-
-fn outcome(program: &Program, inputs: &[interp::Val]) -> Result<Vec<interp::Val>, String> {
-    let limits = Limits {
-        max_steps: 5_000_000,
-        ..Limits::default()
-    };
-    interp::run(program, inputs, limits)
-        .map(|o| o.outputs)
-        .map_err(|f| f.kind.to_string())
+    fn check(&self, func: &mut Function, block: BlockId, v: ValueId) -> Vec<InstId> {
+        range_check(func, self, block, v)
+    }
 }
 
 #[test]
 fn every_value_lies_in_its_interval_on_random_programs() {
-    let cases = std::env::var("ZKBC_RANDOM_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(400u64);
-    let (mut programs, mut checks, mut runs) = (0, 0, 0);
-    for seed in 0..cases {
-        let case = testgen::generate(5_000_000 + seed);
-        let source = case.program.to_string();
-        for level in [OptLevel::O1, OptLevel::O2] {
-            let options = driver::Options {
-                opt_level: level,
-                ..driver::Options::default()
-            };
-            let Ok(compiled) = driver::compile("random.zok", &source, &options) else {
-                continue;
-            };
-            let Ok(inputs) = compiled.inputs_from_json(&case.inputs_json()) else {
-                continue;
-            };
-            let (checked, n) = instrument_program(&compiled.program);
-            let before = outcome(&compiled.program, &inputs);
-            let after = outcome(&checked, &inputs);
-            assert_eq!(
-                before,
-                after,
-                "seed {} at {level:?}: a value left its interval\n{}\ninputs {}",
-                case.seed,
-                compiled.program,
-                case.inputs_json()
-            );
-            programs += 1;
-            checks += n;
-            runs += usize::from(before.is_ok());
-        }
-    }
+    let seeds = common::random_seeds(5_000_000, 400);
+    let cases = seeds.len();
+    let t = instrument::random_programs::<Ranges>(
+        seeds,
+        |seed| {
+            let case = testgen::generate(seed);
+            (case.program.to_string(), case.inputs_json())
+        },
+        "a value left its interval",
+    );
+    let (programs, checks, runs) = (t.programs, t.checks, t.runs);
     println!("ranges: {programs} programs, {checks} operands checked, {runs} runs completed");
-    assert!(programs >= cases as usize && checks >= 10 * cases as usize);
+    assert!(programs >= cases && checks >= 10 * cases);
 }
 
 #[test]
 fn every_value_lies_in_its_interval_on_the_corpus() {
-    let mut checks = 0;
-    for file in common::corpus() {
-        let name = file.display().to_string();
-        let source = std::fs::read_to_string(&file).unwrap();
-        let compiled = driver::compile(
-            &name,
-            &source,
-            &driver::Options {
-                opt_level: OptLevel::O1,
-                ..driver::Options::default()
-            },
-        )
-        .unwrap();
-        let json = common::read_json(&file.with_extension("json"));
-        let inputs = compiled.inputs_from_json(&json).unwrap();
-        let (checked, n) = instrument_program(&compiled.program);
-        assert_eq!(
-            outcome(&compiled.program, &inputs),
-            outcome(&checked, &inputs),
-            "{name}"
-        );
-        checks += n;
-    }
+    let checks = instrument::corpus::<Ranges>(&common::corpus());
     assert!(checks > 100, "{checks}");
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 mod common;
 use common::{stderr, stdout, zkbc};
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn json(out: &Output) -> Value {
     serde_json::from_str(&stdout(out))
@@ -391,11 +391,7 @@ fn every_example_runs() {
                 .expect("a command")
                 .split_whitespace()
                 .collect();
-            let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-                .args(&args)
-                .current_dir(dir.path())
-                .output()
-                .expect("zkbc runs");
+            let out = common::zkbc_in(dir.path(), &args);
             assert_eq!(
                 out.status.code(),
                 Some(0),

@@ -1,18 +1,7 @@
 //! The `zkbc interp` and `zkbc verify` commands: outputs, messages and exit statuses.
 
-use std::process::Command;
-
-fn zkbc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-        .args(args)
-        .output()
-        .expect("zkbc runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::zkbc_text as zkbc;
 
 fn temp_file(name: &str, contents: &str) -> String {
     let dir = std::env::temp_dir().join(format!("zkbc-cli-ir-{}", std::process::id()));

@@ -6,14 +6,9 @@
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 
-fn zkbc(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_zkbc"))
-        .args(args)
-        .output()
-        .expect("zkbc runs")
-}
+mod common;
+use common::zkbc;
 
 /// One section of a `.wtns` file: its type, the byte its contents start at, its contents as
 /// 32-byte little-endian integers.

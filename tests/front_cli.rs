@@ -4,17 +4,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-fn zkbc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-        .args(args)
-        .output()
-        .expect("zkbc runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::zkbc_text as zkbc;
 
 /// Writes `text` to a fresh file in a per-test temporary directory.
 fn write(test: &str, name: &str, text: &str) -> String {

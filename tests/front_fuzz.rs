@@ -1,6 +1,6 @@
 //! No input makes the front end panic: random token soups and mutated valid programs go through
 //! lexer, parser and type checker, which must return `Ok` or a diagnostic whose span lies inside
-//! the source. Bounded so that it runs in about a second; raise `PROPTEST_CASES` for more.
+//! the source. Bounded so that it runs in about a second; raise `ZKBC_RANDOM_CASES` for more.
 
 use proptest::prelude::*;
 use zkbc::front::check_source;
@@ -20,12 +20,11 @@ const TOKENS: &[&str] = &[
     "\"s\"", "->", "...", "/*", "*/", "//", "\n", "import", "true",
 ];
 
-/// 400 cases per property unless `PROPTEST_CASES` asks for more.
+mod common;
+
+/// 400 cases per property unless `ZKBC_RANDOM_CASES` asks for another number.
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(400)
+    u32::try_from(common::random_cases(400)).expect("ZKBC_RANDOM_CASES fits in a u32")
 }
 
 fn check_no_panic(src: &str) {

@@ -112,12 +112,11 @@ fn mutate(rng: &mut StdRng, text: &str) -> String {
     chars.into_iter().collect()
 }
 
+mod common;
+
 #[test]
 fn mutated_programs_never_panic() {
-    let cases: usize = std::env::var("ZKBC_RANDOM_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(300);
+    let cases = common::random_cases(300);
     let mut rng = StdRng::seed_from_u64(0x2b_c0de);
     let limits = interp::Limits {
         max_steps: 2_000,

@@ -1,4 +1,7 @@
-//! The verifier rejects each kind of broken program with a message naming the place.
+//! The verifier rejects each kind of broken program with a message naming the place. The
+//! programs that can be written as text are files, `tests/verify/*.ir` (run by
+//! `tests/filetests.rs`); here are the ones only a tampered `Program` value shows (a definition
+//! recorded twice, an operand outside the arena, ...) and the random-CFG property test.
 
 use zkbc::ir::{self, verify, BlockId, Function, Program, Terminator, Type};
 
@@ -7,47 +10,6 @@ fn violations(program: &Program) -> Vec<String> {
         Ok(()) => Vec::new(),
         Err(e) => e.0.iter().map(ToString::to_string).collect(),
     }
-}
-
-/// Parses `text` and asserts the verifier reports exactly `expected`.
-fn check(text: &str, expected: &[&str]) {
-    let program = ir::parse_program(text).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(violations(&program), expected, "for:\n{text}");
-}
-
-#[test]
-fn missing_terminator() {
-    check(
-        "fn main f0 {\nb0():\n    jmp b1()\nb1():\n    v0 = add u8 1, u8 2\nb2():\n    return\n}\n",
-        &[
-            "fn main, b1: block b1 has no terminator",
-            "fn main, b2: block b2 is unreachable from the entry",
-        ],
-    );
-}
-
-#[test]
-fn jump_argument_count() {
-    check(
-        "fn main f0 {\nb0():\n    jmp b1(u8 1)\nb1():\n    return\n}\n",
-        &["fn main, b0: jump to b1 passes 1 argument(s), but it has 0 parameter(s)"],
-    );
-}
-
-#[test]
-fn jump_argument_type() {
-    check(
-        "fn main f0 {\nb0():\n    jmp b1(u8 1)\nb1(v0: field):\n    return\n}\n",
-        &["fn main, b0: argument 0 of the jump to b1 has type u8, but parameter v0 has type field"],
-    );
-}
-
-#[test]
-fn jump_to_entry() {
-    check(
-        "fn main f0 {\nb0():\n    jmp b0()\n}\n",
-        &["fn main, b0: jump to the entry block b0"],
-    );
 }
 
 #[test]
@@ -61,134 +23,6 @@ fn jump_outside_the_function() {
     assert_eq!(
         violations(&program),
         ["fn main, b0: jump to b5, which is not a block of the function"]
-    );
-}
-
-#[test]
-fn unreachable_block() {
-    check(
-        "fn main f0 {\nb0():\n    return\nb1():\n    return\n}\n",
-        &["fn main, b1: block b1 is unreachable from the entry"],
-    );
-}
-
-#[test]
-fn use_not_dominated_by_definition() {
-    // v1 is defined on one arm of the branch and used after the join.
-    check(
-        "fn main f0 -> field {
-b0(v0: u1):
-    br v0, b1(), b2()
-b1():
-    v1 = add field 1, field 2
-    jmp b2()
-b2():
-    return v1
-}
-",
-        &["fn main, b2: use of v1 in the terminator is not dominated by its definition (b1, inst 0)"],
-    );
-}
-
-#[test]
-fn use_before_definition_in_a_block() {
-    check(
-        "fn main f0 -> field {
-b0():
-    v1 = add v2, field 1
-    v2 = add field 1, field 2
-    return v1
-}
-",
-        &["fn main, b0, inst 0: use of v2 is not dominated by its definition (b0, inst 1)"],
-    );
-}
-
-#[test]
-fn parameter_used_outside_its_dominance() {
-    check(
-        "fn main f0 -> field {
-b0(v0: u1):
-    br v0, b1(field 1), b2()
-b1(v1: field):
-    jmp b2()
-b2():
-    return v1
-}
-",
-        &["fn main, b2: use of v1 in the terminator is not dominated by its definition (a parameter of b1)"],
-    );
-}
-
-#[test]
-fn operand_types() {
-    check(
-        "fn main f0 {
-b0(v0: field, v1: u32, v2: &field, v3: [u8; 2]):
-    v4 = add v0, v1
-    v5 = udiv v0, v0
-    v6 = div v1, v1
-    assert v1
-    v7 = load v0
-    store v1 at v2
-    v8 = array_get v0, u32 0
-    v9 = array_get v3, field 0
-    v10 = make_array [v0, v1] : field
-    v11 = select v0, v0, v0
-    v12 = select u1 1, v0, v1
-    v13 = not v0
-    v14 = shl v0, u32 1
-    v15 = from_bits v3 to u8
-    v16 = array_set v3, u32 0, v0
-    br v0, b1(), b1()
-b1():
-    return
-}
-",
-        &[
-            "fn main, b0, inst 0: `add` operands have different types field and u32",
-            "fn main, b0, inst 1: `udiv` is not defined on field",
-            "fn main, b0, inst 2: `div` is not defined on u32",
-            "fn main, b0, inst 3: `assert` condition has type u32, not u1",
-            "fn main, b0, inst 4: `load` from field, which is not a reference",
-            "fn main, b0, inst 5: `store` of a u32 into a &field",
-            "fn main, b0, inst 6: `array_get` on field, which is not an array",
-            "fn main, b0, inst 7: array index has type field, not uN",
-            "fn main, b0, inst 8: `make_array` element 1 has type u32, not field",
-            "fn main, b0, inst 9: `select` condition has type field, not u1",
-            "fn main, b0, inst 10: `select` arms have different types field and u32",
-            "fn main, b0, inst 11: `not` needs a uN value, found field",
-            "fn main, b0, inst 12: `shl` needs a uN value, found field",
-            "fn main, b0, inst 13: `from_bits` to u8 needs [u1; 8], found [u8; 2]",
-            "fn main, b0, inst 14: `array_set` of a field into [u8; 2]",
-            "fn main, b0: `br` condition has type field, not u1",
-        ],
-    );
-}
-
-#[test]
-fn return_types() {
-    check(
-        "fn main f0 -> field {\nb0():\n    return u8 1, u8 2\n}\n",
-        &["fn main, b0: `return` of (u8, u8) in a function returning (field)"],
-    );
-}
-
-#[test]
-fn call_signature() {
-    check(
-        "fn main f0 {
-b0():
-    v0 = call f1(u8 1)
-    return
-}
-
-fn g f1 -> field {
-b0(v0: field):
-    return v0
-}
-",
-        &["fn main, b0, inst 0: call of f1 (field) with arguments of types (u8)"],
     );
 }
 
@@ -263,60 +97,6 @@ fn result_type_disagrees_with_the_instruction() {
     assert_eq!(
         violations(&program),
         ["fn main, b0, inst 0: `add` defines (field), but its results have types (u32)"]
-    );
-}
-
-#[test]
-fn hint_signature() {
-    check(
-        "fn main f0 {
-b0(v0: u8):
-    v1 = hint f1(v0)
-    return
-}
-
-fn inverse f1 -> field {
-b0(v0: field):
-    return v0
-}
-",
-        &["fn main, b0, inst 0: hint of f1 (field) with arguments of types (u8)"],
-    );
-}
-
-#[test]
-fn guard_of_a_hint_or_log_is_not_u1() {
-    check(
-        r#"fn main f0 {
-b0(v0: field, v1: u8):
-    v2 = hint f1(v0) if v1
-    log "{}", v0 if v0
-    return
-}
-
-fn square f1 -> field {
-b0(v0: field):
-    v1 = mul v0, v0
-    return v1
-}
-"#,
-        &[
-            "fn main, b0, inst 0: `hint` guard has type u8, not u1",
-            "fn main, b0, inst 1: `log` guard has type field, not u1",
-        ],
-    );
-}
-
-#[test]
-fn bound_of_a_non_field() {
-    check(
-        "fn main f0 {
-b0(v0: u8):
-    v1 = bound v0, 252
-    return
-}
-",
-        &["fn main, b0, inst 0: `bound` of u8, not a field element"],
     );
 }
 

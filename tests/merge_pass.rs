@@ -427,18 +427,18 @@ b3():
     }
 }
 
+mod common;
+
 /// Random programs through `-O3` (merging with the default threshold) and through `-O2` plus
 /// `--monolithic`: the same outputs or failures; a monolithic program that merged is one block
 /// per circuit function.
 #[test]
 fn random_programs_keep_their_behaviour_when_merged() {
-    let cases: u64 = std::env::var("ZKBC_RANDOM_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(500);
+    let seeds = common::random_seeds(0, 500);
+    let cases = seeds.len() as u64;
     let mut monolithic_merged = 0;
     let mut threshold_merged = 0;
-    for seed in 0..cases {
+    for seed in seeds {
         let generated = random_program(seed);
         let mut o2 = generated.program.clone();
         optimize(&mut o2, &OptLevel::O2.pipeline(), &merge_options(false)).unwrap();

@@ -1,20 +1,11 @@
-//! The `zkbc opt` subcommand: runs passes on a text-format IR file and prints the result.
+//! The `zkbc opt` subcommand: runs passes on a text-format IR file and prints the result; and
+//! the pass manager's options behind its flags (`print_after`, `skip`, the timing table), from
+//! the library. The pass tests themselves are files, `tests/opt/*.ir` (`tests/filetests.rs`).
 
-use std::process::Command;
+mod common;
+use common::zkbc_text as zkbc;
 
-fn zkbc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-        .args(args)
-        .output()
-        .expect("run zkbc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-const FILE: &str = "tests/opt/inline_local.ir";
+const FILE: &str = "tests/support/inline_local.ir";
 
 #[test]
 fn opt_default_level_inlines_and_promotes() {
@@ -121,4 +112,44 @@ fn opt_cost_after_prints_each_pass_and_ends_at_the_report() {
     );
     assert!(lines[3].ends_with(&expected), "{} vs {expected}", lines[3]);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The library side of `--print-after` and `--skip`.
+#[test]
+fn print_after_and_skip() {
+    let mut program = zkbc::ir::parse_program(
+        "
+fn main f0 -> u32 {
+b0(v0: u32):
+    v1 = allocate u32
+    store v0 at v1
+    v2 = load v1
+    v3 = mul u32 2, u32 3
+    v4 = add v2, v3
+    return v4
+}",
+    )
+    .unwrap();
+    let options = zkbc::opt::Options {
+        print_after: vec!["mem2reg".into()],
+        skip: vec!["sccp".into()],
+        verify: true,
+        ..zkbc::opt::Options::default()
+    };
+    let report =
+        zkbc::opt::optimize(&mut program, &zkbc::opt::OptLevel::O2.pipeline(), &options).unwrap();
+    assert!(report.runs.iter().all(|r| r.name != "sccp"));
+    assert_eq!(report.runs[0].name, "inline");
+    assert_eq!(
+        report.printed.len(),
+        2,
+        "mem2reg runs twice: once changing, once not"
+    );
+    assert!(report.printed[0]
+        .0
+        .starts_with("after mem2reg (round 1): allocations_promoted=1"));
+    assert!(!report.printed[0].1.contains("load"));
+    // sccp skipped: the constant multiplication is still there.
+    assert!(program.to_string().contains("u32 2, u32 3"));
+    assert!(report.timing_table().contains("mem2reg"));
 }

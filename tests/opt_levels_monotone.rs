@@ -2,9 +2,9 @@
 //! inputs) and on random source programs (`zkbc::testgen`, on their own inputs), `-O3`'s
 //! executed constraints and sumcheck cells are at most `-O0`'s (issue 34, item 2).
 //!
-//! CI runs a fixed range of seeds (`ZKBC_MONOTONE_CASES` cases, 120 by default); the long run is
-//! `ZKBC_MONOTONE_CASES=2000 cargo test --release --test opt_levels_monotone -- --nocapture`.
-//! `ZKBC_MONOTONE_SEED` moves the first seed. A program that does not compile or fails its run
+//! CI runs a fixed range of seeds (`ZKBC_RANDOM_CASES` cases, 120 by default); the long run is
+//! `ZKBC_RANDOM_CASES=2000 cargo test --release --test opt_levels_monotone -- --nocapture`.
+//! `ZKBC_RANDOM_SEED` moves the first seed. A program that does not compile or fails its run
 //! at either level is not compared (`tests/reliability_random.rs` judges those). The long run
 //! compares 1,530 of the first 2,000 seeds; on 9 of them `-O3` costs more, listed below as
 //! known exceptions with the reason: padding of joined blocks that formation's cut
@@ -138,18 +138,11 @@ fn o3_costs_at_most_o0_on_the_corpus() {
     );
 }
 
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().map(|v| {
-        v.parse()
-            .unwrap_or_else(|_| panic!("{name}={v} is not a number"))
-    })
-}
-
 #[test]
 fn o3_costs_at_most_o0_on_random_programs() {
-    let n = env_u64("ZKBC_MONOTONE_CASES").unwrap_or(120);
-    let first = env_u64("ZKBC_MONOTONE_SEED").unwrap_or(0);
-    let next = Mutex::new(first..first + n);
+    let seeds = common::random_seeds(0, 120);
+    let n = seeds.len() as u64;
+    let next = Mutex::new(seeds.into_iter());
     let rises = Mutex::new(Vec::new());
     let compared = Mutex::new(0u64);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));

@@ -9,11 +9,10 @@ use zkbc::ir::{verify, Function, InstKind, Program, Terminator, ValueId};
 use zkbc::opt::random::{compare_runs, random_program};
 use zkbc::opt::{optimize, OptLevel, Options, Pipeline};
 
+mod common;
+
 fn cases() -> u64 {
-    std::env::var("ZKBC_RANDOM_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2000)
+    common::random_cases(2000)
 }
 
 /// Runs `pipeline` on `cases()` random programs from `first_seed` and compares behaviour.

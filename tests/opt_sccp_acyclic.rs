@@ -7,11 +7,10 @@ use zkbc::ir::{FuncId, Function, Program};
 use zkbc::opt::random::random_program;
 use zkbc::opt::{merge, optimize, sccp, Options, Pipeline};
 
+mod common;
+
 fn cases() -> u64 {
-    std::env::var("ZKBC_RANDOM_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1000)
+    common::random_cases(1000)
 }
 
 /// Whether every edge between reachable blocks goes forward in reverse post-order.

@@ -3,18 +3,8 @@
 
 use std::process::{Command, Stdio};
 
-fn zkbc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("zkbc runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::zkbc_text as zkbc;
 
 fn temp_file(name: &str, contents: &str) -> String {
     let dir = std::env::temp_dir().join(format!("zkbc-query-cli-{}", std::process::id()));

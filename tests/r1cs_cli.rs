@@ -1,18 +1,7 @@
 //! `zkbc check`: exit 0 when every executed block satisfies its instance.
 
-use std::process::Command;
-
-fn zkbc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::zkbc_text as zkbc;
 
 #[test]
 fn check_accepts_the_example_and_names_each_block() {

@@ -2,31 +2,23 @@
 //! out-of-memory or a panic. Every case runs the real `zkbc` binary.
 
 use std::path::Path;
-use std::process::Command;
+
+mod common;
 
 /// Writes `files` into a temporary directory, runs `zkbc ARGS` there, returns (status, stdout,
 /// stderr).
-fn zkbc(files: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+fn zkbc_with_files(files: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
     let dir = tempfile::tempdir().expect("temp dir");
     for (name, text) in files {
         std::fs::write(dir.path().join(name), text).expect("write");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-        .current_dir(dir.path())
-        .args(args)
-        .output()
-        .expect("zkbc runs");
-    (
-        out.status.code().expect("exit status"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::text(&common::zkbc_in(dir.path(), args))
 }
 
 const IO: &str = "def main(u8 a, field f, bool b, u32[2] xs) -> u8 {\n    return b ? a : 0;\n}\n";
 
 fn run_io(inputs: &str) -> (i32, String) {
-    let (code, _, err) = zkbc(
+    let (code, _, err) = zkbc_with_files(
         &[("io.zok", IO), ("in.json", inputs)],
         &["run", "io.zok", "--inputs", "in.json"],
     );
@@ -115,7 +107,7 @@ const FOREVER: &str = "def main(u32 n) -> u32 {\n    u32 mut x = n;\n    while x
 fn step_limit_on_run_check_and_interp() {
     let files = [("loop.zok", FOREVER), ("in.json", r#"{"n":"5"}"#)];
     for cmd in ["run", "check"] {
-        let (code, _, err) = zkbc(
+        let (code, _, err) = zkbc_with_files(
             &files,
             &[
                 cmd,
@@ -133,7 +125,7 @@ fn step_limit_on_run_check_and_interp() {
         );
     }
     let ir = "fn main f0 {\nb0():\n    jmp b1()\nb1():\n    jmp b1()\n}\n";
-    let (code, _, err) = zkbc(
+    let (code, _, err) = zkbc_with_files(
         &[("spin.ir", ir)],
         &["interp", "spin.ir", "--max-steps", "50"],
     );
@@ -145,7 +137,7 @@ fn step_limit_on_run_check_and_interp() {
 #[test]
 fn maximum_array_length() {
     let src = "def main(field x) -> field {\n    field[100000000] mut a = [0; 100000000];\n    a[0] = x;\n    return a[0];\n}\n";
-    let (code, _, err) = zkbc(
+    let (code, _, err) = zkbc_with_files(
         &[("big.zok", src), ("in.json", r#"{"x":"1"}"#)],
         &["run", "big.zok", "--inputs", "in.json"],
     );
@@ -164,7 +156,7 @@ fn maximum_array_length() {
 fn array_copies_count_against_the_step_limit() {
     let src = "def main(field x) -> field {\n    field[65536] mut a = [x; 65536];\n    for u32 i in 0..65536 {\n        a[i] = a[i] + 1;\n    }\n    return a[7];\n}\n";
     let start = std::time::Instant::now();
-    let (code, _, err) = zkbc(
+    let (code, _, err) = zkbc_with_files(
         &[("copy.zok", src), ("in.json", r#"{"x":"1"}"#)],
         &[
             "run",
@@ -185,11 +177,7 @@ fn array_copies_count_against_the_step_limit() {
 fn the_limits_exist_where_documented() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for cmd in ["run", "check", "interp"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-            .current_dir(root)
-            .args([cmd, "--help"])
-            .output()
-            .expect("runs");
+        let out = common::zkbc_in(root, &[cmd, "--help"]);
         let help = String::from_utf8_lossy(&out.stdout);
         assert!(help.contains("--max-steps"), "{cmd}: {help}");
     }
@@ -199,7 +187,7 @@ fn the_limits_exist_where_documented() {
 #[test]
 fn maximum_unrolled_size() {
     let src = "def main(field x) -> field {\n    field mut acc = x;\n    for u32 i in 0..1000000 {\n        acc = acc * acc + x;\n    }\n    return acc;\n}\n";
-    let (code, _, err) = zkbc(
+    let (code, _, err) = zkbc_with_files(
         &[("unroll.zok", src)],
         &[
             "compile",
@@ -220,7 +208,7 @@ fn maximum_unrolled_size() {
 #[test]
 fn maximum_unrolled_size_by_default() {
     let src = "def main(field x) -> field {\n    field mut acc = x;\n    for u32 i in 0..10000000 {\n        acc = acc * acc + x;\n    }\n    return acc;\n}\n";
-    let (code, _, err) = zkbc(
+    let (code, _, err) = zkbc_with_files(
         &[("unroll.zok", src)],
         &["compile", "unroll.zok", "--monolithic"],
     );
@@ -244,14 +232,14 @@ fn the_one_circuit_count_honours_max_unrolled() {
             .to_string()
     };
     let none = "none  (unrolling would emit more than 50 instructions (--max-unrolled))";
-    let (code, out, err) = zkbc(
+    let (code, out, err) = zkbc_with_files(
         &[("loop.zok", src)],
         &["report", "loop.zok", "--max-unrolled", "50"],
     );
     assert_eq!(code, 0, "{err}");
     assert!(row(&out, "monolithic cells").ends_with(none), "{out}");
     assert!(row(&out, "--monolithic cells").ends_with(none), "{out}");
-    let (code, out, err) = zkbc(
+    let (code, out, err) = zkbc_with_files(
         &[("loop.zok", src)],
         &["report", "loop.zok", "--max-unrolled", "1000"],
     );
@@ -280,11 +268,11 @@ fn maximum_constraints_per_block() {
         if cmd == "export" {
             args.extend(["--out", "out"]);
         }
-        let (code, _, err) = zkbc(&files, &args);
+        let (code, _, err) = zkbc_with_files(&files, &args);
         assert_eq!(code, 2, "{cmd}: {err}");
         assert_eq!(err, message, "{cmd}");
     }
-    let (code, out, err) = zkbc(
+    let (code, out, err) = zkbc_with_files(
         &files,
         &[
             "check",
@@ -299,10 +287,7 @@ fn maximum_constraints_per_block() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("all 1 block executions satisfied"), "{out}");
     for cmd in ["compile", "check", "report", "prove", "export", "run"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-            .args([cmd, "--help"])
-            .output()
-            .expect("runs");
+        let out = common::zkbc(&[cmd, "--help"]);
         let help = String::from_utf8_lossy(&out.stdout);
         assert!(help.contains("--max-constraints"), "{cmd}: {help}");
     }

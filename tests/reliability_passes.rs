@@ -21,19 +21,10 @@ use zkbc::opt::random::{
 };
 use zkbc::opt::{optimize, OptLevel, Options, Pipeline, PASSES};
 
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|s| s.parse().ok())
-}
+mod common;
 
 fn seeds() -> Vec<u64> {
-    match env_u64("ZKBC_RANDOM_ONLY") {
-        Some(seed) => vec![seed],
-        None => {
-            let first = env_u64("ZKBC_RANDOM_SEED").unwrap_or(30_000_000);
-            let n = env_u64("ZKBC_RANDOM_CASES").unwrap_or(2000);
-            (first..first + n).collect()
-        }
-    }
+    common::random_seeds(30_000_000, 2000)
 }
 
 /// Ordered pairs run per program; program k runs pairs `PAIRS_PER_PROGRAM * k ..` of the 144.

@@ -56,12 +56,7 @@ fn is_monolithic_refusal(message: &str) -> bool {
     message.contains("into one block") && message.contains("--monolithic")
 }
 
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().map(|v| {
-        v.parse()
-            .unwrap_or_else(|_| panic!("{name} must be a number, found `{v}`"))
-    })
-}
+mod common;
 
 /// What happened to one case.
 #[derive(Default)]
@@ -291,14 +286,7 @@ fn run_seeds(seeds: Vec<u64>) -> Counts {
 /// exercises what it claims.
 #[test]
 fn random_programs_agree_with_the_reference_at_every_level() {
-    let seeds: Vec<u64> = match env_u64("ZKBC_RANDOM_ONLY") {
-        Some(seed) => vec![seed],
-        None => {
-            let n = env_u64("ZKBC_RANDOM_CASES").unwrap_or(600);
-            let first = env_u64("ZKBC_RANDOM_SEED").unwrap_or(0);
-            (first..first + n).collect()
-        }
-    };
+    let seeds = common::random_seeds(0, 600);
     let single = seeds.len() == 1;
     let start = std::time::Instant::now();
     let c = run_seeds(seeds);

@@ -3,8 +3,6 @@
 
 mod common;
 use common::corpus;
-use std::path::Path;
-use std::process::Command;
 use zkbc::field::Fr;
 use zkbc::ir::interp;
 use zkbc::r1cs::soundness::{check_instance, Changed, Constraint};
@@ -109,18 +107,13 @@ fn the_corpus_has_no_under_constrained_block() {
 
 #[test]
 fn check_soundness_on_the_command_line() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(env!("CARGO_BIN_EXE_zkbc"))
-        .current_dir(root)
-        .args([
-            "check",
-            "circuits/gcd.zok",
-            "--inputs",
-            "circuits/gcd.json",
-            "--soundness",
-        ])
-        .output()
-        .expect("runs");
+    let out = common::zkbc(&[
+        "check",
+        "circuits/gcd.zok",
+        "--inputs",
+        "circuits/gcd.json",
+        "--soundness",
+    ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

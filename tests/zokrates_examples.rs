@@ -15,11 +15,11 @@
 //! `../shared` do.
 
 mod common;
+use common::zkbc;
 
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 /// `shared/peers/NAME` beside the crate, or beside one of its ancestors (a git worktree sits
 /// one level deeper than the main checkout).
@@ -78,10 +78,6 @@ fn read_accepted() -> BTreeMap<String, String> {
         assert!(previous.is_none(), "{file} is listed twice");
     }
     listed
-}
-
-fn zkbc(args: &[&str]) -> Output {
-    common::zkbc(args)
 }
 
 /// Does `stderr` locate the error as `FILE:LINE:COL` in `file`?

@@ -58,14 +58,32 @@ pub fn find_snarkjs() -> Result<PathBuf, String> {
     }
 }
 
-/// Runs the `zkbc` binary in the crate's directory.
+/// Runs the `zkbc` binary in the crate's directory: the one CLI runner of the tests.
 #[allow(dead_code)] // only the CLI tests
 pub fn zkbc(args: &[&str]) -> std::process::Output {
+    zkbc_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// Runs the `zkbc` binary in `dir` (relative paths in `args` are read from there).
+#[allow(dead_code)] // only the CLI tests
+pub fn zkbc_in(dir: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_zkbc"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(dir)
         .output()
         .expect("zkbc runs")
+}
+
+/// [`zkbc`] as its exit code (-1 when a signal ended it), standard output and standard error.
+#[allow(dead_code)] // only the CLI tests
+pub fn zkbc_text(args: &[&str]) -> (i32, String, String) {
+    text(&zkbc(args))
+}
+
+/// A run as its exit code (-1 when a signal ended it), standard output and standard error.
+#[allow(dead_code)] // only the CLI tests
+pub fn text(out: &std::process::Output) -> (i32, String, String) {
+    (out.status.code().unwrap_or(-1), stdout(out), stderr(out))
 }
 
 /// A run's standard output, as text.
@@ -101,4 +119,32 @@ pub fn run_and_compare(
         }
         Err(e) => Some(format!("{what}: failed: {e}")),
     }
+}
+
+/// The number of `ZKBC_*` variable `name`, if set (a test failure if it is not a number).
+fn env_u64(name: &str) -> Option<u64> {
+    let value = std::env::var(name).ok()?;
+    Some(
+        value
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} must be a number, found `{value}`")),
+    )
+}
+
+/// How many random cases a test runs: `default` (the share CI runs), or `ZKBC_RANDOM_CASES`
+/// when set. The one knob of every random test; see README's test section.
+#[allow(dead_code)] // only the random tests
+pub fn random_cases(default: u64) -> u64 {
+    env_u64("ZKBC_RANDOM_CASES").unwrap_or(default)
+}
+
+/// The seeds a random test runs: [`random_cases`]`(default)` seeds from `first`, or from
+/// `ZKBC_RANDOM_SEED` when set; just seed S with `ZKBC_RANDOM_ONLY=S` (to rerun a failure).
+#[allow(dead_code)] // only the random tests
+pub fn random_seeds(first: u64, default: u64) -> Vec<u64> {
+    if let Some(only) = env_u64("ZKBC_RANDOM_ONLY") {
+        return vec![only];
+    }
+    let first = env_u64("ZKBC_RANDOM_SEED").unwrap_or(first);
+    (first..first + random_cases(default)).collect()
 }
