@@ -28,6 +28,4 @@ pub mod prove;
 pub mod query;
 pub mod r1cs;
 pub mod report;
-pub mod splitmix;
-pub mod testgen;
 pub mod timing;

@@ -4,7 +4,7 @@
 //! scalar operand `v` is asserted to agree with its known bits (`v & zero == 0` and
 //! `v & one == one`), and each block parameter at the block's start. The instrumented program
 //! must behave exactly as the original on the same inputs: a bit the analysis got wrong fails
-//! the run. Programs: random source programs (`zkbc::testgen`, at -O1 and -O2 so loops and
+//! the run. Programs: random source programs (`zkbc_testkit::testgen`, at -O1 and -O2 so loops and
 //! branches remain), the corpus, and hand-written ones whose facts are also printed.
 
 mod common;
@@ -14,7 +14,7 @@ use zkbc::driver;
 use zkbc::ir::interp::{self, Limits};
 use zkbc::ir::{parse_program, BinOp, Function, InstId, InstKind, Program, ValueId};
 use zkbc::opt::OptLevel;
-use zkbc::testgen;
+use zkbc_testkit::testgen;
 
 /// The assertions that `v` agrees with its known bits, as instructions (not yet placed).
 fn bits_check(func: &mut Function, known: &KnownBits, v: ValueId) -> Vec<InstId> {
