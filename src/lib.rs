@@ -24,6 +24,7 @@ pub mod front;
 pub mod fxhash;
 pub mod ir;
 pub mod opt;
+pub mod padding;
 pub mod prove;
 pub mod query;
 pub mod r1cs;
