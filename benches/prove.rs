@@ -1,6 +1,6 @@
 //! Prover time and peak memory against sumcheck cells.
 //!
-//! Each case is one synthetic block (`zkbc::prove::synthetic`) of `Q` executions and `X`
+//! Each case is one synthetic block (`zkbc_testkit::synthetic`) of `Q` executions and `X`
 //! constraints, `Q·X` from 2^10 to 2^20 cells, in square and lopsided shapes and one with
 //! padding. Criterion measures `prove`; afterwards the bench prints, per case, the median time
 //! per proof, the split of one timed proof (digest / tables / rounds) and the time to verify
@@ -84,8 +84,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use zkbc::prove::{
     fit::{linear_fit, median},
-    prove, prove_timed, synthetic, total_cells, verify, BlockInstance,
+    prove, prove_timed, total_cells, verify, BlockInstance,
 };
+use zkbc_testkit::synthetic;
 
 /// (constraints, executions): padded cells 2^10 … 2^20.
 const CASES: &[(usize, usize)] = &[

@@ -2,10 +2,10 @@
 //! on random CFGs, and on small programs where they agree and where they differ.
 
 use expect_test::{expect, Expect};
-use zkbc::analysis::random::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
-use zkbc::analysis::reference::RefCfg;
 use zkbc::analysis::ControlDependence;
 use zkbc::ir::{parse_program, Function};
+use zkbc_testkit::random_cfg::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
+use zkbc_testkit::reference::RefCfg;
 
 /// Compares both relations with the reference on every pair of blocks; returns the number of
 /// dependences of each kind and how many pairs the two relations disagree on.

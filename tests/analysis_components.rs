@@ -2,11 +2,11 @@
 //! on small programs.
 
 use expect_test::{expect, Expect};
-use zkbc::analysis::random::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
-use zkbc::analysis::reference::RefCfg;
 use zkbc::analysis::MergeComponents;
 use zkbc::fxhash::HashSet;
 use zkbc::ir::{parse_program, BlockId, Function, InstKind};
+use zkbc_testkit::random_cfg::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
+use zkbc_testkit::reference::RefCfg;
 
 fn calls(func: &Function) -> HashSet<BlockId> {
     func.layout

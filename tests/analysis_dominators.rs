@@ -1,10 +1,10 @@
 //! The fast dominator and post-dominator trees agree with the definition-level reference on
 //! random CFGs.
 
-use zkbc::analysis::random::{random_cfg, CfgConfig};
-use zkbc::analysis::reference::RefCfg;
 use zkbc::analysis::DomTree;
 use zkbc::ir::Function;
+use zkbc_testkit::random_cfg::{random_cfg, CfgConfig};
+use zkbc_testkit::reference::RefCfg;
 
 /// Compares both trees with the reference on every pair of blocks; returns how many pairs are
 /// related (so the caller can check the test exercises real dominance).

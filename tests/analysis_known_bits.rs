@@ -4,7 +4,7 @@
 //! scalar operand `v` is asserted to agree with its known bits (`v & zero == 0` and
 //! `v & one == one`), and each block parameter at the block's start. The instrumented program
 //! must behave exactly as the original on the same inputs: a bit the analysis got wrong fails
-//! the run. Programs: random source programs (`zkbc::testgen`, at -O1 and -O2 so loops and
+//! the run. Programs: random source programs (`zkbc_testkit::testgen`, at -O1 and -O2 so loops and
 //! branches remain), the corpus, and hand-written ones whose facts are also printed.
 
 mod common;
@@ -14,7 +14,7 @@ mod instrument;
 use zkbc::analysis::KnownBits;
 use zkbc::ir::interp::Val;
 use zkbc::ir::{parse_program, BinOp, BlockId, Function, InstId, InstKind, ValueId};
-use zkbc::testgen;
+use zkbc_testkit::testgen;
 
 /// The assertions that `v` agrees with its known bits, as instructions (not yet placed).
 fn bits_check(func: &mut Function, known: &KnownBits, v: ValueId) -> Vec<InstId> {

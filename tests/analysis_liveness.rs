@@ -2,9 +2,9 @@
 //! of liveness.
 
 use expect_test::{expect, Expect};
-use zkbc::analysis::reference::{reachable, RefCfg};
 use zkbc::analysis::Liveness;
 use zkbc::ir::{parse_program, BlockId, Function, ValueDef, ValueId};
+use zkbc_testkit::reference::{reachable, RefCfg};
 
 /// Prints the parsed program (its ids are the ones the sets use) followed by the sets.
 fn check(text: &str, expected: Expect) {

@@ -4,10 +4,10 @@
 use expect_test::{expect, Expect};
 use std::collections::HashSet;
 use zkbc::analysis::loops::{is_cyclic, sccs};
-use zkbc::analysis::random::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
-use zkbc::analysis::reference::{reachable, RefCfg};
 use zkbc::analysis::{Cfg, Graph, LoopForest};
 use zkbc::ir::{parse_program, BlockId, Function};
+use zkbc_testkit::random_cfg::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
+use zkbc_testkit::reference::{reachable, RefCfg};
 
 fn main_of(text: &str) -> Function {
     parse_program(text)

@@ -1,11 +1,11 @@
 //! The random CFG generators draw valid IR with the shapes the property tests rely on.
 
-use zkbc::analysis::random::{
-    random_cfg, random_structured_cfg, remove_unreachable, CfgConfig, StructuredConfig,
-};
 use zkbc::analysis::LoopForest;
 use zkbc::ir::verify::verify_function;
 use zkbc::ir::Terminator;
+use zkbc_testkit::random_cfg::{
+    random_cfg, random_structured_cfg, remove_unreachable, CfgConfig, StructuredConfig,
+};
 
 #[test]
 fn random_cfgs_are_valid_ir_once_unreachable_blocks_are_removed() {

@@ -4,7 +4,7 @@
 //! each `uN` scalar operand `v` is asserted to lie in `at(block, v)`, the interval the analysis
 //! claims there (and each block parameter at the block's start). The instrumented program must
 //! behave exactly as the original on the same inputs: an assertion the analysis got wrong
-//! fails the run. Programs: random source programs (`zkbc::testgen`, compiled at -O1 so loops
+//! fails the run. Programs: random source programs (`zkbc_testkit::testgen`, compiled at -O1 so loops
 //! and branches remain) and a few hand-written ones whose intervals are also printed.
 
 mod common;
@@ -13,7 +13,7 @@ mod instrument;
 
 use zkbc::analysis::Ranges;
 use zkbc::ir::{parse_program, BinOp, BlockId, Function, InstId, InstKind, ValueId};
-use zkbc::testgen;
+use zkbc_testkit::testgen;
 
 /// The assertions `lo <= v <= hi` for `v` at `block`, as instructions (not yet placed).
 fn range_check(func: &mut Function, ranges: &Ranges, block: BlockId, v: ValueId) -> Vec<InstId> {

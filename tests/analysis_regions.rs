@@ -3,10 +3,10 @@
 
 use expect_test::{expect, Expect};
 use std::collections::BTreeSet;
-use zkbc::analysis::random::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
-use zkbc::analysis::reference::RefCfg;
 use zkbc::analysis::RegionTree;
 use zkbc::ir::{parse_program, BlockId, Function};
+use zkbc_testkit::random_cfg::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
+use zkbc_testkit::reference::RefCfg;
 
 /// Checks the regions of `func` against the definitions; returns (all, canonical) counts.
 fn check(func: &Function) -> (usize, usize) {

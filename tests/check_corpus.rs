@@ -137,10 +137,10 @@ fn the_direct_checker_and_ark_relations_agree_on_the_corpus() {
     assert!(agreed > 100 && rejected == agreed, "{agreed} {rejected}");
 }
 
-/// Random source program `seed` (`zkbc::testgen`) compiled at -O3, legalized and run on its
+/// Random source program `seed` (`zkbc_testkit::testgen`) compiled at -O3, legalized and run on its
 /// inputs; `None` when it does not compile, lower or return.
 fn random_run(seed: u64) -> Option<(driver::Compilation, interp::Outcome)> {
-    let case = zkbc::testgen::generate(seed);
+    let case = zkbc_testkit::testgen::generate(seed);
     let mut compiled =
         driver::compile("random.zok", &case.program.to_string(), &Default::default()).ok()?;
     driver::legalize_for_r1cs(&mut compiled.program).ok()?;
@@ -153,7 +153,7 @@ fn random_run(seed: u64) -> Option<(driver::Compilation, interp::Outcome)> {
     Some((compiled, outcome))
 }
 
-/// The same agreement on 1,000 random source programs (`zkbc::testgen`) at -O3: on every
+/// The same agreement on 1,000 random source programs (`zkbc_testkit::testgen`) at -O3: on every
 /// execution of every program that compiles and returns, the direct checker and ark-relations
 /// both accept the trace's witness and both reject it with its last instance value changed.
 #[test]

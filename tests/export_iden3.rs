@@ -5,7 +5,8 @@ use ark_ff::PrimeField;
 use std::collections::BTreeMap;
 use zkbc::export::{r1cs_bytes, single_wtns, write_block, wtns_bytes, wtns_offset, ExportError};
 use zkbc::field::Fr;
-use zkbc::prove::{synthetic, BlockInstance, SparseR1cs, SparseRow};
+use zkbc::prove::{BlockInstance, SparseR1cs, SparseRow};
+use zkbc_testkit::synthetic;
 
 /// A reader over a byte slice that fails the test on truncation.
 struct Reader<'a> {

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use zkbc::export::{single_wtns, write_block};
 use zkbc::field::Fr;
-use zkbc::prove::{synthetic, BlockInstance, SparseR1cs};
+use zkbc::prove::{BlockInstance, SparseR1cs};
+use zkbc_testkit::synthetic;
 
 /// Runs snarkjs; returns (success, stdout + stderr).
 fn snarkjs(exe: &Path, args: &[&Path]) -> (bool, String) {

@@ -73,7 +73,7 @@ fn a_run_with_a_sink_hands_over_the_trace_in_order() {
     };
     let (mut runs, mut calls_waited) = (0, 0);
     for seed in 0..300 {
-        let generated = zkbc::opt::random::random_program(seed);
+        let generated = zkbc_testkit::random_ir::random_program(seed);
         let program = &generated.program;
         for inputs in &generated.inputs {
             let mut streamed = Vec::new();

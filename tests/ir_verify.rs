@@ -105,9 +105,9 @@ fn result_type_disagrees_with_the_instruction() {
 /// from the entry reaches `b` avoiding `a`.
 #[test]
 fn dominance_violations_match_the_definition_on_random_cfgs() {
-    use zkbc::analysis::random::{random_cfg, remove_unreachable, CfgConfig};
-    use zkbc::analysis::reference::RefCfg;
     use zkbc::ir::InstKind;
+    use zkbc_testkit::random_cfg::{random_cfg, remove_unreachable, CfgConfig};
+    use zkbc_testkit::reference::RefCfg;
     let (mut n_dominated, mut n_not) = (0, 0);
     for seed in 0..300 {
         let mut func = random_cfg(seed, &CfgConfig::default());

@@ -8,8 +8,8 @@ use expect_test::{expect, Expect};
 use zkbc::ir::interp::{self, Limits};
 use zkbc::ir::{parse_program, verify, Program};
 use zkbc::opt::merge::{MergeOptions, MergePolicy};
-use zkbc::opt::random::{compare_runs, random_program};
 use zkbc::opt::{optimize, OptError, OptLevel, Options, Pipeline};
+use zkbc_testkit::random_ir::{compare_runs, random_program};
 
 /// The threshold rule (or monolithic): these tests are about how a component is merged;
 /// `tests/merge_formation.rs` is about which are.

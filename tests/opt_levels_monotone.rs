@@ -1,5 +1,5 @@
 //! No optimization level costs more than no optimization: on every corpus program (on its
-//! inputs) and on random source programs (`zkbc::testgen`, on their own inputs), `-O3`'s
+//! inputs) and on random source programs (`zkbc_testkit::testgen`, on their own inputs), `-O3`'s
 //! executed constraints and sumcheck cells are at most `-O0`'s (issue 34, item 2).
 //!
 //! CI runs a fixed range of seeds (`ZKBC_RANDOM_CASES` cases, 120 by default); the long run is
@@ -21,7 +21,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use zkbc::driver::measure::{measure, Settings};
 use zkbc::opt::OptLevel;
-use zkbc::testgen;
+use zkbc_testkit::testgen;
 
 /// Corpus programs where `-O3` still costs more than `-O0`, with the reason. Each is reported
 /// (and the test fails once it no longer exceeds, so the list stays true).

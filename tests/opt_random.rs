@@ -1,4 +1,4 @@
-//! Differential testing of every pass on random IR programs (`zkbc::opt::random`): the program
+//! Differential testing of every pass on random IR programs (`zkbc_testkit::random_ir`): the program
 //! and its optimized form must both verify and give the same outputs, or the same kind of
 //! failure, on the generated inputs. CI runs 2,000 programs per pass with fixed seeds;
 //! `ZKBC_RANDOM_CASES=100000 cargo test --release --test opt_random` runs more.
@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use zkbc::ir::{verify, Function, InstKind, Program, Terminator, ValueId};
-use zkbc::opt::random::{compare_runs, random_program};
 use zkbc::opt::{optimize, OptLevel, Options, Pipeline};
+use zkbc_testkit::random_ir::{compare_runs, random_program};
 
 mod common;
 

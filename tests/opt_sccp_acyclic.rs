@@ -4,8 +4,8 @@
 
 use zkbc::ir::print::print_function;
 use zkbc::ir::{FuncId, Function, Program};
-use zkbc::opt::random::random_program;
 use zkbc::opt::{merge, optimize, sccp, Options, Pipeline};
+use zkbc_testkit::random_ir::random_program;
 
 mod common;
 

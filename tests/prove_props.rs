@@ -4,7 +4,8 @@
 
 use proptest::prelude::*;
 use zkbc::field::Fr;
-use zkbc::prove::{prove, synthetic, verify, BlockInstance, Rejection, VerifyError};
+use zkbc::prove::{prove, verify, BlockInstance, Rejection, VerifyError};
+use zkbc_testkit::synthetic;
 
 /// One to three blocks of 1..=12 constraints and 0..=6 executions.
 fn blocks() -> impl Strategy<Value = Vec<BlockInstance>> {

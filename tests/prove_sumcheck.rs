@@ -378,9 +378,9 @@ fn blocks_large_enough_to_split_rounds_across_tasks_prove_and_verify() {
     // folds split into several rayon tasks (the tiny blocks above run in one); one execution
     // of 5000 constraints builds its tables in two chunks of one execution.
     let blocks = vec![
-        zkbc::prove::synthetic::block("wide", 64, 100, 5),
-        zkbc::prove::synthetic::block("tall", 1000, 3, 6),
-        zkbc::prove::synthetic::block("long", 5000, 1, 8),
+        zkbc_testkit::synthetic::block("wide", 64, 100, 5),
+        zkbc_testkit::synthetic::block("tall", 1000, 3, 6),
+        zkbc_testkit::synthetic::block("long", 5000, 1, 8),
     ];
     assert_eq!(total_cells(&blocks), 8192 + 4 * 1024 + 8192);
     let proof = prove(&blocks).unwrap();

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use zkbc::analysis::random::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
 use zkbc::analysis::{LoopForest, RegionEdge, RegionTree};
 use zkbc::ir::{BlockId, Function};
 use zkbc::query::patterns::{natural_loop_query, sese_query};
 use zkbc::query::{Facts, Query, Solution};
+use zkbc_testkit::random_cfg::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
 
 fn edges(q: &Query, sols: &[Solution]) -> BTreeSet<(RegionEdge, RegionEdge)> {
     let vars: Vec<_> = q.vars().into_iter().map(|(v, _)| v).collect();

@@ -5,9 +5,9 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use zkbc::analysis::random::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
 use zkbc::ir::Function;
 use zkbc::query::{Entity, Facts, Kind, Pred, Query, QueryBuilder};
+use zkbc_testkit::random_cfg::{random_cfg, random_structured_cfg, CfgConfig, StructuredConfig};
 
 /// A conjunction of (possibly negated) predicates over variables `0..kinds.len()`.
 struct Spec {

@@ -1,4 +1,4 @@
-//! Every pass order on random IR programs (issue 20): the generator of `zkbc::opt::random`
+//! Every pass order on random IR programs (issue 20): the generator of `zkbc_testkit::random_ir`
 //! builds programs with calls that pass references (to references, in arrays), irreducible
 //! loops, guarded and unguarded `hint`s and `log`s; each program runs through every pass alone,
 //! ordered pairs of passes, the default pipeline (-O3) and a random order of the whole pass
@@ -16,10 +16,11 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use zkbc::analysis::DomTree;
 use zkbc::ir::{verify, Function, InstKind, Program, Type};
-use zkbc::opt::random::{
-    compare_runs, random_lowerable_program, random_program, RandomProgram, Rng,
-};
 use zkbc::opt::{optimize, OptLevel, Options, Pipeline, PASSES};
+use zkbc_testkit::random_ir::{
+    compare_runs, random_lowerable_program, random_program, RandomProgram,
+};
+use zkbc_testkit::Rng;
 
 mod common;
 

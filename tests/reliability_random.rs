@@ -1,4 +1,4 @@
-//! Random source programs (`zkbc::testgen`) through the whole pipeline: each program compiles at
+//! Random source programs (`zkbc_testkit::testgen`) through the whole pipeline: each program compiles at
 //! every optimization level, and at every level its outputs — or the kind of its failure — equal
 //! those of the reference evaluator, which runs the program tree without the front end, the IR or
 //! the interpreter.
@@ -14,8 +14,8 @@ use std::sync::Mutex;
 use zkbc::ir::interp;
 use zkbc::opt::merge::MergePolicy;
 use zkbc::opt::OptLevel;
-use zkbc::testgen::{self, eval, Case, Features};
 use zkbc::{driver, r1cs};
+use zkbc_testkit::testgen::{self, eval, Case, Features};
 
 /// The pipelines every program goes through: each -O level, and at -O3 without merging, with
 /// minimum block size 32768, `--monolithic`, the seed's threshold rule (`--merge-policy

@@ -10,9 +10,9 @@
 //! Other analyses take a `&Cfg` so that one graph serves several of them; the petgraph graph is
 //! exposed for petgraph's algorithms (SCCs in [`crate::analysis::loops`]).
 
-use crate::fxhash::HashMap;
+use crate::fxhash::{HashMap, HashSet};
 
-use crate::ir::{BlockId, Function, Terminator};
+use crate::ir::{reverse_post_order, BlockId, Function, Terminator};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 /// A function's CFG (see the module doc).
@@ -73,23 +73,12 @@ impl Cfg {
         if !self.node.contains_key(&self.entry) {
             return Vec::new();
         }
-        let mut visited: HashMap<BlockId, bool> = HashMap::default();
-        let mut post = Vec::new();
-        let mut stack = vec![(self.entry, 0usize)];
-        visited.insert(self.entry, true);
-        while let Some((block, next)) = stack.last_mut() {
-            if let Some(&s) = self.succs[block].get(*next) {
-                *next += 1;
-                if visited.insert(s, true).is_none() {
-                    stack.push((s, 0));
-                }
-            } else {
-                post.push(*block);
-                stack.pop();
-            }
-        }
-        post.reverse();
-        post
+        let mut visited = HashSet::default();
+        reverse_post_order(
+            self.entry,
+            |b| self.successors(b).iter().copied(),
+            |b| visited.insert(b),
+        )
     }
 
     /// The petgraph graph: one node per laid-out block (weight: the block), one edge per CFG

@@ -43,23 +43,11 @@ impl Graph {
     /// The nodes reachable from `entry` in reverse post-order.
     pub fn reverse_post_order(&self, entry: usize) -> Vec<usize> {
         let mut visited = vec![false; self.len()];
-        let mut post = Vec::with_capacity(self.len());
-        let mut stack = vec![(entry, 0usize)];
-        visited[entry] = true;
-        while let Some((node, next)) = stack.last_mut() {
-            if let Some(&s) = self.succs[*node].get(*next) {
-                *next += 1;
-                if !visited[s] {
-                    visited[s] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                post.push(*node);
-                stack.pop();
-            }
-        }
-        post.reverse();
-        post
+        crate::ir::reverse_post_order(
+            entry,
+            |n| self.succs[n].iter().copied(),
+            |n| !std::mem::replace(&mut visited[n], true),
+        )
     }
 
     /// Immediate dominators from `entry`: `idom[entry] = Some(entry)`, `None` for unreachable

@@ -12,8 +12,8 @@
 //! - [`liveness`]: live-in and live-out values of every block.
 //! - [`ranges`]: intervals of `uN` values; [`known_bits`]: their bits known 0 or 1.
 //!
-//! [`reference`](mod@reference) keeps a definition-level version of each analysis and
-//! [`random`] draws the random CFGs the property tests compare them on.
+//! The definition-level version of each analysis and the random CFGs the property tests
+//! compare them on are fixtures in the `zkbc-testkit` crate (`testkit/`).
 
 pub mod cdg;
 pub mod cfg;
@@ -23,9 +23,7 @@ pub mod known_bits;
 pub mod liveness;
 pub mod loops;
 pub mod pdg;
-pub mod random;
 pub mod ranges;
-pub mod reference;
 pub mod regions;
 
 pub use cdg::ControlDependence;

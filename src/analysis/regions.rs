@@ -37,7 +37,7 @@
 //! dominance (JPP, Theorem 4); the SESE regions are the ordered pairs of a class that meet
 //! conditions 1–2, and the canonical ones are the pairs adjacent in the order.
 //! `tests/analysis_regions.rs` checks all of it against a brute-force search of the three
-//! conditions ([`crate::analysis::reference`]) on random CFGs.
+//! conditions (`zkbc_testkit::reference`) on random CFGs.
 
 use crate::fxhash::HashMap;
 

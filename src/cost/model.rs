@@ -279,24 +279,8 @@ impl fmt::Display for CostError {
 
 impl std::error::Error for CostError {}
 
-/// The smallest power of two `>= n` (`next_pow2(0) = 1`), or `None` when it exceeds `u64`.
-pub fn next_pow2(n: u64) -> Option<u64> {
-    n.checked_next_power_of_two()
-}
-
-/// `X_b = max(2, next_pow2(cons_b))`, or `None` when `cons_b > 2^63`.
-pub fn padded_constraints(constraints: u64) -> Option<u64> {
-    next_pow2(constraints).map(|x| x.max(2))
-}
-
-/// `Q_b = next_pow2(exec_b)`, 0 when `exec_b = 0`, or `None` when `exec_b > 2^63`.
-pub fn padded_executions(executions: u64) -> Option<u64> {
-    if executions == 0 {
-        Some(0)
-    } else {
-        next_pow2(executions)
-    }
-}
+/// The padding rule (`X_b`, `Q_b`): one definition, in [`crate::padding`].
+pub use crate::padding::{next_pow2, padded_constraints, padded_executions};
 
 /// `⌈log2 n⌉` for `n >= 1`, and 0 for `n = 0`.
 fn ceil_log2(n: u128) -> u32 {

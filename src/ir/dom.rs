@@ -54,23 +54,9 @@ impl Dominance {
         }
 
         // Step 1: reverse post-order by an iterative depth-first search.
-        let mut visited = [func.entry].into_iter().collect::<HashSet<_>>();
-        let mut post = Vec::new();
-        let mut stack = vec![(func.entry, successors(func.entry), 0usize)];
-        while let Some((block, succs, next)) = stack.last_mut() {
-            if let Some(&s) = succs.get(*next) {
-                *next += 1;
-                if visited.insert(s) {
-                    let succs = successors(s);
-                    stack.push((s, succs, 0));
-                }
-            } else {
-                post.push(*block);
-                stack.pop();
-            }
-        }
-        post.reverse();
-        let order = post;
+        let mut visited = HashSet::default();
+        let order =
+            super::function::reverse_post_order(func.entry, successors, |b| visited.insert(b));
         let number: HashMap<BlockId, usize> =
             order.iter().enumerate().map(|(i, b)| (*b, i)).collect();
         let mut preds: Vec<Vec<usize>> = vec![Vec::new(); order.len()];

@@ -564,28 +564,17 @@ impl Function {
     }
 
     /// The blocks reachable from the entry in reverse post-order (a depth-first search taking
-    /// successors in text order).
+    /// successors in text order; [`reverse_post_order`]).
     pub fn reverse_post_order(&self) -> Vec<BlockId> {
         let mut visited = vec![false; self.blocks.len()];
-        let mut post = Vec::new();
-        // Iterative DFS: (block, index of next successor to visit).
-        let mut stack = vec![(self.entry, 0usize)];
-        visited[self.entry.index()] = true;
-        while let Some((block, next)) = stack.last_mut() {
-            let succs = self.successors(*block);
-            if let Some(&s) = succs.get(*next) {
-                *next += 1;
-                if s.index() < visited.len() && !visited[s.index()] {
-                    visited[s.index()] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                post.push(*block);
-                stack.pop();
-            }
-        }
-        post.reverse();
-        post
+        reverse_post_order(
+            self.entry,
+            |b| self.successors(b),
+            |b| match visited.get_mut(b.index()) {
+                Some(seen) => !std::mem::replace(seen, true),
+                None => false,
+            },
+        )
     }
 
     /// The block containing each laid-out instruction.
@@ -753,4 +742,36 @@ fn same_type_operand(kind: &InstKind) -> Option<ValueId> {
         InstKind::ArraySet { array, .. } => Some(*array),
         _ => None,
     }
+}
+
+/// The nodes reachable from `entry` in reverse post-order: an iterative depth-first search that
+/// takes each node's `successors` in their order and enters a node when `first_visit(node)`
+/// says it was not seen before (it marks it seen). The one CFG order: `Function`'s, the
+/// analyses' `Cfg` and `Graph`, and the verifier's dominance all call it.
+pub fn reverse_post_order<N, I>(
+    entry: N,
+    mut successors: impl FnMut(N) -> I,
+    mut first_visit: impl FnMut(N) -> bool,
+) -> Vec<N>
+where
+    N: Copy,
+    I: IntoIterator<Item = N>,
+{
+    let mut post = Vec::new();
+    if !first_visit(entry) {
+        return post;
+    }
+    let mut stack = vec![(entry, successors(entry).into_iter())];
+    while let Some((node, succs)) = stack.last_mut() {
+        if let Some(s) = succs.next() {
+            if first_visit(s) {
+                stack.push((s, successors(s).into_iter()));
+            }
+        } else {
+            post.push(*node);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
 }

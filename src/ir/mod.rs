@@ -118,8 +118,8 @@ pub use builder::FunctionBuilder;
 pub use entities::{BlockId, FrameId, FuncId, InstId, PackedLoc, SrcLoc, ValueId};
 pub use frames::{InlineFrame, InlineFrames};
 pub use function::{
-    result_types_typed, wrap, BlockData, ConstRef, Function, InstData, Program, Results, TypeId,
-    ValueData, ValueDef,
+    result_types_typed, reverse_post_order, wrap, BlockData, ConstRef, Function, InstData, Program,
+    Results, TypeId, ValueData, ValueDef,
 };
 pub use instructions::{BinOp, BlockCall, Const, InstKind, Terminator};
 pub use lines::{block_spans, LineSpan};

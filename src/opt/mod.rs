@@ -36,7 +36,6 @@ pub mod inline;
 pub mod inline_cost;
 pub mod mem2reg;
 pub mod merge;
-pub mod random;
 pub mod ranges;
 pub mod remat;
 pub mod sccp;

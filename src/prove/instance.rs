@@ -436,12 +436,10 @@ impl BlockInstance {
             num_constraints,
             num_executions,
             num_vars: self.r1cs.num_vars(),
-            padded_executions: if num_executions == 0 {
-                0
-            } else {
-                num_executions.next_power_of_two()
-            },
-            padded_constraints: num_constraints.next_power_of_two().max(2),
+            padded_executions: crate::padding::padded_executions(num_executions as u64)
+                .map_or(usize::MAX, |q| q as usize),
+            padded_constraints: crate::padding::padded_constraints(num_constraints as u64)
+                .map_or(usize::MAX, |x| x as usize),
         }
     }
 
@@ -470,9 +468,10 @@ impl BlockInstance {
         }
         let (q, x) = (
             self.executions.len().checked_next_power_of_two(),
-            self.r1cs.num_constraints().checked_next_power_of_two(),
+            crate::padding::padded_constraints(self.r1cs.num_constraints() as u64)
+                .and_then(|x| usize::try_from(x).ok()),
         );
-        match q.zip(x).and_then(|(q, x)| q.checked_mul(x.max(2))) {
+        match q.zip(x).and_then(|(q, x)| q.checked_mul(x)) {
             Some(cells) if cells <= MAX_CELLS => Ok(()),
             _ => Err(fail(ShapeError::TooLarge {
                 executions: self.executions.len(),

@@ -57,7 +57,8 @@
 //! do the same cell work with one proof per block.
 //!
 //! ```
-//! use zkbc::prove::{prove, synthetic, verify};
+//! use zkbc::prove::{prove, verify};
+//! use zkbc_testkit::synthetic;
 //! let blocks = vec![synthetic::block("b0", 6, 5, 1), synthetic::block("b1", 3, 2, 2)];
 //! let proof = prove(&blocks).unwrap();
 //! assert!(verify(&blocks, &proof).is_ok());
@@ -70,7 +71,6 @@ mod instance;
 pub mod mle;
 pub mod spartan;
 mod sumcheck;
-pub mod synthetic;
 pub mod transcript;
 
 pub use instance::{

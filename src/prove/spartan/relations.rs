@@ -38,11 +38,8 @@ pub(super) fn table(
     links: &Links,
 ) -> Result<Ends, String> {
     let TableShape { q, y, row_vars } = *shape;
-    let x_vars = r1cs
-        .num_constraints()
-        .next_power_of_two()
-        .max(2)
-        .trailing_zeros() as usize;
+    let x_vars = crate::padding::padded_constraints(r1cs.num_constraints() as u64)
+        .map_or(64, u64::trailing_zeros) as usize;
     let tau: Vec<Fr> = (0..q + x_vars).map(|_| src.challenge(b"tau")).collect();
     let (ids, point) = rounds(src, q + x_vars, 4, b"outer round", b"r")?;
     let end = chain(src.ledger(), Form::constant(Fr::zero()), &ids, &point, 4);

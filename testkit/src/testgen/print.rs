@@ -190,7 +190,7 @@ fn prec(e: &Expr) -> u32 {
 
 fn lit(ty: &Ty, v: &Value) -> String {
     match (ty, v) {
-        (_, Value::Field(x)) => crate::field::to_dec(x),
+        (_, Value::Field(x)) => zkbc::field::to_dec(x),
         (Ty::U(w), Value::U(n)) => format!("{n}u{w}"),
         (_, Value::Bool(b)) => b.to_string(),
         _ => panic!("bug: literal {v:?} of type {ty:?}"),

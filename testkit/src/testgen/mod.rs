@@ -16,10 +16,10 @@
 //! that hits the interpreter's step limit is a bug.
 //!
 //! ```
-//! let case = zkbc::testgen::generate(7);
+//! let case = zkbc_testkit::testgen::generate(7);
 //! let source = case.program.to_string();
 //! assert!(source.contains("def main("));
-//! let _outcome = zkbc::testgen::eval::run(&case.program, &case.inputs);
+//! let _outcome = zkbc_testkit::testgen::eval::run(&case.program, &case.inputs);
 //! ```
 //!
 //! Everything is deterministic in the seed ([`Rng`] is a SplitMix64), so a failing seed
@@ -28,40 +28,12 @@
 pub mod eval;
 mod print;
 
-use crate::field::Fr;
+use crate::Rng;
+use zkbc::field::Fr;
 
-/// A deterministic pseudo-random generator ([`crate::splitmix::SplitMix64`], its state
-/// starting at the seed mixed with a constant): small, dependency-free, reproducible.
-#[derive(Clone, Debug)]
-pub struct Rng(crate::splitmix::SplitMix64);
-
-impl Rng {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(crate::splitmix::SplitMix64::new(
-            seed ^ 0x5DEE_CE66_D1CE_4E5B,
-        ))
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
-    /// True with probability `percent`/100.
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-}
+/// What the seed is mixed with before it seeds the [`Rng`], so that a seed names the same
+/// program as before the testkit shared one generator among its fixtures.
+const SEED_MIX: u64 = 0x5DEE_CE66_D1CE_4E5B;
 
 /// A source type the generator uses: scalars and one-dimensional arrays of scalars.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -321,7 +293,7 @@ impl Value {
     /// The value in the driver's JSON encoding (`outputs_to_json`).
     pub fn to_json(&self, ty: &Ty) -> serde_json::Value {
         match (self, ty) {
-            (Value::Field(x), _) => serde_json::Value::String(crate::field::to_dec(x)),
+            (Value::Field(x), _) => serde_json::Value::String(zkbc::field::to_dec(x)),
             (Value::U(n), _) => serde_json::Value::String(n.to_string()),
             (Value::Bool(b), _) => serde_json::Value::Bool(*b),
             (Value::Array(items), Ty::Array(elem, _)) => {
@@ -334,7 +306,7 @@ impl Value {
 
 /// Generates the case of `seed`.
 pub fn generate(seed: u64) -> Case {
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng::new(seed ^ SEED_MIX);
     let n_helpers = rng.below(3) as usize;
     let mut funcs: Vec<Func> = Vec::new();
     for k in 0..n_helpers {
@@ -429,7 +401,7 @@ impl<'a> Gen<'a> {
     }
 
     fn scalar_ty(&mut self) -> Ty {
-        self.rng.pick(&SCALARS).clone()
+        self.rng.pick(&SCALARS)
     }
 
     fn any_ty(&mut self) -> Ty {
@@ -555,7 +527,7 @@ impl<'a> Gen<'a> {
         if targets.is_empty() {
             return None;
         }
-        let target = self.rng.pick(&targets).clone();
+        let target = self.rng.pick(&targets);
         Some(match &target.ty {
             Ty::Array(elem, n) if self.rng.chance(80) => {
                 let index = self.index(*n);
@@ -692,7 +664,7 @@ impl<'a> Gen<'a> {
             Expr::Bin(BinOp::Ne, ty, Box::new(a), Box::new(b))
         } else {
             let b = self.expr(&ty, 2);
-            let op = *self.rng.pick(&[BinOp::Ne, BinOp::Le, BinOp::Ge, BinOp::Lt]);
+            let op = self.rng.pick(&[BinOp::Ne, BinOp::Le, BinOp::Ge, BinOp::Lt]);
             Expr::Bin(op, ty, Box::new(a), Box::new(b))
         }
     }
@@ -713,7 +685,7 @@ impl<'a> Gen<'a> {
                     e
                 }
             }
-            3 if !loop_vars.is_empty() => Expr::Var(self.rng.pick(&loop_vars).clone()),
+            3 if !loop_vars.is_empty() => Expr::Var(self.rng.pick(&loop_vars)),
             _ => self.modulo(&u32t, 32, u64::from(n)),
         }
     }
@@ -721,7 +693,7 @@ impl<'a> Gen<'a> {
     fn leaf(&mut self, ty: &Ty) -> Expr {
         let vars = self.vars_of(ty);
         if !vars.is_empty() && self.rng.chance(65) {
-            return Expr::Var(self.rng.pick(&vars).clone());
+            return Expr::Var(self.rng.pick(&vars));
         }
         // An element of an array variable.
         if !matches!(ty, Ty::Array(..)) && self.rng.chance(30) {
@@ -733,7 +705,7 @@ impl<'a> Gen<'a> {
                 })
                 .collect();
             if !arrays.is_empty() {
-                let (name, n) = self.rng.pick(&arrays).clone();
+                let (name, n) = self.rng.pick(&arrays);
                 let i = self.index(n);
                 return Expr::Index(Box::new(Expr::Var(name)), Box::new(i));
             }
@@ -776,7 +748,7 @@ impl<'a> Gen<'a> {
                     .cloned()
                     .collect();
                 if !callees.is_empty() {
-                    let f = self.rng.pick(&callees).clone();
+                    let f = self.rng.pick(&callees);
                     let args = f.params.iter().map(|(t, _, _)| self.expr(t, d)).collect();
                     return Expr::Call(f.name.clone(), args);
                 }
@@ -844,7 +816,7 @@ impl<'a> Gen<'a> {
                 self.rng.below(5) as u32,
             ),
             9 | 10 => {
-                let w = *self.rng.pick(&[8, 32, 64]);
+                let w = self.rng.pick(&[8, 32, 64]);
                 Expr::Cast(Cast::ToField(w), Box::new(self.expr(&Ty::U(w), d)))
             }
             _ => self.leaf(&f),
@@ -885,7 +857,7 @@ impl<'a> Gen<'a> {
                 Expr::Bin(op, t, Box::new(a), Box::new(s))
             }
             13 => Expr::Un(
-                *self.rng.pick(&[UnOp::Neg, UnOp::Not]),
+                self.rng.pick(&[UnOp::Neg, UnOp::Not]),
                 t.clone(),
                 Box::new(self.expr(&t, d)),
             ),
@@ -897,7 +869,7 @@ impl<'a> Gen<'a> {
             15 => {
                 // field_to_uW of a field that fits mostly (it came from a narrower integer).
                 let inner = if self.rng.chance(80) {
-                    let v = *self.rng.pick(&[8, 32, 64]);
+                    let v = self.rng.pick(&[8, 32, 64]);
                     let v = v.min(w);
                     Expr::Cast(Cast::ToField(v), Box::new(self.expr(&Ty::U(v), d)))
                 } else {
@@ -913,7 +885,7 @@ impl<'a> Gen<'a> {
         match self.rng.below(10) {
             0..=4 => {
                 let ty = self.scalar_ty();
-                let op = *self.rng.pick(&[
+                let op = self.rng.pick(&[
                     BinOp::Eq,
                     BinOp::Ne,
                     BinOp::Lt,

@@ -4,11 +4,11 @@
 //! `||` both evaluated, left to right; in `a[i] = v`, `v` before `i`). It shares nothing with the front end or the interpreter
 //! but the field type, so a disagreement points at a bug in one of them.
 
-use crate::fxhash::HashMap;
+use zkbc::fxhash::HashMap;
 
 use super::{BinOp, Cast, Expr, Func, Program, Stmt, Ty, UnOp, Value};
-use crate::field::{self, Fr};
 use ark_ff::Field as _;
+use zkbc::field::{self, Fr};
 
 /// Why a run failed, at the granularity every stage must agree on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -26,8 +26,8 @@ pub enum FailKind {
 impl FailKind {
     /// The class of an interpreter failure (`None` for failures no generated program may have:
     /// step limit, call depth, bad inputs, invalid program).
-    pub fn of(kind: &crate::ir::interp::FailureKind) -> Option<FailKind> {
-        use crate::ir::interp::FailureKind as K;
+    pub fn of(kind: &zkbc::ir::interp::FailureKind) -> Option<FailKind> {
+        use zkbc::ir::interp::FailureKind as K;
         match kind {
             K::AssertionFailed(_) => Some(FailKind::Assertion),
             K::DivisionByZero => Some(FailKind::DivisionByZero),

@@ -2,9 +2,10 @@
 //! conversions, arrays, locals, references (to references, in arrays), assertions, calls,
 //! hints and logs.
 
-use super::{Callee, Rng};
-use crate::field::Fr;
-use crate::ir::{
+use super::Callee;
+use crate::Rng;
+use zkbc::field::Fr;
+use zkbc::ir::{
     BinOp, BlockCall, BlockId, Function, InstKind, Terminator, Type, ValueDef, ValueId,
 };
 
@@ -151,7 +152,7 @@ impl<'r> Gen<'r> {
     /// A value of type `ty`: a visible one, a constant, or a fresh one.
     pub(super) fn pick(&mut self, ty: &Type) -> ValueId {
         if ty.is_scalar() {
-            if self.rng.percent(70) {
+            if self.rng.chance(70) {
                 if let Some(v) = self.existing(ty) {
                     return v;
                 }
@@ -159,7 +160,7 @@ impl<'r> Gen<'r> {
             return self.constant(ty);
         }
         if let Some(v) = self.existing(ty) {
-            if self.rng.percent(80) {
+            if self.rng.chance(80) {
                 return v;
             }
         }
@@ -212,7 +213,7 @@ impl<'r> Gen<'r> {
             .into_iter()
             .filter(|&c| self.may_store_into(c))
             .collect();
-        if !own.is_empty() && self.rng.percent(80) {
+        if !own.is_empty() && self.rng.chance(80) {
             return self.rng.pick(&own);
         }
         self.allocate_cell(rr.pointee().expect("bug: ref type"))
@@ -220,7 +221,7 @@ impl<'r> Gen<'r> {
 
     pub(super) fn index(&mut self) -> ValueId {
         let i = self.pick(&Type::U32);
-        if self.rng.percent(95) {
+        if self.rng.chance(95) {
             let three = self.func.const_uint(32, 3);
             self.inst(InstKind::Binary {
                 op: BinOp::URem,
@@ -364,7 +365,7 @@ impl<'r> Gen<'r> {
             .pick(&[Type::array(Type::Field, 3), Type::array(Type::U32, 3)]);
         let array = self.pick(&ty);
         let index = self.index();
-        if self.rng.percent(50) {
+        if self.rng.chance(50) {
             self.inst(InstKind::ArrayGet { array, index });
         } else {
             let value = self.pick(ty.elem().expect("bug: array type"));
@@ -399,7 +400,7 @@ impl<'r> Gen<'r> {
     pub(super) fn store(&mut self) {
         let ty = self.ref_type();
         let ptr = self.pick(&ty);
-        let value = if ty == Type::reference(Type::array(Type::Field, 3)) && self.rng.percent(60) {
+        let value = if ty == Type::reference(Type::array(Type::Field, 3)) && self.rng.chance(60) {
             // arr[i] = x on a local array: load, array_set, store.
             let arr = self.inst(InstKind::Load { ptr });
             let index = self.index();
@@ -412,7 +413,7 @@ impl<'r> Gen<'r> {
         } else {
             let inner = ty.pointee().expect("bug: ref type").clone();
             let v = self.pick(&inner);
-            if inner == Type::Field && self.rng.percent(50) {
+            if inner == Type::Field && self.rng.chance(50) {
                 let old = self.inst(InstKind::Load { ptr });
                 self.inst(InstKind::Binary {
                     op: BinOp::Add,
@@ -445,12 +446,12 @@ impl<'r> Gen<'r> {
         } else {
             self.pick(&rr)
         };
-        if (!self.promotable || self.may_store_into(c)) && self.rng.percent(40) {
+        if (!self.promotable || self.may_store_into(c)) && self.rng.chance(40) {
             let r = self.pick(&Type::reference(Type::Field));
             self.inst(InstKind::Store { ptr: c, value: r });
         }
         let inner = self.inst(InstKind::Load { ptr: c });
-        if self.rng.percent(60) {
+        if self.rng.chance(60) {
             let v = self.pick(&Type::Field);
             self.inst(InstKind::Store {
                 ptr: inner,
@@ -504,7 +505,7 @@ impl<'r> Gen<'r> {
             rhs: two,
         });
         let r = self.inst(InstKind::ArrayGet { array: arr, index });
-        if self.rng.percent(60) {
+        if self.rng.chance(60) {
             let v = self.pick(&Type::Field);
             self.inst(InstKind::Store { ptr: r, value: v });
         } else {
@@ -584,7 +585,7 @@ impl<'r> Gen<'r> {
             return self.log();
         };
         let args = params.iter().map(|t| self.pick(t)).collect();
-        let guard = if self.rng.percent(50) {
+        let guard = if self.rng.chance(50) {
             Some(self.pick(&Type::BOOL))
         } else {
             None
@@ -629,7 +630,7 @@ impl<'r> Gen<'r> {
         for _ in &args {
             template.push_str(" {}");
         }
-        let guard = if self.rng.percent(33) {
+        let guard = if self.rng.chance(33) {
             Some(self.pick(&Type::BOOL))
         } else {
             None
@@ -656,7 +657,7 @@ impl<'r> Gen<'r> {
         let params = self.scopes[0].clone();
         if self.promotable {
             let (c, r) = (params[0], params[1]);
-            let value = if self.rng.percent(70) {
+            let value = if self.rng.chance(70) {
                 r
             } else {
                 self.allocate_cell(&Type::Field)
@@ -665,7 +666,7 @@ impl<'r> Gen<'r> {
             return;
         }
         let (c, r, rs) = (params[0], params[1], params[2]);
-        let value = if self.rng.percent(70) {
+        let value = if self.rng.chance(70) {
             r
         } else {
             let i = self.pick(&Type::U32);

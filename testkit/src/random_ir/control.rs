@@ -2,7 +2,7 @@
 //! two-entry cycles (irreducible).
 
 use super::gen::{Gen, SCALARS};
-use crate::ir::{BinOp, BlockCall, InstKind, Terminator, Type, ValueId};
+use zkbc::ir::{BinOp, BlockCall, InstKind, Terminator, Type, ValueId};
 
 impl Gen<'_> {
     /// `if c { .. } else { .. }` with a join block taking up to two parameters; sometimes the
@@ -14,7 +14,7 @@ impl Gen<'_> {
             .map(|_| self.rng.pick(&SCALARS[..3]))
             .collect();
         // (mem2reg never promotes a reference passed to a block: none in a promotable program)
-        let shared_ref = if !self.promotable && self.rng.percent(30) {
+        let shared_ref = if !self.promotable && self.rng.chance(30) {
             let r = self.pick(&Type::reference(Type::Field));
             join_types.push(Type::reference(Type::Field));
             join_types.push(Type::reference(Type::Field));
@@ -37,7 +37,7 @@ impl Gen<'_> {
             },
         });
         // Sometimes the else side returns early (never both: the join would be unreachable).
-        let early_return = self.rng.percent(10);
+        let early_return = self.rng.chance(10);
         for side in [then_block, else_block] {
             self.block = side;
             self.scopes.push(Vec::new());
@@ -58,7 +58,7 @@ impl Gen<'_> {
                 .collect();
             if let Some(r) = shared_ref {
                 // Both parameters bound to one reference on this side: they alias.
-                let other = if self.rng.percent(50) {
+                let other = if self.rng.chance(50) {
                     r
                 } else {
                     self.pick(&Type::reference(Type::Field))
@@ -84,7 +84,7 @@ impl Gen<'_> {
     /// loop-carried scalars or references (scalars only in a promotable program), and sometimes
     /// a `break` from the body.
     pub(super) fn counted_loop(&mut self) {
-        let bound = if self.rng.percent(50) {
+        let bound = if self.rng.chance(50) {
             self.func.const_uint(32, self.rng.below(4))
         } else {
             let n = self.pick(&Type::U32);
@@ -98,7 +98,7 @@ impl Gen<'_> {
         let carried: Vec<Type> = (0..self.rng.below(3))
             .map(|_| {
                 // A carried reference: iterations may read cells of earlier iterations.
-                if !self.promotable && self.rng.percent(25) {
+                if !self.promotable && self.rng.chance(25) {
                     Type::reference(Type::Field)
                 } else {
                     self.rng.pick(&SCALARS[..3])
@@ -143,7 +143,7 @@ impl Gen<'_> {
         self.loops += 1;
         let n = 1 + self.rng.below(4) as usize;
         self.body(n);
-        if self.rng.percent(30) {
+        if self.rng.chance(30) {
             // `if b { break }`: a second exit, from the body, binding the exit's parameters
             // to values of this iteration; more statements before the latch.
             let b = self.pick(&Type::BOOL);
@@ -198,7 +198,7 @@ impl Gen<'_> {
     /// b(i, ..): body; br i < n, a(i + 1, ..), exit(..)
     /// ```
     pub(super) fn irreducible_loop(&mut self) {
-        let bound = if self.rng.percent(50) {
+        let bound = if self.rng.chance(50) {
             self.func.const_uint(32, self.rng.below(4))
         } else {
             let n = self.pick(&Type::U32);
@@ -211,7 +211,7 @@ impl Gen<'_> {
         };
         let carried: Vec<Type> = (0..self.rng.below(3))
             .map(|_| {
-                if !self.promotable && self.rng.percent(25) {
+                if !self.promotable && self.rng.chance(25) {
                     Type::reference(Type::Field)
                 } else {
                     self.rng.pick(&SCALARS[..3])

@@ -1,13 +1,13 @@
 //! Random control-flow graphs for property tests of the analyses.
 //!
-//! Two generators, both deterministic functions of a `u64` seed (a small SplitMix64 generator
-//! lives here, so the library needs no `rand` dependency):
+//! Two generators, both deterministic functions of a `u64` seed (drawn from the testkit's one
+//! [`Rng`], a SplitMix64):
 //!
 //! - [`random_cfg`] draws an arbitrary CFG: every block ends in `jmp`, `br` or `return` with
 //!   random targets, so the graphs have unreachable blocks, self loops, multiple returns,
 //!   infinite loops (blocks that reach no return), irreducible cycles and `br` instructions whose
 //!   two arms are the same block. [`CfgConfig::entry_preds`] also lets jumps target the entry
-//!   block (which [`crate::ir::verify`] rejects, but the graph algorithms must still handle).
+//!   block (which [`zkbc::ir::verify`] rejects, but the graph algorithms must still handle).
 //! - [`random_structured_cfg`] expands a small grammar of statements (`seq`, `if`, `if/else`,
 //!   `while`, `return`, `call`, plain blocks) into the CFG a front end would emit, so the graphs
 //!   look like compiled programs: reducible, with nested loops and early returns.
@@ -16,39 +16,8 @@
 //! it uses as its `br` condition and passes to its successors, so definitions dominate uses in
 //! any CFG. Functions return nothing; a `call` calls `f1` with no arguments and no results.
 
-use crate::ir::{BlockId, FuncId, Function, FunctionBuilder, InstKind, Type, ValueId};
-
-/// A pseudo-random generator ([`crate::splitmix::SplitMix64`]) with the draws test graphs need.
-#[derive(Clone, Debug)]
-pub struct Rng(crate::splitmix::SplitMix64);
-
-impl Rng {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(crate::splitmix::SplitMix64::new(seed))
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-
-    /// A uniform number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        assert!(n > 0, "bug: Rng::below(0)");
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// A uniform number in `lo..=hi`.
-    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below(hi - lo + 1)
-    }
-
-    /// True with probability `percent / 100`.
-    pub fn chance(&mut self, percent: u32) -> bool {
-        self.below(100) < percent as usize
-    }
-}
+use crate::Rng;
+use zkbc::ir::{BlockId, FuncId, Function, FunctionBuilder, InstKind, Type, ValueId};
 
 /// The shape of the graphs [`random_cfg`] draws.
 #[derive(Clone, Debug)]
@@ -56,12 +25,12 @@ pub struct CfgConfig {
     /// The number of blocks is drawn from `1..=max_blocks`.
     pub max_blocks: usize,
     /// Percent chance that a block returns (otherwise it jumps or branches).
-    pub return_percent: u32,
+    pub return_percent: u64,
     /// Percent chance that a non-returning block branches (otherwise it jumps).
-    pub branch_percent: u32,
+    pub branch_percent: u64,
     /// Percent chance that a target is a later block in the layout (otherwise any block): a
     /// forward bias gives longer paths and fewer unreachable blocks.
-    pub forward_percent: u32,
+    pub forward_percent: u64,
     /// Whether jumps may target the entry block.
     pub entry_preds: bool,
 }
@@ -130,11 +99,11 @@ pub struct StructuredConfig {
     /// Maximum nesting depth of `if` and `while`.
     pub max_depth: usize,
     /// Percent chance that a statement is an early `return`.
-    pub return_percent: u32,
+    pub return_percent: u64,
     /// Percent chance that a plain statement calls a function.
-    pub call_percent: u32,
+    pub call_percent: u64,
     /// Percent chance that a `while` loop has no exit (`while true`).
-    pub infinite_percent: u32,
+    pub infinite_percent: u64,
 }
 
 impl Default for StructuredConfig {
@@ -228,7 +197,7 @@ impl StructuredGen<'_> {
 
     fn stmt(&mut self, depth: usize) {
         let nested = depth < self.config.max_depth;
-        let roll = self.rng.below(100) as u32;
+        let roll = self.rng.below(100);
         if roll < self.config.return_percent {
             self.builder.ret(Vec::new());
             let dead = self.new_block();
@@ -282,7 +251,6 @@ impl StructuredGen<'_> {
 
 /// Removes the blocks unreachable from the entry from `func`'s layout.
 pub fn remove_unreachable(func: &mut Function) {
-    let reachable: crate::fxhash::HashSet<BlockId> =
-        func.reverse_post_order().into_iter().collect();
+    let reachable: zkbc::fxhash::HashSet<BlockId> = func.reverse_post_order().into_iter().collect();
     func.layout.retain(|b| reachable.contains(b));
 }

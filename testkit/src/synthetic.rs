@@ -14,39 +14,10 @@
 //! Every execution draws a random `x` and computes the rest in order, so it satisfies every
 //! constraint, and every variable occurs in some constraint.
 
-use super::instance::{BlockInstance, SparseMatrix, SparseR1cs, SparseRow};
-use crate::field::Fr;
-use ark_ff::{One, PrimeField, Zero};
-
-/// [`crate::splitmix::SplitMix64`] with the draws synthetic workloads make.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(crate::splitmix::SplitMix64);
-
-impl SplitMix64 {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(crate::splitmix::SplitMix64::new(seed))
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-
-    /// A value in `0..bound` (`bound > 0`).
-    pub fn below(&mut self, bound: u64) -> u64 {
-        self.next_u64() % bound
-    }
-
-    /// A uniformly random field element (up to negligible bias).
-    pub fn field(&mut self) -> Fr {
-        let mut bytes = [0u8; 48];
-        for chunk in bytes.chunks_mut(8) {
-            chunk.copy_from_slice(&self.next_u64().to_le_bytes());
-        }
-        Fr::from_le_bytes_mod_order(&bytes)
-    }
-}
+use crate::Rng;
+use ark_ff::{One, Zero};
+use zkbc::field::Fr;
+use zkbc::prove::{BlockInstance, SparseMatrix, SparseR1cs, SparseRow};
 
 /// The block described in the module docs: `num_constraints` constraints (at least 1),
 /// `num_executions` executions, all determined by `seed`.
@@ -57,7 +28,7 @@ pub fn block(
     seed: u64,
 ) -> BlockInstance {
     let m = num_constraints.max(1);
-    let mut rng = SplitMix64::new(seed);
+    let mut rng = Rng::new(seed);
     let mut r1cs = SparseR1cs {
         num_instance: 2,
         num_witness: m - 1,
@@ -130,11 +101,11 @@ enum Kind {
 }
 
 /// One or two distinct variables of `pool`, sorted, with small or random coefficients.
-fn random_lc(rng: &mut SplitMix64, pool: &[usize]) -> SparseRow {
+fn random_lc(rng: &mut Rng, pool: &[usize]) -> SparseRow {
     let terms = 1 + rng.below(2) as usize;
     let mut lc: SparseRow = Vec::with_capacity(terms);
     for _ in 0..terms {
-        let var = pool[rng.below(pool.len() as u64) as usize];
+        let var = pool[rng.index(pool.len())];
         if lc.iter().any(|&(v, _)| v == var) {
             continue;
         }

@@ -12,7 +12,7 @@
 //!
 //! - **Dominance** ([`RefCfg::dominates`]): `a` dominates `b` iff `b` is reachable from the
 //!   entry and is not reachable from the entry once `a` is removed. This is reflexive. A block
-//!   that is unreachable has no dominators (the convention of [`crate::analysis::DomTree`];
+//!   that is unreachable has no dominators (the convention of [`zkbc::analysis::DomTree`];
 //!   the plain definition would make every block dominate it vacuously). The seed
 //!   (`../shared/seeds/ssa-structure-model.tex`, in the design notes folder beside the
 //!   repository, Definition "Dominator") cuts the out-edges of `a`
@@ -21,21 +21,21 @@
 //!   the exit and does not once `a` is removed. A block that reaches no return (it is in or
 //!   leads only to an infinite loop) has no post-dominators.
 //! - **Natural loops** ([`RefCfg::back_edges`], [`RefCfg::natural_loop`]) and strongly connected
-//!   components ([`RefCfg::mutually_reachable`]), for [`crate::analysis::loops`].
+//!   components ([`RefCfg::mutually_reachable`]), for [`zkbc::analysis::loops`].
 //! - **Control dependence** ([`RefCfg::fow_control_dependent`], the path definition of Ferrante,
 //!   Ottenstein and Warren; [`RefCfg::seed_control_dependent`], the seed's cut definition), for
-//!   [`crate::analysis::cdg`].
+//!   [`zkbc::analysis::cdg`].
 //! - **SESE regions** ([`RefCfg::sese_regions`], [`RefCfg::canonical_sese_regions`],
 //!   [`RefCfg::sese_blocks`]) on a separately built edge-split graph, for
-//!   [`crate::analysis::regions`].
+//!   [`zkbc::analysis::regions`].
 //! - **Merge components** ([`RefCfg::merge_component_tails`]) by trying every tail, for
-//!   [`crate::analysis::components`].
+//!   [`zkbc::analysis::components`].
 
-use crate::fxhash::HashMap;
+use zkbc::fxhash::HashMap;
 
-use super::dominators::Graph;
-use super::regions::{RegionEdge, RegionNode};
-use crate::ir::{BlockId, Function, Terminator};
+use zkbc::analysis::dominators::Graph;
+use zkbc::analysis::regions::{RegionEdge, RegionNode};
+use zkbc::ir::{BlockId, Function, Terminator};
 
 /// The nodes reachable from `from` in `g` with `removed_node` and `removed_edge` taken out of
 /// the graph (`from` itself is reachable unless it is the removed node).
@@ -203,7 +203,7 @@ impl RefCfg {
     }
 }
 
-/// Control dependence, from its two definitions (see [`crate::analysis::cdg`]).
+/// Control dependence, from its two definitions (see [`zkbc::analysis::cdg`]).
 impl RefCfg {
     /// Ferrante–Ottenstein–Warren: `b` is control dependent on `a` iff there is a path from `a`
     /// to `b` whose nodes after `a` and before `b` are all post-dominated by `b`, and `b` does
@@ -249,7 +249,7 @@ impl RefCfg {
 }
 
 /// The extended CFG for SESE regions, with every edge split by a node: built separately from
-/// [`crate::analysis::regions::ExtendedCfg`] so the two share no code.
+/// [`zkbc::analysis::regions::ExtendedCfg`] so the two share no code.
 struct RefSplit {
     /// The region edges; edge `k` is split-graph node `first_edge + k`.
     edges: Vec<RegionEdge>,
@@ -264,7 +264,7 @@ struct RefSplit {
     cyclic: Graph,
 }
 
-/// SESE regions, from their definition (see [`crate::analysis::regions`]).
+/// SESE regions, from their definition (see [`zkbc::analysis::regions`]).
 impl RefCfg {
     /// Whether `b` is live for SESE regions: reachable from the entry and reaching a return.
     pub fn is_live(&self, b: BlockId) -> bool {
@@ -404,7 +404,7 @@ fn cycle_avoiding(g: &Graph, x: usize, y: usize) -> bool {
         .any(|&s| s != y && reachable(g, s, Some(y), None)[x])
 }
 
-/// Merge components, from their definition (see [`crate::analysis::components`]).
+/// Merge components, from their definition (see [`zkbc::analysis::components`]).
 impl RefCfg {
     /// The headers of the natural loops containing `b`.
     pub fn loops_containing(&self, b: BlockId) -> Vec<BlockId> {
@@ -422,7 +422,7 @@ impl RefCfg {
     /// blocks containing a call (allowed only as the head or the tail).
     pub fn merge_component_tails(
         &self,
-        calls: &crate::fxhash::HashSet<BlockId>,
+        calls: &zkbc::fxhash::HashSet<BlockId>,
     ) -> HashMap<BlockId, Option<BlockId>> {
         let loops: HashMap<BlockId, Vec<BlockId>> = self
             .blocks

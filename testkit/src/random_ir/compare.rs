@@ -1,7 +1,7 @@
 //! The differential oracle: two programs run on the same inputs must agree.
 
-use crate::ir::interp::{self, FailureKind, Limits, Val};
-use crate::ir::Program;
+use zkbc::ir::interp::{self, FailureKind, Limits, Val};
+use zkbc::ir::Program;
 
 /// The step limit of a compared run. Generated programs terminate well within it; a run of the
 /// unoptimized program that reaches it means the generator is broken.

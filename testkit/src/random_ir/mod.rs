@@ -27,7 +27,7 @@
 //! [`random_program`], whose seeds name the same programs as before it existed (long runs are
 //! reported by seed range).
 //!
-//! The generator carries its own small PRNG (SplitMix64) so that it needs no dependency.
+//! The generator draws from the testkit's one [`Rng`] (SplitMix64).
 //!
 //! This module assembles programs and their inputs; `gen` builds a function's straight-line
 //! statements, `control` its control flow (diamonds and loops), `compare` runs two programs
@@ -39,42 +39,12 @@ mod gen;
 
 pub use compare::{compare_runs, MAX_STEPS};
 
-use crate::field::Fr;
-use crate::ir::interp::Val;
-use crate::ir::{FuncId, Program, Type};
+use crate::Rng;
 use gen::Gen;
 use std::rc::Rc;
-
-/// A pseudo-random generator ([`crate::splitmix::SplitMix64`]) with the draws the program
-/// generator makes.
-#[derive(Clone, Debug)]
-pub struct Rng(crate::splitmix::SplitMix64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(crate::splitmix::SplitMix64::new(seed))
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
-    /// True with probability `percent`/100.
-    pub fn percent(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<T: Clone>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u64) as usize].clone()
-    }
-}
+use zkbc::field::Fr;
+use zkbc::ir::interp::Val;
+use zkbc::ir::{FuncId, Program, Type};
 
 /// A generated program with the inputs to run it on.
 #[derive(Clone, Debug)]
@@ -121,12 +91,12 @@ pub fn random_lowerable_program(seed: u64) -> RandomProgram {
 fn generate(seed: u64, promotable: bool) -> RandomProgram {
     let mut rng = Rng::new(seed);
     let mut funcs = Vec::new();
-    let add = |funcs: &mut Vec<crate::ir::Function>, f: crate::ir::Function| -> Callee {
+    let add = |funcs: &mut Vec<zkbc::ir::Function>, f: zkbc::ir::Function| -> Callee {
         let sig = (FuncId::new(funcs.len()), f.param_types(), f.returns.clone());
         funcs.push(f);
         sig
     };
-    let witness = if rng.percent(50) {
+    let witness = if rng.chance(50) {
         let mut g = Gen::new(
             &mut rng,
             "witness",
@@ -142,7 +112,7 @@ fn generate(seed: u64, promotable: bool) -> RandomProgram {
         None
     };
     let mut callees = Vec::new();
-    if rng.percent(50) {
+    if rng.chance(50) {
         let mut g = Gen::new(
             &mut rng,
             "helper",
@@ -156,7 +126,7 @@ fn generate(seed: u64, promotable: bool) -> RandomProgram {
         g.body(6);
         callees.push(add(&mut funcs, g.finish()));
     }
-    if rng.percent(40) {
+    if rng.chance(40) {
         let field_ref = Type::reference(Type::Field);
         let (params, returns) = if promotable {
             (
@@ -212,7 +182,7 @@ fn generate(seed: u64, promotable: bool) -> RandomProgram {
         files: Vec::new(),
         frames: Default::default(),
     };
-    if let Err(e) = crate::ir::verify::verify_program(&program) {
+    if let Err(e) = zkbc::ir::verify::verify_program(&program) {
         panic!("bug: random program {seed} is invalid:\n{e}\n{program}");
     }
     let inputs = (0..3)
@@ -239,7 +209,7 @@ fn random_input(rng: &mut Rng, ty: &Type) -> Val {
                 1 => u64::MAX,
                 _ => rng.below(12),
             };
-            Val::UInt(crate::ir::wrap(v, *w))
+            Val::UInt(zkbc::ir::wrap(v, *w))
         }
         Type::Array(elem, n) => {
             Val::Array(Rc::new((0..*n).map(|_| random_input(rng, elem)).collect()))
