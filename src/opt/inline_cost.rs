@@ -36,6 +36,11 @@
 //!      value in its slot across the calls that follow), priced as the memory check prices
 //!      accesses on their own. Not counted: the caller's own blocks.
 //! 6. Keep `f` when `kept ≤ inlined · (100 + KEEP_SLACK_PERCENT) / 100`; otherwise inline.
+//! 7. The estimate leaves out the callers' own blocks, which kept calls stop from merging
+//!    (a Keccak sponge's loops around a kept `keccakf`). So when anything is kept,
+//!    [`crate::driver::compile`] compiles the program a second time with every call inlined
+//!    and keeps the calls only if the program compiled with them, as lowered, is predicted at
+//!    most `KEEP_SLACK_PERCENT`% more cells (`--explain`: "inlined after all").
 //!
 //! The decisions are per function (every site of `f` is treated alike) and independent: `f`'s
 //! size assumes its callees inlined even when one of them is kept. Nothing is compiled twice
