@@ -511,27 +511,6 @@ fn measure_with(
     // program is often the one formation started from, and has run already).
     let runs = std::rc::Rc::new(crate::cost::RunCache::default());
     options.profile_runs = Some(runs.clone());
-    // A cut of formation's (`opt::merge::formation::split`) may raise the executed constraints
-    // only up to `-O0`'s: measured on the same inputs when a cut asks, at most once.
-    if let (Some(json), OptLevel::O3) = (inputs, settings.opt_level) {
-        let o0 = Settings {
-            opt_level: OptLevel::O0,
-            baselines: false,
-            keep_ir: false,
-            ..settings.clone()
-        };
-        let (file, source, json) = (file_name.to_owned(), source.to_owned(), json.clone());
-        let memo = std::cell::OnceCell::new();
-        options.opt.merge.executed_bound = Some(crate::opt::merge::ExecutedBound(
-            std::rc::Rc::new(move || {
-                *memo.get_or_init(|| {
-                    crate::timing::stage("-O0's executed constraints", || {
-                        executed_constraints(&file, &source, &json, &o0)
-                    })
-                })
-            }),
-        ));
-    }
     let mut compilation =
         driver::compile(file_name, source, &options).map_err(MeasureError::Compile)?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(MeasureError::Compile)?;
@@ -854,38 +833,12 @@ pub fn before_merging(
     Ok(m)
 }
 
-/// The executed constraints of `source` compiled with `settings` and run on `json`, as its
-/// report counts them (`Σ exec_b · cons_b`), from one run's block counts and each block's
-/// lowered size: no execution is assigned or checked, which is most of what a report does
-/// (`-O0`'s bound on `circuits/apps/rollup_transfers.zok`: 16.9 of its report's 17 s).
-/// `None` when it does not compile, lower or run.
-fn executed_constraints(
-    file_name: &str,
-    source: &str,
-    json: &serde_json::Value,
-    settings: &Settings,
-) -> Option<u128> {
-    let mut compilation = driver::compile(file_name, source, &settings.driver_options()).ok()?;
-    let inputs = compilation.inputs_from_json(json).ok()?;
-    driver::legalize_for_r1cs(&mut compilation.program).ok()?;
-    let limits = interp::Limits {
-        max_steps: settings.max_steps,
-        ..interp::Limits::default()
-    };
-    let counts = interp::count_blocks(&compilation.program, &inputs, limits).ok()?;
-    let stats = r1cs::stats(&compilation.program).ok()?;
-    stats.iter().try_fold(0u128, |sum, s| {
-        let n = counts.get(&(s.func, s.block)).copied().unwrap_or(0);
-        sum.checked_add(u128::from(n) * s.constraints as u128)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The bound formation's cuts are held to ([`executed_constraints`], without checking any
-    /// execution) is the `-O0` report's own executed constraints.
+    /// The bound formation's cuts are held to ([`driver::bound::executed_constraints`],
+    /// without checking any execution) is the `-O0` report's own executed constraints.
     #[test]
     fn executed_constraints_without_checking_are_the_report_s() {
         let o0 = Settings {
@@ -907,7 +860,7 @@ mod tests {
                 .executed_constraints;
             assert!(reported.is_some_and(|n| n > 0), "{name}");
             assert_eq!(
-                executed_constraints(&file, &source, &json, &o0),
+                driver::bound::executed_constraints(&file, &source, &json, &o0.driver_options()),
                 reported,
                 "{name}"
             );

@@ -12,6 +12,7 @@
 //! Architecture invariant: the driver sequences stages and converts errors into
 //! [`CompileError`]s; it implements no stage itself.
 
+pub mod bound;
 pub mod circuit;
 pub mod export;
 pub mod measure;
@@ -88,6 +89,8 @@ struct CachedPrefix {
     /// next (a report's formation scores the program as one block; its `--monolithic` compile
     /// takes those merges).
     one_block: opt::merge::OneBlockCache,
+    /// Made by a `--monolithic` compile whose `--inline` was `cost`, which inlines every call.
+    cost_monolithic: bool,
 }
 
 impl CachedPrefix {
@@ -95,18 +98,20 @@ impl CachedPrefix {
     /// inlines every call (`--inline all`, `--monolithic`) where this compile decided by cost
     /// and kept no call (its program is then the one every inlining makes). A compile that
     /// kept calls serves only its own key: the report's `--monolithic` baseline once took
-    /// such a program and said "none: it calls other functions".
+    /// such a program and said "none: it calls other functions". The other way, a
+    /// `--monolithic` report's program serves its `--no-merge` baseline, as it always did
+    /// (that baseline is the same program not merged), but a `--inline all` compile's (the
+    /// second compile of [`compile`]) serves no `--inline cost` compile.
     fn serves(&self, key: &PrefixKey) -> bool {
         use opt::calls::Inline;
         let keeps = self.prefix.report.inline_decisions.iter().any(|d| d.keep);
+        let with = |inline| PrefixKey {
+            inline,
+            ..key.clone()
+        };
         match (self.key.inline, key.inline) {
-            (Inline::Cost, Inline::All) if !keeps => {
-                self.key
-                    == PrefixKey {
-                        inline: Inline::Cost,
-                        ..key.clone()
-                    }
-            }
+            (Inline::Cost, Inline::All) if !keeps => self.key == with(Inline::Cost),
+            (Inline::All, Inline::Cost) if self.cost_monolithic => self.key == with(Inline::All),
             _ => self.key == *key,
         }
     }
@@ -321,6 +326,8 @@ pub fn compile(
     options: &Options,
 ) -> Result<Compilation, CompileError> {
     use opt::calls::Inline;
+    let bounded = bound::with_executed_bound(file_name, text, options);
+    let options = bounded.as_ref().unwrap_or(options);
     let compiled = compile_once(file_name, text, options)?;
     let keeps = compiled.opt_report.inline_decisions.iter().any(|d| d.keep);
     if options.inline != Inline::Cost || options.opt.merge.monolithic || !keeps {
@@ -482,6 +489,8 @@ fn compile_once(
                         abi: abi.clone(),
                         prefix: prefix.clone(),
                         one_block,
+                        cost_monolithic: options.inline == opt::calls::Inline::Cost
+                            && options.opt.merge.monolithic,
                     });
                 }
                 prefix
