@@ -23,10 +23,10 @@
 //!   checks `Σ_t ⟨a_t, z_t⟩ = −c·Σ ω^m c_m + s` (the dot-product proof of Hyrax's Fig. 5, many
 //!   vectors) and `c·C_t + δ_t = Com(z_t; ζ_t)`.
 //!
-//! The verifier checks every group equation of a ledger — the products' and the items' — as
-//! one sum weighted by powers of a challenge drawn after every answer is absorbed
-//! ([`Ledger::check`]), and a whole proof's sums as one more ([`all_hold`]): one multi-scalar
-//! multiplication.
+//! The verifier checks every group equation of a ledger — the products' and the items' — and
+//! of every other ledger of the proof as one sum, each equation weighted by its own 128-bit
+//! weight drawn after every answer is absorbed ([`Ledger::check`] collects them, [`all_hold`]
+//! weighs them): one multi-scalar multiplication.
 //!
 //! Both are special-sound (two answers to two challenges give openings that satisfy the
 //! relation; binding of Pedersen commitments makes them the committed values) and special
@@ -341,11 +341,11 @@ impl Ledger {
     ///
     /// Every group equation the sigma protocols need — per product proof three, `α + c·X =
     /// Com(z_1; z_2)`, `β + c·Y = Com(z_3; z_4)`, `δ + c·Z = z_1·Y + z_5·H`, and per item
-    /// `c·C_t + δ_t = Com(z_t; ζ_t)` — is checked at once: their sum weighted by powers of a
-    /// challenge `ρ` drawn after everything the prover sent must be the identity, one
+    /// `c·C_t + δ_t = Com(z_t; ζ_t)` — is checked at once: their sum, each weighted by a
+    /// 128-bit weight drawn after everything the prover sent, must be the identity, one
     /// multi-scalar multiplication over the items' points, the row commitments their row items
-    /// combine, the sigma protocols' first messages, the generators and `H` (a nonzero
-    /// combination vanishes at a random `ρ` with probability at most `(3·products + items)/p`).
+    /// combine, the sigma protocols' first messages, the generators and `H` (a false equation
+    /// survives with probability at most `2^−128`; [`all_hold`]).
     /// The product challenges are drawn in the order the prover drew them, so the proof is the
     /// one a check per equation reads.
     pub fn verify(
@@ -356,7 +356,7 @@ impl Ledger {
         linear: &LinearProof,
     ) -> bool {
         self.check(params, t, muls, linear)
-            .is_some_and(|d| d.holds())
+            .is_some_and(|d| d.holds(params))
     }
 
     /// [`Ledger::verify`] but for its multi-scalar multiplication, which it gives back to be
@@ -418,110 +418,186 @@ impl Ledger {
         for proof in muls {
             t.append_fields(b"product answers", &proof.answers);
         }
-        let rho = t.challenge(b"batch check");
-        let mut power = Fr::one();
-        let mut next = || {
-            let p = power;
-            power *= rho;
-            p
-        };
-        // Each base's scalar in `Σ_e ρ^e·(lhs_e − rhs_e)`.
+        let seed = t.challenge(b"batch check");
+        // The equations, unweighted: [`all_hold`] weighs them with 128-bit weights drawn after
+        // every equation of the proof is fixed. Points: the masks, the product proofs' points,
+        // the items' points, the table's rows.
         let width = self.items.iter().map(|i| i.len).max().unwrap_or(0);
-        let mut item_scalars = vec![Fr::zero(); n];
-        let mut gen_scalars = vec![Fr::zero(); width];
-        let mut h_scalar = Fr::zero();
-        let mut bases: Vec<G1Affine> = Vec::with_capacity(2 * n + 3 * muls.len() + width + 1);
-        let mut scalars: Vec<Fr> = Vec::with_capacity(bases.capacity());
-        for (t_, ((answers, blind), mask)) in linear
-            .answers
+        let mut points: Vec<G1Affine> = Vec::with_capacity(n + 3 * muls.len());
+        points.extend(&linear.masks);
+        for proof in muls {
+            points.extend(proof.points);
+        }
+        let mut item_at = vec![usize::MAX; n];
+        let mut projective = Vec::new();
+        for (k, item) in self.items.iter().enumerate() {
+            if let Some(p) = item.point {
+                item_at[k] = points.len() + projective.len();
+                projective.push(p);
+            }
+        }
+        points.extend(G1Projective::normalize_batch(&projective));
+        let rows_at = points.len();
+        points.extend(&self.table_rows);
+        // `s·item`: its point's, or its row items' scalars.
+        let item_term = |terms: &mut Vec<(usize, Fr)>, k: ItemId, s: Fr| match &self.items[k].rows {
+            Some(left) => terms.extend(left.iter().enumerate().map(|(i, l)| (rows_at + i, s * l))),
+            None => terms.push((item_at[k], s)),
+        };
+        let mut equations = Vec::with_capacity(n + 3 * muls.len());
+        // `c·C_t + δ_t − Com(z_t; ζ_t) = 0`.
+        for (k, (answers, blind)) in linear.answers.iter().zip(&linear.blinds).enumerate() {
+            let mut terms = vec![(k, Fr::one())];
+            item_term(&mut terms, k, c);
+            equations.push(Equation {
+                terms,
+                gens: answers.iter().map(|v| -*v).collect(),
+                h: -*blind,
+            });
+        }
+        // `α + c·X − Com(z_1; z_2)`, `β + c·Y − Com(z_3; z_4)`, `δ + c·Z − z_1·Y − z_5·H`.
+        for (m, ((&[x, y, z], proof), &ci)) in self
+            .products
             .iter()
-            .zip(&linear.blinds)
-            .zip(&linear.masks)
+            .zip(muls)
+            .zip(&product_challenges)
             .enumerate()
         {
-            let p = next();
-            item_scalars[t_] += p * c;
-            bases.push(*mask);
-            scalars.push(p);
-            for (acc, v) in gen_scalars.iter_mut().zip(answers) {
-                *acc -= p * v;
-            }
-            h_scalar -= p * blind;
-        }
-        for ((&[x, y, z], proof), &ci) in self.products.iter().zip(muls).zip(&product_challenges) {
-            let [w1, w2, w3] = [next(), next(), next()];
+            let at = n + 3 * m;
             let a = proof.answers;
-            bases.extend(proof.points);
-            scalars.extend([w1, w2, w3]);
-            item_scalars[x] += w1 * ci;
-            item_scalars[y] += w2 * ci - w3 * a[0];
-            item_scalars[z] += w3 * ci;
-            gen_scalars[0] -= w1 * a[0] + w2 * a[2];
-            h_scalar -= w1 * a[1] + w2 * a[3] + w3 * a[4];
+            let mut first = vec![(at, Fr::one())];
+            item_term(&mut first, x, ci);
+            let mut second = vec![(at + 1, Fr::one())];
+            item_term(&mut second, y, ci);
+            let mut third = vec![(at + 2, Fr::one())];
+            item_term(&mut third, z, ci);
+            item_term(&mut third, y, -a[0]);
+            equations.push(Equation {
+                terms: first,
+                gens: vec![-a[0]],
+                h: -a[1],
+            });
+            equations.push(Equation {
+                terms: second,
+                gens: vec![-a[2]],
+                h: -a[3],
+            });
+            equations.push(Equation {
+                terms: third,
+                gens: Vec::new(),
+                h: -a[4],
+            });
         }
-        let mut row_scalars = vec![Fr::zero(); self.table_rows.len()];
-        let mut points = Vec::with_capacity(n);
-        for (item, s) in self.items.iter().zip(&item_scalars) {
-            match (&item.point, &item.rows) {
-                (Some(p), _) => {
-                    points.push(*p);
-                    scalars.push(*s);
-                }
-                (None, Some(left)) => {
-                    for (acc, l) in row_scalars.iter_mut().zip(left) {
-                        *acc += *s * l;
-                    }
-                }
-                (None, None) => unreachable!("checked above"),
-            }
-        }
-        bases.extend(G1Projective::normalize_batch(&points));
-        bases.extend(&self.table_rows);
-        scalars.extend(row_scalars);
-        bases.extend(&params.gens[..width]);
-        scalars.extend(gen_scalars);
-        bases.push(params.blind);
-        scalars.push(h_scalar);
         Some(Deferred {
-            bases,
-            scalars,
-            seed: rho,
+            points,
+            equations,
+            width,
+            seed,
         })
     }
 }
 
-/// A group equation `Σ_i scalars_i·bases_i = 0` that a verifier has still to check.
+/// One group equation `Σ_i s_i·points_i + Σ_k g_k·G_k + h·H = 0`.
+struct Equation {
+    /// `(index into the points, s_i)`.
+    terms: Vec<(usize, Fr)>,
+    /// `g_k`.
+    gens: Vec<Fr>,
+    /// `h`.
+    h: Fr,
+}
+
+/// Group equations over a ledger's points, the generators and `H` that a verifier has still
+/// to check.
 pub struct Deferred {
-    bases: Vec<G1Affine>,
-    scalars: Vec<Fr>,
-    /// The challenge the equation was combined with: it binds the transcript it came from.
+    points: Vec<G1Affine>,
+    equations: Vec<Equation>,
+    /// How many generators the equations use.
+    width: usize,
+    /// A challenge drawn after every answer: it binds the transcript the equations came from.
     seed: Fr,
 }
 
 impl Deferred {
-    /// Whether the equation holds (one multi-scalar multiplication).
-    pub fn holds(&self) -> bool {
-        super::hyrax::msm(&self.bases, &self.scalars).is_zero()
+    /// Whether the equations hold ([`all_hold`] of this one).
+    pub fn holds(&self, params: &Params) -> bool {
+        all_hold(params, &[self], Transcript::new(b"zkbc deferred check"))
     }
 }
 
-/// Whether every equation holds, checked as one: their sum weighted by powers of a challenge
-/// `σ` drawn from `t` after every equation's seed is absorbed (each seed binds the transcript
-/// its equation was built on), one multi-scalar multiplication over all their bases. A false
-/// equation makes the sum vanish with probability at most `checks/p`.
-pub fn all_hold(checks: &[&Deferred], mut t: Transcript) -> bool {
+/// Uniform weights below `2^128`, two per SHA-256 of a seed drawn from a transcript.
+struct Weights {
+    seed: [u8; 32],
+    block: u64,
+    spare: Option<u128>,
+}
+
+impl Weights {
+    fn new(t: &mut Transcript) -> Weights {
+        Weights {
+            seed: crate::prove::transcript::fr_to_bytes_le(&t.challenge(b"check weights")),
+            block: 0,
+            spare: None,
+        }
+    }
+
+    fn next(&mut self) -> Fr {
+        if let Some(w) = self.spare.take() {
+            return Fr::from(w);
+        }
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(self.seed);
+        h.update(self.block.to_le_bytes());
+        self.block += 1;
+        let bytes = h.finalize();
+        let [lo, hi] =
+            [0, 16].map(|at| u128::from_le_bytes(bytes[at..at + 16].try_into().expect("16 bytes")));
+        self.spare = Some(hi);
+        Fr::from(lo)
+    }
+}
+
+/// Whether every equation of every check holds, checked as one: their sum, each equation
+/// weighted by its own uniform 128-bit weight drawn from `t` after every check's seed is
+/// absorbed (each seed binds the transcript its equations were built on). One multi-scalar
+/// multiplication over all the checks' points, the generators and `H`. A false equation (its
+/// left side a nonzero point `E` of prime order `> 2^128`) makes the sum vanish for at most one
+/// of its `2^128` weights, whatever the others are: probability at most `2^−128`. The weights
+/// are short so that a point weighed by one equation alone (a mask, a product proof's point)
+/// has a 128-bit scalar, half a full one's work in the multi-scalar multiplication.
+pub fn all_hold(params: &Params, checks: &[&Deferred], mut t: Transcript) -> bool {
     let seeds: Vec<Fr> = checks.iter().map(|d| d.seed).collect();
     t.append_fields(b"deferred checks", &seeds);
-    let sigma = t.challenge(b"deferred weight");
-    let total: usize = checks.iter().map(|d| d.bases.len()).sum();
-    let mut bases = Vec::with_capacity(total);
-    let mut scalars = Vec::with_capacity(total);
-    let mut weight = Fr::one();
-    for d in checks {
-        bases.extend_from_slice(&d.bases);
-        scalars.extend(d.scalars.iter().map(|s| *s * weight));
-        weight *= sigma;
+    let mut weights = Weights::new(&mut t);
+    let width = checks.iter().map(|d| d.width).max().unwrap_or(0);
+    if width > params.len() {
+        return false;
     }
+    let total: usize = checks.iter().map(|d| d.points.len()).sum();
+    let mut bases: Vec<G1Affine> = Vec::with_capacity(total + width + 1);
+    let mut scalars: Vec<Fr> = Vec::with_capacity(total + width + 1);
+    let mut gen_scalars = vec![Fr::zero(); width];
+    let mut h_scalar = Fr::zero();
+    for d in checks {
+        let offset = scalars.len();
+        bases.extend_from_slice(&d.points);
+        scalars.resize(offset + d.points.len(), Fr::zero());
+        for eq in &d.equations {
+            let w = weights.next();
+            for (i, s) in &eq.terms {
+                scalars[offset + i] += if s.is_one() { w } else { w * s };
+            }
+            for (acc, g) in gen_scalars.iter_mut().zip(&eq.gens) {
+                *acc += w * g;
+            }
+            h_scalar += w * eq.h;
+        }
+    }
+    bases.extend(&params.gens[..width]);
+    scalars.extend(gen_scalars);
+    bases.push(params.blind);
+    scalars.push(h_scalar);
     super::hyrax::msm(&bases, &scalars).is_zero()
 }
 
@@ -916,17 +992,37 @@ mod tests {
     fn deferred_checks_hold_together_only_if_each_holds() {
         let params = Params::new(2);
         let (g, h) = (params.gens[0], params.blind);
-        let eq = |a: u64, b: u64, seed: u64| Deferred {
-            bases: vec![g, h, g],
-            scalars: vec![fr(a), fr(b), -fr(a)],
+        // `a·g + b·h − a·G_0 − e·H = 0`, true when `e = b` (`g = G_0`, `h = H`), and the same
+        // equation twice over (two equations in one check).
+        let eq = |a: u64, b: u64, e: u64, seed: u64| Deferred {
+            points: vec![g, h],
+            equations: vec![
+                Equation {
+                    terms: vec![(0, fr(a)), (1, fr(b))],
+                    gens: vec![-fr(a)],
+                    h: -fr(e),
+                },
+                Equation {
+                    terms: vec![(0, fr(2 * a)), (1, fr(2 * b))],
+                    gens: vec![-fr(2 * a), fr(0)],
+                    h: -fr(2 * e),
+                },
+            ],
+            width: 2,
             seed: fr(seed),
         };
-        let (good, also_good, bad) = (eq(3, 0, 1), eq(5, 0, 2), eq(3, 1, 3));
-        assert!(good.holds() && also_good.holds() && !bad.holds());
+        let (good, also_good, bad) = (eq(3, 0, 0, 1), eq(5, 7, 7, 2), eq(3, 1, 0, 3));
+        assert!(good.holds(&params) && also_good.holds(&params) && !bad.holds(&params));
         let t = || Transcript::new(b"deferred test");
-        assert!(all_hold(&[&good, &also_good], t()));
-        assert!(!all_hold(&[&good, &bad, &also_good], t()));
-        assert!(all_hold(&[], t()));
+        assert!(all_hold(&params, &[&good, &also_good], t()));
+        assert!(!all_hold(&params, &[&good, &bad, &also_good], t()));
+        assert!(all_hold(&params, &[], t()));
+        // An equation that needs more generators than there are is false.
+        let wide = Deferred {
+            width: 3,
+            ..eq(3, 0, 0, 4)
+        };
+        assert!(!wide.holds(&params));
     }
 
     #[test]
