@@ -317,7 +317,8 @@ fn window_projective(
 /// to in batches: the additions of a batch go to distinct buckets, and their slopes' divisions
 /// share one inversion (Montgomery's trick), about 5 multiplications and a squaring an
 /// addition against 7 and 4 of a mixed projective one. A point whose bucket already has an
-/// addition in the batch goes to that bucket's projective spill instead. Equal points double,
+/// addition in the batch is added in a second pass over such points, and one that conflicts
+/// again goes to that bucket's projective spill. Equal points double,
 /// opposite points cancel, the identity adds nothing: the bases may be anything a proof holds.
 fn window_sum(
     terms: &[(G1Affine, [u64; 4])],
@@ -331,41 +332,52 @@ fn window_sum(
     let mut busy = vec![false; half];
     let mut pending: Vec<(usize, G1Affine)> = Vec::with_capacity(BATCH);
     let mut denominators: Vec<Fq> = Vec::with_capacity(BATCH);
-    for ((base, _), row) in terms.iter().zip(digits.chunks(windows)) {
-        let d = row[w];
-        if d == 0 || base.is_zero() {
-            continue;
+    let mut queue: Vec<(usize, G1Affine)> = terms
+        .iter()
+        .zip(digits.chunks(windows))
+        .filter_map(|((base, _), row)| match row[w] {
+            0 => None,
+            _ if base.is_zero() => None,
+            d if d > 0 => Some((d as usize - 1, *base)),
+            d => Some(((-d) as usize - 1, -*base)),
+        })
+        .collect();
+    // A point whose bucket is busy waits for the second pass; busy again there, it spills.
+    // (Retrying until no conflict is left could take `n` passes when every point is the same.)
+    let mut later = Vec::new();
+    for pass in 0..2 {
+        for (b, q) in queue.drain(..) {
+            if busy[b] {
+                if pass == 0 {
+                    later.push((b, q));
+                } else {
+                    spill[b] += q;
+                }
+                continue;
+            }
+            let p = buckets[b];
+            if p.is_zero() {
+                buckets[b] = q;
+                continue;
+            }
+            let denominator = if p.x != q.x {
+                q.x - p.x
+            } else if p.y == q.y {
+                p.y.double() // a doubling: G1 has odd order, so y ≠ 0
+            } else {
+                buckets[b] = G1Affine::zero(); // p = −q
+                continue;
+            };
+            busy[b] = true;
+            pending.push((b, q));
+            denominators.push(denominator);
+            if pending.len() == BATCH {
+                add_pending(&mut buckets, &mut busy, &mut pending, &mut denominators);
+            }
         }
-        let (b, q) = if d > 0 {
-            (d as usize - 1, *base)
-        } else {
-            ((-d) as usize - 1, -*base)
-        };
-        if busy[b] {
-            spill[b] += q;
-            continue;
-        }
-        let p = buckets[b];
-        if p.is_zero() {
-            buckets[b] = q;
-            continue;
-        }
-        let denominator = if p.x != q.x {
-            q.x - p.x
-        } else if p.y == q.y {
-            p.y.double() // a doubling: G1 has odd order, so y ≠ 0
-        } else {
-            buckets[b] = G1Affine::zero(); // p = −q
-            continue;
-        };
-        busy[b] = true;
-        pending.push((b, q));
-        denominators.push(denominator);
-        if pending.len() == BATCH {
-            add_pending(&mut buckets, &mut busy, &mut pending, &mut denominators);
-        }
+        add_pending(&mut buckets, &mut busy, &mut pending, &mut denominators);
+        std::mem::swap(&mut queue, &mut later);
     }
-    add_pending(&mut buckets, &mut busy, &mut pending, &mut denominators);
     let (mut running, mut sum) = (G1Projective::zero(), G1Projective::zero());
     for (b, s) in buckets.iter().zip(&spill).rev() {
         running += b;

@@ -604,17 +604,21 @@ pub fn all_hold(params: &Params, checks: &[&Deferred], mut t: Transcript) -> boo
 /// The weights `L_i(r)` with `g(r) = Σ_i L_i(r)·g(i)` for a polynomial of degree `< nodes`
 /// given by its values at `0..nodes`.
 pub fn lagrange(nodes: usize, r: Fr) -> Vec<Fr> {
+    // `L_i(r) = Π_{j≠i} (r − j) / Π_{j≠i} (i − j)`; the denominators are inverted together
+    // (one field inversion, not one per node: the verifier calls this for every sumcheck round).
+    let product_but = |i: usize, f: &dyn Fn(usize) -> Fr| -> Fr {
+        (0..nodes).filter(|&j| j != i).map(f).product()
+    };
+    let dens: Vec<Fr> = (0..nodes)
+        .map(|i| product_but(i, &|j| Fr::from(i as u64) - Fr::from(j as u64)))
+        .collect();
+    let Some(all) = dens.iter().product::<Fr>().inverse() else {
+        unreachable!("distinct nodes")
+    };
     (0..nodes)
         .map(|i| {
-            let mut num = Fr::one();
-            let mut den = Fr::one();
-            for j in 0..nodes {
-                if j != i {
-                    num *= r - Fr::from(j as u64);
-                    den *= Fr::from(i as u64) - Fr::from(j as u64);
-                }
-            }
-            num * den.inverse().expect("distinct nodes")
+            let num = product_but(i, &|j| r - Fr::from(j as u64));
+            num * all * product_but(i, &|k| dens[k])
         })
         .collect()
 }
