@@ -416,8 +416,10 @@ fn fixed_base_commitments_equal_plain_scalar_multiplication() {
 }
 
 /// The backend's own MSM (bits summed, small and negated-small scalars apart, Pippenger, windows
-/// spread over the pool from 2^12 points) equals ark-ec's on lengths around every window-size
-/// change and on both sides of 2^12, with zero, one, ±small, just-past-64-bit and random scalars.
+/// spread over the pool from 2^12 points, affine buckets from 2^11) equals ark-ec's on lengths
+/// around every window-size change and on both sides of 2^11 and 2^12, with zero, one,
+/// ±small, just-past-64-bit, 128-bit and random scalars, and on repeated, opposite and
+/// identity bases.
 #[test]
 fn the_backends_msm_equals_ark_ecs() {
     use ark_bn254::G1Projective;
@@ -442,6 +444,33 @@ fn the_backends_msm_equals_ark_ecs() {
             spartan::hyrax::msm(bases, &scalars),
             G1Projective::msm_unchecked(bases, &scalars),
             "{n} points"
+        );
+    } // Past 2^11 points the buckets are affine: bases repeated (a bucket doubling), negated (a
+      // bucket cancelling to the identity), the identity itself, and scalars of at most 128 bits
+      // (the verifier's weights) beside full ones, as a proof may hold any points.
+    use ark_ec::AffineRepr;
+    for n in [2047, 2048, 3000, 6000] {
+        let bases: Vec<_> = (0..n)
+            .map(|i| match i % 5 {
+                0 => params.gens[0],
+                1 => -params.gens[0],
+                2 => params.gens[1],
+                3 if i % 7 == 0 => ark_bn254::G1Affine::zero(),
+                _ => params.gens[i % 64],
+            })
+            .collect();
+        let scalars: Vec<Fr> = (0..n)
+            .map(|i| match i % 4 {
+                0 => Fr::from(5u64),
+                1 => Fr::from(u128::MAX - i as u128),
+                2 => -Fr::from(u128::MAX / 3 + i as u128),
+                _ => Fr::rand(&mut rng),
+            })
+            .collect();
+        assert_eq!(
+            spartan::hyrax::msm(&bases, &scalars),
+            G1Projective::msm_unchecked(&bases, &scalars),
+            "{n} repeated points"
         );
     }
 }

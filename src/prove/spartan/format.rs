@@ -3,7 +3,7 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "zkbc\x00spn"
-//!      8     1  format version = 3
+//!      8     1  format version = 4
 //!      9     1  kind: 1 parameters, 3 proof
 //!     10     2  reserved, zero
 //!     12    32  the statement's digest (zero for parameters)
@@ -12,16 +12,19 @@
 //! ```
 //!
 //! Payload integers are u32 LE (a list is its length, then its items), field elements their
-//! canonical 32 bytes LE (a value ≥ p is refused), points arkworks' 32-byte compressed G1
-//! encoding (checked on the curve). Parameters: the generator count n, then the n generators
-//! and H; reading them recomputes the derivation and refuses any other point. A proof: per
+//! canonical 32 bytes LE (a value ≥ p is refused), points arkworks' 64-byte uncompressed G1
+//! encoding (checked on the curve: two multiplications, where a compressed point's `y` costs a
+//! square root, about 380). Parameters: the generator count n, then the n generators
+//! and H; reading them recomputes the derivation and refuses any other bytes. A proof: per
 //! block one byte, `log2 Q_b` or 255 for a block that never ran, then for a block that ran its
 //! row commitments and its argument; then the transition's argument; then one byte: 0 without
 //! memory, 1 with, followed by the run's access count (u64 LE), the pair table (encoded as a
 //! block) and the memory's argument. An argument ([`super::Argument`]) is its commitments
 //! (points), its product proofs (a count, then per proof 3 points and 5 field elements) and
 //! its linear proof (mask points, the masked sum, the answers as a list of lists, the blinds).
-//! Version 3 (zero knowledge) replaced version 2's clear sumcheck messages by commitments. A
+//! Version 3 (zero knowledge) replaced version 2's clear sumcheck messages by commitments;
+//! version 4 writes points uncompressed (the verifier's point decompression was a fifth of its
+//! time; docs/prover.md, "The verifier"). A
 //! length is
 //! checked against the bytes left before anything is allocated: a malformed file is a
 //! [`FormatError`], never a panic.
@@ -39,12 +42,14 @@ use std::fmt;
 /// The first 8 bytes of every file.
 pub const MAGIC: &[u8; 8] = b"zkbc\x00spn";
 /// The format version this build reads and writes.
-pub const VERSION: u8 = 3;
+pub const VERSION: u8 = 4;
 /// The header's length.
 pub const HEADER_LEN: usize = 52;
 /// The most generators a parameters file may hold.
 pub const MAX_GENERATORS: usize = 1 << 20;
 
+/// A point's bytes (uncompressed).
+const POINT: usize = 64;
 const PARAMS: u8 = 1;
 const PROOF: u8 = 3;
 
@@ -134,7 +139,7 @@ impl Writer {
         vs.iter().for_each(|v| self.fr(v));
     }
     fn point(&mut self, p: &G1Affine) {
-        p.serialize_compressed(&mut self.0)
+        p.serialize_uncompressed(&mut self.0)
             .expect("bug: serializing into a Vec cannot fail");
     }
     fn points(&mut self, ps: &[G1Affine]) {
@@ -202,17 +207,17 @@ impl Reader<'_> {
         (0..n).map(|_| self.fr()).collect()
     }
     fn point(&mut self) -> Result<G1Affine, FormatError> {
-        let mut bytes = self.take(32)?;
-        G1Affine::deserialize_compressed(&mut bytes)
+        let mut bytes = self.take(POINT)?;
+        G1Affine::deserialize_uncompressed(&mut bytes)
             .map_err(|e| FormatError(format!("a point does not decode: {e}")))
     }
     fn points(&mut self) -> Result<Vec<G1Affine>, FormatError> {
-        let n = self.len(32)?;
+        let n = self.len(POINT)?;
         (0..n).map(|_| self.point()).collect()
     }
     fn argument(&mut self) -> Result<Argument, FormatError> {
         let commitments = self.points()?;
-        let n_muls = self.len(8 * 32)?;
+        let n_muls = self.len(3 * POINT + 5 * 32)?;
         let mut muls = Vec::with_capacity(n_muls);
         for _ in 0..n_muls {
             let points = [self.point()?, self.point()?, self.point()?];
@@ -266,27 +271,25 @@ impl Params {
         header(PARAMS, &[0; 32], w.0)
     }
 
-    /// Reads a parameters file: the generators must be the derivation's.
+    /// Reads a parameters file: the generators must be the derivation's. The file is compared
+    /// with the derivation's bytes, not decoded: decoding would check each point on the curve
+    /// only to compare it with the derivation's.
     pub fn from_bytes(bytes: &[u8]) -> Result<Params, FormatError> {
         let (_, payload) = read_header(bytes, PARAMS)?;
         let mut r = Reader(payload);
-        let gens = r.points()?;
-        let blind = r.point()?;
-        if !r.0.is_empty() {
-            return err("bytes after the end of the parameters");
+        let n = r.len(POINT)?;
+        if !n.is_power_of_two() || n > MAX_GENERATORS {
+            return err(format!("{n} generators, not a power of two up to 2^20"));
         }
-        if !gens.len().is_power_of_two() || gens.len() > MAX_GENERATORS {
+        if r.0.len() != (n + 1) * POINT {
             return err(format!(
-                "{} generators, not a power of two up to 2^20",
-                gens.len()
+                "{} payload bytes, not the {} of {n} generators and H",
+                payload.len(),
+                4 + (n + 1) * POINT
             ));
         }
-        let params = Params {
-            gens,
-            blind,
-            fixed: Default::default(),
-        };
-        if params != Params::new(params.len()) {
+        let params = Params::new(n);
+        if params.to_bytes() != bytes {
             return err("the generators are not zkbc's (hashed to the curve from its label)");
         }
         Ok(params)

@@ -25,7 +25,7 @@ use crate::field::Fr;
 use crate::prove::mle::eq_table;
 use ark_bn254::{Fq, G1Affine, G1Projective};
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup};
-use ark_ff::{PrimeField, Zero};
+use ark_ff::{Field, One, PrimeField, Zero};
 use ark_std::rand::Rng;
 use ark_std::UniformRand;
 use rayon::prelude::*;
@@ -190,9 +190,10 @@ impl Params {
 pub fn msm(bases: &[G1Affine], scalars: &[Fr]) -> G1Projective {
     // Witness values are mostly bits and small integers (or their negatives): scalars of one
     // bit are summed, those of at most 64 bits (after negating the base when `−s` is the
-    // smaller) get a 64-bit MSM, the rest a full one.
+    // smaller) get a 64-bit MSM, those of at most 128 a 128-bit one, the rest a full one.
     let mut ones = G1Projective::zero();
-    let (mut small, mut big): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
+    let (mut small, mut medium, mut big): (Vec<_>, Vec<_>, Vec<_>) =
+        (Vec::new(), Vec::new(), Vec::new());
     for (base, s) in bases.iter().zip(scalars) {
         let pos = s.into_bigint().0;
         let neg = (-*s).into_bigint().0;
@@ -207,11 +208,13 @@ pub fn msm(bases: &[G1Affine], scalars: &[Fr]) -> G1Projective {
             ones += base;
         } else if v[1..] == [0, 0, 0] {
             small.push((base, v));
+        } else if v[2..] == [0, 0] {
+            medium.push((base, v)); // the verifier's 128-bit weights (`zk::all_hold`)
         } else {
             big.push((base, v));
         }
     }
-    ones + pippenger(&small, 64) + pippenger(&big, 256)
+    ones + pippenger(&small, 64) + pippenger(&medium, 128) + pippenger(&big, 256)
 }
 
 /// `Σ s_i·P_i` for scalars below `2^bits`, Pippenger's bucket method with signed digits:
@@ -255,22 +258,12 @@ fn pippenger(terms: &[(G1Affine, [u64; 4])], bits: usize) -> G1Projective {
             *d = v as i16;
         }
     }
-    let window = |w: usize| -> G1Projective {
-        let mut buckets = vec![G1Projective::zero(); half as usize];
-        for ((base, _), row) in terms.iter().zip(digits.chunks(windows)) {
-            let d = row[w];
-            if d > 0 {
-                buckets[d as usize - 1] += base;
-            } else if d < 0 {
-                buckets[(-d) as usize - 1] += -*base;
-            }
+    let window = |w: usize| {
+        if n >= AFFINE_FROM {
+            window_sum(terms, &digits, windows, w, half as usize)
+        } else {
+            window_projective(terms, &digits, windows, w, half as usize)
         }
-        let (mut running, mut sum) = (G1Projective::zero(), G1Projective::zero());
-        for b in buckets.iter().rev() {
-            running += b;
-            sum += running;
-        }
-        sum
     };
     let sums: Vec<G1Projective> = if n >= 1 << 12 {
         (0..windows).into_par_iter().map(window).collect()
@@ -285,6 +278,165 @@ fn pippenger(terms: &[(G1Affine, [u64; 4])], bits: usize) -> G1Projective {
         total += sum;
     }
     total
+}
+
+/// How many bucket additions share one field inversion.
+const BATCH: usize = 256;
+/// From how many points a window's buckets are affine ([`window_sum`]). Below, an inversion
+/// per batch and the buckets' conflicts cost more than they save: with affine buckets from 32
+/// points the prover (whose MSMs are rows of at most 2^10 points) took 1.5x as long. The
+/// verifier's one MSM has thousands.
+const AFFINE_FROM: usize = 1 << 11;
+
+/// [`window_sum`] with projective buckets, each point one mixed addition.
+fn window_projective(
+    terms: &[(G1Affine, [u64; 4])],
+    digits: &[i16],
+    windows: usize,
+    w: usize,
+    half: usize,
+) -> G1Projective {
+    let mut buckets = vec![G1Projective::zero(); half];
+    for ((base, _), row) in terms.iter().zip(digits.chunks(windows)) {
+        let d = row[w];
+        if d > 0 {
+            buckets[d as usize - 1] += base;
+        } else if d < 0 {
+            buckets[(-d) as usize - 1] += -*base;
+        }
+    }
+    let (mut running, mut sum) = (G1Projective::zero(), G1Projective::zero());
+    for b in buckets.iter().rev() {
+        running += b;
+        sum += running;
+    }
+    sum
+}
+
+/// Window `w`'s `Σ_d d·(Σ of the points of digit ±d)`. The buckets are affine points, added
+/// to in batches: the additions of a batch go to distinct buckets, and their slopes' divisions
+/// share one inversion (Montgomery's trick), about 5 multiplications and a squaring an
+/// addition against 7 and 4 of a mixed projective one. A point whose bucket already has an
+/// addition in the batch is added in a second pass over such points, and one that conflicts
+/// again goes to that bucket's projective spill. Equal points double,
+/// opposite points cancel, the identity adds nothing: the bases may be anything a proof holds.
+fn window_sum(
+    terms: &[(G1Affine, [u64; 4])],
+    digits: &[i16],
+    windows: usize,
+    w: usize,
+    half: usize,
+) -> G1Projective {
+    let mut buckets = vec![G1Affine::zero(); half];
+    let mut spill = vec![G1Projective::zero(); half];
+    let mut busy = vec![false; half];
+    let mut pending: Vec<(usize, G1Affine)> = Vec::with_capacity(BATCH);
+    let mut denominators: Vec<Fq> = Vec::with_capacity(BATCH);
+    let mut queue: Vec<(usize, G1Affine)> = terms
+        .iter()
+        .zip(digits.chunks(windows))
+        .filter_map(|((base, _), row)| match row[w] {
+            0 => None,
+            _ if base.is_zero() => None,
+            d if d > 0 => Some((d as usize - 1, *base)),
+            d => Some(((-d) as usize - 1, -*base)),
+        })
+        .collect();
+    // A point whose bucket is busy waits for the second pass; busy again there, it spills.
+    // (Retrying until no conflict is left could take `n` passes when every point is the same.)
+    let mut later = Vec::new();
+    for pass in 0..2 {
+        for (b, q) in queue.drain(..) {
+            if busy[b] {
+                if pass == 0 {
+                    later.push((b, q));
+                } else {
+                    spill[b] += q;
+                }
+                continue;
+            }
+            let p = buckets[b];
+            if p.is_zero() {
+                buckets[b] = q;
+                continue;
+            }
+            let denominator = if p.x != q.x {
+                q.x - p.x
+            } else if p.y == q.y {
+                p.y.double() // a doubling: G1 has odd order, so y ≠ 0
+            } else {
+                buckets[b] = G1Affine::zero(); // p = −q
+                continue;
+            };
+            busy[b] = true;
+            pending.push((b, q));
+            denominators.push(denominator);
+            if pending.len() == BATCH {
+                add_pending(&mut buckets, &mut busy, &mut pending, &mut denominators);
+            }
+        }
+        add_pending(&mut buckets, &mut busy, &mut pending, &mut denominators);
+        std::mem::swap(&mut queue, &mut later);
+    }
+    let (mut running, mut sum) = (G1Projective::zero(), G1Projective::zero());
+    for (b, s) in buckets.iter().zip(&spill).rev() {
+        running += b;
+        running += s;
+        sum += running;
+    }
+    sum
+}
+
+/// `buckets[b] += q` for every pending `(b, q)`, `denominators` their slopes' (`q.x − p.x`,
+/// or `2·p.y` to double), all nonzero.
+fn add_pending(
+    buckets: &mut [G1Affine],
+    busy: &mut [bool],
+    pending: &mut Vec<(usize, G1Affine)>,
+    denominators: &mut Vec<Fq>,
+) {
+    if !invert_all(denominators) {
+        // Unreachable on curve points (none has y = 0); kept so that no input can panic.
+        for (b, q) in pending.drain(..) {
+            buckets[b] = (G1Projective::from(buckets[b]) + q).into_affine();
+            busy[b] = false;
+        }
+        denominators.clear();
+        return;
+    }
+    for ((b, q), inverse) in pending.drain(..).zip(denominators.drain(..)) {
+        let p = buckets[b];
+        let lambda = if p.x == q.x {
+            let xx = p.x.square();
+            (xx.double() + xx) * inverse // BN254's G1: y² = x³ + 3, a = 0
+        } else {
+            (q.y - p.y) * inverse
+        };
+        let x = lambda.square() - p.x - q.x;
+        let y = lambda * (p.x - x) - p.y;
+        buckets[b] = G1Affine::new_unchecked(x, y);
+        busy[b] = false;
+    }
+}
+
+/// Replaces every element by its inverse, with one field inversion; false (and `v` unchanged)
+/// when one is zero.
+fn invert_all(v: &mut [Fq]) -> bool {
+    let mut prefix = Vec::with_capacity(v.len());
+    let mut acc = Fq::one();
+    for x in v.iter() {
+        prefix.push(acc);
+        acc *= x;
+    }
+    let Some(mut inverse) = acc.inverse() else {
+        return false;
+    };
+    for (x, before) in v.iter_mut().zip(prefix).rev() {
+        let next = inverse * *x;
+        *x = inverse * before;
+        inverse = next;
+    }
+    true
 }
 
 /// How a table of `2^n` entries is cut into rows: `2^row_vars` rows of `2^(n − row_vars)`.

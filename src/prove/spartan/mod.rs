@@ -125,6 +125,7 @@
 //! Succinctness is unchanged (about the square root of each block's table up to
 //! `2^(2·`[`MAX_COL_VARS`]`)` cells, plus `O(rounds)` commitments).
 
+mod batch;
 pub mod cost;
 pub mod format;
 pub mod hyrax;

@@ -283,14 +283,14 @@ pub fn verify(
         }
     }
     let checks: Vec<&Deferred> = deferred.iter().map(|(d, _)| d).collect();
-    if zk::all_hold(&checks, lt.fork(b"deferred", 0)) {
+    if zk::all_hold(params, &checks, lt.fork(b"deferred", 0)) {
         return Ok(());
     }
     // Which one: the first that fails alone (one of them does, but with probability about
     // `checks/p`).
     Err(deferred
         .into_iter()
-        .find_map(|(d, why)| (!d.holds()).then_some(why))
+        .find_map(|(d, why)| (!d.holds(params)).then_some(why))
         .unwrap_or(Rejection::Shape(
             "the batched commitment checks fail".into(),
         )))

@@ -23,10 +23,10 @@
 //!   checks `Σ_t ⟨a_t, z_t⟩ = −c·Σ ω^m c_m + s` (the dot-product proof of Hyrax's Fig. 5, many
 //!   vectors) and `c·C_t + δ_t = Com(z_t; ζ_t)`.
 //!
-//! The verifier checks every group equation of a ledger — the products' and the items' — as
-//! one sum weighted by powers of a challenge drawn after every answer is absorbed
-//! ([`Ledger::check`]), and a whole proof's sums as one more ([`all_hold`]): one multi-scalar
-//! multiplication.
+//! The verifier checks every group equation of a ledger — the products' and the items' — and
+//! of every other ledger of the proof as one sum, each equation weighted by its own 128-bit
+//! weight drawn after every answer is absorbed ([`Ledger::check`] collects them, [`all_hold`]
+//! weighs them): one multi-scalar multiplication.
 //!
 //! Both are special-sound (two answers to two challenges give openings that satisfy the
 //! relation; binding of Pedersen commitments makes them the committed values) and special
@@ -40,6 +40,8 @@
 //! the verifier ([`Source`]), which the prover runs over its recording ([`Replay`]) and the
 //! verifier over the proof's commitments ([`Reader`]).
 
+use super::batch::Equation;
+pub use super::batch::{all_hold, Deferred};
 use super::hyrax::Params;
 use crate::field::Fr;
 use crate::prove::transcript::Transcript;
@@ -341,11 +343,11 @@ impl Ledger {
     ///
     /// Every group equation the sigma protocols need — per product proof three, `α + c·X =
     /// Com(z_1; z_2)`, `β + c·Y = Com(z_3; z_4)`, `δ + c·Z = z_1·Y + z_5·H`, and per item
-    /// `c·C_t + δ_t = Com(z_t; ζ_t)` — is checked at once: their sum weighted by powers of a
-    /// challenge `ρ` drawn after everything the prover sent must be the identity, one
+    /// `c·C_t + δ_t = Com(z_t; ζ_t)` — is checked at once: their sum, each weighted by a
+    /// 128-bit weight drawn after everything the prover sent, must be the identity, one
     /// multi-scalar multiplication over the items' points, the row commitments their row items
-    /// combine, the sigma protocols' first messages, the generators and `H` (a nonzero
-    /// combination vanishes at a random `ρ` with probability at most `(3·products + items)/p`).
+    /// combine, the sigma protocols' first messages, the generators and `H` (a false equation
+    /// survives with probability at most `2^−128`; [`all_hold`]).
     /// The product challenges are drawn in the order the prover drew them, so the proof is the
     /// one a check per equation reads.
     pub fn verify(
@@ -356,7 +358,7 @@ impl Ledger {
         linear: &LinearProof,
     ) -> bool {
         self.check(params, t, muls, linear)
-            .is_some_and(|d| d.holds())
+            .is_some_and(|d| d.holds(params))
     }
 
     /// [`Ledger::verify`] but for its multi-scalar multiplication, which it gives back to be
@@ -418,127 +420,103 @@ impl Ledger {
         for proof in muls {
             t.append_fields(b"product answers", &proof.answers);
         }
-        let rho = t.challenge(b"batch check");
-        let mut power = Fr::one();
-        let mut next = || {
-            let p = power;
-            power *= rho;
-            p
-        };
-        // Each base's scalar in `Σ_e ρ^e·(lhs_e − rhs_e)`.
+        let seed = t.challenge(b"batch check");
+        // The equations, unweighted: [`all_hold`] weighs them with 128-bit weights drawn after
+        // every equation of the proof is fixed. Points: the masks, the product proofs' points,
+        // the items' points, the table's rows.
         let width = self.items.iter().map(|i| i.len).max().unwrap_or(0);
-        let mut item_scalars = vec![Fr::zero(); n];
-        let mut gen_scalars = vec![Fr::zero(); width];
-        let mut h_scalar = Fr::zero();
-        let mut bases: Vec<G1Affine> = Vec::with_capacity(2 * n + 3 * muls.len() + width + 1);
-        let mut scalars: Vec<Fr> = Vec::with_capacity(bases.capacity());
-        for (t_, ((answers, blind), mask)) in linear
-            .answers
+        let mut points: Vec<G1Affine> = Vec::with_capacity(n + 3 * muls.len());
+        points.extend(&linear.masks);
+        for proof in muls {
+            points.extend(proof.points);
+        }
+        let mut item_at = vec![usize::MAX; n];
+        let mut projective = Vec::new();
+        for (k, item) in self.items.iter().enumerate() {
+            if let Some(p) = item.point {
+                item_at[k] = points.len() + projective.len();
+                projective.push(p);
+            }
+        }
+        points.extend(G1Projective::normalize_batch(&projective));
+        let rows_at = points.len();
+        points.extend(&self.table_rows);
+        // `s·item`: its point's, or its row items' scalars.
+        let item_term = |terms: &mut Vec<(usize, Fr)>, k: ItemId, s: Fr| match &self.items[k].rows {
+            Some(left) => terms.extend(left.iter().enumerate().map(|(i, l)| (rows_at + i, s * l))),
+            None => terms.push((item_at[k], s)),
+        };
+        let mut equations = Vec::with_capacity(n + 3 * muls.len());
+        // `c·C_t + δ_t − Com(z_t; ζ_t) = 0`.
+        for (k, (answers, blind)) in linear.answers.iter().zip(&linear.blinds).enumerate() {
+            let mut terms = vec![(k, Fr::one())];
+            item_term(&mut terms, k, c);
+            equations.push(Equation {
+                terms,
+                gens: answers.iter().map(|v| -*v).collect(),
+                h: -*blind,
+            });
+        }
+        // `α + c·X − Com(z_1; z_2)`, `β + c·Y − Com(z_3; z_4)`, `δ + c·Z − z_1·Y − z_5·H`.
+        for (m, ((&[x, y, z], proof), &ci)) in self
+            .products
             .iter()
-            .zip(&linear.blinds)
-            .zip(&linear.masks)
+            .zip(muls)
+            .zip(&product_challenges)
             .enumerate()
         {
-            let p = next();
-            item_scalars[t_] += p * c;
-            bases.push(*mask);
-            scalars.push(p);
-            for (acc, v) in gen_scalars.iter_mut().zip(answers) {
-                *acc -= p * v;
-            }
-            h_scalar -= p * blind;
-        }
-        for ((&[x, y, z], proof), &ci) in self.products.iter().zip(muls).zip(&product_challenges) {
-            let [w1, w2, w3] = [next(), next(), next()];
+            let at = n + 3 * m;
             let a = proof.answers;
-            bases.extend(proof.points);
-            scalars.extend([w1, w2, w3]);
-            item_scalars[x] += w1 * ci;
-            item_scalars[y] += w2 * ci - w3 * a[0];
-            item_scalars[z] += w3 * ci;
-            gen_scalars[0] -= w1 * a[0] + w2 * a[2];
-            h_scalar -= w1 * a[1] + w2 * a[3] + w3 * a[4];
+            let mut first = vec![(at, Fr::one())];
+            item_term(&mut first, x, ci);
+            let mut second = vec![(at + 1, Fr::one())];
+            item_term(&mut second, y, ci);
+            let mut third = vec![(at + 2, Fr::one())];
+            item_term(&mut third, z, ci);
+            item_term(&mut third, y, -a[0]);
+            equations.push(Equation {
+                terms: first,
+                gens: vec![-a[0]],
+                h: -a[1],
+            });
+            equations.push(Equation {
+                terms: second,
+                gens: vec![-a[2]],
+                h: -a[3],
+            });
+            equations.push(Equation {
+                terms: third,
+                gens: Vec::new(),
+                h: -a[4],
+            });
         }
-        let mut row_scalars = vec![Fr::zero(); self.table_rows.len()];
-        let mut points = Vec::with_capacity(n);
-        for (item, s) in self.items.iter().zip(&item_scalars) {
-            match (&item.point, &item.rows) {
-                (Some(p), _) => {
-                    points.push(*p);
-                    scalars.push(*s);
-                }
-                (None, Some(left)) => {
-                    for (acc, l) in row_scalars.iter_mut().zip(left) {
-                        *acc += *s * l;
-                    }
-                }
-                (None, None) => unreachable!("checked above"),
-            }
-        }
-        bases.extend(G1Projective::normalize_batch(&points));
-        bases.extend(&self.table_rows);
-        scalars.extend(row_scalars);
-        bases.extend(&params.gens[..width]);
-        scalars.extend(gen_scalars);
-        bases.push(params.blind);
-        scalars.push(h_scalar);
         Some(Deferred {
-            bases,
-            scalars,
-            seed: rho,
+            points,
+            equations,
+            width,
+            seed,
         })
     }
-}
-
-/// A group equation `Σ_i scalars_i·bases_i = 0` that a verifier has still to check.
-pub struct Deferred {
-    bases: Vec<G1Affine>,
-    scalars: Vec<Fr>,
-    /// The challenge the equation was combined with: it binds the transcript it came from.
-    seed: Fr,
-}
-
-impl Deferred {
-    /// Whether the equation holds (one multi-scalar multiplication).
-    pub fn holds(&self) -> bool {
-        super::hyrax::msm(&self.bases, &self.scalars).is_zero()
-    }
-}
-
-/// Whether every equation holds, checked as one: their sum weighted by powers of a challenge
-/// `σ` drawn from `t` after every equation's seed is absorbed (each seed binds the transcript
-/// its equation was built on), one multi-scalar multiplication over all their bases. A false
-/// equation makes the sum vanish with probability at most `checks/p`.
-pub fn all_hold(checks: &[&Deferred], mut t: Transcript) -> bool {
-    let seeds: Vec<Fr> = checks.iter().map(|d| d.seed).collect();
-    t.append_fields(b"deferred checks", &seeds);
-    let sigma = t.challenge(b"deferred weight");
-    let total: usize = checks.iter().map(|d| d.bases.len()).sum();
-    let mut bases = Vec::with_capacity(total);
-    let mut scalars = Vec::with_capacity(total);
-    let mut weight = Fr::one();
-    for d in checks {
-        bases.extend_from_slice(&d.bases);
-        scalars.extend(d.scalars.iter().map(|s| *s * weight));
-        weight *= sigma;
-    }
-    super::hyrax::msm(&bases, &scalars).is_zero()
 }
 
 /// The weights `L_i(r)` with `g(r) = Σ_i L_i(r)·g(i)` for a polynomial of degree `< nodes`
 /// given by its values at `0..nodes`.
 pub fn lagrange(nodes: usize, r: Fr) -> Vec<Fr> {
+    // `L_i(r) = Π_{j≠i} (r − j) / Π_{j≠i} (i − j)`; the denominators are inverted together
+    // (one field inversion, not one per node: the verifier calls this for every sumcheck round).
+    let product_but = |i: usize, f: &dyn Fn(usize) -> Fr| -> Fr {
+        (0..nodes).filter(|&j| j != i).map(f).product()
+    };
+    let dens: Vec<Fr> = (0..nodes)
+        .map(|i| product_but(i, &|j| Fr::from(i as u64) - Fr::from(j as u64)))
+        .collect();
+    let Some(all) = dens.iter().product::<Fr>().inverse() else {
+        unreachable!("distinct nodes")
+    };
     (0..nodes)
         .map(|i| {
-            let mut num = Fr::one();
-            let mut den = Fr::one();
-            for j in 0..nodes {
-                if j != i {
-                    num *= r - Fr::from(j as u64);
-                    den *= Fr::from(i as u64) - Fr::from(j as u64);
-                }
-            }
-            num * den.inverse().expect("distinct nodes")
+            let num = product_but(i, &|j| r - Fr::from(j as u64));
+            num * all * product_but(i, &|k| dens[k])
         })
         .collect()
 }
@@ -910,23 +888,6 @@ mod tests {
         // ... and is rejected.
         let mut t = reader.t.clone();
         assert!(!reader.ledger.verify(&params, &mut t, &muls, &linear));
-    }
-
-    #[test]
-    fn deferred_checks_hold_together_only_if_each_holds() {
-        let params = Params::new(2);
-        let (g, h) = (params.gens[0], params.blind);
-        let eq = |a: u64, b: u64, seed: u64| Deferred {
-            bases: vec![g, h, g],
-            scalars: vec![fr(a), fr(b), -fr(a)],
-            seed: fr(seed),
-        };
-        let (good, also_good, bad) = (eq(3, 0, 1), eq(5, 0, 2), eq(3, 1, 3));
-        assert!(good.holds() && also_good.holds() && !bad.holds());
-        let t = || Transcript::new(b"deferred test");
-        assert!(all_hold(&[&good, &also_good], t()));
-        assert!(!all_hold(&[&good, &bad, &also_good], t()));
-        assert!(all_hold(&[], t()));
     }
 
     #[test]
