@@ -54,6 +54,23 @@ fn big_function(n: usize) -> String {
     s
 }
 
+/// A directory named `name` and the PID, holding `big.zok`: `main` returns
+/// `small(big(big(big(a))))` with `big` 1,400 multiply-adds (a call kept, within 2%).
+fn three_calls_of_big_in_a_file(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{name}{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.zok");
+    std::fs::write(
+        &file,
+        format!(
+            "{}def main(field a) -> field {{\n    return small(big(big(big(a))));\n}}\n",
+            big_function(1400)
+        ),
+    )
+    .unwrap();
+    (dir, file)
+}
+
 fn decisions(c: &driver::Compilation) -> Vec<InlineDecision> {
     c.opt_report.inline_decisions.clone()
 }
@@ -131,17 +148,7 @@ fn a_big_function_whose_callers_save_values_is_inlined() {
 
 #[test]
 fn explain_lists_each_inlining_decision_and_its_reason() {
-    let dir = std::env::temp_dir().join(format!("zkbc_inline_cost_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("big.zok");
-    std::fs::write(
-        &file,
-        format!(
-            "{}def main(field a) -> field {{\n    return small(big(big(big(a))));\n}}\n",
-            big_function(1400)
-        ),
-    )
-    .unwrap();
+    let (dir, file) = three_calls_of_big_in_a_file("zkbc_inline_cost_");
     let out = zkbc(&[
         "report",
         file.to_str().unwrap(),
@@ -188,17 +195,7 @@ fn explain_lists_each_inlining_decision_and_its_reason() {
 /// it "none: a zkbc bug" and the baseline the default's own cells).
 #[test]
 fn the_monolithic_baseline_of_a_program_that_keeps_calls_inlines_them() {
-    let dir = std::env::temp_dir().join(format!("zkbc_inline_mono_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("big.zok");
-    std::fs::write(
-        &file,
-        format!(
-            "{}def main(field a) -> field {{\n    return small(big(big(big(a))));\n}}\n",
-            big_function(1400)
-        ),
-    )
-    .unwrap();
+    let (dir, file) = three_calls_of_big_in_a_file("zkbc_inline_mono_");
     let report = |extra: &[&str]| -> serde_json::Value {
         let mut args = vec!["report", file.to_str().unwrap(), "--format", "json", "-q"];
         args.extend_from_slice(extra);
