@@ -754,7 +754,12 @@ pub fn merge_function(func: &mut Function, max_unrolled: usize) -> Result<bool, 
     let nested = loops.loops().iter().any(|l| l.parent.is_some());
     let original = nested.then(|| func.clone());
     let original = original.filter(|_| merge_nested_loops(func, max_unrolled));
-    let merged = merge_whole(func, max_unrolled);
+    // The loops changed only where nested ones were merged.
+    let loops = match original {
+        Some(_) => LoopForest::new(func),
+        None => loops,
+    };
+    let merged = merge_whole(func, &loops, max_unrolled);
     if let (Err(_), Some(original)) = (&merged, original) {
         // Nothing of a merge that failed is kept, the nested loops merged first included.
         *func = original;
@@ -816,17 +821,21 @@ fn merge_nested_loops(func: &mut Function, max_unrolled: usize) -> bool {
     }
 }
 
-/// [`merge_function`]'s merge of the whole function into its entry block.
-fn merge_whole(func: &mut Function, max_unrolled: usize) -> Result<bool, MergeError> {
+/// [`merge_function`]'s merge of the whole function, whose loops are `loops`, into its entry
+/// block.
+fn merge_whole(
+    func: &mut Function,
+    loops: &LoopForest,
+    max_unrolled: usize,
+) -> Result<bool, MergeError> {
     let unsupported = |func: &Function, reason: &str| MergeError::Unsupported {
         func: func.name.clone(),
         reason: reason.to_string(),
     };
-    let loops = LoopForest::new(func);
     let rpo = func.reverse_post_order();
     let entry = func.entry;
     let params = func.block(entry).params.clone();
-    let mut em = Emitter::new(func, &loops, &rpo, max_unrolled, true);
+    let mut em = Emitter::new(func, loops, &rpo, max_unrolled, true);
     let start = em.true_value();
     em.pending.insert(
         entry,
