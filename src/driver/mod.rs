@@ -329,8 +329,8 @@ pub fn compile(
     let bounded = bound::with_executed_bound(file_name, text, options);
     let options = bounded.as_ref().unwrap_or(options);
     let compiled = compile_once(file_name, text, options)?;
-    let keeps = compiled.opt_report.inline_decisions.iter().any(|d| d.keep);
-    if options.inline != Inline::Cost || options.opt.merge.monolithic || !keeps {
+    // Only `--inline cost` keeps calls by the estimate (`--monolithic` decides nothing).
+    if !compiled.opt_report.inline_decisions.iter().any(|d| d.keep) {
         return Ok(compiled);
     }
     let all_options = Options {
@@ -369,7 +369,8 @@ pub fn compile(
 
 /// The sumcheck cells of `compiled`'s program as lowered (every block, calls and their stack
 /// included), with the counts block formation used: a run on `options.profile`'s inputs, or
-/// static counts and estimates.
+/// static counts and estimates. Its blocks are lowered through the compile's shared
+/// [`r1cs::StatsCache`] when it has one, so a report does not lower the program it keeps again.
 fn final_cells(compiled: &Compilation, options: &Options) -> Option<u128> {
     let mut program = compiled.program.clone();
     legalize_for_r1cs(&mut program).ok()?;
@@ -377,21 +378,32 @@ fn final_cells(compiled: &Compilation, options: &Options) -> Option<u128> {
         Some(json) => {
             let inputs = compiled.inputs_from_json(json).ok()?;
             let runs = options.profile_runs.clone().unwrap_or_default();
-            let limits = interp::Limits {
-                max_steps: options.profile_max_steps,
-                ..interp::Limits::default()
-            };
-            crate::cost::Counts::Profile(std::rc::Rc::new(crate::cost::Profile {
-                inputs,
-                limits,
-                runs,
-            }))
+            profile_counts(inputs, options, runs)
         }
         None => crate::cost::Counts::Static,
     };
-    crate::cost::predict::predict(&program, &counts)
-        .ok()
-        .map(|p| p.cells)
+    let stats = match &options.opt.merge.stats_cache {
+        Some(cache) => cache.0.stats(&program),
+        None => r1cs::stats(&program),
+    };
+    let stats = stats.ok()?;
+    Some(crate::cost::predict::prediction_of(&stats, &counts.of(&program)).cells)
+}
+
+/// Block formation's counts from runs on `inputs` (through `runs`, within `--max-steps`).
+fn profile_counts(
+    inputs: Vec<interp::Val>,
+    options: &Options,
+    runs: std::rc::Rc<crate::cost::RunCache>,
+) -> crate::cost::Counts {
+    crate::cost::Counts::Profile(std::rc::Rc::new(crate::cost::Profile {
+        inputs,
+        limits: interp::Limits {
+            max_steps: options.profile_max_steps,
+            ..interp::Limits::default()
+        },
+        runs,
+    }))
 }
 
 /// [`compile`] with the inlining `options` say, decided once.
@@ -463,15 +475,7 @@ fn compile_once(
             None => interp::inputs_from_json(&program, json),
         };
         if let Ok(inputs) = inputs {
-            opt_options.merge.counts =
-                crate::cost::Counts::Profile(std::rc::Rc::new(crate::cost::Profile {
-                    inputs,
-                    limits: interp::Limits {
-                        max_steps: options.profile_max_steps,
-                        ..interp::Limits::default()
-                    },
-                    runs: runs.clone(),
-                }));
+            opt_options.merge.counts = profile_counts(inputs, options, runs.clone());
         }
     }
     let opt_report = crate::timing::stage("opt", || {
