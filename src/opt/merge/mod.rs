@@ -42,7 +42,9 @@
 //!    was low), the merge is undone and that head is not tried again.
 //! 5. Repeat from 2 until nothing merges. `--monolithic` ([`MergeOptions::monolithic`]) skips
 //!    the threshold and merges the whole function, from the entry to its `return`s, into one
-//!    block.
+//!    block ([`merge_function`]; loops nested in loops are merged first, innermost first, so
+//!    the whole merge copies their folded bodies instead of unrolling them again in every
+//!    outer iteration).
 //!
 //! # Example
 //!
