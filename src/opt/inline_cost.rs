@@ -317,18 +317,21 @@ fn measure(
         Pipeline::from_names(&["inline", "mem2reg", "dce"])
             .map_err(|e| format!("bug: legalizing passes: {e}"))?
     };
+    // Formation lowers the blocks it scores through the compile's cache (or one of its own),
+    // so the blocks it keeps are not lowered a second time below.
+    let cache = options.merge.stats_cache.clone().unwrap_or_default();
     let options = Options {
         verify: options.verify,
         merge: super::merge::MergeOptions {
             counts: Default::default(),
-            stats_cache: None,
+            stats_cache: Some(cache.clone()),
             one_block: None,
             ..options.merge.clone()
         },
         ..Options::default()
     };
     super::optimize(&mut copy, &prefix, &options).map_err(|e| e.to_string())?;
-    let stats = crate::r1cs::stats(&copy).map_err(|e| e.to_string())?;
+    let stats = cache.0.stats(&copy).map_err(|e| e.to_string())?;
     let main = copy.main;
     let func = copy.func(main);
     let counts: HashMap<BlockId, u64> = function_counts(func).1.into_iter().collect();

@@ -27,8 +27,9 @@
 //!    the search ends. Two bounds keep a round from scoring candidates that could not beat it
 //!    (each rests on an assumption, stated at [`cells_outside`] and [`merged_bound`]): a
 //!    candidate whose untouched blocks alone already cost more than that one block, and a
-//!    component that, merged, would hold at least the one block's constraints less those of
-//!    the blocks it leaves alone (the whole program but for a few small blocks). This is what
+//!    component or rotated loop that, merged, would hold at least the one block's constraints
+//!    less those of the blocks it leaves alone (the whole program but for a few small blocks,
+//!    or a hash's rounds as one block an iteration). This is what
 //!    makes straight-line circuits (a hash, a signature) cheap to form: their inner loops and
 //!    near-whole components are outrun without being unrolled and lowered one by one.
 //! 4. **Best of the formations.** The greedy result is compared with the program unmerged,
@@ -326,30 +327,49 @@ fn cells_outside(cells: &BlockCells, key: &Key) -> u128 {
         .sum()
 }
 
-/// A bound below the cells of the component `key` merged, from the program as one block per
-/// function (`mono_constraints` in the component's function) and the program as it is
-/// (`cells`): the blocks the component leaves alone
-/// keep their cells ([`cells_outside`]), and the merged block holds at least the one block's
-/// constraints less those of the blocks left alone in its function, run as often as the
-/// component's head. `None` where the head is not a block of the program cleaned up. Like
-/// [`cells_outside`] it
-/// rests on an assumption rather than a proof: that lowering blocks joined costs no more than
-/// lowering them apart (joining folds constants and shares values; it never adds a row). This
-/// is what keeps the greedy from scoring a component that is the whole program but for a few
-/// small blocks, as costly to score as the one block and almost never cheaper than it.
+/// A bound below the cells of the candidate `key` applied, from the program as one block per
+/// function (`mono_constraints` in the candidate's function) and the program as it is
+/// (`cells`): the blocks the candidate leaves alone keep their cells ([`cells_outside`]), and
+/// what it merges holds at least the one block's constraints less those of the blocks left
+/// alone in its function (`rows`):
+/// - a component becomes one block with at least `rows` constraints, run as often as the
+///   component's head;
+/// - a rotated loop becomes blocks that run, all their executions together, at least `rows`
+///   constraints less its header's (the zero-trip test, counted as often as the header runs
+///   now): every iteration of the one block is one of its chunk's iterations specialized.
+///   Their cells are at least the next power of two above that, since a block's padded size
+///   and padded executions are both powers of two.
+///
+/// `None` where the head is not a block of the program cleaned up. Like [`cells_outside`] it
+/// rests on an assumption rather than a proof: that lowering blocks joined, or an iteration
+/// specialized, costs no more than lowering them apart or general (joining folds constants
+/// and shares values; it never adds a row). This is what keeps the greedy from scoring a
+/// component that is the whole program but for a few small blocks, or the rotation of a loop
+/// that is most of it (a hash's rounds), each as costly to score as the one block and almost
+/// never cheaper than it.
 fn merged_bound(cells: &BlockCells, key: &Key, mono_constraints: u64) -> Option<u128> {
-    let Candidate::Component(head) = key.1 else {
-        return None;
-    };
-    let runs = cells.get(&(key.0, head))?.2;
     let left_alone: u64 = cells
         .iter()
         .filter(|((f, b), _)| *f == key.0 && !key.2.contains(b))
         .map(|(_, c)| c.1)
         .sum();
-    let merged = mono_constraints.saturating_sub(left_alone);
-    let merged_cells = u128::from(crate::cost::padded_constraints(merged)?)
-        * u128::from(crate::cost::padded_executions(runs)?);
+    let rows = mono_constraints.saturating_sub(left_alone);
+    let merged_cells = match key.1 {
+        Candidate::Component(head) => {
+            let runs = cells.get(&(key.0, head))?.2;
+            u128::from(crate::cost::padded_constraints(rows)?)
+                * u128::from(crate::cost::padded_executions(runs)?)
+        }
+        Candidate::Rotate(header, _) => {
+            let &(_, header_rows, header_runs) = cells.get(&(key.0, header))?;
+            let rows = rows.saturating_sub(header_rows.saturating_mul(header_runs));
+            match rows {
+                0 => 0,
+                r => u128::from(r).checked_next_power_of_two()?,
+            }
+        }
+        Candidate::Whole => return None,
+    };
     Some(cells_outside(cells, key) + merged_cells)
 }
 
