@@ -129,6 +129,7 @@ mod batch;
 pub mod cost;
 pub mod format;
 pub mod hyrax;
+pub mod key;
 mod links;
 pub mod memory;
 mod prover;
