@@ -134,6 +134,7 @@ mod links;
 pub mod memory;
 mod prover;
 mod relations;
+pub mod size;
 pub mod sumchecks;
 mod verifier;
 pub mod zk;
