@@ -307,3 +307,100 @@ impl VerifierKey {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A statement with one block (the memory's pair instance as its matrices, any R1CS
+    /// will do) and a memory of two entries and three kinds of access.
+    fn statement() -> Statement {
+        let r1cs = super::super::memory::pair_r1cs(3);
+        let n = r1cs.num_vars();
+        Statement {
+            blocks: vec![BlockInstance {
+                name: "b0".into(),
+                source: Some("p.zok:1-2".into()),
+                state: Some(StateWires {
+                    input_state: 2,
+                    accesses: 3,
+                    output_state: 1,
+                }),
+                r1cs,
+                executions: Vec::new(),
+            }],
+            entry: 0,
+            public_inputs: vec![2],
+            num_outputs: 1,
+            memory: Some(Memory {
+                inits: (0..2u64)
+                    .map(|k| MemoryEntry {
+                        addr: Fr::from(k),
+                        seg: k,
+                        value: Fr::from(7 + k),
+                        rw: Fr::one(),
+                        ts: 0,
+                    })
+                    .collect(),
+                accesses: vec![vec![
+                    Access {
+                        seg: 0,
+                        addr: 1,
+                        value: 2,
+                        rw: Rw::Read,
+                    },
+                    Access {
+                        seg: 1,
+                        addr: 3,
+                        value: 4,
+                        rw: Rw::Wire(n - 1),
+                    },
+                    Access {
+                        seg: 1,
+                        addr: 3,
+                        value: 5,
+                        rw: Rw::Write,
+                    },
+                ]],
+                clocks: Vec::new(),
+                sorted: Vec::new(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_key_reads_back_as_written() {
+        let st = statement();
+        let (key, counters) = VerifierKey::new(st.clone(), source_hash(b"def main"), 8);
+        let bytes = key.to_bytes(&counters);
+        let read = VerifierKey::from_bytes(&bytes).expect("a key");
+        assert_eq!(read.digest, st.digest());
+        assert_eq!(read.statement.digest(), st.digest());
+        assert_eq!(read.statement.memory, st.memory);
+        assert_eq!(read.statement.blocks[0].r1cs, st.blocks[0].r1cs);
+        assert_eq!(read.statement.public_inputs, st.public_inputs);
+        assert_eq!(read.params, Params::new(8));
+        assert_eq!(read.source, source_hash(b"def main"));
+        // Every cut is a format error, not a panic.
+        for end in (0..bytes.len()).step_by(97) {
+            assert!(
+                VerifierKey::from_bytes(&bytes[..end]).is_err(),
+                "cut at {end}"
+            );
+        }
+    }
+
+    #[test]
+    fn generators_are_checked_by_their_hash() {
+        let (params, mut counters) = Params::new_counted(4);
+        let again = |gens: Vec<_>, c: &[u64]| Params::from_counted(gens, params.blind, c);
+        assert_eq!(again(params.gens.clone(), &counters), Some(params.clone()));
+        // Another generator in a slot, another try, a count that does not match: refused.
+        let mut swapped = params.gens.clone();
+        swapped.swap(0, 1);
+        assert!(again(swapped, &counters).is_none());
+        assert!(again(params.gens.clone(), &counters[1..]).is_none());
+        counters[2] += 1;
+        assert!(again(params.gens.clone(), &counters).is_none());
+    }
+}
