@@ -116,8 +116,9 @@ enum Command {
         top: Option<usize>,
         /// Also print the Spartan prover's time predicted from the report's counts (sumcheck
         /// cells, committed table cells, committed tables) by the least-squares fit of
-        /// docs/prover.md: a prediction for the machine the fit names, not a measurement
-        /// (--format table, with inputs).
+        /// docs/prover.md: a prediction for the machine the fit names, not a measurement; and
+        /// the Spartan proof's size in bytes, counted from the blocks' shapes and executions
+        /// (--format table or json, with inputs).
         #[arg(long)]
         predict_prover: bool,
     },

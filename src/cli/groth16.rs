@@ -4,7 +4,8 @@
 //! the inputs). The files are `prove::groth16::format`'s; docs/proof.md describes them.
 //!
 //! Default file names come from the program's stem, in the current directory: `NAME.pk.bin`,
-//! `NAME.vk.bin`, `NAME.proof.bin`, `NAME.public.json`.
+//! `NAME.vk.bin`, `NAME.proof.bin`; the public values go beside the proof (`NAME.public.json`,
+//! or `DIR/x.public.json` for `-o DIR/x.proof`).
 
 use super::circuit::{check_failure, compile_and_run, pretty};
 use super::{bug, read_json, user_error, Exit};
@@ -30,11 +31,16 @@ const BACKEND_HELP: &str = "The proof system: `probe` (`prove`'s default) is the
     block with Hyrax commitments over BN254, with the public parameters of `zkbc setup` \
     (docs/proof.md)";
 const VK_HELP: &str = "The verifying key file: `setup` writes it, `verify-proof` reads it \
-    (default NAME.vk.bin in the current directory, NAME the program's file stem); for a Spartan \
-    proof, the public parameters of `setup --backend spartan` (default NAME.hyrax.bin)";
+    (default NAME.vk.bin in the current directory, NAME the program's file stem). Spartan: \
+    `setup --backend spartan --vk KEY` also writes a verifier key (the compiled blocks and the \
+    generators), with which `verify-proof` neither compiles the program nor derives the \
+    generators; without a key `verify-proof` reads the public parameters (default \
+    NAME.hyrax.bin) and compiles the program";
 const PUBLIC_HELP: &str = "The statement's public values as snarkjs' public.json, a JSON array \
-    of decimal strings: main's outputs, then its public inputs. `prove --backend groth16` \
-    writes it (default NAME.public.json), `verify-proof` reads it";
+    of decimal strings: main's outputs, then its public inputs. `prove --backend \
+    groth16|spartan` writes it (default: beside the proof, named after it: `-o DIR/x.proof` \
+    gives DIR/x.public.json, the default NAME.proof.bin gives NAME.public.json), \
+    `verify-proof` reads it";
 const SNARKJS_HELP: &str = "Also write snarkjs' JSON files into this directory: `setup` the \
     verifying key (verification_key.json), `prove --backend groth16` the proof and the public \
     values (proof.json, public.json), which `snarkjs groth16 verify` checks";
@@ -258,13 +264,14 @@ pub(crate) fn setup_command(
         ));
     }
     if args.backend == Backend::Spartan {
-        if args.vk.is_some() || args.snarkjs.is_some() || args.seed.is_some() {
+        if args.snarkjs.is_some() || args.seed.is_some() {
             return Err(user_error(
-                "--vk, --snarkjs and --seed are for --backend groth16: Spartan's parameters are \
-                 one public file, the same for everyone (-o)",
+                "--snarkjs and --seed are for --backend groth16: Spartan's parameters are one \
+                 public file, the same for everyone (-o), and its verifier key (--vk) holds no \
+                 secret",
             ));
         }
-        return super::spartan::setup_command(compile, args.output, quiet);
+        return super::spartan::setup_command(compile, args.output, args.vk, quiet);
     }
     let seeded = args.seed.is_some();
     let progress = Progress::new(None, "", quiet);
@@ -424,6 +431,21 @@ pub(crate) struct Written {
     pub(crate) public: Vec<String>,
 }
 
+/// Where `prove` writes the public values when `--public` is not given: beside the proof,
+/// named after it (`DIR/x.proof` → `DIR/x.public.json`, `NAME.proof.bin` → `NAME.public.json`),
+/// so a command that writes its proof elsewhere leaves nothing in the current directory.
+pub(crate) fn public_beside(proof: &Path) -> PathBuf {
+    let name = proof
+        .file_name()
+        .map_or("proof".into(), |s| s.to_string_lossy().into_owned());
+    let stem = name
+        .strip_suffix(".proof.bin")
+        .or_else(|| name.rsplit_once('.').map(|(stem, _)| stem))
+        .filter(|s| !s.is_empty())
+        .unwrap_or(&name);
+    proof.with_file_name(format!("{stem}.public.json"))
+}
+
 impl Written {
     /// Writes the proof and the public values where `files` says (default `NAME.proof.bin` and
     /// `NAME.public.json`), and gives the line `prove` prints.
@@ -437,7 +459,7 @@ impl Written {
             program: file.to_path_buf(),
         };
         let proof_path = paths.default(files.output, "proof.bin");
-        let public_path = paths.default(files.public, "public.json");
+        let public_path = files.public.unwrap_or_else(|| public_beside(&proof_path));
         write_file(&proof_path, &self.proof)?;
         write_file(
             &public_path,

@@ -96,8 +96,10 @@ pub(crate) fn report_command(
             "--explain works with --format table, json or dot, not svg",
         ));
     }
-    if predict && !matches!(format, ReportFormat::Table) {
-        return Err(user_error("--predict-prover works with --format table"));
+    if predict && !matches!(format, ReportFormat::Table | ReportFormat::Json) {
+        return Err(user_error(
+            "--predict-prover works with --format table or json",
+        ));
     }
     if top.is_some() && !matches!(format, ReportFormat::Table) {
         return Err(user_error(
@@ -199,10 +201,19 @@ pub(crate) fn report_command(
             )?
         }
     };
-    let text = if predict {
-        text + &predicted_prover_time(r, &measured.compilation)
-    } else {
-        text
+    let text = match (predict, format) {
+        (true, ReportFormat::Json) => {
+            let mut value: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| user_error(format!("bug: the report's JSON: {e}")))?;
+            let p = prediction(r, &measured.compilation, compile, json.clone(), settings);
+            value["predicted_prover"] = predicted_prover_json(p);
+            serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+        }
+        (true, _) => {
+            let p = prediction(r, &measured.compilation, compile, json.clone(), settings);
+            text + &predicted_prover_time(p)
+        }
+        (false, _) => text,
     };
     let text = match top {
         Some(n) => text + &top_lines(&compile.file, measured, n, json.is_some())?,
@@ -211,21 +222,32 @@ pub(crate) fn report_command(
     emit(&text, output)
 }
 
-/// `--predict-prover`: the Spartan prover's time from the report's counts by the fit of
-/// docs/prover.md, labelled as a prediction for the machine it was fitted on. The blocks'
-/// nonzero matrix entries come from lowering the measured program as `zkbc prove` does.
-fn predicted_prover_time(
+/// What `--predict-prover` predicts for the Spartan backend.
+struct Prediction {
+    features: zkbc::prove::spartan::cost::Features,
+    prover_ms: f64,
+    /// The proof's bytes, or why there is no count.
+    proof_bytes: Result<usize, String>,
+}
+
+/// The Spartan prover's time from the report's counts by the fit of docs/prover.md (the
+/// blocks' nonzero matrix entries from lowering the measured program as `zkbc prove` does),
+/// and the proof's size from the statement `prove` would prove and its run's shape (exact:
+/// `prove::spartan::size`; `prove` compiles without profiling block formation on the inputs,
+/// so its blocks can differ from the report's).
+fn prediction(
     r: &zkbc::cost::Report,
     compilation: &zkbc::driver::Compilation,
-) -> String {
+    compile: &CompileArgs,
+    json: Option<serde_json::Value>,
+    settings: &Settings,
+) -> Result<Prediction, String> {
     use zkbc::prove::spartan::cost::{nonzeros, BlockCounts, Features, FIT};
     let Some(cells) = r.totals.sumcheck_cells else {
-        return "\npredicted Spartan prover time: none without a run (give --inputs)\n".into();
+        return Err("none without a run (give --inputs)".into());
     };
-    let statement = match zkbc::driver::spartan::statement(compilation) {
-        Ok(st) => st,
-        Err(e) => return format!("\npredicted Spartan prover time: none ({e})\n"),
-    };
+    let statement =
+        zkbc::driver::spartan::statement(compilation).map_err(|e| format!("none ({e})"))?;
     let entries: zkbc::fxhash::HashMap<&str, u64> = statement
         .blocks
         .iter()
@@ -238,17 +260,55 @@ fn predicted_prover_time(
         witness_vars: b.witness_vars,
         nonzeros: entries.get(b.label.as_str()).copied().unwrap_or(0),
     });
-    let f = Features::new(
+    let accesses = r.totals.memory_accesses.unwrap_or(0);
+    let features = Features::new(
         blocks,
         cells,
         r.totals.memory_entries.unwrap_or(0),
-        r.totals.memory_accesses.unwrap_or(0),
+        accesses,
     );
+    let proof_bytes = super::spartan::prover_statement(compile, json, settings.max_steps)
+        .map_err(|e| e.message)
+        .and_then(|st| {
+            let executions: Vec<u64> = st
+                .blocks
+                .iter()
+                .map(|b| b.executions.len() as u64)
+                .collect();
+            let accesses = st
+                .memory
+                .as_ref()
+                .map(|m| m.sorted.len().saturating_sub(m.inits.len()) as u64);
+            zkbc::prove::spartan::size::proof_bytes(&st, &executions, accesses)
+        });
+    Ok(Prediction {
+        prover_ms: FIT.predict_ms(&features),
+        features,
+        proof_bytes,
+    })
+}
+
+/// `--predict-prover` as text: labelled as a prediction for the machine the fit names.
+fn predicted_prover_time(p: Result<Prediction, String>) -> String {
+    use zkbc::prove::spartan::cost::FIT;
+    let p = match p {
+        Ok(p) => p,
+        Err(e) => return format!("\npredicted Spartan prover time: {e}\n"),
+    };
+    let size = match &p.proof_bytes {
+        Ok(bytes) => format!(
+            "{bytes} bytes  (a prediction from the instance shapes and the proof format: \
+             `prove -o` writes this many; docs/proof.md)"
+        ),
+        Err(e) => format!("none ({e})"),
+    };
+    let f = p.features;
     format!(
         "\npredicted Spartan prover time: {:.0} ms  (a prediction, not a measurement: \
          least-squares fit on {}, R² {:.3} over {} programs; docs/prover.md)\n\
+         predicted Spartan proof size: {size}\n\
          prover features: cells={} committed={} tables={} nonzeros={}\n",
-        FIT.predict_ms(&f),
+        p.prover_ms,
         FIT.measured_on,
         FIT.r_squared,
         FIT.programs,
@@ -257,6 +317,31 @@ fn predicted_prover_time(
         f.tables,
         f.nonzeros
     )
+}
+
+/// `--predict-prover` in the JSON report: the `predicted_prover` object (docs/report.md).
+fn predicted_prover_json(p: Result<Prediction, String>) -> serde_json::Value {
+    use zkbc::prove::spartan::cost::FIT;
+    match p {
+        Err(e) => serde_json::json!({ "none": e }),
+        Ok(p) => serde_json::json!({
+            "prover_ms": (p.prover_ms * 10.0).round() / 10.0,
+            "proof_bytes": p.proof_bytes.as_ref().ok(),
+            "proof_bytes_none": p.proof_bytes.as_ref().err(),
+            "fit": {
+                "measured_on": FIT.measured_on,
+                "r_squared": FIT.r_squared,
+                "programs": FIT.programs,
+            },
+            "features": {
+                "cells": p.features.cells,
+                "committed": p.features.committed,
+                "tables": p.features.tables,
+                "nonzeros": p.features.nonzeros,
+            },
+            "note": "a prediction for the machine the fit names, not a measurement",
+        }),
+    }
 }
 
 /// `--top N`: the `n` most expensive source lines of the measured program, in sumcheck cells

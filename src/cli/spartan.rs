@@ -1,8 +1,8 @@
 //! The Spartan commands on a block-based program: `setup --backend spartan` (the public
-//! parameters: Hyrax's generators, the same for everyone), `prove --backend spartan` (a proof
-//! and its public values) and `verify-proof` on a Spartan proof (a separate process that
-//! compiles the program without inputs and reads the parameters, the proof and the public
-//! values). The files are `prove::spartan::format`'s; docs/proof.md describes them.
+//! parameters: Hyrax's generators, the same for everyone; with `--vk`, also a verifier key),
+//! `prove --backend spartan` (a proof and its public values) and `verify-proof` on a Spartan
+//! proof (a separate process that reads the proof and the public values, and either the
+//! verifier key or the parameters, compiling the program without inputs). The files are `prove::spartan::format`'s; docs/proof.md describes them.
 //!
 //! The prover compiles the program without profiling block formation on its inputs, so that
 //! its blocks are the verifier's.
@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use zkbc::driver;
 use zkbc::field::to_dec;
-use zkbc::prove::spartan::{self, format::FormatError, hyrax::Params};
+use zkbc::prove::spartan::format::{is_key, FormatError};
+use zkbc::prove::spartan::key::{self, VerifierKey};
+use zkbc::prove::spartan::{self, hyrax::Params};
 use zkbc::report::progress::Progress;
 
 /// The parameters' default file name suffix.
@@ -37,10 +39,11 @@ fn read_params(path: &Path) -> Result<Params, Exit> {
         .map_err(|e| malformed(path, e))
 }
 
-/// `zkbc setup --backend spartan`.
+/// `zkbc setup --backend spartan`: the parameters, and the verifier key when `vk` is given.
 pub(crate) fn setup_command(
     compile: CompileArgs,
     output: Option<PathBuf>,
+    vk: Option<PathBuf>,
     quiet: bool,
 ) -> Result<(), Exit> {
     let progress = Progress::new(None, "", quiet);
@@ -48,24 +51,45 @@ pub(crate) fn setup_command(
         let file = &compile.file;
         let compiled = compile_without_inputs(&compile, &progress)?;
         let st = statement_of(file, &compiled)?;
+        drop(compiled);
         let n = st.generators_needed();
         progress.set_message(format!("{}: {n} generators", file.display()));
         let start = Instant::now();
-        let params = zkbc::timing::stage("spartan setup", || Params::new(n));
+        let (params, key) = match &vk {
+            None => (
+                zkbc::timing::stage("spartan setup", || Params::new(n)),
+                None,
+            ),
+            Some(path) => {
+                let source = key::source_hash(&read_file(file)?);
+                let (key, counters) =
+                    zkbc::timing::stage("spartan setup", || VerifierKey::new(st, source, n));
+                (key.params.clone(), Some((path, key.to_bytes(&counters))))
+            }
+        };
         let path = Paths {
             program: file.clone(),
         }
         .default(output, PARAMS);
         let bytes = params.to_bytes();
         write_file(&path, &bytes)?;
-        Ok::<_, Exit>(format!(
+        let mut line = format!(
             "{}: Spartan parameters ({n} Hyrax generators, derived from a public label: no \
              secret) in {:.1} ms: {} ({} bytes)",
             file.display(),
             ms(start.elapsed()),
             path.display(),
             bytes.len()
-        ))
+        );
+        if let Some((path, key_bytes)) = key {
+            write_file(path, &key_bytes)?;
+            line += &format!(
+                "; verifier key {} ({} bytes)",
+                path.display(),
+                key_bytes.len()
+            );
+        }
+        Ok::<_, Exit>(line)
     })();
     progress.finish();
     let line = result?;
@@ -153,6 +177,24 @@ fn prove(
     written.write(file, files, format)
 }
 
+/// The statement `prove --backend spartan` would prove on these inputs, its executions filled
+/// in: the same compile (no profiling of block formation), legalization, run and assignment,
+/// without proving. `report --predict-prover` counts the proof's bytes from it.
+pub(crate) fn prover_statement(
+    compile: &CompileArgs,
+    json: Option<serde_json::Value>,
+    max_steps: u64,
+) -> Result<spartan::Statement, Exit> {
+    let file = &compile.file;
+    let mut compiled = compile.compile()?;
+    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
+    let values = inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
+    let outcome = execute(file, &compiled.program, &values, max_steps)?;
+    let (st, _) = driver::spartan::witness(&compiled, &outcome, None)
+        .map_err(|e| user_error(format!("{}: {e}", file.display())))?;
+    Ok(st)
+}
+
 /// `zkbc verify-proof` on a Spartan proof.
 pub(crate) fn verify_proof_command(
     compile: CompileArgs,
@@ -163,15 +205,41 @@ pub(crate) fn verify_proof_command(
     let progress = Progress::new(None, "", quiet);
     let result = (|| {
         let file = &compile.file;
-        let params_path = Paths {
+        let key_path = Paths {
             program: file.clone(),
         }
         .default(files.vk, PARAMS);
-        let params = read_params(&params_path)?;
+        let key_bytes = read_file(&key_path)?;
         let proof_bytes = read_file(&files.proof)?;
         let public = read_public(&files.public)?;
-        let compiled = compile_without_inputs(&compile, &progress)?;
-        let st = statement_of(file, &compiled)?;
+        let (params, st, key_digest) = if is_key(&key_bytes) {
+            // The verifier key: the statement and the generators, neither compiled nor derived.
+            if compile.inputs.is_some() || !compile.args.is_empty() {
+                return Err(user_error(
+                    "this command reads no inputs (--inputs, -a): the circuit does not depend on \
+                     them",
+                ));
+            }
+            let key = zkbc::timing::stage("read the verifier key", || {
+                VerifierKey::from_bytes(&key_bytes)
+            })
+            .map_err(|e| malformed(&key_path, e))?;
+            if key.source != key::source_hash(&read_file(file)?) {
+                return Err(user_error(format!(
+                    "{}: the verifier key {} was made for another program (or before this file \
+                     changed)",
+                    file.display(),
+                    key_path.display()
+                )));
+            }
+            (key.params, key.statement, Some(key.digest))
+        } else {
+            let params =
+                zkbc::timing::stage("read the parameters", || Params::from_bytes(&key_bytes))
+                    .map_err(|e| malformed(&key_path, e))?;
+            let compiled = compile_without_inputs(&compile, &progress)?;
+            (params, statement_of(file, &compiled)?, None)
+        };
         progress.set_message(format!("{}: verifying", file.display()));
         // The verifier's time: reading the proof and checking it. Compiling the program and
         // deriving the generators are the same for every proof of the program.
@@ -180,9 +248,15 @@ pub(crate) fn verify_proof_command(
             spartan::Proof::from_bytes(&proof_bytes)
         })
         .map_err(|e| malformed(&files.proof, e))?;
-        let verdict = zkbc::timing::stage("spartan verify", || {
-            spartan::verify(&params, &st, &public, &proof)
-        })
+        // The key's header names its statement's digest; `verify` recomputes the digest from
+        // the statement and requires the proof's to equal it, so requiring the header's to equal
+        // the proof's too rejects a key whose header and statement disagree.
+        let verdict = match key_digest {
+            Some(d) if d != proof.digest => Err(spartan::Rejection::OtherCircuit),
+            _ => zkbc::timing::stage("spartan verify", || {
+                spartan::verify(&params, &st, &public, &proof)
+            }),
+        }
         .map_err(|e| e.to_string());
         Ok::<_, Exit>((public, verdict, start.took()))
     })();

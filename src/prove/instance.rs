@@ -131,6 +131,41 @@ impl SparseMatrix {
         self.coeffs.shrink_to_fit();
     }
 
+    /// The compressed rows as they are stored: each row's end, each entry's variable and
+    /// coefficient index, the distinct coefficients (a verifier key's encoding,
+    /// `prove::spartan::key`).
+    pub fn raw_parts(&self) -> (&[u32], &[u32], &[u32], &[Fr]) {
+        (&self.ends, &self.vars, &self.coeff_ids, &self.coeffs)
+    }
+
+    /// The matrix of [`SparseMatrix::raw_parts`], or why those parts are not one: the ends
+    /// must not decrease and end at the entry count, every coefficient index must name a
+    /// coefficient. (Whether the rows are sorted and their variables in range is
+    /// [`SparseR1cs::validate`]'s.)
+    pub fn from_raw_parts(
+        ends: Vec<u32>,
+        vars: Vec<u32>,
+        coeff_ids: Vec<u32>,
+        coeffs: Vec<Fr>,
+    ) -> Result<SparseMatrix, String> {
+        if vars.len() != coeff_ids.len()
+            || ends.windows(2).any(|w| w[0] > w[1])
+            || ends.last().map_or(0, |&e| e as usize) != vars.len()
+        {
+            return Err("the matrix's row ends do not cover its entries".into());
+        }
+        if coeff_ids.iter().any(|&c| c as usize >= coeffs.len()) {
+            return Err("a matrix entry names a coefficient the matrix does not have".into());
+        }
+        Ok(SparseMatrix {
+            ends,
+            vars,
+            coeff_ids,
+            coeffs,
+            coeff_index: FxHashMap::default(),
+        })
+    }
+
     /// Heap bytes held (the statement of memory per entry in `docs/performance.md`).
     pub fn heap_bytes(&self) -> usize {
         4 * (self.ends.capacity() + self.vars.capacity() + self.coeff_ids.capacity())

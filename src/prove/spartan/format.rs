@@ -51,6 +51,8 @@ pub const MAX_GENERATORS: usize = 1 << 20;
 /// A point's bytes (uncompressed).
 const POINT: usize = 64;
 const PARAMS: u8 = 1;
+/// A verifier key's kind ([`super::key`]).
+pub(super) const KEY: u8 = 2;
 const PROOF: u8 = 3;
 
 /// Why a file could not be read.
@@ -65,7 +67,7 @@ impl fmt::Display for FormatError {
 
 impl std::error::Error for FormatError {}
 
-fn err<T>(why: impl Into<String>) -> Result<T, FormatError> {
+pub(super) fn err<T>(why: impl Into<String>) -> Result<T, FormatError> {
     Err(FormatError(why.into()))
 }
 
@@ -74,7 +76,12 @@ pub fn is_spartan(bytes: &[u8]) -> bool {
     bytes.starts_with(MAGIC)
 }
 
-fn header(kind: u8, digest: &[u8; 32], payload: Vec<u8>) -> Vec<u8> {
+/// Whether `bytes` start like a verifier key ([`super::key`]) of this format version.
+pub fn is_key(bytes: &[u8]) -> bool {
+    is_spartan(bytes) && bytes.get(8) == Some(&VERSION) && bytes.get(9) == Some(&KEY)
+}
+
+pub(super) fn header(kind: u8, digest: &[u8; 32], payload: Vec<u8>) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[VERSION, kind, 0, 0]);
@@ -84,7 +91,7 @@ fn header(kind: u8, digest: &[u8; 32], payload: Vec<u8>) -> Vec<u8> {
     out
 }
 
-fn read_header(bytes: &[u8], kind: u8) -> Result<([u8; 32], &[u8]), FormatError> {
+pub(super) fn read_header(bytes: &[u8], kind: u8) -> Result<([u8; 32], &[u8]), FormatError> {
     if bytes.len() < HEADER_LEN {
         return err(format!(
             "{} bytes, shorter than the {HEADER_LEN}-byte header",
@@ -103,6 +110,7 @@ fn read_header(bytes: &[u8], kind: u8) -> Result<([u8; 32], &[u8]), FormatError>
     if bytes[9] != kind {
         let name = |k| match k {
             PARAMS => "parameters".to_string(),
+            KEY => "a verifier key".to_string(),
             PROOF => "a proof".to_string(),
             k => format!("an unknown kind {k}"),
         };
@@ -124,25 +132,25 @@ fn read_header(bytes: &[u8], kind: u8) -> Result<([u8; 32], &[u8]), FormatError>
 }
 
 #[derive(Default)]
-struct Writer(Vec<u8>);
+pub(super) struct Writer(pub(super) Vec<u8>);
 
 impl Writer {
-    fn len(&mut self, n: usize) {
+    pub(super) fn len(&mut self, n: usize) {
         let n = u32::try_from(n).expect("bug: a list of 2^32 items in a proof");
         self.0.extend_from_slice(&n.to_le_bytes());
     }
-    fn fr(&mut self, v: &Fr) {
+    pub(super) fn fr(&mut self, v: &Fr) {
         self.0.extend_from_slice(&fr_to_bytes_le(v));
     }
-    fn frs(&mut self, vs: &[Fr]) {
+    pub(super) fn frs(&mut self, vs: &[Fr]) {
         self.len(vs.len());
         vs.iter().for_each(|v| self.fr(v));
     }
-    fn point(&mut self, p: &G1Affine) {
+    pub(super) fn point(&mut self, p: &G1Affine) {
         p.serialize_uncompressed(&mut self.0)
             .expect("bug: serializing into a Vec cannot fail");
     }
-    fn points(&mut self, ps: &[G1Affine]) {
+    pub(super) fn points(&mut self, ps: &[G1Affine]) {
         self.len(ps.len());
         ps.iter().for_each(|p| self.point(p));
     }
@@ -172,10 +180,10 @@ impl Writer {
     }
 }
 
-struct Reader<'a>(&'a [u8]);
+pub(super) struct Reader<'a>(pub(super) &'a [u8]);
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], FormatError> {
+    pub(super) fn take(&mut self, n: usize) -> Result<&[u8], FormatError> {
         if self.0.len() < n {
             return err("the payload ends early");
         }
@@ -183,18 +191,18 @@ impl Reader<'_> {
         self.0 = rest;
         Ok(head)
     }
-    fn byte(&mut self) -> Result<u8, FormatError> {
+    pub(super) fn byte(&mut self) -> Result<u8, FormatError> {
         Ok(self.take(1)?[0])
     }
     /// A list length whose items take at least `item` bytes each.
-    fn len(&mut self, item: usize) -> Result<usize, FormatError> {
+    pub(super) fn len(&mut self, item: usize) -> Result<usize, FormatError> {
         let n = u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")) as usize;
         if n.saturating_mul(item) > self.0.len() {
             return err(format!("a list of {n} items is longer than the file"));
         }
         Ok(n)
     }
-    fn fr(&mut self) -> Result<Fr, FormatError> {
+    pub(super) fn fr(&mut self) -> Result<Fr, FormatError> {
         let bytes = self.take(32)?;
         let v = Fr::from_le_bytes_mod_order(bytes);
         if v.into_bigint().to_bytes_le() != bytes {
@@ -202,16 +210,16 @@ impl Reader<'_> {
         }
         Ok(v)
     }
-    fn frs(&mut self) -> Result<Vec<Fr>, FormatError> {
+    pub(super) fn frs(&mut self) -> Result<Vec<Fr>, FormatError> {
         let n = self.len(32)?;
         (0..n).map(|_| self.fr()).collect()
     }
-    fn point(&mut self) -> Result<G1Affine, FormatError> {
+    pub(super) fn point(&mut self) -> Result<G1Affine, FormatError> {
         let mut bytes = self.take(POINT)?;
         G1Affine::deserialize_uncompressed(&mut bytes)
             .map_err(|e| FormatError(format!("a point does not decode: {e}")))
     }
-    fn points(&mut self) -> Result<Vec<G1Affine>, FormatError> {
+    pub(super) fn points(&mut self) -> Result<Vec<G1Affine>, FormatError> {
         let n = self.len(POINT)?;
         (0..n).map(|_| self.point()).collect()
     }

@@ -91,27 +91,50 @@ fn window_table(base: G1Affine) -> Vec<G1Affine> {
     G1Projective::normalize_batch(&table)
 }
 
-/// The `index`-th point hashed to G1 (BN254's G1 has cofactor 1: every point on the curve is
-/// in the group).
-fn hash_to_g1(index: u64) -> G1Affine {
+/// The `x` coordinate the `index`-th generator's `counter`-th try hashes to.
+fn hashed_x(index: u64, counter: u64) -> Fq {
+    let mut wide = [0u8; 64];
+    for (half, chunk) in wide.chunks_mut(32).enumerate() {
+        let mut h = Sha256::new();
+        h.update(LABEL);
+        h.update(index.to_le_bytes());
+        h.update(counter.to_le_bytes());
+        h.update([half as u8]);
+        chunk.copy_from_slice(&h.finalize());
+    }
+    Fq::from_le_bytes_mod_order(&wide)
+}
+
+/// The `index`-th point hashed to G1 and the try that found it (BN254's G1 has cofactor 1:
+/// every point on the curve is in the group).
+fn hash_to_g1_counted(index: u64) -> (G1Affine, u64) {
     for counter in 0u64.. {
-        let mut wide = [0u8; 64];
-        for (half, chunk) in wide.chunks_mut(32).enumerate() {
-            let mut h = Sha256::new();
-            h.update(LABEL);
-            h.update(index.to_le_bytes());
-            h.update(counter.to_le_bytes());
-            h.update([half as u8]);
-            chunk.copy_from_slice(&h.finalize());
-        }
-        let x = Fq::from_le_bytes_mod_order(&wide);
+        let x = hashed_x(index, counter);
         if let Some(p) = G1Affine::get_point_from_x_unchecked(x, counter % 2 == 0) {
             if !p.is_zero() {
-                return p;
+                return (p, counter);
             }
         }
     }
     unreachable!("half of all x are on the curve")
+}
+
+/// The `index`-th point hashed to G1.
+fn hash_to_g1(index: u64) -> G1Affine {
+    hash_to_g1_counted(index).0
+}
+
+/// Whether `p` (on the curve: the caller decoded it checked) is the point the `index`-th
+/// generator's `counter`-th try hashes to: its `x` is the hash's and its `y` the root the
+/// counter's parity picks. Two SHA-256 compressions and a comparison, where deriving the point
+/// takes a square root. A key that names a later try than the first one that lands on the
+/// curve still names a hashed point, whose discrete logarithm nobody knows.
+fn is_hashed(index: u64, counter: u64, p: &G1Affine) -> bool {
+    if p.is_zero() || p.x != hashed_x(index, counter) {
+        return false;
+    }
+    let neg = -p.y;
+    p.y == neg || (p.y > neg) == counter.is_multiple_of(2)
 }
 
 impl Params {
@@ -123,6 +146,44 @@ impl Params {
             blind: hash_to_g1(u64::MAX),
             fixed: FixedBases::default(),
         }
+    }
+
+    /// [`Params::new`] and each generator's try (`G_0 .. G_{len−1}`, then `H`'s): what a
+    /// verifier key stores so that reading it checks the generators by hashing alone
+    /// ([`Params::from_counted`]).
+    pub fn new_counted(len: usize) -> (Params, Vec<u64>) {
+        let (gens, mut counters): (Vec<G1Affine>, Vec<u64>) = (0..len as u64)
+            .into_par_iter()
+            .map(hash_to_g1_counted)
+            .unzip();
+        let (blind, c) = hash_to_g1_counted(u64::MAX);
+        counters.push(c);
+        let params = Params {
+            gens,
+            blind,
+            fixed: FixedBases::default(),
+        };
+        (params, counters)
+    }
+
+    /// The parameters of `gens` and `blind` (decoded on the curve) when each is the point its
+    /// index hashes to at its counter (`counters`: the generators', then `H`'s), else `None`.
+    pub fn from_counted(gens: Vec<G1Affine>, blind: G1Affine, counters: &[u64]) -> Option<Params> {
+        if counters.len() != gens.len() + 1 {
+            return None;
+        }
+        let indices = (0..gens.len() as u64).chain([u64::MAX]);
+        let all_hashed = gens
+            .iter()
+            .chain([&blind])
+            .zip(indices)
+            .zip(counters)
+            .all(|((p, i), &c)| is_hashed(i, c, p));
+        all_hashed.then(|| Params {
+            gens,
+            blind,
+            fixed: FixedBases::default(),
+        })
     }
 
     /// The fixed-base tables: `G_0 .. G_{FIXED−1}` (those there are), then `H`.

@@ -232,6 +232,16 @@ impl Ledger {
         self.items[id].point
     }
 
+    /// Each item's length and the count of product relations: what the proof of this ledger's
+    /// relations holds ([`Ledger::prove`]: a mask, an answer of the item's length and a blind
+    /// per item, one product proof per product), for [`super::size`].
+    pub fn shape(&self) -> (Vec<usize>, usize) {
+        (
+            self.items.iter().map(|i| i.len).collect(),
+            self.products.len(),
+        )
+    }
+
     /// Requires `form = 0`.
     pub fn require_zero(&mut self, form: Form) {
         self.relations.push(form);
