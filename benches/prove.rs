@@ -226,7 +226,7 @@ fn memory() {
     });
     let after_run = LIVE.load(Ordering::Relaxed) - base;
     let (p, _, assigning) =
-        heap_peak(|| zkbc::driver::proof::proof_instances(&program, &outcome).expect("checks"));
+        heap_peak(|| zkbc::driver::proof::proof_instances(&program, &outcome, Default::default()).expect("checks"));
     let cells = total_cells(&p.instances);
     let executed: usize = p
         .instances

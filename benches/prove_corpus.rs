@@ -66,7 +66,8 @@ fn cases() -> Vec<Case> {
             let values = m.compilation.inputs_from_json(&inputs).expect("inputs fit");
             let outcome =
                 interp::run(program, &values, interp::Limits::default()).expect("the corpus runs");
-            let proof = driver::proof::proof_instances(program, &outcome).expect("assigns");
+            let lower = m.compilation.lower;
+            let proof = driver::proof::proof_instances(program, &outcome, lower).expect("assigns");
             Case {
                 name,
                 report_cells: m.report.totals.sumcheck_cells.expect("a run"),

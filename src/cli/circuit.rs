@@ -116,6 +116,7 @@ fn check_and_print(
         let opts = r1cs::CheckOptions {
             checker,
             progress: Some(&checked),
+            lower: compiled.lower,
             ..r1cs::CheckOptions::default()
         };
         let report = zkbc::timing::stage("check", || {
@@ -143,6 +144,7 @@ fn check_and_print(
         let opts = r1cs::CheckOptions {
             checker,
             progress: Some(&checked),
+            lower: compiled.lower,
             ..r1cs::CheckOptions::default()
         };
         let limits = interp::Limits {
@@ -212,7 +214,10 @@ fn check_and_print(
         let sound = r1cs::check_soundness(
             &compiled.program,
             &outcome,
-            r1cs::SoundnessOptions::default(),
+            r1cs::SoundnessOptions {
+                lower: compiled.lower,
+                ..r1cs::SoundnessOptions::default()
+            },
         )
         .map_err(|e| Exit {
             code: 1,
@@ -272,7 +277,13 @@ pub(crate) fn prove_command(
         progress.set_message(format!("{file}: assigning the blocks"));
         progress.set_total(outcome.trace.len() as u64);
         let assigned = |done: usize| progress.set_position(done as u64);
-        driver::proof::proof_instances_with_progress(&compiled.program, &outcome, Some(&assigned))
+        let lower = compiled.lower;
+        driver::proof::proof_instances_with_progress(
+            &compiled.program,
+            &outcome,
+            lower,
+            Some(&assigned),
+        )
             .map_err(|e| check_failure(&compile.file, e))
     });
     let proved = instances.and_then(|p| {
@@ -445,6 +456,7 @@ fn export_and_print(
             outcome.as_ref(),
             out,
             &compile.file.display().to_string(),
+            compiled.lower,
             Some(&written),
         )
     })

@@ -23,6 +23,16 @@ use zkbc::driver;
 use zkbc::ir::{self, interp};
 use zkbc::report::progress::Progress;
 
+/// How blocks are lowered: at most `max_constraints` constraints a block (`--max-constraints`),
+/// arrays in memory unless the environment sets `ZKBC_NO_MEMORY` (to anything but `0`: every
+/// array then stays in the state, to compare). The library reads no environment: this does.
+pub(crate) fn lower_options(max_constraints: usize) -> zkbc::r1cs::LowerOptions {
+    zkbc::r1cs::LowerOptions {
+        max_constraints,
+        memory: std::env::var_os("ZKBC_NO_MEMORY").is_none_or(|v| v.is_empty() || v == "0"),
+    }
+}
+
 /// An error with the exit status it implies.
 pub(crate) struct Exit {
     pub(crate) code: u8,

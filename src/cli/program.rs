@@ -143,13 +143,14 @@ pub(crate) fn query(
     };
     let is_zok = file.extension().is_some_and(|e| e == "zok");
     // Queries look at the program as written: the front end's IR (or the IR text), unoptimized.
-    let options = driver::Options {
+    let mut options = driver::Options {
         opt_level: opt::OptLevel::O0,
         field_cmp: front.field_cmp,
         compat: front.compat,
         stdlib: front.stdlib,
         ..driver::Options::default()
     };
+    options.opt.merge.lower = super::lower_options(zkbc::r1cs::DEFAULT_MAX_CONSTRAINTS);
     let program = driver::compile(&file.display().to_string(), &read(&file)?, &options)
         .map_err(|e| user_error(e.to_string()))?
         .program;

@@ -482,6 +482,7 @@ pub(crate) fn table_command(
                 // The table has rows of its own for them (--with-no-merge, --with-monolithic).
                 baselines: false,
                 keep_ir: false,
+                lower: super::lower_options(zkbc::r1cs::DEFAULT_MAX_CONSTRAINTS),
                 ..Settings::default()
             };
             let measured = json.as_ref().map_err(|e| Exit {

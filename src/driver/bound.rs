@@ -63,7 +63,7 @@ pub fn executed_constraints(
         ..interp::Limits::default()
     };
     let counts = interp::count_blocks(&compilation.program, &inputs, limits).ok()?;
-    let stats = r1cs::stats(&compilation.program).ok()?;
+    let stats = r1cs::stats_opts(&compilation.program, compilation.lower).ok()?;
     stats.iter().try_fold(0u128, |sum, s| {
         let n = counts.get(&(s.func, s.block)).copied().unwrap_or(0);
         sum.checked_add(u128::from(n) * s.constraints as u128)

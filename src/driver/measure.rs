@@ -80,6 +80,8 @@ pub struct Settings {
     pub keep_ir: bool,
     /// Inline every call or keep calls as blocks (`--inline`).
     pub inline: crate::opt::calls::Inline,
+    /// How blocks are lowered (`--max-constraints`, `ZKBC_NO_MEMORY`).
+    pub lower: r1cs::LowerOptions,
 }
 
 impl Default for Settings {
@@ -98,6 +100,7 @@ impl Default for Settings {
             baselines: true,
             keep_ir: true,
             inline: crate::opt::calls::Inline::Cost,
+            lower: r1cs::LowerOptions::default(),
         }
     }
 }
@@ -162,6 +165,7 @@ impl Settings {
         options.opt.merge.budget = self.formation_budget;
         options.opt.merge.policy = self.policy;
         options.profile_max_steps = self.max_steps;
+        options.opt.merge.lower = self.lower;
         match self.merging {
             Merging::Default => {}
             Merging::Off => options.opt.skip.push("merge".into()),
@@ -211,9 +215,19 @@ impl Lowered {
     /// `options` with block formation scoring through this cache.
     /// A cache whose blocks record where their constraints come from until the measured
     /// program's are taken ([`r1cs::StatsCache::attributing`]).
-    fn attributing() -> Lowered {
+    fn attributing(lower: r1cs::LowerOptions) -> Lowered {
         Lowered(
-            r1cs::SharedStatsCache(std::sync::Arc::new(r1cs::StatsCache::attributing())),
+            r1cs::SharedStatsCache(std::sync::Arc::new(
+                r1cs::StatsCache::attributing().lowering(lower),
+            )),
+            Default::default(),
+        )
+    }
+
+    /// An empty cache lowering with `lower`.
+    fn new(lower: r1cs::LowerOptions) -> Lowered {
+        Lowered(
+            r1cs::SharedStatsCache(std::sync::Arc::new(r1cs::StatsCache::new().lowering(lower))),
             Default::default(),
         )
     }
@@ -228,7 +242,7 @@ impl Lowered {
 /// [`monolithic_circuit`] with the front-end settings of `base` (`--field-cmp`, `--compat`,
 /// `--stdlib-path`) and its `--max-unrolled`.
 fn monolithic_circuit_with(file_name: &str, source: &str, base: &Settings) -> Result<u64, String> {
-    monolithic_circuit_lowered(file_name, source, base, &Lowered::default())
+    monolithic_circuit_lowered(file_name, source, base, &Lowered::new(base.lower))
 }
 
 /// [`monolithic_circuit_with`], its program lowered through `lowered`.
@@ -279,7 +293,7 @@ pub(crate) fn monolithic_compilation(
     source: &str,
     base: &Settings,
 ) -> Result<driver::Compilation, String> {
-    monolithic_compilation_with(file_name, source, base, &Lowered::default())
+    monolithic_compilation_with(file_name, source, base, &Lowered::new(base.lower))
 }
 
 /// [`monolithic_compilation`] sharing `lowered`'s caches.
@@ -502,8 +516,8 @@ fn measure_with(
 ) -> Result<Measurement, MeasureError> {
     progress(Stage::Compile);
     let lowered = match attributing {
-        true => Lowered::attributing(),
-        false => Lowered::default(),
+        true => Lowered::attributing(settings.lower),
+        false => Lowered::new(settings.lower),
     };
     let mut options = lowered.share(settings.driver_options());
     options.profile = inputs.cloned();
@@ -533,6 +547,7 @@ fn measure_with(
             let checked = |done| progress(Stage::Checked { done, total });
             let opts = r1cs::CheckOptions {
                 progress: Some(&checked),
+                lower: settings.lower,
                 ..r1cs::CheckOptions::default()
             };
             let (outcome, report) = crate::timing::stage("run and check", || {
@@ -566,9 +581,9 @@ fn measure_with(
         // No formation scored a block, and the one block (an unrolled loop of 10^6
         // instructions) would only be fingerprinted for a cache that no later step reads.
         Merging::Monolithic if consume => {
-            r1cs::stats_consuming(&mut compilation.program, CONSUME_MIN_INSTS)
+            r1cs::stats_consuming(&mut compilation.program, CONSUME_MIN_INSTS, settings.lower)
         }
-        Merging::Monolithic => r1cs::stats(program),
+        Merging::Monolithic => r1cs::stats_opts(program, settings.lower),
         _ => lowered.stats(program),
     }
     .map_err(MeasureError::Lower)?;

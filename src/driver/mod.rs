@@ -225,6 +225,8 @@ pub struct Compilation {
     /// formation knows them without running the program (it ran the program it started from
     /// and derived the rest): the total a progress bar counts towards.
     pub executions: Option<u64>,
+    /// How its blocks are lowered (`Options::opt.merge.lower`, what formation sized them with).
+    pub lower: r1cs::LowerOptions,
 }
 
 /// Why a program does not compile. All of these are the user's input, not compiler bugs.
@@ -384,7 +386,7 @@ fn final_cells(compiled: &Compilation, options: &Options) -> Option<u128> {
     };
     let stats = match &options.opt.merge.stats_cache {
         Some(cache) => cache.0.stats(&program),
-        None => r1cs::stats(&program),
+        None => r1cs::stats_opts(&program, options.opt.merge.lower),
     };
     let stats = stats.ok()?;
     Some(crate::cost::predict::prediction_of(&stats, &counts.of(&program)).cells)
@@ -527,6 +529,7 @@ fn compile_once(
         abi,
         opt_report,
         executions,
+        lower: options.opt.merge.lower,
     })
 }
 
@@ -676,8 +679,9 @@ impl Compilation {
 pub fn block_instances(
     program: &Program,
     outcome: &interp::Outcome,
+    lower: r1cs::LowerOptions,
 ) -> Result<Vec<prove::BlockInstance>, r1cs::CheckError> {
-    block_instances_with(program, outcome, None, |_, _| {}).map(|(instances, _)| instances)
+    block_instances_with(program, outcome, lower, None, |_, _| {}).map(|(instances, _)| instances)
 }
 
 /// [`block_instances`], calling `progress` with the block executions assigned so far (a
@@ -685,9 +689,11 @@ pub fn block_instances(
 pub fn block_instances_with_progress(
     program: &Program,
     outcome: &interp::Outcome,
+    lower: r1cs::LowerOptions,
     progress: Option<&dyn Fn(usize)>,
 ) -> Result<Vec<prove::BlockInstance>, r1cs::CheckError> {
-    block_instances_with(program, outcome, progress, |_, _| {}).map(|(instances, _)| instances)
+    block_instances_with(program, outcome, lower, progress, |_, _| {})
+        .map(|(instances, _)| instances)
 }
 
 /// [`block_instances`], calling `visit` on every execution's block and assignment in trace
@@ -696,14 +702,19 @@ pub fn block_instances_with_progress(
 pub(crate) fn block_instances_with(
     program: &Program,
     outcome: &interp::Outcome,
+    lower: r1cs::LowerOptions,
     progress: Option<&dyn Fn(usize)>,
     mut visit: impl FnMut(&r1cs::BlockR1cs<'_>, &r1cs::Assignment),
 ) -> Result<(Vec<prove::BlockInstance>, r1cs::CheckReport), r1cs::CheckError> {
     let mut instances: Vec<prove::BlockInstance> = Vec::new();
     let mut index: HashMap<(ir::FuncId, ir::BlockId), usize> = HashMap::default();
-    let witnesses = r1cs::Witnesses::Compiled;
+    let opts = r1cs::CheckOptions {
+        progress,
+        lower,
+        ..r1cs::CheckOptions::default()
+    };
     let report =
-        r1cs::for_each_execution_opts(program, outcome, witnesses, progress, |_, blk, asg| {
+        r1cs::for_each_execution_opts(program, outcome, opts, |_, blk, asg| {
             let key = (blk.func_id(), blk.block());
             let i = *index.entry(key).or_insert_with(|| {
                 instances.push(prove::BlockInstance {
@@ -724,14 +735,17 @@ pub(crate) fn block_instances_with(
 
 /// Every block of every function in the circuit as an instance with no executions: the
 /// constraint systems alone (`export` without inputs).
-pub fn block_systems(program: &Program) -> Result<Vec<prove::BlockInstance>, r1cs::LowerError> {
+pub fn block_systems(
+    program: &Program,
+    lower: r1cs::LowerOptions,
+) -> Result<Vec<prove::BlockInstance>, r1cs::LowerError> {
     let circuit = program.circuit_funcs();
     let mut out = Vec::new();
     for fid in program.func_ids() {
         if !circuit[fid.index()] {
             continue;
         }
-        for blk in r1cs::lower_function(program, fid)? {
+        for blk in r1cs::lower_function_opts(program, fid, lower)? {
             out.push(prove::BlockInstance {
                 name: instance_name(program, &blk),
                 source: program.block_source(blk.func_id(), blk.block()),

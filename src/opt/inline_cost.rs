@@ -328,7 +328,7 @@ fn measure(
         ..Options::default()
     };
     super::optimize(&mut copy, &prefix, &options).map_err(|e| e.to_string())?;
-    let stats = crate::r1cs::stats(&copy).map_err(|e| e.to_string())?;
+    let stats = crate::r1cs::stats_opts(&copy, options.merge.lower).map_err(|e| e.to_string())?;
     let main = copy.main;
     let func = copy.func(main);
     let counts: HashMap<BlockId, u64> = function_counts(func).1.into_iter().collect();
