@@ -234,7 +234,7 @@ impl Lowered {
 
     fn share(&self, mut options: driver::Options) -> driver::Options {
         options.opt.merge.stats_cache = Some(self.0.clone());
-        options.prefix_cache = Some(self.1.clone());
+        options.session.prefix_cache = Some(self.1.clone());
         options
     }
 }
@@ -524,7 +524,7 @@ fn measure_with(
     // The profile runs of block formation, shared with the baselines' (the `--no-merge`
     // program is often the one formation started from, and has run already).
     let runs = std::rc::Rc::new(crate::cost::RunCache::default());
-    options.profile_runs = Some(runs.clone());
+    options.session.profile_runs = Some(runs.clone());
     let mut compilation =
         driver::compile(file_name, source, &options).map_err(MeasureError::Compile)?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(MeasureError::Compile)?;

@@ -49,17 +49,11 @@ pub struct Options {
     /// counts do not follow from the program's), so its decisions are exact for these inputs.
     /// `None`: static counts and estimates.
     pub profile: Option<serde_json::Value>,
-    /// The profile runs' counts, shared by the compiles of one program on the same `profile`
-    /// inputs (a report and its baselines); `None`: this compile's own.
-    pub profile_runs: Option<std::rc::Rc<crate::cost::RunCache>>,
     /// The step limit of profile runs (`--max-steps`): a program that does not finish within
     /// it is formed with static counts instead.
     pub profile_max_steps: u64,
-    /// The program as the pipeline leaves it before its `after` passes (merging and its
-    /// clean-up), shared by the compiles of one source that differ only in how they merge (a
-    /// report, its one-block count `C` and its baselines): the first compile fills it, the
-    /// others start from a copy. `None`: this compile's own.
-    pub prefix_cache: Option<std::rc::Rc<PrefixCache>>,
+    /// The caches this compile shares with others (none by default).
+    pub session: Session,
     /// Inline every call (`--inline all`), keep calls as blocks (`--inline none`,
     /// docs/calls.md: then `inline` is skipped, every pass runs per function, and
     /// [`opt::calls::flatten`] ends the compile), or decide per function (`--inline cost`, the
@@ -67,8 +61,33 @@ pub struct Options {
     pub inline: opt::calls::Inline,
 }
 
+/// The caches the compiles of one program share (a report, its one-block count `C` and its
+/// baselines): they change how often work is done, never a result. Their contents are the
+/// driver's own; [`Options::default`] has none, and `driver::measure` shares its own.
+#[derive(Clone, Debug, Default)]
+pub struct Session {
+    /// The profile runs' counts, shared by the compiles on the same `profile` inputs; `None`:
+    /// each compile's own.
+    pub(crate) profile_runs: Option<std::rc::Rc<crate::cost::RunCache>>,
+    /// The program as the pipeline leaves it before its `after` passes (merging and its
+    /// clean-up), shared by the compiles of one source that differ only in how they merge:
+    /// the first compile fills it, the others start from a copy. `None`: each compile's own.
+    pub(crate) prefix_cache: Option<std::rc::Rc<PrefixCache>>,
+}
+
+impl Session {
+    /// A session whose compiles share `runs`, the profile runs' counts (compiles of one
+    /// program on the same `profile` inputs).
+    pub fn sharing_runs(runs: std::rc::Rc<crate::cost::RunCache>) -> Session {
+        Session {
+            profile_runs: Some(runs),
+            prefix_cache: None,
+        }
+    }
+}
+
 /// What [`compile`] keeps of a program before merging, for the next compile of the same source
-/// with the same front-end options and passes before `merge` (see [`Options::prefix_cache`]).
+/// with the same front-end options and passes before `merge` (see [`Session::prefix_cache`]).
 #[derive(Default)]
 pub struct PrefixCache(std::cell::RefCell<Option<CachedPrefix>>);
 
@@ -184,9 +203,8 @@ impl Default for Options {
             compat: front::Compat::Zkbc,
             stdlib: None,
             profile: None,
-            profile_runs: None,
             profile_max_steps: interp::Limits::default().max_steps,
-            prefix_cache: None,
+            session: Session::default(),
             inline: opt::calls::Inline::Cost,
         }
     }
@@ -379,7 +397,7 @@ fn final_cells(compiled: &Compilation, options: &Options) -> Option<u128> {
     let counts = match &options.profile {
         Some(json) => {
             let inputs = compiled.inputs_from_json(json).ok()?;
-            let runs = options.profile_runs.clone().unwrap_or_default();
+            let runs = options.session.profile_runs.clone().unwrap_or_default();
             profile_counts(inputs, options, runs)
         }
         None => crate::cost::Counts::Static,
@@ -416,10 +434,11 @@ fn compile_once(
 ) -> Result<Compilation, CompileError> {
     let pipeline = pipeline(options)?;
     let key = options
+        .session
         .prefix_cache
         .as_ref()
         .and_then(|_| PrefixKey::of(file_name, text, options, &pipeline));
-    let cached = match (&options.prefix_cache, &key) {
+    let cached = match (&options.session.prefix_cache, &key) {
         (Some(cache), Some(key)) => cache
             .0
             .borrow()
@@ -469,7 +488,7 @@ fn compile_once(
     if keeps_calls {
         opt_options.skip.push("inline".into());
     }
-    let runs = options.profile_runs.clone().unwrap_or_default();
+    let runs = options.session.profile_runs.clone().unwrap_or_default();
     if let Some(json) = &options.profile {
         // Inputs that do not fit `main` profile nothing; the command reading them reports it.
         let inputs = match &abi {
@@ -486,7 +505,7 @@ fn compile_once(
             None => {
                 let mut prefix = opt::optimize_prefix(&mut program, &pipeline, &opt_options)?;
                 prefix.report.inline_decisions = inline_decisions.clone();
-                if let (Some(cache), Some(key)) = (&options.prefix_cache, key) {
+                if let (Some(cache), Some(key)) = (&options.session.prefix_cache, key) {
                     let one_block = opt::merge::OneBlockCache::default();
                     opt_options.merge.one_block = Some(one_block.clone());
                     *cache.0.borrow_mut() = Some(CachedPrefix {
@@ -515,7 +534,10 @@ fn compile_once(
                 // inlined after all: `cost` never fails where `all` compiles.
                 let all = Options {
                     inline: opt::calls::Inline::All,
-                    prefix_cache: None,
+                    session: Session {
+                        prefix_cache: None,
+                        ..options.session.clone()
+                    },
                     ..options.clone()
                 };
                 return compile(file_name, text, &all);
