@@ -9,7 +9,11 @@
 /// The allocator the `zkbc` binary uses.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-zkbc::configure_allocator_before_main!();
+// The binary's allocator settings (`src/allocator.rs`, not part of the library).
+#[path = "../src/allocator.rs"]
+#[macro_use]
+mod allocator;
+configure_allocator_before_main!();
 
 use criterion::{BenchmarkId, Criterion};
 use std::collections::BTreeMap;

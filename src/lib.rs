@@ -13,7 +13,6 @@
 //! See `ARCHITECTURE.md` for the code map and each module's invariants.
 #![warn(missing_docs)]
 
-pub mod allocator;
 pub mod analysis;
 pub mod cost;
 pub mod diagnostics;

@@ -7,7 +7,7 @@ use crate::{CompileArgs, ResultFormat, RunArgs};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use zkbc::ir::interp;
-use zkbc::report::progress::Progress;
+use super::progress::Progress;
 use zkbc::{driver, r1cs};
 
 /// Compiles, legalizes for R1CS (lowering needs no calls and no memory) and runs, naming each

@@ -16,7 +16,7 @@ use zkbc::driver::{self, circuit::CircuitError};
 use zkbc::field::{parse_dec, to_dec, Fr};
 use zkbc::ir::interp;
 use zkbc::prove::groth16::{self, format::FormatError, snarkjs, Circuit};
-use zkbc::report::progress::Progress;
+use super::progress::Progress;
 
 /// Exit status of `verify-proof` when the proof is rejected (a malformed file is 2).
 pub(crate) const REJECTED: u8 = 1;

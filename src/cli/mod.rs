@@ -6,7 +6,8 @@
 //! - `circuit.rs`: `check`, `prove`, `export` on the R1CS instances of a run's blocks;
 //! - `groth16.rs`: `setup`, `prove --backend groth16`, `verify-proof` on a one-circuit program;
 //! - `report.rs`: `report` and `table`, the cost model's output;
-//! - `profile.rs`: `profile`, the report's numbers by source line.
+//! - `profile.rs`: `profile`, the report's numbers by source line;
+//! - `progress.rs`: the progress bars on stderr.
 
 pub(crate) mod args;
 pub(crate) mod circuit;
@@ -14,6 +15,7 @@ pub(crate) mod groth16;
 pub(crate) mod ir_text;
 pub(crate) mod profile;
 pub(crate) mod program;
+pub(crate) mod progress;
 pub(crate) mod report;
 pub(crate) mod spartan;
 
@@ -21,7 +23,7 @@ use anyhow::Context;
 use std::path::Path;
 use zkbc::driver;
 use zkbc::ir::{self, interp};
-use zkbc::report::progress::Progress;
+use progress::Progress;
 
 /// How blocks are lowered: at most `max_constraints` constraints a block (`--max-constraints`),
 /// arrays in memory unless the environment sets `ZKBC_NO_MEMORY` (to anything but `0`: every

@@ -4,7 +4,7 @@
 use super::{inputs_in_encoding, read, run_failure_message, user_error, Exit, StageNames};
 use crate::{CompileArgs, Emit, RunArgs, Show};
 use std::path::PathBuf;
-use zkbc::report::progress::Progress;
+use super::progress::Progress;
 use zkbc::{driver, ir, opt};
 
 /// `zkbc run`, with a spinner naming the stage (compiling, running) on a terminal unless

@@ -18,7 +18,7 @@ use std::time::Instant;
 use zkbc::driver;
 use zkbc::field::to_dec;
 use zkbc::prove::spartan::{self, format::FormatError, hyrax::Params};
-use zkbc::report::progress::Progress;
+use super::progress::Progress;
 
 /// The parameters' default file name suffix.
 const PARAMS: &str = "hyrax.bin";
