@@ -72,7 +72,7 @@ pub struct Settings {
     /// ([`Report::baselines`]); `zkbc table`, which has rows of its own for them, does not.
     pub baselines: bool,
     /// Whether the measurement's program keeps its instructions. Off, a monolithic circuit's
-    /// block of [`CONSUME_MIN_INSTS`] or more instructions is lowered by
+    /// block of `CONSUME_MIN_INSTS` or more instructions is lowered by
     /// [`r1cs::stats_consuming`], which frees them as it goes (a block of 10^7 constraints
     /// then never holds its IR and its constraints at once), and [`Measurement::compilation`]
     /// has that block without instructions: a caller that reads the program after (`zkbc

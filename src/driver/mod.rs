@@ -87,7 +87,7 @@ impl Session {
 }
 
 /// What [`compile`] keeps of a program before merging, for the next compile of the same source
-/// with the same front-end options and passes before `merge` (see [`Session::prefix_cache`]).
+/// with the same front-end options and passes before `merge` (see `Session::prefix_cache`).
 #[derive(Default)]
 pub struct PrefixCache(std::cell::RefCell<Option<CachedPrefix>>);
 

@@ -4,7 +4,7 @@
 //! checks of `main`'s inputs).
 //!
 //! Algorithm: the block is lowered in structure mode with a builder that marks, at each
-//! instruction, how many constraints it holds so far ([`Builder::attributing`]; one mark per
+//! instruction, how many constraints it holds so far (`Builder::attributing`; one mark per
 //! instruction, nothing per constraint); elimination and dead-constraint removal carry each
 //! constraint's origin along as they move, drop or rewrite it ([`super::eliminate`]), so the
 //! counts per origin add up to the block's constraint count exactly. The ordinary lowering

@@ -90,7 +90,7 @@ impl StatsCache {
         self.recording.store(false, Ordering::Relaxed);
     }
 
-    /// [`super::attribute`] of `program`: the counts of blocks this cache lowered attributing,
+    /// `super::attribute` of `program`: the counts of blocks this cache lowered attributing,
     /// the other blocks lowered attributing now (and kept).
     pub fn attribution(&self, program: &Program) -> Result<Vec<BlockAttribution>, LowerError> {
         let infos = super::func_infos(program, self.opts);

@@ -809,7 +809,7 @@ fn stats_parallel(program: &Program, opts: LowerOptions) -> Result<Vec<BlockStat
 
 /// [`stats`] for a caller that is done with the program's instructions. A function of one block
 /// of at least `min_insts` instructions (a monolithic circuit) gives its instruction arena to
-/// the lowering ([`lower::lower_consuming`]), which frees it behind its walk: the block's
+/// the lowering (`lower::lower_consuming`), which frees it behind its walk: the block's
 /// constraints and its instructions are never resident whole at once. Such a function is left
 /// without instructions (its block lists none; its values, block and terminator stay); every
 /// other block is lowered as [`stats`] lowers it, in parallel. The same sizes as [`stats`].

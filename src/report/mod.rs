@@ -2,7 +2,7 @@
 //!
 //! Input is a [`ProgramCost`]: one program compiled by one pipeline, with the constraint, witness
 //! and instance-variable counts of every block and, when the program was run, how often each
-//! block executed. [`ProgramCost::report`] applies the cost model of [`cost`] and returns a
+//! block executed. [`ProgramCost::report`] applies the cost model of `cost` and returns a
 //! [`Report`], which this module writes in five forms:
 //!
 //! - JSON ([`to_json`]): the serde form of [`Report`], a stable schema documented field by field

@@ -105,7 +105,7 @@ const MAX_ROUNDS: usize = 64;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum MergePolicy {
     /// By the cost model: merge what lowers the predicted sumcheck cells, and keep the best
-    /// of that, no merging, one block and the threshold rule ([`formation`]).
+    /// of that, no merging, one block and the threshold rule (`formation`).
     #[default]
     Cost,
     /// The seed's rule (CoBBl's): every component below THRESHOLD, largest first.
@@ -307,7 +307,7 @@ pub enum MergeError {
         loc: Option<SrcLoc>,
     },
     /// Unrolling would emit more than `limit` instructions (or, with `visits`, visit more than
-    /// [`emit::VISITS_PER_EMITTED`] times that, folding most of them).
+    /// `emit::VISITS_PER_EMITTED` times that, folding most of them).
     TooLarge {
         /// The function.
         func: String,
