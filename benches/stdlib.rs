@@ -42,7 +42,8 @@ fn yardsticks() -> Option<PathBuf> {
 fn compile(name: &str, source: &str, options: &driver::Options) -> Result<usize, String> {
     let mut compilation = driver::compile(name, source, options).map_err(|e| e.to_string())?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
-    let systems = driver::block_systems(&compilation.program, compilation.lower).map_err(|e| e.to_string())?;
+    let systems = driver::block_systems(&compilation.program, compilation.lower)
+        .map_err(|e| e.to_string())?;
     Ok(systems.len())
 }
 

@@ -8,8 +8,12 @@ use zkbc::{measure, MeasureSettings};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let file = args.next().unwrap_or_else(|| "circuits/cold_branch.zok".into());
-    let inputs = args.next().unwrap_or_else(|| "circuits/cold_branch.json".into());
+    let file = args
+        .next()
+        .unwrap_or_else(|| "circuits/cold_branch.zok".into());
+    let inputs = args
+        .next()
+        .unwrap_or_else(|| "circuits/cold_branch.json".into());
     let source = std::fs::read_to_string(&file)?;
     let inputs: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&inputs)?)?;
     let settings = MeasureSettings {
@@ -27,11 +31,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             block.executions.unwrap_or(0)
         );
     }
-    println!("outputs:        {}", report.outputs.clone().unwrap_or_default());
-    println!("every execution satisfied: {}", report.satisfied == Some(true));
+    println!(
+        "outputs:        {}",
+        report.outputs.clone().unwrap_or_default()
+    );
+    println!(
+        "every execution satisfied: {}",
+        report.satisfied == Some(true)
+    );
     println!(
         "sumcheck cells: {}",
-        report.totals.sumcheck_cells.map_or("unknown".into(), |c| c.to_string())
+        report
+            .totals
+            .sumcheck_cells
+            .map_or("unknown".into(), |c| c.to_string())
     );
     Ok(())
 }

@@ -2,12 +2,12 @@
 //! `--soundness` not under-constrained), `prove` (the sumcheck prover) and `export` (iden3
 //! files).
 
+use super::progress::Progress;
 use super::{bug, execute, inputs_in_encoding, print_log, user_error, Exit, StageNames};
 use crate::{CompileArgs, ResultFormat, RunArgs};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use zkbc::ir::interp;
-use super::progress::Progress;
 use zkbc::{driver, r1cs};
 
 /// Compiles, legalizes for R1CS (lowering needs no calls and no memory) and runs, naming each
@@ -284,7 +284,7 @@ pub(crate) fn prove_command(
             lower,
             Some(&assigned),
         )
-            .map_err(|e| check_failure(&compile.file, e))
+        .map_err(|e| check_failure(&compile.file, e))
     });
     let proved = instances.and_then(|p| {
         progress.set_message(format!("{file}: proving"));

@@ -7,6 +7,7 @@
 //! `NAME.vk.bin`, `NAME.proof.bin`, `NAME.public.json`.
 
 use super::circuit::{check_failure, compile_and_run, pretty};
+use super::progress::Progress;
 use super::{bug, read_json, user_error, Exit};
 use crate::{CompileArgs, ResultFormat, RunArgs};
 use serde_json::json;
@@ -16,7 +17,6 @@ use zkbc::driver::{self, circuit::CircuitError};
 use zkbc::field::{parse_dec, to_dec, Fr};
 use zkbc::ir::interp;
 use zkbc::prove::groth16::{self, format::FormatError, snarkjs, Circuit};
-use super::progress::Progress;
 
 /// Exit status of `verify-proof` when the proof is rejected (a malformed file is 2).
 pub(crate) const REJECTED: u8 = 1;

@@ -20,10 +20,10 @@ pub(crate) mod report;
 pub(crate) mod spartan;
 
 use anyhow::Context;
+use progress::Progress;
 use std::path::Path;
 use zkbc::driver;
 use zkbc::ir::{self, interp};
-use progress::Progress;
 
 /// How blocks are lowered: at most `max_constraints` constraints a block (`--max-constraints`),
 /// arrays in memory unless the environment sets `ZKBC_NO_MEMORY` (to anything but `0`: every

@@ -1,10 +1,10 @@
 //! The commands on a program (ZoKrates .zok, or IR text) that print what it is or does:
 //! `compile`, `run`, `query`.
 
+use super::progress::Progress;
 use super::{inputs_in_encoding, read, run_failure_message, user_error, Exit, StageNames};
 use crate::{CompileArgs, Emit, RunArgs, Show};
 use std::path::PathBuf;
-use super::progress::Progress;
 use zkbc::{driver, ir, opt};
 
 /// `zkbc run`, with a spinner naming the stage (compiling, running) on a terminal unless

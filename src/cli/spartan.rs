@@ -11,6 +11,7 @@ use super::groth16::{
     compile_without_inputs, ms, read_file, read_public, write_file, Paths, ProveArgs, Stopwatch,
     VerifyArgs, Written,
 };
+use super::progress::Progress;
 use super::{execute, inputs_in_encoding, print_log, user_error, Exit};
 use crate::{CompileArgs, ResultFormat, RunArgs};
 use std::path::{Path, PathBuf};
@@ -18,7 +19,6 @@ use std::time::Instant;
 use zkbc::driver;
 use zkbc::field::to_dec;
 use zkbc::prove::spartan::{self, format::FormatError, hyrax::Params};
-use super::progress::Progress;
 
 /// The parameters' default file name suffix.
 const PARAMS: &str = "hyrax.bin";

@@ -320,6 +320,7 @@ fn c_settings(base: &Settings) -> Settings {
         compat: base.compat,
         stdlib: base.stdlib.clone(),
         max_unrolled: base.max_unrolled,
+        lower: base.lower,
         ..Settings::default()
     }
 }

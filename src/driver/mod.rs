@@ -735,23 +735,22 @@ pub(crate) fn block_instances_with(
         lower,
         ..r1cs::CheckOptions::default()
     };
-    let report =
-        r1cs::for_each_execution_opts(program, outcome, opts, |_, blk, asg| {
-            let key = (blk.func_id(), blk.block());
-            let i = *index.entry(key).or_insert_with(|| {
-                instances.push(prove::BlockInstance {
-                    name: instance_name(program, blk),
-                    source: program.block_source(blk.func_id(), blk.block()),
-                    state: Some(state_wires(blk)),
-                    r1cs: sparse_r1cs(blk),
-                    executions: Vec::new(),
-                });
-                instances.len() - 1
+    let report = r1cs::for_each_execution_opts(program, outcome, opts, |_, blk, asg| {
+        let key = (blk.func_id(), blk.block());
+        let i = *index.entry(key).or_insert_with(|| {
+            instances.push(prove::BlockInstance {
+                name: instance_name(program, blk),
+                source: program.block_source(blk.func_id(), blk.block()),
+                state: Some(state_wires(blk)),
+                r1cs: sparse_r1cs(blk),
+                executions: Vec::new(),
             });
-            instances[i].executions.push(asg.full());
-            visit(blk, asg);
-            Ok(())
-        })?;
+            instances.len() - 1
+        });
+        instances[i].executions.push(asg.full());
+        visit(blk, asg);
+        Ok(())
+    })?;
     Ok((instances, report))
 }
 

@@ -56,8 +56,9 @@ pub fn attribute(mut measurement: Measurement, source: &str) -> Result<Profiled,
     let program = &measurement.compilation.program;
     let blocks = match measurement.attribution.take() {
         Some(blocks) => blocks,
-        None => r1cs::attribute(program, measurement.compilation.lower)
-            .map_err(MeasureError::Lower)?,
+        None => {
+            r1cs::attribute(program, measurement.compilation.lower).map_err(MeasureError::Lower)?
+        }
     };
     // The attribution lowers the blocks the report lowered: a difference is a bug.
     let report = &measurement.report;

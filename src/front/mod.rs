@@ -30,9 +30,9 @@ pub mod typed;
 
 use crate::ir;
 
-pub use abi::{Abi, AbiParam};
 /// The front end's errors and source positions (`src/diagnostics.rs`, rendered rustc-style).
 pub use crate::diagnostics::{line_col, Diagnostic, LineCol, SourceFile, Span};
+pub use abi::{Abi, AbiParam};
 
 /// The stack the front end's recursive passes (parser, type checker, lowering) run on: enough
 /// for [`parser::MAX_DEPTH`] levels of nesting whatever the caller's stack (a test thread has

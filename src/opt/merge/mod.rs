@@ -516,7 +516,8 @@ fn block_constraints(
 fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassStats {
     let mut stats = PassStats::default();
     let cache = options.stats_cache.as_ref().map(|c| &*c.0);
-    let Some(threshold) = threshold_with(program, options.min_block_size, cache, options.lower) else {
+    let Some(threshold) = threshold_with(program, options.min_block_size, cache, options.lower)
+    else {
         return stats;
     };
     // Below the threshold a component emits few instructions (many are free in R1CS, so allow
@@ -530,7 +531,9 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
         // last round computed them (a round then starts without lowering anything again).
         let mut current: Option<Vec<crate::r1cs::BlockStats>> = None;
         for _ in 0..MAX_ROUNDS {
-            let Some(block_stats) = current.take().or_else(|| stats_with(program, cache, options.lower).ok())
+            let Some(block_stats) = current
+                .take()
+                .or_else(|| stats_with(program, cache, options.lower).ok())
             else {
                 return stats;
             };
