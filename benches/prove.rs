@@ -225,8 +225,10 @@ fn memory() {
         (compiled.program, outcome)
     });
     let after_run = LIVE.load(Ordering::Relaxed) - base;
-    let (p, _, assigning) =
-        heap_peak(|| zkbc::driver::proof::proof_instances(&program, &outcome).expect("checks"));
+    let (p, _, assigning) = heap_peak(|| {
+        zkbc::driver::proof::proof_instances(&program, &outcome, Default::default())
+            .expect("checks")
+    });
     let cells = total_cells(&p.instances);
     let executed: usize = p
         .instances

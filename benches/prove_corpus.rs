@@ -9,7 +9,11 @@
 /// The allocator the `zkbc` binary uses.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-zkbc::configure_allocator_before_main!();
+// The binary's allocator settings (`src/allocator.rs`, not part of the library).
+#[path = "../src/allocator.rs"]
+#[macro_use]
+mod allocator;
+configure_allocator_before_main!();
 
 use criterion::{BenchmarkId, Criterion};
 use std::collections::BTreeMap;
@@ -66,7 +70,8 @@ fn cases() -> Vec<Case> {
             let values = m.compilation.inputs_from_json(&inputs).expect("inputs fit");
             let outcome =
                 interp::run(program, &values, interp::Limits::default()).expect("the corpus runs");
-            let proof = driver::proof::proof_instances(program, &outcome).expect("assigns");
+            let lower = m.compilation.lower;
+            let proof = driver::proof::proof_instances(program, &outcome, lower).expect("assigns");
             Case {
                 name,
                 report_cells: m.report.totals.sumcheck_cells.expect("a run"),

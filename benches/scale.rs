@@ -15,7 +15,11 @@
 /// The allocator the `zkbc` binary uses.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-zkbc::configure_allocator_before_main!();
+// The binary's allocator settings (`src/allocator.rs`, not part of the library).
+#[path = "../src/allocator.rs"]
+#[macro_use]
+mod allocator;
+configure_allocator_before_main!();
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;

@@ -16,7 +16,11 @@
 /// The allocator the `zkbc` binary uses.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-zkbc::configure_allocator_before_main!();
+// The binary's allocator settings (`src/allocator.rs`, not part of the library).
+#[path = "../src/allocator.rs"]
+#[macro_use]
+mod allocator;
+configure_allocator_before_main!();
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
@@ -38,7 +42,8 @@ fn yardsticks() -> Option<PathBuf> {
 fn compile(name: &str, source: &str, options: &driver::Options) -> Result<usize, String> {
     let mut compilation = driver::compile(name, source, options).map_err(|e| e.to_string())?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(|e| e.to_string())?;
-    let systems = driver::block_systems(&compilation.program).map_err(|e| e.to_string())?;
+    let systems = driver::block_systems(&compilation.program, compilation.lower)
+        .map_err(|e| e.to_string())?;
     Ok(systems.len())
 }
 

@@ -1,5 +1,6 @@
 //! How the `zkbc` binary and the benches configure their allocator (mimalloc, the global
-//! allocator of both).
+//! allocator of both). Not part of the library (which never sets an allocator): `main.rs`
+//! declares this module, and each bench includes the file (`#[path]`).
 //!
 //! mimalloc keeps memory a program has freed for a while (its *purge delay*: 1 s in mimalloc
 //! 3, with arenas purged ten times later still) and commits a whole arena chunk eagerly, so a

@@ -9,8 +9,10 @@
 /// constraint counting scale (measured in `benches/r1cs.rs`).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-// Freed memory goes back to the system at once (`zkbc::allocator`).
-zkbc::configure_allocator_before_main!();
+// Freed memory goes back to the system at once (`allocator.rs`, the binary's and the benches').
+#[macro_use]
+mod allocator;
+configure_allocator_before_main!();
 
 mod cli;
 

@@ -24,6 +24,10 @@
 //!
 //! Independently of recording, an *observer* ([`observe_stages`]) is told the name of every
 //! stage as it starts: the CLI's progress spinner names the pass a long compile is in.
+//!
+//! These are the library's only process-wide statics with state, and they only observe: no
+//! stage's result depends on whether recording or an observer is on, so they change how long
+//! and what is printed, never what is computed (settings that do are values: `r1cs::LowerOptions`).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};

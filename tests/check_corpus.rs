@@ -192,7 +192,11 @@ fn assignments(
     witnesses: r1cs::Witnesses,
 ) -> Vec<r1cs::Assignment> {
     let mut all = Vec::new();
-    r1cs::for_each_execution_opts(program, outcome, witnesses, None, |_, _, asg| {
+    let opts = r1cs::CheckOptions {
+        witnesses,
+        ..r1cs::CheckOptions::default()
+    };
+    r1cs::for_each_execution_opts(program, outcome, opts, |_, _, asg| {
         all.push(asg.clone());
         Ok(())
     })

@@ -197,7 +197,7 @@ fn find_min_at_1600_elements_keeps_a_state_under_50_wires() {
 fn prove_proves_the_memory_check_and_the_transitions_and_rejects_a_stale_read() {
     let (text, inputs) = corpus_file("cobbl_find_min");
     let (program, outcome) = run_corpus("cobbl_find_min.zok", &text, &inputs);
-    let honest = driver::proof::proof_instances(&program, &outcome).unwrap();
+    let honest = driver::proof::proof_instances(&program, &outcome, Default::default()).unwrap();
     let names: Vec<&str> = honest.instances.iter().map(|i| i.name.as_str()).collect();
     for want in ["memory.pairs", "memory.products", "transitions.products"] {
         assert!(names.contains(&want), "{want} in {names:?}");
@@ -222,7 +222,7 @@ fn prove_proves_the_memory_check_and_the_transitions_and_rejects_a_stale_read() 
     if let Val::UInt(n) = &mut stale.trace[step].accesses[k].read {
         *n ^= 1;
     }
-    let bad = driver::proof::proof_instances(&program, &stale).unwrap();
+    let bad = driver::proof::proof_instances(&program, &stale, Default::default()).unwrap();
     let err = driver::proof::prove_and_verify(&bad).expect_err("a stale read is rejected");
     println!("prove rejects a stale read: {err}");
     assert!(err.contains("memory.pairs"), "{err}");

@@ -400,7 +400,7 @@ fn a_profiled_formation_runs_the_program_once() {
     let runs = std::rc::Rc::new(zkbc::cost::RunCache::default());
     let options = zkbc::driver::Options {
         profile: Some(serde_json::json!({"x": "3", "n": "1000"})),
-        profile_runs: Some(runs.clone()),
+        session: zkbc::driver::Session::sharing_runs(runs.clone()),
         ..Default::default()
     };
     let compiled = zkbc::driver::compile("loop.zok", source, &options).unwrap();

@@ -28,7 +28,7 @@ fn proof_instances(file: &Path) -> driver::proof::ProofInstances {
             .unwrap();
     let values = compiled.inputs_from_json(&json).unwrap();
     let outcome = interp::run(&compiled.program, &values, interp::Limits::default()).unwrap();
-    driver::proof::proof_instances(&compiled.program, &outcome).unwrap()
+    driver::proof::proof_instances(&compiled.program, &outcome, compiled.lower).unwrap()
 }
 
 /// The block instances alone (what `export` writes).

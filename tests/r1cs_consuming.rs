@@ -34,7 +34,8 @@ fn monolithic(name: &str, text: &str) -> Result<Program, String> {
 fn both(name: &str, p: &Program) {
     let borrowed = r1cs::stats(p).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut q = p.clone();
-    let consumed = r1cs::stats_consuming(&mut q, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let consumed = r1cs::stats_consuming(&mut q, 0, r1cs::LowerOptions::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(consumed, borrowed, "{name}");
     if p.main_func().layout.len() == 1 {
         let main = q.main_func();

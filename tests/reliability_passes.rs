@@ -399,6 +399,7 @@ fn generated_programs_lower_to_satisfied_blocks() {
                     let options = r1cs::SoundnessOptions {
                         max_executions_per_block: 1,
                         witnesses: false,
+                        ..r1cs::SoundnessOptions::default()
                     };
                     let report = r1cs::check_soundness(&program, &outcome, options)
                         .unwrap_or_else(|e| panic!("seed {seed} {level}: {e}"));

@@ -226,6 +226,7 @@ fn check_r1cs(
     let options = r1cs::SoundnessOptions {
         max_executions_per_block: 1,
         witnesses: false,
+        ..r1cs::SoundnessOptions::default()
     };
     let report = r1cs::check_soundness(&program, &outcome, options)
         .map_err(|e| format!("{level}: soundness: {e}"))?;

@@ -306,9 +306,8 @@ impl CompileArgs {
     }
 
     /// Reads and compiles the file; a compile error is exit status 2.
-    /// The pipeline settings the flags ask for; also sets the process-wide constraint limit.
+    /// The pipeline settings the flags ask for (and the environment: [`super::lower_options`]).
     pub(crate) fn settings(&self, max_steps: u64) -> Settings {
-        r1cs::set_max_constraints(self.max_constraints);
         self.measured.start();
         let front = self.front.options(self.field_cmp);
         Settings {
@@ -325,6 +324,7 @@ impl CompileArgs {
             baselines: true,
             keep_ir: true,
             inline: self.inline,
+            lower: super::lower_options(self.max_constraints),
         }
     }
 

@@ -2,12 +2,12 @@
 //! `--soundness` not under-constrained), `prove` (the sumcheck prover) and `export` (iden3
 //! files).
 
+use super::progress::Progress;
 use super::{bug, execute, inputs_in_encoding, print_log, user_error, Exit, StageNames};
 use crate::{CompileArgs, ResultFormat, RunArgs};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use zkbc::ir::interp;
-use zkbc::report::progress::Progress;
 use zkbc::{driver, r1cs};
 
 /// Compiles, legalizes for R1CS (lowering needs no calls and no memory) and runs, naming each
@@ -116,6 +116,7 @@ fn check_and_print(
         let opts = r1cs::CheckOptions {
             checker,
             progress: Some(&checked),
+            lower: compiled.lower,
             ..r1cs::CheckOptions::default()
         };
         let report = zkbc::timing::stage("check", || {
@@ -143,6 +144,7 @@ fn check_and_print(
         let opts = r1cs::CheckOptions {
             checker,
             progress: Some(&checked),
+            lower: compiled.lower,
             ..r1cs::CheckOptions::default()
         };
         let limits = interp::Limits {
@@ -212,7 +214,10 @@ fn check_and_print(
         let sound = r1cs::check_soundness(
             &compiled.program,
             &outcome,
-            r1cs::SoundnessOptions::default(),
+            r1cs::SoundnessOptions {
+                lower: compiled.lower,
+                ..r1cs::SoundnessOptions::default()
+            },
         )
         .map_err(|e| Exit {
             code: 1,
@@ -272,8 +277,14 @@ pub(crate) fn prove_command(
         progress.set_message(format!("{file}: assigning the blocks"));
         progress.set_total(outcome.trace.len() as u64);
         let assigned = |done: usize| progress.set_position(done as u64);
-        driver::proof::proof_instances_with_progress(&compiled.program, &outcome, Some(&assigned))
-            .map_err(|e| check_failure(&compile.file, e))
+        let lower = compiled.lower;
+        driver::proof::proof_instances_with_progress(
+            &compiled.program,
+            &outcome,
+            lower,
+            Some(&assigned),
+        )
+        .map_err(|e| check_failure(&compile.file, e))
     });
     let proved = instances.and_then(|p| {
         progress.set_message(format!("{file}: proving"));
@@ -445,6 +456,7 @@ fn export_and_print(
             outcome.as_ref(),
             out,
             &compile.file.display().to_string(),
+            compiled.lower,
             Some(&written),
         )
     })

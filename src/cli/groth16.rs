@@ -8,6 +8,7 @@
 //! or `DIR/x.public.json` for `-o DIR/x.proof`).
 
 use super::circuit::{check_failure, compile_and_run, pretty};
+use super::progress::Progress;
 use super::{bug, read_json, user_error, Exit};
 use crate::{CompileArgs, ResultFormat, RunArgs};
 use serde_json::json;
@@ -17,7 +18,6 @@ use zkbc::driver::{self, circuit::CircuitError};
 use zkbc::field::{parse_dec, to_dec, Fr};
 use zkbc::ir::interp;
 use zkbc::prove::groth16::{self, format::FormatError, snarkjs, Circuit};
-use zkbc::report::progress::Progress;
 
 /// Exit status of `verify-proof` when the proof is rejected (a malformed file is 2).
 pub(crate) const REJECTED: u8 = 1;

@@ -92,12 +92,13 @@ pub(crate) fn opt_command(
             ));
         }
     }
-    let options = opt::Options {
+    let mut options = opt::Options {
         print_after,
         skip,
         observe,
         ..opt::Options::default()
     };
+    options.merge.lower = super::lower_options(zkbc::r1cs::DEFAULT_MAX_CONSTRAINTS);
     let report = opt::optimize(&mut program, &pipeline, &options)
         .map_err(|e| user_error(format!("{}: {e}", file.display())))?;
     for (header, text) in &report.printed {
@@ -120,7 +121,8 @@ type Cost = (u128, Option<u128>, Option<u128>);
 fn program_cost(program: &ir::Program, inputs: Option<&serde_json::Value>) -> Result<Cost, String> {
     let mut program = program.clone();
     zkbc::driver::legalize_for_r1cs(&mut program).map_err(|e| e.to_string())?;
-    let stats = zkbc::r1cs::stats(&program).map_err(|e| e.to_string())?;
+    let lower = super::lower_options(zkbc::r1cs::DEFAULT_MAX_CONSTRAINTS);
+    let stats = zkbc::r1cs::stats_opts(&program, lower).map_err(|e| e.to_string())?;
     let executions = match inputs {
         Some(json) => {
             let values = interp::inputs_from_json(&program, json)?;

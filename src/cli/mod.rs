@@ -6,7 +6,8 @@
 //! - `circuit.rs`: `check`, `prove`, `export` on the R1CS instances of a run's blocks;
 //! - `groth16.rs`: `setup`, `prove --backend groth16`, `verify-proof` on a one-circuit program;
 //! - `report.rs`: `report` and `table`, the cost model's output;
-//! - `profile.rs`: `profile`, the report's numbers by source line.
+//! - `profile.rs`: `profile`, the report's numbers by source line;
+//! - `progress.rs`: the progress bars on stderr.
 
 pub(crate) mod args;
 pub(crate) mod circuit;
@@ -14,14 +15,25 @@ pub(crate) mod groth16;
 pub(crate) mod ir_text;
 pub(crate) mod profile;
 pub(crate) mod program;
+pub(crate) mod progress;
 pub(crate) mod report;
 pub(crate) mod spartan;
 
 use anyhow::Context;
+use progress::Progress;
 use std::path::Path;
 use zkbc::driver;
 use zkbc::ir::{self, interp};
-use zkbc::report::progress::Progress;
+
+/// How blocks are lowered: at most `max_constraints` constraints a block (`--max-constraints`),
+/// arrays in memory unless the environment sets `ZKBC_NO_MEMORY` (to anything but `0`: every
+/// array then stays in the state, to compare). The library reads no environment: this does.
+pub(crate) fn lower_options(max_constraints: usize) -> zkbc::r1cs::LowerOptions {
+    zkbc::r1cs::LowerOptions {
+        max_constraints,
+        memory: std::env::var_os("ZKBC_NO_MEMORY").is_none_or(|v| v.is_empty() || v == "0"),
+    }
+}
 
 /// An error with the exit status it implies.
 pub(crate) struct Exit {

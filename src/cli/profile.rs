@@ -59,7 +59,7 @@ pub(crate) fn profile_command(args: ProfileArgs) -> Result<(), Exit> {
     let file = &args.compile.file;
     let source = super::read(file)?;
     let name = file.display().to_string();
-    let progress = report::progress::Progress::new(None, "", args.quiet.quiet);
+    let progress = super::progress::Progress::new(None, "", args.quiet.quiet);
     let profiled = zkbc::driver::profile::profile(&name, &source, json.as_ref(), &settings, &|s| {
         progress.set_message(format!("{name}: {}", s.name()))
     });

@@ -1,10 +1,10 @@
 //! The commands on a program (ZoKrates .zok, or IR text) that print what it is or does:
 //! `compile`, `run`, `query`.
 
+use super::progress::Progress;
 use super::{inputs_in_encoding, read, run_failure_message, user_error, Exit, StageNames};
 use crate::{CompileArgs, Emit, RunArgs, Show};
 use std::path::PathBuf;
-use zkbc::report::progress::Progress;
 use zkbc::{driver, ir, opt};
 
 /// `zkbc run`, with a spinner naming the stage (compiling, running) on a terminal unless
@@ -143,13 +143,14 @@ pub(crate) fn query(
     };
     let is_zok = file.extension().is_some_and(|e| e == "zok");
     // Queries look at the program as written: the front end's IR (or the IR text), unoptimized.
-    let options = driver::Options {
+    let mut options = driver::Options {
         opt_level: opt::OptLevel::O0,
         field_cmp: front.field_cmp,
         compat: front.compat,
         stdlib: front.stdlib,
         ..driver::Options::default()
     };
+    options.opt.merge.lower = super::lower_options(zkbc::r1cs::DEFAULT_MAX_CONSTRAINTS);
     let program = driver::compile(&file.display().to_string(), &read(&file)?, &options)
         .map_err(|e| user_error(e.to_string()))?
         .program;

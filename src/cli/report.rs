@@ -44,7 +44,7 @@ fn measure_file(
     file: &Path,
     (json, inputs): (Option<&serde_json::Value>, Option<&Path>),
     settings: &Settings,
-    (progress, counted): (&report::progress::Progress, bool),
+    (progress, counted): (&super::progress::Progress, bool),
     attributing: bool,
 ) -> Result<measure::Measurement, Exit> {
     let source = read(file)?;
@@ -114,7 +114,7 @@ pub(crate) fn report_command(
     if matches!(format, ReportFormat::Json) {
         zkbc::timing::enable();
     }
-    let progress = report::progress::Progress::new(None, "", quiet);
+    let progress = super::progress::Progress::new(None, "", quiet);
     // Only the drawing reads the program after it is measured.
     let settings = &Settings {
         keep_ir: matches!(format, ReportFormat::Dot) || top.is_some() || predict,
@@ -384,7 +384,7 @@ fn measure_before_merging(
     file: &Path,
     json: Option<&serde_json::Value>,
     settings: &Settings,
-    progress: &report::progress::Progress,
+    progress: &super::progress::Progress,
 ) -> Result<measure::Measurement, Exit> {
     let source = read(file)?;
     let name = file.display().to_string();
@@ -541,7 +541,7 @@ pub(crate) fn table_command(
         ))
     })?;
     let jobs = files.len() * pipelines.len();
-    let progress = report::progress::Progress::new(Some(jobs as u64), "", quiet);
+    let progress = super::progress::Progress::new(Some(jobs as u64), "", quiet);
     let mut rows: Vec<Result<report::Report, Failure>> = Vec::with_capacity(jobs);
     let mut errors = Vec::new();
     for file in files {
@@ -567,6 +567,7 @@ pub(crate) fn table_command(
                 // The table has rows of its own for them (--with-no-merge, --with-monolithic).
                 baselines: false,
                 keep_ir: false,
+                lower: super::lower_options(zkbc::r1cs::DEFAULT_MAX_CONSTRAINTS),
                 ..Settings::default()
             };
             let measured = json.as_ref().map_err(|e| Exit {

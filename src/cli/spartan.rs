@@ -11,6 +11,7 @@ use super::groth16::{
     compile_without_inputs, ms, read_file, read_public, write_file, Paths, ProveArgs, Stopwatch,
     VerifyArgs, Written,
 };
+use super::progress::Progress;
 use super::{execute, inputs_in_encoding, print_log, user_error, Exit};
 use crate::{CompileArgs, ResultFormat, RunArgs};
 use std::path::{Path, PathBuf};
@@ -20,7 +21,6 @@ use zkbc::field::to_dec;
 use zkbc::prove::spartan::format::{is_key, FormatError};
 use zkbc::prove::spartan::key::{self, VerifierKey};
 use zkbc::prove::spartan::{self, hyrax::Params};
-use zkbc::report::progress::Progress;
 
 /// The parameters' default file name suffix.
 const PARAMS: &str = "hyrax.bin";

@@ -5,7 +5,7 @@
 //!   padding waste, rounds — from a [`ProgramCost`] (per-block counts) to a [`Report`].
 //! - [`executions`]: execution counts from a run's trace, known statically, or estimated.
 //! - [`calls`]: execution counts across calls (a function kept as blocks, once per call).
-//! - [`predict`]: the cells a program would cost, lowered with [`crate::r1cs`] and counted
+//! - `predict`: the cells a program would cost, lowered with [`crate::r1cs`] and counted
 //!   with a profile run or static estimates — what cost-driven block formation decides by.
 //!
 //! The optimizer's merge pass and the report both use this module (`opt → cost → r1cs`,

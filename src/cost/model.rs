@@ -279,7 +279,7 @@ impl fmt::Display for CostError {
 
 impl std::error::Error for CostError {}
 
-/// The padding rule (`X_b`, `Q_b`): one definition, in [`crate::padding`].
+/// The padding rule (`X_b`, `Q_b`): one definition, in `src/padding.rs`.
 pub use crate::padding::{next_pow2, padded_constraints, padded_executions};
 
 /// `⌈log2 n⌉` for `n >= 1`, and 0 for `n = 0`.

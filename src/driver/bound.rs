@@ -22,7 +22,7 @@ pub(super) fn with_executed_bound(
     if options.opt_level != OptLevel::O3 || options.opt.merge.executed_bound.is_some() {
         return None;
     }
-    let o0 = Options {
+    let mut o0 = Options {
         opt_level: OptLevel::O0,
         field_cmp: options.field_cmp,
         compat: options.compat,
@@ -31,6 +31,8 @@ pub(super) fn with_executed_bound(
         profile_max_steps: options.profile_max_steps,
         ..Options::default()
     };
+    // Lowered as the program it bounds is.
+    o0.opt.merge.lower = options.opt.merge.lower;
     let (file, text, json) = (file_name.to_owned(), text.to_owned(), json.clone());
     let memo = std::cell::OnceCell::new();
     let mut bounded = options.clone();
@@ -63,7 +65,7 @@ pub fn executed_constraints(
         ..interp::Limits::default()
     };
     let counts = interp::count_blocks(&compilation.program, &inputs, limits).ok()?;
-    let stats = r1cs::stats(&compilation.program).ok()?;
+    let stats = r1cs::stats_opts(&compilation.program, compilation.lower).ok()?;
     stats.iter().try_fold(0u128, |sum, s| {
         let n = counts.get(&(s.func, s.block)).copied().unwrap_or(0);
         sum.checked_add(u128::from(n) * s.constraints as u128)

@@ -67,7 +67,7 @@ pub fn main_circuit(
     if let Some(why) = not_one_block(program) {
         return Err(CircuitError::Shape(why));
     }
-    let blocks = r1cs::lower_function(program, program.main)
+    let blocks = r1cs::lower_function_opts(program, program.main, compilation.lower)
         .map_err(|e| CircuitError::Check(r1cs::CheckError::Lower(e)))?;
     let shape = |why: &str| CircuitError::Shape(why.to_string());
     let [block] = &blocks[..] else {
@@ -129,7 +129,11 @@ pub fn main_circuit(
     drop(blocks);
     let mut executions = Vec::new();
     if let Some(outcome) = outcome {
-        r1cs::for_each_execution(program, outcome, |_, _, asg| {
+        let opts = r1cs::CheckOptions {
+            lower: compilation.lower,
+            ..r1cs::CheckOptions::default()
+        };
+        r1cs::for_each_execution_opts(program, outcome, opts, |_, _, asg| {
             executions.push(asg.full());
             Ok(())
         })

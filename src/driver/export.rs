@@ -72,10 +72,11 @@ pub fn export_blocks(
     outcome: Option<&interp::Outcome>,
     dir: &Path,
     program_name: &str,
+    lower: r1cs::LowerOptions,
     progress: Option<&dyn Fn(usize)>,
 ) -> Result<BlockExport, BlockExportError> {
     let Some(outcome) = outcome else {
-        let systems = super::block_systems(program)
+        let systems = super::block_systems(program, lower)
             .map_err(|e| BlockExportError::Check(r1cs::CheckError::Lower(e)))?;
         for inst in &systems {
             export::write_r1cs(dir, &inst.name, &inst.r1cs)?;
@@ -103,8 +104,11 @@ pub fn export_blocks(
     r1cs::try_for_each_execution(
         program,
         outcome,
-        r1cs::Witnesses::Compiled,
-        progress,
+        r1cs::CheckOptions {
+            progress,
+            lower,
+            ..r1cs::CheckOptions::default()
+        },
         |_, blk, asg| -> Result<(), BlockExportError> {
             let key = (blk.func_id(), blk.block());
             let i = match index.get(&key) {

@@ -72,7 +72,7 @@ pub struct Settings {
     /// ([`Report::baselines`]); `zkbc table`, which has rows of its own for them, does not.
     pub baselines: bool,
     /// Whether the measurement's program keeps its instructions. Off, a monolithic circuit's
-    /// block of [`CONSUME_MIN_INSTS`] or more instructions is lowered by
+    /// block of `CONSUME_MIN_INSTS` or more instructions is lowered by
     /// [`r1cs::stats_consuming`], which frees them as it goes (a block of 10^7 constraints
     /// then never holds its IR and its constraints at once), and [`Measurement::compilation`]
     /// has that block without instructions: a caller that reads the program after (`zkbc
@@ -80,6 +80,8 @@ pub struct Settings {
     pub keep_ir: bool,
     /// Inline every call or keep calls as blocks (`--inline`).
     pub inline: crate::opt::calls::Inline,
+    /// How blocks are lowered (`--max-constraints`, `ZKBC_NO_MEMORY`).
+    pub lower: r1cs::LowerOptions,
 }
 
 impl Default for Settings {
@@ -98,6 +100,7 @@ impl Default for Settings {
             baselines: true,
             keep_ir: true,
             inline: crate::opt::calls::Inline::Cost,
+            lower: r1cs::LowerOptions::default(),
         }
     }
 }
@@ -162,6 +165,7 @@ impl Settings {
         options.opt.merge.budget = self.formation_budget;
         options.opt.merge.policy = self.policy;
         options.profile_max_steps = self.max_steps;
+        options.opt.merge.lower = self.lower;
         match self.merging {
             Merging::Default => {}
             Merging::Off => options.opt.skip.push("merge".into()),
@@ -211,16 +215,26 @@ impl Lowered {
     /// `options` with block formation scoring through this cache.
     /// A cache whose blocks record where their constraints come from until the measured
     /// program's are taken ([`r1cs::StatsCache::attributing`]).
-    fn attributing() -> Lowered {
+    fn attributing(lower: r1cs::LowerOptions) -> Lowered {
         Lowered(
-            r1cs::SharedStatsCache(std::sync::Arc::new(r1cs::StatsCache::attributing())),
+            r1cs::SharedStatsCache(std::sync::Arc::new(
+                r1cs::StatsCache::attributing().lowering(lower),
+            )),
+            Default::default(),
+        )
+    }
+
+    /// An empty cache lowering with `lower`.
+    fn new(lower: r1cs::LowerOptions) -> Lowered {
+        Lowered(
+            r1cs::SharedStatsCache(std::sync::Arc::new(r1cs::StatsCache::new().lowering(lower))),
             Default::default(),
         )
     }
 
     fn share(&self, mut options: driver::Options) -> driver::Options {
         options.opt.merge.stats_cache = Some(self.0.clone());
-        options.prefix_cache = Some(self.1.clone());
+        options.session.prefix_cache = Some(self.1.clone());
         options
     }
 }
@@ -228,7 +242,7 @@ impl Lowered {
 /// [`monolithic_circuit`] with the front-end settings of `base` (`--field-cmp`, `--compat`,
 /// `--stdlib-path`) and its `--max-unrolled`.
 fn monolithic_circuit_with(file_name: &str, source: &str, base: &Settings) -> Result<u64, String> {
-    monolithic_circuit_lowered(file_name, source, base, &Lowered::default())
+    monolithic_circuit_lowered(file_name, source, base, &Lowered::new(base.lower))
 }
 
 /// [`monolithic_circuit_with`], its program lowered through `lowered`.
@@ -279,7 +293,7 @@ pub(crate) fn monolithic_compilation(
     source: &str,
     base: &Settings,
 ) -> Result<driver::Compilation, String> {
-    monolithic_compilation_with(file_name, source, base, &Lowered::default())
+    monolithic_compilation_with(file_name, source, base, &Lowered::new(base.lower))
 }
 
 /// [`monolithic_compilation`] sharing `lowered`'s caches.
@@ -306,6 +320,7 @@ fn c_settings(base: &Settings) -> Settings {
         compat: base.compat,
         stdlib: base.stdlib.clone(),
         max_unrolled: base.max_unrolled,
+        lower: base.lower,
         ..Settings::default()
     }
 }
@@ -502,15 +517,15 @@ fn measure_with(
 ) -> Result<Measurement, MeasureError> {
     progress(Stage::Compile);
     let lowered = match attributing {
-        true => Lowered::attributing(),
-        false => Lowered::default(),
+        true => Lowered::attributing(settings.lower),
+        false => Lowered::new(settings.lower),
     };
     let mut options = lowered.share(settings.driver_options());
     options.profile = inputs.cloned();
     // The profile runs of block formation, shared with the baselines' (the `--no-merge`
     // program is often the one formation started from, and has run already).
     let runs = std::rc::Rc::new(crate::cost::RunCache::default());
-    options.profile_runs = Some(runs.clone());
+    options.session.profile_runs = Some(runs.clone());
     let mut compilation =
         driver::compile(file_name, source, &options).map_err(MeasureError::Compile)?;
     driver::legalize_for_r1cs(&mut compilation.program).map_err(MeasureError::Compile)?;
@@ -533,6 +548,7 @@ fn measure_with(
             let checked = |done| progress(Stage::Checked { done, total });
             let opts = r1cs::CheckOptions {
                 progress: Some(&checked),
+                lower: settings.lower,
                 ..r1cs::CheckOptions::default()
             };
             let (outcome, report) = crate::timing::stage("run and check", || {
@@ -566,9 +582,9 @@ fn measure_with(
         // No formation scored a block, and the one block (an unrolled loop of 10^6
         // instructions) would only be fingerprinted for a cache that no later step reads.
         Merging::Monolithic if consume => {
-            r1cs::stats_consuming(&mut compilation.program, CONSUME_MIN_INSTS)
+            r1cs::stats_consuming(&mut compilation.program, CONSUME_MIN_INSTS, settings.lower)
         }
-        Merging::Monolithic => r1cs::stats(program),
+        Merging::Monolithic => r1cs::stats_opts(program, settings.lower),
         _ => lowered.stats(program),
     }
     .map_err(MeasureError::Lower)?;

@@ -49,17 +49,11 @@ pub struct Options {
     /// counts do not follow from the program's), so its decisions are exact for these inputs.
     /// `None`: static counts and estimates.
     pub profile: Option<serde_json::Value>,
-    /// The profile runs' counts, shared by the compiles of one program on the same `profile`
-    /// inputs (a report and its baselines); `None`: this compile's own.
-    pub profile_runs: Option<std::rc::Rc<crate::cost::RunCache>>,
     /// The step limit of profile runs (`--max-steps`): a program that does not finish within
     /// it is formed with static counts instead.
     pub profile_max_steps: u64,
-    /// The program as the pipeline leaves it before its `after` passes (merging and its
-    /// clean-up), shared by the compiles of one source that differ only in how they merge (a
-    /// report, its one-block count `C` and its baselines): the first compile fills it, the
-    /// others start from a copy. `None`: this compile's own.
-    pub prefix_cache: Option<std::rc::Rc<PrefixCache>>,
+    /// The caches this compile shares with others (none by default).
+    pub session: Session,
     /// Inline every call (`--inline all`), keep calls as blocks (`--inline none`,
     /// docs/calls.md: then `inline` is skipped, every pass runs per function, and
     /// [`opt::calls::flatten`] ends the compile), or decide per function (`--inline cost`, the
@@ -67,8 +61,33 @@ pub struct Options {
     pub inline: opt::calls::Inline,
 }
 
+/// The caches the compiles of one program share (a report, its one-block count `C` and its
+/// baselines): they change how often work is done, never a result. Their contents are the
+/// driver's own; [`Options::default`] has none, and `driver::measure` shares its own.
+#[derive(Clone, Debug, Default)]
+pub struct Session {
+    /// The profile runs' counts, shared by the compiles on the same `profile` inputs; `None`:
+    /// each compile's own.
+    pub(crate) profile_runs: Option<std::rc::Rc<crate::cost::RunCache>>,
+    /// The program as the pipeline leaves it before its `after` passes (merging and its
+    /// clean-up), shared by the compiles of one source that differ only in how they merge:
+    /// the first compile fills it, the others start from a copy. `None`: each compile's own.
+    pub(crate) prefix_cache: Option<std::rc::Rc<PrefixCache>>,
+}
+
+impl Session {
+    /// A session whose compiles share `runs`, the profile runs' counts (compiles of one
+    /// program on the same `profile` inputs).
+    pub fn sharing_runs(runs: std::rc::Rc<crate::cost::RunCache>) -> Session {
+        Session {
+            profile_runs: Some(runs),
+            prefix_cache: None,
+        }
+    }
+}
+
 /// What [`compile`] keeps of a program before merging, for the next compile of the same source
-/// with the same front-end options and passes before `merge` (see [`Options::prefix_cache`]).
+/// with the same front-end options and passes before `merge` (see `Session::prefix_cache`).
 #[derive(Default)]
 pub struct PrefixCache(std::cell::RefCell<Option<CachedPrefix>>);
 
@@ -184,9 +203,8 @@ impl Default for Options {
             compat: front::Compat::Zkbc,
             stdlib: None,
             profile: None,
-            profile_runs: None,
             profile_max_steps: interp::Limits::default().max_steps,
-            prefix_cache: None,
+            session: Session::default(),
             inline: opt::calls::Inline::Cost,
         }
     }
@@ -225,6 +243,8 @@ pub struct Compilation {
     /// formation knows them without running the program (it ran the program it started from
     /// and derived the rest): the total a progress bar counts towards.
     pub executions: Option<u64>,
+    /// How its blocks are lowered (`Options::opt.merge.lower`, what formation sized them with).
+    pub lower: r1cs::LowerOptions,
 }
 
 /// Why a program does not compile. All of these are the user's input, not compiler bugs.
@@ -377,14 +397,14 @@ fn final_cells(compiled: &Compilation, options: &Options) -> Option<u128> {
     let counts = match &options.profile {
         Some(json) => {
             let inputs = compiled.inputs_from_json(json).ok()?;
-            let runs = options.profile_runs.clone().unwrap_or_default();
+            let runs = options.session.profile_runs.clone().unwrap_or_default();
             profile_counts(inputs, options, runs)
         }
         None => crate::cost::Counts::Static,
     };
     let stats = match &options.opt.merge.stats_cache {
         Some(cache) => cache.0.stats(&program),
-        None => r1cs::stats(&program),
+        None => r1cs::stats_opts(&program, options.opt.merge.lower),
     };
     let stats = stats.ok()?;
     Some(crate::cost::predict::prediction_of(&stats, &counts.of(&program)).cells)
@@ -414,10 +434,11 @@ fn compile_once(
 ) -> Result<Compilation, CompileError> {
     let pipeline = pipeline(options)?;
     let key = options
+        .session
         .prefix_cache
         .as_ref()
         .and_then(|_| PrefixKey::of(file_name, text, options, &pipeline));
-    let cached = match (&options.prefix_cache, &key) {
+    let cached = match (&options.session.prefix_cache, &key) {
         (Some(cache), Some(key)) => cache
             .0
             .borrow()
@@ -467,7 +488,7 @@ fn compile_once(
     if keeps_calls {
         opt_options.skip.push("inline".into());
     }
-    let runs = options.profile_runs.clone().unwrap_or_default();
+    let runs = options.session.profile_runs.clone().unwrap_or_default();
     if let Some(json) = &options.profile {
         // Inputs that do not fit `main` profile nothing; the command reading them reports it.
         let inputs = match &abi {
@@ -484,7 +505,7 @@ fn compile_once(
             None => {
                 let mut prefix = opt::optimize_prefix(&mut program, &pipeline, &opt_options)?;
                 prefix.report.inline_decisions = inline_decisions.clone();
-                if let (Some(cache), Some(key)) = (&options.prefix_cache, key) {
+                if let (Some(cache), Some(key)) = (&options.session.prefix_cache, key) {
                     let one_block = opt::merge::OneBlockCache::default();
                     opt_options.merge.one_block = Some(one_block.clone());
                     *cache.0.borrow_mut() = Some(CachedPrefix {
@@ -513,7 +534,10 @@ fn compile_once(
                 // inlined after all: `cost` never fails where `all` compiles.
                 let all = Options {
                     inline: opt::calls::Inline::All,
-                    prefix_cache: None,
+                    session: Session {
+                        prefix_cache: None,
+                        ..options.session.clone()
+                    },
                     ..options.clone()
                 };
                 return compile(file_name, text, &all);
@@ -527,6 +551,7 @@ fn compile_once(
         abi,
         opt_report,
         executions,
+        lower: options.opt.merge.lower,
     })
 }
 
@@ -676,8 +701,9 @@ impl Compilation {
 pub fn block_instances(
     program: &Program,
     outcome: &interp::Outcome,
+    lower: r1cs::LowerOptions,
 ) -> Result<Vec<prove::BlockInstance>, r1cs::CheckError> {
-    block_instances_with(program, outcome, None, |_, _| {}).map(|(instances, _)| instances)
+    block_instances_with(program, outcome, lower, None, |_, _| {}).map(|(instances, _)| instances)
 }
 
 /// [`block_instances`], calling `progress` with the block executions assigned so far (a
@@ -685,9 +711,11 @@ pub fn block_instances(
 pub fn block_instances_with_progress(
     program: &Program,
     outcome: &interp::Outcome,
+    lower: r1cs::LowerOptions,
     progress: Option<&dyn Fn(usize)>,
 ) -> Result<Vec<prove::BlockInstance>, r1cs::CheckError> {
-    block_instances_with(program, outcome, progress, |_, _| {}).map(|(instances, _)| instances)
+    block_instances_with(program, outcome, lower, progress, |_, _| {})
+        .map(|(instances, _)| instances)
 }
 
 /// [`block_instances`], calling `visit` on every execution's block and assignment in trace
@@ -696,42 +724,49 @@ pub fn block_instances_with_progress(
 pub(crate) fn block_instances_with(
     program: &Program,
     outcome: &interp::Outcome,
+    lower: r1cs::LowerOptions,
     progress: Option<&dyn Fn(usize)>,
     mut visit: impl FnMut(&r1cs::BlockR1cs<'_>, &r1cs::Assignment),
 ) -> Result<(Vec<prove::BlockInstance>, r1cs::CheckReport), r1cs::CheckError> {
     let mut instances: Vec<prove::BlockInstance> = Vec::new();
     let mut index: HashMap<(ir::FuncId, ir::BlockId), usize> = HashMap::default();
-    let witnesses = r1cs::Witnesses::Compiled;
-    let report =
-        r1cs::for_each_execution_opts(program, outcome, witnesses, progress, |_, blk, asg| {
-            let key = (blk.func_id(), blk.block());
-            let i = *index.entry(key).or_insert_with(|| {
-                instances.push(prove::BlockInstance {
-                    name: instance_name(program, blk),
-                    source: program.block_source(blk.func_id(), blk.block()),
-                    state: Some(state_wires(blk)),
-                    r1cs: sparse_r1cs(blk),
-                    executions: Vec::new(),
-                });
-                instances.len() - 1
+    let opts = r1cs::CheckOptions {
+        progress,
+        lower,
+        ..r1cs::CheckOptions::default()
+    };
+    let report = r1cs::for_each_execution_opts(program, outcome, opts, |_, blk, asg| {
+        let key = (blk.func_id(), blk.block());
+        let i = *index.entry(key).or_insert_with(|| {
+            instances.push(prove::BlockInstance {
+                name: instance_name(program, blk),
+                source: program.block_source(blk.func_id(), blk.block()),
+                state: Some(state_wires(blk)),
+                r1cs: sparse_r1cs(blk),
+                executions: Vec::new(),
             });
-            instances[i].executions.push(asg.full());
-            visit(blk, asg);
-            Ok(())
-        })?;
+            instances.len() - 1
+        });
+        instances[i].executions.push(asg.full());
+        visit(blk, asg);
+        Ok(())
+    })?;
     Ok((instances, report))
 }
 
 /// Every block of every function in the circuit as an instance with no executions: the
 /// constraint systems alone (`export` without inputs).
-pub fn block_systems(program: &Program) -> Result<Vec<prove::BlockInstance>, r1cs::LowerError> {
+pub fn block_systems(
+    program: &Program,
+    lower: r1cs::LowerOptions,
+) -> Result<Vec<prove::BlockInstance>, r1cs::LowerError> {
     let circuit = program.circuit_funcs();
     let mut out = Vec::new();
     for fid in program.func_ids() {
         if !circuit[fid.index()] {
             continue;
         }
-        for blk in r1cs::lower_function(program, fid)? {
+        for blk in r1cs::lower_function_opts(program, fid, lower)? {
             out.push(prove::BlockInstance {
                 name: instance_name(program, &blk),
                 source: program.block_source(blk.func_id(), blk.block()),

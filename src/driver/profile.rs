@@ -1,7 +1,7 @@
 //! What `zkbc profile` measures: the program as `zkbc report` measures it (the same compile,
 //! run and cost model, so the totals are the report's), with every block's constraints
 //! attributed to where they come from as it is lowered (block formation's lowerings record
-//! them; a block no one lowered is lowered by [`r1cs::attribute`]), and the text of every
+//! them; a block no one lowered is lowered by `r1cs::attribute`), and the text of every
 //! source file the locations name.
 //!
 //! ```text
@@ -56,7 +56,9 @@ pub fn attribute(mut measurement: Measurement, source: &str) -> Result<Profiled,
     let program = &measurement.compilation.program;
     let blocks = match measurement.attribution.take() {
         Some(blocks) => blocks,
-        None => r1cs::attribute(program).map_err(MeasureError::Lower)?,
+        None => {
+            r1cs::attribute(program, measurement.compilation.lower).map_err(MeasureError::Lower)?
+        }
     };
     // The attribution lowers the blocks the report lowered: a difference is a bug.
     let report = &measurement.report;

@@ -49,8 +49,9 @@ fn tuple(e: &mem::MemoryEntry) -> Vec<Fr> {
 pub fn proof_instances(
     program: &Program,
     outcome: &interp::Outcome,
+    lower: r1cs::LowerOptions,
 ) -> Result<ProofInstances, r1cs::CheckError> {
-    proof_instances_with_progress(program, outcome, None)
+    proof_instances_with_progress(program, outcome, lower, None)
 }
 
 /// [`proof_instances`], calling `progress` with the block executions assigned so far (a
@@ -58,16 +59,18 @@ pub fn proof_instances(
 pub fn proof_instances_with_progress(
     program: &Program,
     outcome: &interp::Outcome,
+    lower: r1cs::LowerOptions,
     progress: Option<&dyn Fn(usize)>,
 ) -> Result<ProofInstances, r1cs::CheckError> {
     let mut states_in: Vec<Vec<Fr>> = Vec::new();
     let mut states_out: Vec<Vec<Fr>> = Vec::new();
-    let (mut instances, report) = block_instances_with(program, outcome, progress, |blk, asg| {
-        let l = blk.layout();
-        states_in.push(asg.instance[..1 + l.in_leaves()].to_vec());
-        let at = l.out_label_index();
-        states_out.push(asg.instance[at..at + 1 + l.out_leaves].to_vec());
-    })?;
+    let (mut instances, report) =
+        block_instances_with(program, outcome, lower, progress, |blk, asg| {
+            let l = blk.layout();
+            states_in.push(asg.instance[..1 + l.in_leaves()].to_vec());
+            let at = l.out_label_index();
+            states_out.push(asg.instance[at..at + 1 + l.out_leaves].to_vec());
+        })?;
     let mut memory = None;
     let trace = &report.memory;
     if !trace.accesses.is_empty() {

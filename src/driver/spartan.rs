@@ -31,7 +31,8 @@ pub fn statement(compilation: &Compilation) -> Result<Statement, String> {
                 .into(),
         );
     }
-    let lowered = r1cs::lower_function(program, program.main).map_err(|e| e.to_string())?;
+    let lowered = r1cs::lower_function_opts(program, program.main, compilation.lower)
+        .map_err(|e| e.to_string())?;
     let mut blocks = Vec::with_capacity(lowered.len());
     let mut accesses = Vec::with_capacity(lowered.len());
     for blk in &lowered {
@@ -62,7 +63,7 @@ pub fn statement(compilation: &Compilation) -> Result<Statement, String> {
     }
     drop(lowered);
     let memory = accesses.iter().any(|a| !a.is_empty()).then(|| Memory {
-        inits: r1cs::initial_memory(program),
+        inits: r1cs::initial_memory(program, compilation.lower),
         accesses,
         clocks: Vec::new(),
         sorted: Vec::new(),
@@ -112,17 +113,18 @@ pub fn witness(
     let mut clocks: HashMap<String, Vec<u64>> = HashMap::default();
     let mut clock = 0u64;
     let program = &compilation.program;
-    let (executed, report) = block_instances_with(program, outcome, progress, |blk, asg| {
-        let l = blk.layout();
-        let at = l.out_label_index() + 1;
-        last_out = asg.instance[at..at + l.out_leaves].to_vec();
-        clocks
-            .entry(instance_name(program, blk))
-            .or_default()
-            .push(clock);
-        clock += l.accesses.len() as u64;
-    })
-    .map_err(|e| e.to_string())?;
+    let (executed, report) =
+        block_instances_with(program, outcome, compilation.lower, progress, |blk, asg| {
+            let l = blk.layout();
+            let at = l.out_label_index() + 1;
+            last_out = asg.instance[at..at + l.out_leaves].to_vec();
+            clocks
+                .entry(instance_name(program, blk))
+                .or_default()
+                .push(clock);
+            clock += l.accesses.len() as u64;
+        })
+        .map_err(|e| e.to_string())?;
     if let Some(m) = &mut st.memory {
         if report.memory.inits != m.inits || report.memory.accesses.len() as u64 != clock {
             return Err("bug: the run's memory is not the statement's".into());

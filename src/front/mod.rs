@@ -28,9 +28,10 @@ pub mod stdlib;
 pub mod typeck;
 pub mod typed;
 
-use crate::diagnostics::Diagnostic;
 use crate::ir;
 
+/// The front end's errors and source positions (`src/diagnostics.rs`, rendered rustc-style).
+pub use crate::diagnostics::{line_col, Diagnostic, LineCol, SourceFile, Span};
 pub use abi::{Abi, AbiParam};
 
 /// The stack the front end's recursive passes (parser, type checker, lowering) run on: enough

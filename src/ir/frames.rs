@@ -68,7 +68,7 @@ pub fn function_label(func: &Function, files: &[String], frames: &InlineFrames) 
 pub struct InlineFrame {
     /// The frame of the code that called (`FrameId::ROOT`: the function itself).
     pub parent: FrameId,
-    /// The called function's name, an index into [`InlineFrames::names`].
+    /// The called function's name, an index into `InlineFrames::names`.
     pub callee: u32,
     /// Where the call was, if known (its `frame` is `parent`).
     pub call_site: Option<SrcLoc>,

@@ -10,7 +10,7 @@
 //! - [`facts`]: the analyses a function is queried with.
 //! - [`solver`]: queries (variables, predicates, negations, negated sub-queries) and the
 //!   backtracking solver.
-//! - [`patterns`]: the shipped queries (`sese`, `sese-canonical`, `natural-loop`,
+//! - `patterns`: the shipped queries (`sese`, `sese-canonical`, `natural-loop`,
 //!   `counted-loop`, `dot-product`, `bits-round-trip`) and their text output.
 //! - [`text`]: a tiny text syntax for ad-hoc queries.
 //! - [`counted`]: the `counted-loop` pattern matched directly (trip counts for the cost model),

@@ -4,7 +4,7 @@
 //! checks of `main`'s inputs).
 //!
 //! Algorithm: the block is lowered in structure mode with a builder that marks, at each
-//! instruction, how many constraints it holds so far ([`Builder::attributing`]; one mark per
+//! instruction, how many constraints it holds so far (`Builder::attributing`; one mark per
 //! instruction, nothing per constraint); elimination and dead-constraint removal carry each
 //! constraint's origin along as they move, drop or rewrite it ([`super::eliminate`]), so the
 //! counts per origin add up to the block's constraint count exactly. The ordinary lowering
@@ -61,12 +61,15 @@ pub(crate) type PositionCounts = Vec<(Origin, u64)>;
 
 /// The attribution of every laid-out block of every function of the circuit, in the order of
 /// [`super::stats`] (lowered in parallel).
-pub fn attribute(program: &Program) -> Result<Vec<BlockAttribution>, LowerError> {
+pub fn attribute(
+    program: &Program,
+    opts: super::LowerOptions,
+) -> Result<Vec<BlockAttribution>, LowerError> {
     crate::timing::stage("lower (attributing)", || {
         let infos: Vec<Arc<FuncInfo>> = program
             .funcs
             .par_iter()
-            .map(|f| Arc::new(FuncInfo::new(f)))
+            .map(|f| Arc::new(FuncInfo::new(f, opts)))
             .collect();
         all_blocks(program)
             .par_iter()
@@ -146,7 +149,7 @@ b1(v4: u32):
 ";
         let program = parse_program(text).expect("parses");
         let stats = super::super::stats(&program).expect("lowers");
-        let attributed = attribute(&program).expect("lowers");
+        let attributed = attribute(&program, Default::default()).expect("lowers");
         assert_eq!(attributed.len(), stats.len());
         for (a, s) in attributed.iter().zip(&stats) {
             assert_eq!((a.func, a.block), (s.func, s.block));

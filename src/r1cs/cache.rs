@@ -18,7 +18,7 @@ use crate::fxhash::HashMap;
 use super::attribute::{self, BlockAttribution, PositionCounts};
 use super::fxhash::FxHasher;
 use super::live::FuncInfo;
-use super::{all_blocks, lower_with, lower_with_origins, BlockStats, LowerError};
+use super::{all_blocks, lower_with, lower_with_origins, BlockStats, LowerError, LowerOptions};
 use crate::ir::{BlockId, FuncId, Function, Program, ValueId};
 use rayon::prelude::*;
 use std::hash::{Hash, Hasher};
@@ -53,6 +53,8 @@ pub struct StatsCache {
     recording: std::sync::atomic::AtomicBool,
     hits: AtomicUsize,
     misses: AtomicUsize,
+    /// How every block is lowered (a cache holds the sizes of one set of options).
+    opts: LowerOptions,
 }
 
 impl StatsCache {
@@ -72,15 +74,26 @@ impl StatsCache {
         }
     }
 
+    /// The cache lowering with `opts` (a builder: `StatsCache::new().lowering(opts)`).
+    pub fn lowering(mut self, opts: LowerOptions) -> StatsCache {
+        self.opts = opts;
+        self
+    }
+
+    /// The options every block of this cache is lowered with.
+    pub fn options(&self) -> LowerOptions {
+        self.opts
+    }
+
     /// Blocks lowered from now on record no origins (the attribution wanted is taken).
     pub fn stop_attributing(&self) {
         self.recording.store(false, Ordering::Relaxed);
     }
 
-    /// [`super::attribute`] of `program`: the counts of blocks this cache lowered attributing,
+    /// `super::attribute` of `program`: the counts of blocks this cache lowered attributing,
     /// the other blocks lowered attributing now (and kept).
     pub fn attribution(&self, program: &Program) -> Result<Vec<BlockAttribution>, LowerError> {
-        let infos = super::func_infos(program);
+        let infos = super::func_infos(program, self.opts);
         all_blocks(program)
             .par_iter()
             .map(|&(f, b)| {
@@ -134,7 +147,7 @@ impl StatsCache {
         program: &Program,
         blocks: Vec<(FuncId, BlockId)>,
     ) -> Result<Vec<BlockStats>, LowerError> {
-        let infos = super::func_infos(program);
+        let infos = super::func_infos(program, self.opts);
         blocks
             .par_iter()
             .map(|&(f, b)| {
@@ -195,7 +208,7 @@ impl StatsCache {
             };
             return blocks.iter().map(missing).collect();
         };
-        let info = Arc::new(FuncInfo::new(func));
+        let info = Arc::new(FuncInfo::new(func, self.opts));
         blocks
             .par_iter()
             .map(|&b| {

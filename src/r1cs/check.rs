@@ -29,7 +29,9 @@ use crate::fxhash::HashMap;
 use super::fxhash::FxMap;
 use super::memory::{check_memory, AccessKind, MemoryEntry, MemoryError, MemoryTrace};
 use super::tape::{batch_invert, Inputs};
-use super::{block_label, lower_with_tape, return_label, Assignment, BlockR1cs, LowerError};
+use super::{
+    block_label, lower_with_tape, return_label, Assignment, BlockR1cs, LowerError, LowerOptions,
+};
 use crate::field::Fr;
 use crate::ir::interp::{Exit, Outcome, TraceEntry, Val};
 use crate::ir::{BlockId, FuncId, Program};
@@ -160,6 +162,8 @@ pub struct CheckOptions<'a> {
     pub witnesses: Witnesses,
     /// Called after each chunk with the number of executions done so far (a progress bar).
     pub progress: Option<&'a dyn Fn(usize)>,
+    /// How the executed blocks are lowered.
+    pub lower: LowerOptions,
 }
 
 /// Assigns and checks every block execution of a successful run, evaluating the rows directly.
@@ -189,13 +193,9 @@ pub fn check_trace_opts(
     outcome: &Outcome,
     opts: CheckOptions<'_>,
 ) -> Result<CheckReport, CheckError> {
-    let report = walk(
-        program,
-        outcome,
-        opts.witnesses,
-        opts.progress,
-        |blocks, chunk| check_chunk(opts.checker, blocks, chunk),
-    )?;
+    let report = walk(program, outcome, opts, |blocks, chunk| {
+        check_chunk(opts.checker, blocks, chunk)
+    })?;
     check_memory(&report.memory).map_err(CheckError::Memory)?;
     Ok(report)
 }
@@ -211,7 +211,7 @@ pub fn check_run<R>(
     opts: CheckOptions<'_>,
     run: impl FnOnce(&mut dyn FnMut(TraceEntry)) -> R,
 ) -> (R, Result<CheckReport, CheckError>) {
-    let mut walker = Walker::new(program, opts.witnesses, opts.progress, |blocks, chunk| {
+    let mut walker = Walker::new(program, opts, |blocks, chunk| {
         check_chunk(opts.checker, blocks, chunk)
     });
     let mut error = None;
@@ -290,19 +290,19 @@ pub fn for_each_execution<'p>(
     outcome: &Outcome,
     visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), CheckError>,
 ) -> Result<CheckReport, CheckError> {
-    for_each_execution_opts(program, outcome, Witnesses::Compiled, None, visit)
+    for_each_execution_opts(program, outcome, CheckOptions::default(), visit)
 }
 
-/// [`for_each_execution`] with the witnesses computed as `witnesses` says, calling `progress`
-/// after each chunk with the number of executions done.
+/// [`for_each_execution`] with the witnesses computed and the blocks lowered as `opts` says,
+/// calling its `progress` after each chunk with the number of executions done (its `checker`
+/// is not used: nothing is checked).
 pub fn for_each_execution_opts<'p>(
     program: &'p Program,
     outcome: &Outcome,
-    witnesses: Witnesses,
-    progress: Option<&dyn Fn(usize)>,
+    opts: CheckOptions<'_>,
     visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), CheckError>,
 ) -> Result<CheckReport, CheckError> {
-    try_for_each_execution(program, outcome, witnesses, progress, visit)
+    try_for_each_execution(program, outcome, opts, visit)
 }
 
 /// [`for_each_execution_opts`] whose `visit` may fail with an error of its own (writing a
@@ -310,11 +310,10 @@ pub fn for_each_execution_opts<'p>(
 pub fn try_for_each_execution<'p, E: From<CheckError>>(
     program: &'p Program,
     outcome: &Outcome,
-    witnesses: Witnesses,
-    progress: Option<&dyn Fn(usize)>,
+    opts: CheckOptions<'_>,
     mut visit: impl FnMut(usize, &BlockR1cs<'p>, &Assignment) -> Result<(), E>,
 ) -> Result<CheckReport, E> {
-    walk(program, outcome, witnesses, progress, |blocks, chunk| {
+    walk(program, outcome, opts, |blocks, chunk| {
         for e in &chunk.entries {
             let blk = &blocks[e.block];
             visit(e.step, blk, &chunk.assignment(blk, e))?;
@@ -380,11 +379,10 @@ impl Chunk {
 fn walk<'p, E: From<CheckError>>(
     program: &'p Program,
     outcome: &Outcome,
-    witnesses: Witnesses,
-    progress: Option<&dyn Fn(usize)>,
+    opts: CheckOptions<'_>,
     flush: impl FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), E>,
 ) -> Result<CheckReport, E> {
-    let mut walker = Walker::new(program, witnesses, progress, flush);
+    let mut walker = Walker::new(program, opts, flush);
     for entry in &outcome.trace {
         walker.push(entry)?;
     }
@@ -407,18 +405,13 @@ where
     E: From<CheckError>,
     F: FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), E>,
 {
-    fn new(
-        program: &'p Program,
-        witnesses: Witnesses,
-        progress: Option<&'a dyn Fn(usize)>,
-        flush: F,
-    ) -> Self {
+    fn new(program: &'p Program, opts: CheckOptions<'a>, flush: F) -> Self {
         Walker {
-            w: Walk::new(program, witnesses),
+            w: Walk::new(program, opts.witnesses, opts.lower),
             chunk: Chunk::default(),
             steps: 0,
             done: 0,
-            progress,
+            progress: opts.progress,
             flush,
         }
     }
@@ -472,22 +465,25 @@ where
 
 /// The initial memory entries of `program` (one per address of every circuit function's
 /// segments, in address order): what a run's [`MemoryTrace::inits`] holds, known without a run.
-pub fn initial_memory(program: &Program) -> Vec<MemoryEntry> {
-    memory_layout(program).2
+pub fn initial_memory(program: &Program, lower: LowerOptions) -> Vec<MemoryEntry> {
+    memory_layout(program, lower).2
 }
 
 type FuncInfos = HashMap<FuncId, Arc<super::live::FuncInfo>>;
 
 /// Each circuit function's info, where its addresses and segments start in the program's
 /// memory, and the initial entries.
-fn memory_layout(program: &Program) -> (FuncInfos, FxMap<FuncId, (u64, u64)>, Vec<MemoryEntry>) {
+fn memory_layout(
+    program: &Program,
+    lower: LowerOptions,
+) -> (FuncInfos, FxMap<FuncId, (u64, u64)>, Vec<MemoryEntry>) {
     let circuit = program.circuit_funcs();
     let mut infos = HashMap::default();
     let mut offsets = FxMap::default();
     let mut inits = Vec::new();
     let (mut addr_off, mut seg_off) = (0u64, 0u64);
     for f in program.func_ids().filter(|f| circuit[f.index()]) {
-        let info = Arc::new(super::live::FuncInfo::new(program.func(f)));
+        let info = Arc::new(super::live::FuncInfo::new(program.func(f), lower));
         offsets.insert(f, (addr_off, seg_off));
         for (s, seg) in info.memory.segments.iter().enumerate() {
             for k in 0..seg.len {
@@ -515,6 +511,7 @@ fn memory_layout(program: &Program) -> (FuncInfos, FxMap<FuncId, (u64, u64)>, Ve
 struct Walk<'p> {
     program: &'p Program,
     witnesses: Witnesses,
+    lower: LowerOptions,
     /// Each circuit function's memory plan and live-ins.
     infos: HashMap<FuncId, Arc<super::live::FuncInfo>>,
     /// Where each function's addresses and segments start in the program's memory.
@@ -536,8 +533,8 @@ struct Walk<'p> {
 }
 
 impl<'p> Walk<'p> {
-    fn new(program: &'p Program, witnesses: Witnesses) -> Walk<'p> {
-        let (infos, offsets, inits) = memory_layout(program);
+    fn new(program: &'p Program, witnesses: Witnesses, lower: LowerOptions) -> Walk<'p> {
+        let (infos, offsets, inits) = memory_layout(program, lower);
         let memory = MemoryTrace {
             inits,
             ..MemoryTrace::default()
@@ -545,6 +542,7 @@ impl<'p> Walk<'p> {
         Walk {
             program,
             witnesses,
+            lower,
             infos,
             offsets,
             memory,
@@ -576,10 +574,11 @@ impl<'p> Walk<'p> {
                     func: entry.func.to_string(),
                     block: entry.block,
                 })?;
+        let lower = self.lower;
         let info = self
             .infos
             .entry(entry.func)
-            .or_insert_with(|| Arc::new(super::live::FuncInfo::new(func)))
+            .or_insert_with(|| Arc::new(super::live::FuncInfo::new(func, lower)))
             .clone();
         let main_entry = entry.func == program.main && entry.block == func.entry;
         let blk = lower_with_tape(func, entry.func, info, entry.block, main_entry)?;

@@ -15,7 +15,7 @@
 //! When the builder recorded origins (`zkbc profile`), each constraint's origin follows it
 //! through every move: a quadratic row rewritten keeps its own, a row that became linear and
 //! stays as a residual keeps the origin of the row it came from, so every surviving
-//! constraint belongs to the instruction that emitted its row ([`Reduced::origins`]).
+//! constraint belongs to the instruction that emitted its row (`Reduced::origins`).
 
 use super::builder::{unpack, Builder, Coeffs, Origin, Packed, Rows};
 use super::fxhash::FxMap;

@@ -1,4 +1,4 @@
-//! Gadgets: the constraint encodings of every operation, on [`Num`]s (a linear combination with
+//! Gadgets: the constraint encodings of every operation, on `Num`s (a linear combination with
 //! a bound on its integer value and, when known, its bits). Each gadget's cost is in the table
 //! of the [`super`] module doc; the tests in `tests/r1cs_gadgets.rs` assert them.
 //!

@@ -6,6 +6,7 @@
 
 use super::fxhash::FxMap;
 use super::memory::MemoryPlan;
+use super::LowerOptions;
 use crate::ir::{BlockId, Function, ValueDef, ValueId};
 use std::collections::BTreeSet;
 
@@ -19,6 +20,8 @@ pub(crate) struct FuncInfo {
     uses: Vec<u32>,
     /// Which arrays live in memory (they are never part of a state).
     pub memory: MemoryPlan,
+    /// The most constraints a block of the function may have ([`LowerOptions`]).
+    pub max_constraints: usize,
 }
 
 /// No block.
@@ -30,7 +33,7 @@ impl FuncInfo {
         self.uses.get(v.index()).map_or(0, |&n| n as usize)
     }
 
-    pub fn new(func: &Function) -> FuncInfo {
+    pub fn new(func: &Function, opts: LowerOptions) -> FuncInfo {
         // The laid-out block defining each value (a parameter or a result), by value index.
         let mut def_block = vec![NO_BLOCK; func.values.len()];
         let mut used: FxMap<BlockId, BTreeSet<ValueId>> = FxMap::default();
@@ -89,7 +92,10 @@ impl FuncInfo {
                 }
             }
         }
-        let mut memory = MemoryPlan::of(func);
+        let mut memory = match opts.memory {
+            true => MemoryPlan::of(func),
+            false => MemoryPlan::default(),
+        };
         let live: FxMap<BlockId, BTreeSet<ValueId>> = live
             .into_iter()
             .map(|(b, s)| (b, s.into_iter().filter(|&v| !memory.in_memory(v)).collect()))
@@ -98,7 +104,9 @@ impl FuncInfo {
             let b = def_block[v.index()];
             (b != NO_BLOCK).then_some(BlockId(b))
         };
-        memory.add_spills(func, &live, &used, &defined_in);
+        if opts.memory {
+            memory.add_spills(func, &live, &used, &defined_in);
+        }
         FuncInfo {
             live_in: live
                 .into_iter()
@@ -113,6 +121,7 @@ impl FuncInfo {
                 .collect(),
             uses,
             memory,
+            max_constraints: opts.max_constraints,
         }
     }
 }

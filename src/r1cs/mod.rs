@@ -172,24 +172,31 @@ use eliminate::Reduced;
 use live::FuncInfo;
 use rayon::prelude::*;
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// The default of [`max_constraints`]: 2^24 constraints, a few GiB while lowering.
+/// The default of [`LowerOptions::max_constraints`]: 2^24 constraints, a few GiB while lowering.
 pub const DEFAULT_MAX_CONSTRAINTS: usize = 1 << 24;
 
-static MAX_CONSTRAINTS: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_CONSTRAINTS);
-
-/// The most constraints one block may have before linear elimination; lowering a larger block
-/// fails with [`LowerError::TooLarge`] instead of exhausting memory. A process-wide resource
-/// limit (like the size of rayon's thread pool), set once by the command line.
-pub fn max_constraints() -> usize {
-    MAX_CONSTRAINTS.load(Ordering::Relaxed)
+/// What lowering may do: settings the caller passes in (the CLI's `--max-constraints` and
+/// `ZKBC_NO_MEMORY`), never read from the process. The functions without them
+/// ([`stats`], [`lower_function`], [`check_trace`], ...) lower with the default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LowerOptions {
+    /// The most constraints one block may have before linear elimination; lowering a larger
+    /// block fails with [`LowerError::TooLarge`] instead of exhausting memory.
+    pub max_constraints: usize,
+    /// Whether arrays (and scalars carried through many states) may live in memory
+    /// ([`memory`]); off, every value rides in the transition state (to compare).
+    pub memory: bool,
 }
 
-/// Sets [`max_constraints`].
-pub fn set_max_constraints(limit: usize) {
-    MAX_CONSTRAINTS.store(limit, Ordering::Relaxed);
+impl Default for LowerOptions {
+    fn default() -> Self {
+        LowerOptions {
+            max_constraints: DEFAULT_MAX_CONSTRAINTS,
+            memory: true,
+        }
+    }
 }
 
 /// One row (A, B or C) of a constraint: `(variable, coefficient)` terms sorted by variable.
@@ -258,7 +265,7 @@ pub enum LowerError {
         /// The block.
         block: BlockId,
     },
-    /// The block needs more constraints than the limit ([`max_constraints`]).
+    /// The block needs more constraints than the limit ([`LowerOptions::max_constraints`]).
     TooLarge {
         /// The function's name.
         func: String,
@@ -378,6 +385,16 @@ pub fn lower_block(
     func: FuncId,
     block: BlockId,
 ) -> Result<BlockR1cs<'_>, LowerError> {
+    lower_block_opts(program, func, block, LowerOptions::default())
+}
+
+/// [`lower_block`] with the given options.
+pub fn lower_block_opts(
+    program: &Program,
+    func: FuncId,
+    block: BlockId,
+    opts: LowerOptions,
+) -> Result<BlockR1cs<'_>, LowerError> {
     let f = program
         .funcs
         .get(func.index())
@@ -385,7 +402,7 @@ pub fn lower_block(
             func: func.to_string(),
             block,
         })?;
-    let info = Arc::new(FuncInfo::new(f));
+    let info = Arc::new(FuncInfo::new(f, opts));
     lower_with(
         f,
         func,
@@ -397,6 +414,15 @@ pub fn lower_block(
 
 /// Lowers every laid-out block of `func`, in layout order.
 pub fn lower_function(program: &Program, func: FuncId) -> Result<Vec<BlockR1cs<'_>>, LowerError> {
+    lower_function_opts(program, func, LowerOptions::default())
+}
+
+/// [`lower_function`] with the given options.
+pub fn lower_function_opts(
+    program: &Program,
+    func: FuncId,
+    opts: LowerOptions,
+) -> Result<Vec<BlockR1cs<'_>>, LowerError> {
     let f = program
         .funcs
         .get(func.index())
@@ -404,7 +430,7 @@ pub fn lower_function(program: &Program, func: FuncId) -> Result<Vec<BlockR1cs<'
             func: func.to_string(),
             block: BlockId(0),
         })?;
-    let info = Arc::new(FuncInfo::new(f));
+    let info = Arc::new(FuncInfo::new(f, opts));
     f.layout
         .iter()
         .map(|&b| {
@@ -756,20 +782,25 @@ fn block_stats(
 
 /// Sizes of every laid-out block of every function, lowered in parallel (rayon), in layout order.
 pub fn stats(program: &Program) -> Result<Vec<BlockStats>, LowerError> {
-    crate::timing::stage("lower (r1cs::stats)", || stats_parallel(program))
+    stats_opts(program, LowerOptions::default())
+}
+
+/// [`stats`] with the given options.
+pub fn stats_opts(program: &Program, opts: LowerOptions) -> Result<Vec<BlockStats>, LowerError> {
+    crate::timing::stage("lower (r1cs::stats)", || stats_parallel(program, opts))
 }
 
 /// Every function's [`FuncInfo`], computed in parallel.
-fn func_infos(program: &Program) -> Vec<Arc<FuncInfo>> {
+fn func_infos(program: &Program, opts: LowerOptions) -> Vec<Arc<FuncInfo>> {
     program
         .funcs
         .par_iter()
-        .map(|f| Arc::new(FuncInfo::new(f)))
+        .map(|f| Arc::new(FuncInfo::new(f, opts)))
         .collect()
 }
 
-fn stats_parallel(program: &Program) -> Result<Vec<BlockStats>, LowerError> {
-    let infos = func_infos(program);
+fn stats_parallel(program: &Program, opts: LowerOptions) -> Result<Vec<BlockStats>, LowerError> {
+    let infos = func_infos(program, opts);
     all_blocks(program)
         .par_iter()
         .map(|&(f, b)| block_stats(program, &infos, f, b))
@@ -778,13 +809,14 @@ fn stats_parallel(program: &Program) -> Result<Vec<BlockStats>, LowerError> {
 
 /// [`stats`] for a caller that is done with the program's instructions. A function of one block
 /// of at least `min_insts` instructions (a monolithic circuit) gives its instruction arena to
-/// the lowering ([`lower::lower_consuming`]), which frees it behind its walk: the block's
+/// the lowering (`lower::lower_consuming`), which frees it behind its walk: the block's
 /// constraints and its instructions are never resident whole at once. Such a function is left
 /// without instructions (its block lists none; its values, block and terminator stay); every
 /// other block is lowered as [`stats`] lowers it, in parallel. The same sizes as [`stats`].
 pub fn stats_consuming(
     program: &mut Program,
     min_insts: usize,
+    opts: LowerOptions,
 ) -> Result<Vec<BlockStats>, LowerError> {
     crate::timing::stage("lower (r1cs::stats)", || {
         let blocks = all_blocks(program);
@@ -794,7 +826,7 @@ pub fn stats_consuming(
                 func.layout.len() == 1 && func.block(blocks[k].1).insts.len() >= min_insts
             })
             .collect();
-        let infos = func_infos(program);
+        let infos = func_infos(program, opts);
         let shared: &Program = program;
         let mut out: Vec<Option<BlockStats>> = (0..blocks.len())
             .into_par_iter()
@@ -822,7 +854,7 @@ pub fn stats_sequential(program: &Program) -> Result<Vec<BlockStats>, LowerError
     let infos: Vec<Arc<FuncInfo>> = program
         .funcs
         .iter()
-        .map(|f| Arc::new(FuncInfo::new(f)))
+        .map(|f| Arc::new(FuncInfo::new(f, LowerOptions::default())))
         .collect();
     all_blocks(program)
         .iter()

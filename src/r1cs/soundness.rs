@@ -38,6 +38,8 @@ pub struct SoundnessOptions {
     pub max_executions_per_block: usize,
     /// Also try changing each witness (step 3).
     pub witnesses: bool,
+    /// How the executed blocks are lowered.
+    pub lower: super::LowerOptions,
 }
 
 impl Default for SoundnessOptions {
@@ -45,6 +47,7 @@ impl Default for SoundnessOptions {
         SoundnessOptions {
             max_executions_per_block: 2,
             witnesses: true,
+            lower: super::LowerOptions::default(),
         }
     }
 }
@@ -109,7 +112,11 @@ pub fn check_soundness(
     let mut report = SoundnessReport::default();
     let mut tried: HashMap<(FuncId, BlockId), usize> = HashMap::default();
     // The same walk over the trace as `check_trace`: each execution's full assignment.
-    super::for_each_execution(program, outcome, |step, blk, asg| {
+    let walk = super::CheckOptions {
+        lower: options.lower,
+        ..super::CheckOptions::default()
+    };
+    super::for_each_execution_opts(program, outcome, walk, |step, blk, asg| {
         let n_tried = tried.entry((blk.func_id(), blk.block())).or_insert(0);
         if *n_tried >= options.max_executions_per_block {
             return Ok(());

@@ -4,9 +4,9 @@
 //! # How a tape is made
 //!
 //! 1. The block is lowered once in *recording* mode: structure mode, plus every allocation's
-//!    [`Recipe`] appended to a [`Recorder`] in allocation order, its combinations packed as
+//!    `Recipe` appended to a `Recorder` in allocation order, its combinations packed as
 //!    `(variable, coefficient index)` terms over the variables of the lowering.
-//! 2. After linear elimination, [`Recorder::finish`] renumbers the tape into the reduced
+//! 2. After linear elimination, `Recorder::finish` renumbers the tape into the reduced
 //!    layout `z = [1, instance.., witness..]`, with a scratch slot past the end for each
 //!    eliminated variable a later recipe still reads; drops the recipes whose every result is
 //!    eliminated and unread (backwards, so chains of them go too); and marks as *deferred* the
@@ -19,7 +19,7 @@
 //! # Invariants
 //!
 //! - The tape computes exactly what the lowering in witness mode computes, variable for
-//!   variable (both evaluate the same [`Recipe`] kernels); `tests/check_corpus.rs` compares the
+//!   variable (both evaluate the same `Recipe` kernels); `tests/check_corpus.rs` compares the
 //!   two on every execution of every corpus program.
 //! - A deferred slot is read by no recipe, so values that cross executions (the output state,
 //!   memory accesses) never wait for the batch inversion.

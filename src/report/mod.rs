@@ -2,7 +2,7 @@
 //!
 //! Input is a [`ProgramCost`]: one program compiled by one pipeline, with the constraint, witness
 //! and instance-variable counts of every block and, when the program was run, how often each
-//! block executed. [`ProgramCost::report`] applies the cost model of [`cost`] and returns a
+//! block executed. [`ProgramCost::report`] applies the cost model of `cost` and returns a
 //! [`Report`], which this module writes in five forms:
 //!
 //! - JSON ([`to_json`]): the serde form of [`Report`], a stable schema documented field by field
@@ -22,8 +22,7 @@
 //! `driver::measure` produces the [`ProgramCost`] of a real program: it compiles, legalizes,
 //! lowers every block, runs the program on its inputs and checks every executed block (or counts
 //! executions statically), and measures the `--no-merge` and `--monolithic` baselines, as
-//! `zkbc report` and `zkbc table` do. [`progress`] is a stderr progress bar for the commands
-//! that take a while. [`zokrates`] is the constraint parity table against a ZoKrates suite
+//! `zkbc report` and `zkbc table` do. [`zokrates`] is the constraint parity table against a ZoKrates suite
 //! folder (`zkbc table --zokrates DIR`). [`profile`] shares the report's numbers out over
 //! source lines and inlined call stacks (`zkbc profile`).
 //!
@@ -34,7 +33,6 @@ pub mod aggregate;
 pub mod dot;
 pub mod explain;
 pub mod profile;
-pub mod progress;
 pub mod svg;
 pub mod table;
 pub mod zokrates;

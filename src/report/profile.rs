@@ -6,7 +6,7 @@
 //!
 //! Per block `b` with `cons_b` constraints, `exec_b` executions, `Q_b` padded executions and
 //! `X_b` padded constraints (the report's), an origin with `c` of the block's constraints
-//! ([`crate::r1cs::attribute`]) costs
+//! (`crate::r1cs::attribute`) costs
 //!
 //! - `constraints`: `c`;
 //! - `executed`: `c · exec_b`;

@@ -9,7 +9,7 @@
 //! failing `assert`, a division by zero, an index out of bounds or a conversion that does not fit
 //! stops the run with the instruction's location.
 //!
-//! [`value`] holds the values and their JSON forms, [`eval`] the semantics of every pure
+//! `value` holds the values and their JSON forms, `eval` the semantics of every pure
 //! instruction (shared with constant folding); this module runs programs.
 
 mod eval;

@@ -38,7 +38,7 @@
 //! on the same arguments under the same guard (or none) give the same witnesses. Hints under
 //! different guards are not numbered as one: a hint whose guard is 0 gives zeros, and on IR in
 //! general those zeros may be observed, so neither guard can simply be dropped. (Dropping it
-//! failed `tests/opt_random.rs` at seed 13000296.) After the walk, [`hints`] shares two such
+//! failed `tests/opt_random.rs` at seed 13000296.) After the walk, `hints` shares two such
 //! hints of one block under the union of their guards where it proves that neither one's
 //! results are observed where its own guard fails (the predicated arms of a merged `if`, as in
 //! the sealed-bid opening, which unpacks the same message in each arm before hashing it); the
@@ -99,7 +99,7 @@ pub fn run(program: &mut Program) -> PassStats {
     stats
 }
 
-/// The most times the walk runs again after [`hints`] shared some (each share may make the
+/// The most times the walk runs again after `hints` shared some (each share may make the
 /// arguments of the next pair of hints equal).
 pub const MAX_HINT_ROUNDS: usize = 16;
 

@@ -105,7 +105,7 @@ const MAX_ROUNDS: usize = 64;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum MergePolicy {
     /// By the cost model: merge what lowers the predicted sumcheck cells, and keep the best
-    /// of that, no merging, one block and the threshold rule ([`formation`]).
+    /// of that, no merging, one block and the threshold rule (`formation`).
     #[default]
     Cost,
     /// The seed's rule (CoBBl's): every component below THRESHOLD, largest first.
@@ -154,6 +154,9 @@ pub struct MergeOptions {
     /// the profile's inputs, computed only when a cut is on the table: [`ExecutedBound`]);
     /// `None`: a cut may not raise them at all.
     pub executed_bound: Option<ExecutedBound>,
+    /// How blocks are lowered to be sized (a shared `stats_cache` lowers with its own, the
+    /// same: the driver makes it with these).
+    pub lower: crate::r1cs::LowerOptions,
 }
 
 /// How many executed constraints the program may have after formation's cuts
@@ -285,6 +288,7 @@ impl Default for MergeOptions {
             stats_cache: None,
             one_block: None,
             executed_bound: None,
+            lower: crate::r1cs::LowerOptions::default(),
         }
     }
 }
@@ -303,7 +307,7 @@ pub enum MergeError {
         loc: Option<SrcLoc>,
     },
     /// Unrolling would emit more than `limit` instructions (or, with `visits`, visit more than
-    /// [`emit::VISITS_PER_EMITTED`] times that, folding most of them).
+    /// `emit::VISITS_PER_EMITTED` times that, folding most of them).
     TooLarge {
         /// The function.
         func: String,
@@ -453,7 +457,7 @@ pub fn run_with(program: &mut Program, options: &MergeOptions) -> Result<PassSta
 /// The threshold for `program`: `max(min_block_size, next_pow2(max constraints))`, or `None`
 /// when some block cannot be lowered (calls or memory left).
 pub fn threshold(program: &Program, min_block_size: u64) -> Option<u64> {
-    threshold_with(program, min_block_size, None)
+    threshold_with(program, min_block_size, None, Default::default())
 }
 
 /// [`threshold`], lowering through `cache` when given.
@@ -461,8 +465,9 @@ fn threshold_with(
     program: &Program,
     min_block_size: u64,
     cache: Option<&crate::r1cs::StatsCache>,
+    lower: crate::r1cs::LowerOptions,
 ) -> Option<u64> {
-    let stats = stats_with(program, cache).ok()?;
+    let stats = stats_with(program, cache, lower).ok()?;
     let max = stats
         .iter()
         .map(|s| s.constraints as u64)
@@ -476,10 +481,11 @@ fn threshold_with(
 fn stats_with(
     program: &Program,
     cache: Option<&crate::r1cs::StatsCache>,
+    lower: crate::r1cs::LowerOptions,
 ) -> Result<Vec<crate::r1cs::BlockStats>, crate::r1cs::LowerError> {
     match cache {
         Some(cache) => cache.stats(program),
-        None => crate::r1cs::stats(program),
+        None => crate::r1cs::stats_opts(program, lower),
     }
 }
 
@@ -490,12 +496,13 @@ fn block_constraints(
     f: FuncId,
     blocks: &[BlockId],
     cache: Option<&crate::r1cs::StatsCache>,
+    lower: crate::r1cs::LowerOptions,
 ) -> Vec<Option<u64>> {
     let fresh;
     let cache = match cache {
         Some(cache) => cache,
         None => {
-            fresh = crate::r1cs::StatsCache::new();
+            fresh = crate::r1cs::StatsCache::new().lowering(lower);
             &fresh
         }
     };
@@ -509,7 +516,8 @@ fn block_constraints(
 fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassStats {
     let mut stats = PassStats::default();
     let cache = options.stats_cache.as_ref().map(|c| &*c.0);
-    let Some(threshold) = threshold_with(program, options.min_block_size, cache) else {
+    let Some(threshold) = threshold_with(program, options.min_block_size, cache, options.lower)
+    else {
         return stats;
     };
     // Below the threshold a component emits few instructions (many are free in R1CS, so allow
@@ -523,7 +531,9 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
         // last round computed them (a round then starts without lowering anything again).
         let mut current: Option<Vec<crate::r1cs::BlockStats>> = None;
         for _ in 0..MAX_ROUNDS {
-            let Some(block_stats) = current.take().or_else(|| stats_with(program, cache).ok())
+            let Some(block_stats) = current
+                .take()
+                .or_else(|| stats_with(program, cache, options.lower).ok())
             else {
                 return stats;
             };
@@ -590,7 +600,7 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
                 // Every block's size where the whole program lowers (the next round starts from
                 // them), else the merged blocks' one by one (one that cannot be lowered is
                 // undone).
-                current = stats_with(program, cache).ok();
+                current = stats_with(program, cache, options.lower).ok();
                 let sizes = match &current {
                     Some(all) => {
                         let of: HashMap<BlockId, u64> = all
@@ -600,7 +610,7 @@ fn merge_below_threshold(program: &mut Program, options: &MergeOptions) -> PassS
                             .collect();
                         heads.iter().map(|h| of.get(h).copied()).collect()
                     }
-                    None => block_constraints(program, f, &heads, cache),
+                    None => block_constraints(program, f, &heads, cache, options.lower),
                 };
                 let over: HashSet<BlockId> = heads
                     .iter()

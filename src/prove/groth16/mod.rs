@@ -52,7 +52,7 @@
 //!
 //! # The files
 //!
-//! [`format`] reads and writes the proving key, the verifying key and the proof (magic,
+//! `format` reads and writes the proving key, the verifying key and the proof (magic,
 //! version byte, kind, digest; docs/proof.md); [`snarkjs`] writes the verifying key and a
 //! proof as snarkjs' `verification_key.json` and `proof.json`, which `snarkjs groth16 verify`
 //! accepts (the verification equation is the same; only the QAP reductions of the two

@@ -15,7 +15,7 @@
 //!
 //! The verifier asks for `y = Σ_t ⟨L_t ⊗ R_t, W⟩`, a sum of a few tensor-product functionals
 //! (an MLE evaluation `W̃(p)` is the one functional `eq(p_row) ⊗ eq(p_col)`). With `u_t = Σ_i
-//! L_t[i]·row_i` ([`combine`]), the verifier computes `Com(u_t) = Σ_i L_t[i]·C_i` itself, and
+//! L_t[i]·row_i` (`combine`), the verifier computes `Com(u_t) = Σ_i L_t[i]·C_i` itself, and
 //! `Σ_t ⟨u_t, R_t⟩ − y = 0` is one more linear relation of the table's committed items, `y`
 //! itself committed ([`super::zk`]): the dot-product proof there reveals neither the rows nor
 //! `y`. Its size is `T·(cols + 1)` field elements and `T` points: with `rows ≈ cols`, square

@@ -107,7 +107,7 @@
 //! Every message that depends on the witness is committed ([`zk`]): each sumcheck round
 //! polynomial (its values at `0..=d`), `Ãz, B̃z, C̃z` and `Ãz·B̃z`, `w̃(r_e, r_j)`, each
 //! product layer's halves and their products, and the roots. What the verifier checked of the
-//! clear values (steps 3–7) it now checks as relations on commitments ([`relations`]): linear
+//! clear values (steps 3–7) it now checks as relations on commitments (`relations`): linear
 //! ones, proved per table by one batched dot-product sigma protocol (the Hyrax opening is one
 //! of them, with its value committed), and products, by Hyrax's proof of product; the
 //! transition and memory products of step 7 multiply committed roots through committed

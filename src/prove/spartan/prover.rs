@@ -186,7 +186,7 @@ fn partials(values: &[Fr]) -> Vec<Fr> {
 
 /// Proves the statement for its blocks' executions with public values `public` (outputs,
 /// then public inputs). Fails on a malformed statement; unsatisfied executions, a broken
-/// chain or incoherent memory give a proof [`verify`] rejects.
+/// chain or incoherent memory give a proof `verify` rejects.
 pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, ProveError> {
     let bad = |why: String| ProveError::Statement(why);
     st.validate().map_err(bad)?;

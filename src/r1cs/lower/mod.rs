@@ -438,7 +438,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        let limit = super::max_constraints();
+        let limit = info.max_constraints;
         insts.release_unused();
         for (pos, &i) in data.insts.iter().enumerate() {
             self.pos = Some(pos);

@@ -8,7 +8,7 @@
 //! `2n` to write). In memory, a block access costs O(1) constraints and exposes
 //! `(addr, value)` in the block's instance; one instance for the whole run checks the
 //! accesses together. Scalars carried through many states without being used there are
-//! *spilled* the same way ([`plan::MemoryPlan::add_spills`]): written once where they are
+//! *spilled* the same way (`plan::MemoryPlan::add_spills`): written once where they are
 //! defined, read where they are used, one address each in a spill segment.
 //!
 //! # The construction: offline memory checking over an address-sorted list
@@ -25,7 +25,7 @@
 //!   access from the block's layout (the verifier knows the block).
 //!
 //! The prover lists the entries sorted by `(addr, ts)`, and each adjacent pair `(e, e')`
-//! satisfies the **pair instance** ([`check::PAIR`], `6 + T` constraints, T the bits of the
+//! satisfies the **pair instance** (`check::PAIR`, `6 + T` constraints, T the bits of the
 //! largest timestamp):
 //!
 //! 1. `d = addr' − addr` is 0 or 1;

@@ -19,14 +19,6 @@ pub const ACCESS_COST: u64 = 24;
 /// others: what an unknown trip count is estimated at elsewhere (`cost::estimated_executions`).
 pub const LOOP_WEIGHT: u64 = 16;
 
-/// Whether arrays may live in memory at all (`ZKBC_NO_MEMORY=1` in the environment turns it
-/// off, to compare; read once per process).
-pub fn memory_enabled() -> bool {
-    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ENABLED
-        .get_or_init(|| std::env::var_os("ZKBC_NO_MEMORY").is_none_or(|v| v.is_empty() || v == "0"))
-}
-
 /// One memory segment: the addresses `[base, base + len)` of one array family.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Segment {
@@ -107,7 +99,7 @@ impl MemoryPlan {
         used: &FxMap<BlockId, std::collections::BTreeSet<ValueId>>,
         def_block: &dyn Fn(ValueId) -> Option<BlockId>,
     ) {
-        if func.layout.len() <= 1 || !memory_enabled() {
+        if func.layout.len() <= 1 {
             return;
         }
         let cyclic = Planner::new(func).cyclic_blocks();
@@ -162,7 +154,7 @@ impl MemoryPlan {
     /// lowering, so its entry block runs once): nothing for a function of one block (a monolithic circuit
     /// is exported on its own, without a memory argument).
     pub fn of(func: &Function) -> MemoryPlan {
-        if func.layout.len() <= 1 || !memory_enabled() {
+        if func.layout.len() <= 1 {
             return MemoryPlan::default();
         }
         Planner::new(func).plan()

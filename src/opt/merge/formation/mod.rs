@@ -501,7 +501,10 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     };
     let scorer = Scorer {
         counts: &counts,
-        cache: options.stats_cache.clone().unwrap_or_default().0,
+        cache: options.stats_cache.clone().map_or_else(
+            || std::sync::Arc::new(StatsCache::new().lowering(options.lower)),
+            |c| c.0,
+        ),
         derived: Default::default(),
     };
     // The threshold formations, compared at the end (step 4), depend only on the program: with

@@ -118,6 +118,7 @@ pub(super) fn threshold_formations(
             min_block_size: size,
             max_unrolled,
             stats_cache: Some(crate::r1cs::SharedStatsCache(cache.clone())),
+            lower: cache.options(),
             ..MergeOptions::default()
         };
         merge_below_threshold(&mut t, &o);
@@ -132,8 +133,9 @@ pub(super) fn threshold_formations(
         (size, t, scored)
     };
     let [low, high] = THRESHOLD_SIZES;
-    let one_rule = crate::opt::merge::threshold_with(base, low, Some(&**cache))
-        == crate::opt::merge::threshold_with(base, high, Some(&**cache));
+    let lower = cache.options();
+    let one_rule = crate::opt::merge::threshold_with(base, low, Some(&**cache), lower)
+        == crate::opt::merge::threshold_with(base, high, Some(&**cache), lower);
     if one_rule {
         let (_, t, scored) = threshold_at(low);
         vec![(low, t.clone(), scored), (high, t, scored)]

@@ -1,13 +1,14 @@
 //! A progress bar (or spinner, when the amount of work is unknown) on stderr for commands that
-//! take a while, such as `zkbc table` over the corpus.
+//! take a while, such as `zkbc table` over the corpus: the binary's own (the library draws
+//! nothing; it reports progress through callbacks such as `r1cs::CheckOptions::progress`).
 //!
 //! It is drawn only when all of these hold: the user did not ask for quiet, stderr is a terminal
 //! (so nothing reaches logs, pipes or CI output), and the work has lasted [`DELAY`] (a command
 //! that finishes quickly never flickers a bar). Until then the bar counts silently; a background
 //! thread reveals it when the delay passes. Finishing clears it from the screen.
 //!
-//! ```no_run
-//! use zkbc::report::progress::Progress;
+//! ```text
+//! use crate::cli::progress::Progress;
 //! let files = ["a.zok", "b.zok"];
 //! let progress = Progress::new(Some(files.len() as u64), "compiling", false);
 //! for file in files {
@@ -53,7 +54,8 @@ impl Progress {
         Progress::with_delay(total, message, enabled, DELAY)
     }
 
-    /// A bar that never draws.
+    /// A bar that never draws (the tests'; a command makes its bar with [`Progress::new`]).
+    #[cfg(test)]
     pub fn hidden() -> Progress {
         Progress::with_delay(None, "", false, DELAY)
     }
@@ -120,7 +122,8 @@ impl Progress {
         self.bar.set_position(n);
     }
 
-    /// Steps done so far.
+    /// Steps done so far (the tests read it; the bar draws it).
+    #[cfg(test)]
     pub fn position(&self) -> u64 {
         self.bar.position()
     }
@@ -136,12 +139,6 @@ impl Progress {
     pub fn message_setter(&self, prefix: String) -> std::sync::Arc<dyn Fn(&str) + Send + Sync> {
         let bar = self.bar.clone();
         std::sync::Arc::new(move |what: &str| bar.set_message(format!("{prefix}{what}")))
-    }
-
-    /// Prints a line above the bar while the bar is drawn. A hidden bar prints nothing, so this
-    /// is for notes that may be lost, never for results or errors.
-    pub fn println(&self, line: impl AsRef<str>) {
-        self.bar.println(line);
     }
 
     /// Stops the bar and clears it from the screen.
