@@ -6,10 +6,12 @@
 //! `ZKBC_RANDOM_CASES=2000 cargo test --release --test opt_levels_monotone -- --nocapture`.
 //! `ZKBC_RANDOM_SEED` moves the first seed. A program that does not compile or fails its run
 //! at either level is not compared (`tests/reliability_random.rs` judges those). The long run
-//! compares 1,530 of the first 2,000 seeds; on 9 of them `-O3` costs more, listed below as
+//! compares 1,530 of the first 2,000 seeds; on 3 of them `-O3` costs more, listed below as
 //! known exceptions with the reason: padding of joined blocks that formation's cut
-//! (`src/opt/merge/formation/split.rs`) does not take back, and formation's trade of executed
-//! constraints for cells.
+//! (`src/opt/merge/formation/split.rs`) does not take back, and passes that raise executed
+//! constraints. Formation no longer trades executed constraints above `-O0`'s for cells
+//! (`formation/whole.rs`, `choose_within`: seeds 245, 460, 879, 1315 and 1837 did), nor does
+//! gvn share a free cast across blocks (`opt/gvn`, `free_cast`: seed 1354).
 //!
 //! To see which pass made a program dearer: `zkbc compile FILE -O0 > f.ir` and
 //! `zkbc opt f.ir --cost-after [--inputs ...]`, which prints the cost after every pass and marks
@@ -31,24 +33,12 @@ const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[];
 /// cut made by formation (`formation/split.rs`; why not: not analysed).
 const PADDING: &str = "cells: simplify_cfg or formation joins blocks into fewer, larger ones \
                        that pad to more cells than -O0's blocks; formation makes no cut";
-/// Block formation merges by cells, not executed constraints.
-const FORMATION: &str = "executed constraints: formation's one block runs both arms (fewer \
-                         cells, more executed constraints)";
 
 /// Random seeds (of the first 2,000) where `-O3` costs more than `-O0`, with the reason
 /// (measured at -O0, -O1, -O2 and -O3 with `zkbc table`): known, not yet fixed (issue 34). A
 /// listed seed that no longer exceeds fails the test.
 const KNOWN_RANDOM_EXCEPTIONS: &[(u64, &str)] = &[
-    (245, FORMATION),
     (351, PADDING),
-    (460, FORMATION),
-    (879, FORMATION),
-    (1315, FORMATION),
-    (
-        1354,
-        "executed constraints: 742 -> 750 from -O2's passes, cells equal (not understood)",
-    ),
-    (1837, FORMATION),
     (1905, PADDING),
     (
         1970,

@@ -58,6 +58,10 @@
 //! in the transition states in between; reusing a dominating block's copy would undo that. A
 //! read-only array's readers (`from_bits` of the same bits, in both arms) are what needs it.
 //!
+//! A cast that costs nothing (`uN` to `field` or to a wider `uM`) is likewise shared only with
+//! one of its own block: the operand's range, known in each block from its type, would be lost
+//! on another block's result ([`free_cast`]).
+//!
 //! `v = array_get a, k` at a constant index `k`, where `a` was made in the same block by
 //! `array_set`s at constant indices on a `make_array`, is the element written last at `k` (or
 //! the `make_array`'s element), which dominates `v`: `v` is replaced by it. Only within the
@@ -183,6 +187,25 @@ fn numbered(func: &Function, shared_arrays: &FxSet<ValueId>, i: InstId) -> bool 
     match data.kind {
         InstKind::MakeArray { .. } => shared_arrays.contains(&data.results[0]),
         _ => eligible(&data.kind),
+    }
+}
+
+/// Whether `kind` is a cast that costs nothing in R1CS: from `uN` to `field` or to a wider
+/// `uM` (the result is the operand's wire). Numbered only within its block, like an array:
+/// taking a dominating block's result instead swaps the operand for the result in the
+/// transition states in between (no fewer wires) and loses the operand's range, which the
+/// lowering of each block knows from its type and not from a state wire's (facts do not cross
+/// blocks): `lt field 0, v` on a `u8` cast to `field` is a few constraints in its own block,
+/// a 254-bit comparison on another block's `field` (`zkbc opt --cost-after` on seed 2910 of
+/// `tests/opt_levels_monotone.rs`: 1,300 executed constraints before gvn, 1,627 after).
+fn free_cast(func: &Function, kind: &InstKind) -> bool {
+    let InstKind::Cast { arg, to } = kind else {
+        return false;
+    };
+    match (func.value_type(*arg), to) {
+        (Type::UInt(_), Type::Field) => true,
+        (Type::UInt(n), Type::UInt(m)) => n <= m,
+        _ => false,
     }
 }
 
@@ -316,9 +339,11 @@ impl<'f> Ctx<'f> {
             let hash = hash_of(&key);
             match self.earlier(hash, &key) {
                 // An array is shared only with one of its own block: `remat` gave each block
-                // its copy, so that the array does not ride in the states in between.
+                // its copy, so that the array does not ride in the states in between. So is a
+                // free cast (see `free_cast`).
                 Some(earlier)
-                    if matches!(key.kind, InstKind::MakeArray { .. })
+                    if (matches!(key.kind, InstKind::MakeArray { .. })
+                        || free_cast(self.func, &key.kind))
                         && self.block_of[earlier.index()] != Some(b) =>
                 {
                     self.block_of[i.index()] = Some(b);

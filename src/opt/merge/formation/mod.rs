@@ -301,6 +301,14 @@ fn derived_counts(
 /// Each block's own cells, its constraints and its executions, by function and block.
 type BlockCells = HashMap<(FuncId, BlockId), (u128, u64, u64)>;
 
+/// The executed constraints of blocks with these cells: `Σ runs · constraints`.
+fn executed(cells: &BlockCells) -> u128 {
+    cells
+        .values()
+        .map(|&(_, c, r)| u128::from(c) * u128::from(r))
+        .sum()
+}
+
 /// How often each loop that formation rotated into one block is entered, by that block.
 type Entries = HashMap<(FuncId, BlockId), u64>;
 
@@ -884,6 +892,13 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
             monolithic,
             thresholds,
             (&scorer, base_counts.as_ref()),
+            (
+                (
+                    &unmerged_cells,
+                    one_block_round.is_none().then_some(&current_cells),
+                ),
+                options.executed_bound.as_ref(),
+            ),
             &mut decisions,
             &mut stats,
         )

@@ -35,7 +35,7 @@
 //! The new block runs exactly as often as the block it came from, so its counts follow
 //! without a run (a debug build checks them against one).
 
-use super::{cleanup, BlockCells, Scorer};
+use super::{cleanup, executed, BlockCells, Scorer};
 use crate::cost::{padded_constraints, BlockCounts, Prediction};
 use crate::ir::{BlockCall, BlockId, FuncId, Program, Terminator};
 use crate::opt::merge::ExecutedBound;
@@ -116,12 +116,7 @@ fn better(
     after: &(Prediction, BlockCells),
     bound: Option<&ExecutedBound>,
 ) -> bool {
-    let executed = |s: &(Prediction, BlockCells)| -> u128 {
-        s.1.values()
-            .map(|&(_, c, r)| u128::from(c) * u128::from(r))
-            .sum()
-    };
-    let (e0, e1) = (executed(before), executed(after));
+    let (e0, e1) = (executed(&before.1), executed(&after.1));
     after.0.cells < before.0.cells
         && (e1 <= e0 || bound.and_then(|b| (b.0)()).is_some_and(|b| e1 <= b))
 }

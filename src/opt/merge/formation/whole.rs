@@ -3,10 +3,10 @@
 
 use crate::fxhash::HashMap;
 
-use super::{cleanup, Decision, Scorer, Subject, Verdict};
-use crate::cost::{BlockCounts, Counts, Prediction};
+use super::{cleanup, executed, BlockCells, Decision, Scorer, Subject, Verdict};
+use crate::cost::{group_digits, BlockCounts, Counts, Prediction};
 use crate::ir::{FuncId, Program};
-use crate::opt::merge::{merge_below_threshold, merge_function, MergeOptions};
+use crate::opt::merge::{merge_below_threshold, merge_function, ExecutedBound, MergeOptions};
 use crate::opt::PassStats;
 use crate::r1cs::StatsCache;
 
@@ -164,7 +164,8 @@ pub(super) fn thresholds_needed(one_block_round: Option<usize>) -> bool {
 }
 
 /// Step 4 of the module doc: the best of the greedy result and the other formations, whose
-/// name it returns.
+/// name it returns. `cells`: the unmerged program's block cells, and the greedy result's when
+/// known; `bound`: `-O0`'s executed constraints ([`choose_within`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn choose_formation(
     program: &mut Program,
@@ -173,6 +174,7 @@ pub(super) fn choose_formation(
     monolithic: Formation,
     thresholds: Vec<ThresholdFormation>,
     (scorer, base_counts): (&Scorer<'_>, Option<&BlockCounts>),
+    (cells, bound): ((&BlockCells, Option<&BlockCells>), Option<&ExecutedBound>),
     decisions: &mut Vec<Decision>,
     stats: &mut PassStats,
 ) -> Option<String> {
@@ -217,15 +219,27 @@ pub(super) fn choose_formation(
             ));
         }
     });
-    let best = formations
-        .iter()
-        .enumerate()
-        .filter_map(|(i, (_, s, _))| s.as_ref().map(|(p, _)| (*p, i)))
-        .min()
-        .map(|(_, i)| i);
+    let (best, over) = choose_within(program, &formations, (scorer, base_counts), cells, bound);
     let best_score = best.and_then(|i| formations[i].1.as_ref().map(|(p, _)| *p));
     for (i, (name, s, why)) in formations.iter().enumerate() {
         let taken = Some(i) == best;
+        if let Some(&(_, e, b)) = over.iter().find(|(j, _, _)| *j == i) {
+            decisions.push(Decision {
+                round: 0,
+                subject: Subject::Formation { name: name.clone() },
+                cells_kept: None,
+                cells_taken: s.as_ref().map(|(p, _)| p.cells),
+                transitions: (None, s.as_ref().map(|(p, _)| p.transitions)),
+                verdict: Verdict::Kept,
+                reason: format!(
+                    "executes {} constraints, more than -O0's {} (and than the program \
+                     unmerged)",
+                    group_digits(e),
+                    group_digits(b)
+                ),
+            });
+            continue;
+        }
         decisions.push(Decision {
             round: 0,
             subject: Subject::Formation { name: name.clone() },
@@ -239,7 +253,10 @@ pub(super) fn choose_formation(
                 (false, None) => Verdict::Impossible,
             },
             reason: match (taken, s) {
-                (true, _) => "the fewest predicted cells".into(),
+                (true, _) if over.is_empty() => "the fewest predicted cells".into(),
+                (true, _) => "the fewest predicted cells of the formations that execute at most \
+                              -O0's constraints"
+                    .into(),
                 (false, Some((p, _))) if best_score.is_some_and(|b| p.cells == b.cells) => {
                     "as many predicted cells as the chosen formation, more transitions or later in \
                      this list"
@@ -263,6 +280,71 @@ pub(super) fn choose_formation(
         return Some(name);
     }
     None
+}
+
+/// The formation to take: the one with the fewest predicted cells (ties: fewer transitions,
+/// then the earlier in the list) among those that execute no more constraints than the program
+/// unmerged or than `-O0` (`bound`, asked only for a formation above the unmerged program's);
+/// the fewest cells of all when there is no bound (no profile) or none qualifies. With it, the
+/// formations passed over for their executed constraints: (index, executed, bound).
+///
+/// Merging both arms of a branch into one block runs both every time: fewer cells, more
+/// executed constraints. Against `-O0` that trade is not free: a program whose passes barely
+/// shrank it can end above `-O0`'s executed constraints (seeds 245, 460, 879, 1315 and 1837 of
+/// `tests/opt_levels_monotone.rs`), so formation does not take it. The unmerged program (the
+/// passes' result) always qualifies: formation adds no executed constraints to it.
+fn choose_within(
+    program: &Program,
+    formations: &[Formation],
+    (scorer, base_counts): (&Scorer<'_>, Option<&BlockCounts>),
+    (unmerged, greedy): (&BlockCells, Option<&BlockCells>),
+    bound: Option<&ExecutedBound>,
+) -> (Option<usize>, Vec<(usize, u128, u128)>) {
+    let mut order: Vec<(Prediction, usize)> = formations
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, s, _))| s.as_ref().map(|(p, _)| (*p, i)))
+        .collect();
+    order.sort_unstable();
+    let first = order.first().map(|&(_, i)| i);
+    let Some(bound) = bound else {
+        return (first, Vec::new());
+    };
+    let floor = executed(unmerged);
+    // Σ runs · constraints of formation `i`: known for the unmerged program and the greedy
+    // result (when not one block), else scored (its blocks are in the cache): the one block
+    // (the greedy result that took it, or `monolithic`) is cleaned up already and its counts
+    // follow from `program`'s, a threshold formation's from `base_counts`. A formation without
+    // its program is the same as one before it (judged there).
+    let executed_of = |i: usize| -> Option<u128> {
+        let (name, s, _) = &formations[i];
+        let formed = || s.as_ref().and_then(|(_, p)| p.as_ref());
+        let scored = match (name.as_str(), greedy) {
+            ("unmerged", _) => return Some(floor),
+            ("greedy", Some(cells)) => return Some(executed(cells)),
+            ("greedy" | "monolithic", _) => {
+                let one = formed()?;
+                let known = one_block_counts(program, one, scorer.counts);
+                scorer.score_cleaned(one, known.as_ref())
+            }
+            _ => scorer.score_by_block(formed()?, base_counts),
+        };
+        scored.map(|(_, cells)| executed(&cells))
+    };
+    let mut over = Vec::new();
+    for &(_, i) in &order {
+        let Some(e) = executed_of(i) else {
+            continue;
+        };
+        if e <= floor {
+            return (Some(i), over);
+        }
+        match (bound.0)() {
+            Some(b) if e > b => over.push((i, e, b)),
+            _ => return (Some(i), over),
+        }
+    }
+    (first, Vec::new())
 }
 
 pub(super) fn formation_counter(name: &str) -> &'static str {
