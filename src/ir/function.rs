@@ -411,6 +411,11 @@ impl Function {
         }
     }
 
+    /// Whether `id` is a constant ([`Function::const_value`] without making the constant).
+    pub fn is_const(&self, id: ValueId) -> bool {
+        matches!(self.values[id.index()].def, ValueDef::Const(_))
+    }
+
     /// The constant `c` stands for.
     pub fn const_of(&self, c: ConstRef) -> Const {
         match c {

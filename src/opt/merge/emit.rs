@@ -57,6 +57,46 @@ fn decode_virtual(v: ValueId) -> Option<(&'static Type, u64)> {
     ))
 }
 
+/// Each value of the region being copied and its copy: a table by value index (a merge maps
+/// every operand of every instruction it copies, and hashing each was a fifth of unrolling's
+/// time), with a map for ids outside it (a virtual constant, which is never a key in
+/// practice).
+#[derive(Debug, Default)]
+pub(super) struct Env {
+    dense: Vec<ValueId>,
+    other: FxMap<ValueId, ValueId>,
+}
+
+/// An empty slot of [`Env::dense`] (no value of a function has this id: it is a virtual
+/// constant's).
+const NO_COPY: ValueId = ValueId(u32::MAX);
+
+impl Env {
+    pub(super) fn get(&self, v: &ValueId) -> Option<&ValueId> {
+        if v.0 & VIRTUAL != 0 {
+            return self.other.get(v);
+        }
+        self.dense.get(v.index()).filter(|c| **c != NO_COPY)
+    }
+
+    pub(super) fn insert(&mut self, v: ValueId, c: ValueId) {
+        if v.0 & VIRTUAL != 0 {
+            self.other.insert(v, c);
+            return;
+        }
+        let i = v.index();
+        if i >= self.dense.len() {
+            self.dense
+                .resize((i + 1).max(self.dense.len() * 2), NO_COPY);
+        }
+        self.dense[i] = c;
+    }
+
+    pub(super) fn contains_key(&self, v: &ValueId) -> bool {
+        self.get(v).is_some()
+    }
+}
+
 /// How many instructions a merge may visit per instruction it may emit: unrolling folds most
 /// of what it visits where a loop's counter feeds the body (`n_choose_k`'s `2 ** (32 - j - 1)`
 /// over the bits of a constant: about 130 instructions visited per iteration, none emitted),
@@ -83,7 +123,7 @@ pub(super) struct Emitter<'a> {
     pub(super) func: &'a mut Function,
     loops: &'a LoopForest,
     rpo_pos: FxMap<BlockId, usize>,
-    pub(super) env: FxMap<ValueId, ValueId>,
+    pub(super) env: Env,
     pub(super) out: Vec<InstId>,
     pub(super) pending: FxMap<BlockId, Vec<Edge>>,
     /// Back edges of the loops being unrolled, by header.
@@ -146,7 +186,7 @@ impl<'a> Emitter<'a> {
             func,
             loops,
             rpo_pos: rpo.iter().enumerate().map(|(i, b)| (*b, i)).collect(),
-            env: FxMap::default(),
+            env: Env::default(),
             out: Vec::new(),
             pending: FxMap::default(),
             back_edges: FxMap::default(),
@@ -238,6 +278,11 @@ impl<'a> Emitter<'a> {
             Some(Const::UInt(x)) if self.value_type(v).is_bool() => Some(x != 0),
             _ => None,
         }
+    }
+
+    /// Whether `v` is a constant ([`Self::const_value`] without making the constant).
+    fn is_const(&self, v: ValueId) -> bool {
+        decode_virtual(v).is_some() || self.func.is_const(v)
     }
 
     /// The constant `v` is, if it is one (a virtual constant or a constant of the function).
@@ -747,7 +792,7 @@ impl<'a> Emitter<'a> {
     fn eval_const(&self, kind: &InstKind) -> Option<Vec<Val>> {
         let mut all_const = true;
         kind.for_each_operand(|v| {
-            all_const &= self.const_value(v).is_some() || self.const_arrays.contains_key(&v);
+            all_const = all_const && (self.is_const(v) || self.const_arrays.contains_key(&v));
         });
         if !all_const {
             return None;
@@ -832,9 +877,9 @@ impl<'a> Emitter<'a> {
         // fail, so its guard is no matter), found before evaluating the table again.
         let const_copy = match &kind {
             InstKind::MakeArray { elems, .. }
-                if elems.iter().all(|v| {
-                    self.const_value(*v).is_some() || self.const_arrays.contains_key(v)
-                }) =>
+                if elems
+                    .iter()
+                    .all(|v| self.is_const(*v) || self.const_arrays.contains_key(v)) =>
             {
                 let key = (inst, elems.to_vec());
                 if let Some(results) = self.const_array_copies.get(&key) {
