@@ -58,6 +58,8 @@ static MAX_PEAK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::ne
 thread_local! {
     /// The running stages of this thread, innermost last: (index of its record, peak so far).
     static OPEN: RefCell<Vec<(usize, u64)>> = const { RefCell::new(Vec::new()) };
+    /// Whether this thread runs work [`beside`] others: its stages are not recorded.
+    static BESIDE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// What [`observe_stages`] installs: called with each stage's name as it starts.
@@ -114,7 +116,7 @@ pub fn enabled() -> bool {
 /// Runs `f` as the stage `name`, recording its time and peak memory when recording is on.
 pub fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
     announce(name);
-    if !enabled() {
+    if !enabled() || BESIDE.with(|b| b.get()) {
         return f();
     }
     let index = {
@@ -164,6 +166,34 @@ pub fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
     let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
     records[index].time = time;
     records[index].peak_rss = (peak > 0).then_some(peak).or_else(peak_rss);
+    out
+}
+
+/// Runs `f`, work on a thread of its own beside the caller's stages, as one stage `name` of
+/// wall time only: the stages inside it are not recorded (they would interleave with the other
+/// thread's, whose nesting the records show) and it resets no high-water mark (the other
+/// thread's stages measure their peaks; this one's memory counts towards theirs).
+pub fn beside<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    announce(name);
+    if !enabled() {
+        return f();
+    }
+    let index = {
+        let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
+        records.push(Record {
+            name: name.to_string(),
+            depth: 0,
+            time: Duration::ZERO,
+            peak_rss: None,
+        });
+        records.len() - 1
+    };
+    let start = Instant::now();
+    let was = BESIDE.with(|b| b.replace(true));
+    let out = f();
+    BESIDE.with(|b| b.set(was));
+    let time = start.elapsed();
+    RECORDS.lock().unwrap_or_else(|e| e.into_inner())[index].time = time;
     out
 }
 
@@ -246,8 +276,12 @@ pub fn stats_line(start: Instant) -> String {
 mod tests {
     use super::*;
 
+    /// Held by the tests that read the records ([`take`] clears them for everyone).
+    static RECORDS_TEST: Mutex<()> = Mutex::new(());
+
     #[test]
     fn nested_stages_are_recorded_in_start_order_with_their_depth() {
+        let _records = RECORDS_TEST.lock().unwrap_or_else(|e| e.into_inner());
         enable();
         stage("outer", || {
             stage("inner", || std::hint::black_box(vec![0u8; 1 << 20]).len());
@@ -264,6 +298,38 @@ mod tests {
         assert!(outer.time >= inner.time);
         assert!(outer.peak_rss >= inner.peak_rss);
         assert!(table(&records).contains("  inner"));
+    }
+
+    #[test]
+    fn work_beside_is_one_stage_whose_inner_stages_are_not_recorded() {
+        let _records = RECORDS_TEST.lock().unwrap_or_else(|e| e.into_inner());
+        enable();
+        std::thread::scope(|s| {
+            let beside = s.spawn(|| {
+                let out = beside("beside work", || {
+                    stage("beside inner", || stage("beside deeper", || 1))
+                });
+                // After the work beside, the thread's stages record again.
+                stage("beside after", || out)
+            });
+            stage("main outer", || stage("main inner", || ()));
+            assert_eq!(beside.join().unwrap(), 1);
+        });
+        let records = records();
+        let ours: Vec<(&str, usize)> = records
+            .iter()
+            .map(|r| (r.name.as_str(), r.depth))
+            .filter(|(n, _)| n.starts_with("beside") || n.starts_with("main "))
+            .collect();
+        assert!(ours.contains(&("beside work", 0)), "{ours:?}");
+        assert!(ours.contains(&("main outer", 0)) && ours.contains(&("main inner", 1)));
+        assert!(ours.contains(&("beside after", 0)), "{ours:?}");
+        assert!(!ours
+            .iter()
+            .any(|(n, _)| n.contains("inner") && n.starts_with("beside")));
+        assert!(!ours.iter().any(|(n, _)| *n == "beside deeper"));
+        let work = records.iter().find(|r| r.name == "beside work").unwrap();
+        assert_eq!(work.peak_rss, None);
     }
 
     #[test]

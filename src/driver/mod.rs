@@ -26,6 +26,7 @@ use crate::fxhash::HashMap;
 use crate::diagnostics::Diagnostic;
 use crate::front::{self, Abi};
 use crate::ir::{self, interp, Program};
+use crate::opt::inline_cost::DecideOptions;
 use crate::opt::{self, OptLevel};
 use crate::{prove, r1cs};
 use std::fmt;
@@ -334,8 +335,9 @@ pub fn inputs_from_args_with(
 
 /// Compiles `text` (named `file_name`, whose extension says what it is) and optimizes it.
 ///
-/// With `--inline cost`, a program that keeps some calls by [`opt::inline_cost`]'s estimate is
-/// compiled a second time with every call inlined, and the program whose lowered blocks are
+/// With `--inline cost`, the decision runs beside the compile with every call inlined (on a
+/// second thread: [`decide_beside`]); a program that keeps some calls by
+/// [`opt::inline_cost`]'s estimate is compiled with them too, and the program whose lowered blocks are
 /// predicted fewer sumcheck cells wins (with the counts formation used: the profile run's, or
 /// static), the kept calls within [`opt::inline_cost::KEEP_SLACK_PERCENT`]%. The estimate
 /// leaves out the callers' own blocks, which calls keep from merging: the Keccak sponge around
@@ -348,18 +350,38 @@ pub fn compile(
     use opt::calls::Inline;
     let bounded = bound::with_executed_bound(file_name, text, options);
     let options = bounded.as_ref().unwrap_or(options);
-    let compiled = compile_once(file_name, text, options)?;
+    let pipeline = pipeline(options)?;
+    let (start, key) = start(file_name, text, options, &pipeline)?;
+    let (compiled, all) = match start {
+        Start::Fresh(program, abi) if decides(options) => {
+            decide_beside(file_name, text, options, &pipeline, (program, abi), key)?
+        }
+        start => {
+            let compiled = finish(
+                file_name,
+                text,
+                options,
+                &pipeline,
+                (start, key),
+                Vec::new(),
+            )?;
+            (compiled, None)
+        }
+    };
     // Only `--inline cost` keeps calls by the estimate (`--monolithic` decides nothing).
     if !compiled.opt_report.inline_decisions.iter().any(|d| d.keep) {
         return Ok(compiled);
     }
-    let all_options = Options {
-        inline: Inline::All,
-        ..options.clone()
-    };
-    let Ok(mut all) = crate::timing::stage("inline_cost: every call inlined", || {
-        compile_once(file_name, text, &all_options)
-    }) else {
+    let all = all.unwrap_or_else(|| {
+        let all_options = Options {
+            inline: Inline::All,
+            ..options.clone()
+        };
+        crate::timing::stage("inline_cost: every call inlined", || {
+            compile_once(file_name, text, &all_options)
+        })
+    });
+    let Ok(mut all) = all else {
         return Ok(compiled);
     };
     let (Some(kept), Some(inlined)) = crate::timing::stage("inline_cost: compare", || {
@@ -385,6 +407,67 @@ pub fn compile(
     }
     all.opt_report.inline_decisions = decisions;
     Ok(all)
+}
+
+/// A compile with `--inline cost` from the program its front end made: the decision
+/// ([`opt::inline_cost::decide`], which compiles each function with several call sites on its
+/// own) runs on a thread of its own beside the compile that inlines every call, what the
+/// decision usually comes to, and what a program that keeps calls is compared with anyway
+/// ([`compile`]). Returns the compile as decided and, when it keeps calls, the one with every
+/// call inlined. What is computed is what deciding first and compiling after computes; only
+/// the prefix cache's entry is made by the compile that inlines every call, and carries the
+/// decisions when nothing is kept (otherwise it stays keyed as that compile's, `--inline all`).
+fn decide_beside(
+    file_name: &str,
+    text: &str,
+    options: &Options,
+    pipeline: &opt::Pipeline,
+    (program, abi): (Program, Option<Abi>),
+    key: Option<PrefixKey>,
+) -> Result<(Compilation, Option<Result<Compilation, CompileError>>), CompileError> {
+    let decide_options = DecideOptions::of(&options.opt);
+    let (all, (decisions, front)) = std::thread::scope(|s| {
+        let front = program.clone();
+        let decide_pipeline = pipeline.clone();
+        let decider = s.spawn(move || {
+            let decisions = crate::timing::beside("inline_cost (beside opt)", || {
+                opt::inline_cost::decide(&front, &decide_pipeline, &decide_options)
+            });
+            (decisions, front)
+        });
+        let start = (Start::Fresh(program, abi.clone()), key.clone());
+        let all = finish(file_name, text, options, pipeline, start, Vec::new());
+        let decided = decider
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (all, decided)
+    });
+    let cache = options.session.prefix_cache.as_ref();
+    if !decisions.iter().any(|d| d.keep) {
+        let mut all = all?;
+        if let (Some(cache), Some(key)) = (cache, &key) {
+            if let Some(entry) = cache.0.borrow_mut().as_mut().filter(|e| e.key == *key) {
+                entry.prefix.report.inline_decisions = decisions.clone();
+            }
+        }
+        all.opt_report.inline_decisions = decisions;
+        return Ok((all, None));
+    }
+    // The compile that keeps calls starts afresh and makes its own entry; the first stays,
+    // as when the compile with every call inlined ran after it.
+    let saved = cache.and_then(|cache| {
+        let mut slot = cache.0.borrow_mut();
+        if let Some(entry) = slot.as_mut().filter(|e| Some(&e.key) == key.as_ref()) {
+            entry.key.inline = opt::calls::Inline::All;
+        }
+        slot.take()
+    });
+    let start = (Start::Fresh(front, abi), key);
+    let kept = finish(file_name, text, options, pipeline, start, decisions);
+    if let (Some(cache), Some(saved)) = (cache, saved) {
+        *cache.0.borrow_mut() = Some(saved);
+    }
+    Ok((kept?, Some(all)))
 }
 
 /// The sumcheck cells of `compiled`'s program as lowered (every block, calls and their stack
@@ -433,51 +516,103 @@ fn compile_once(
     options: &Options,
 ) -> Result<Compilation, CompileError> {
     let pipeline = pipeline(options)?;
+    let (start, key) = start(file_name, text, options, &pipeline)?;
+    let decisions = match &start {
+        Start::Fresh(program, _) if decides(options) => crate::timing::stage("inline_cost", || {
+            opt::inline_cost::decide(program, &pipeline, &DecideOptions::of(&options.opt))
+        }),
+        _ => Vec::new(),
+    };
+    finish(file_name, text, options, &pipeline, (start, key), decisions)
+}
+
+/// Whether a compile with `options` decides by cost which calls to keep (`--inline cost`;
+/// `--monolithic` decides nothing: it inlines every call).
+fn decides(options: &Options) -> bool {
+    options.inline == opt::calls::Inline::Cost && !options.opt.merge.monolithic
+}
+
+/// Where a compile starts: the program its front end made, or the one a compile of the same
+/// source left before its `after` passes (`Session::prefix_cache`), with what that compile
+/// decided.
+enum Start {
+    Fresh(Program, Option<Abi>),
+    Cached {
+        program: Program,
+        abi: Option<Abi>,
+        prefix: opt::Prefix,
+        one_block: opt::merge::OneBlockCache,
+    },
+}
+
+/// The start of compiling `text` with `options` through `pipeline`, and its key in the prefix
+/// cache (`None`: the compile is not shared).
+fn start(
+    file_name: &str,
+    text: &str,
+    options: &Options,
+    pipeline: &opt::Pipeline,
+) -> Result<(Start, Option<PrefixKey>), CompileError> {
     let key = options
         .session
         .prefix_cache
         .as_ref()
-        .and_then(|_| PrefixKey::of(file_name, text, options, &pipeline));
+        .and_then(|_| PrefixKey::of(file_name, text, options, pipeline));
     let cached = match (&options.session.prefix_cache, &key) {
         (Some(cache), Some(key)) => cache
             .0
             .borrow()
             .as_ref()
             .filter(|c| c.serves(key))
-            .map(|c| {
-                (
-                    c.program.clone(),
-                    c.abi.clone(),
-                    c.prefix.clone(),
-                    c.one_block.clone(),
-                )
+            .map(|c| Start::Cached {
+                program: c.program.clone(),
+                abi: c.abi.clone(),
+                prefix: c.prefix.clone(),
+                one_block: c.one_block.clone(),
             }),
         _ => None,
     };
+    let start = match cached {
+        Some(start) => start,
+        None => {
+            let (program, abi) = front_end(file_name, text, options)?;
+            Start::Fresh(program, abi)
+        }
+    };
+    Ok((start, key))
+}
+
+/// Compiles from `start`: a fresh program with the inline `decisions` made on it (the
+/// functions kept stay calls, the others are inlined now; `inline` then has nothing left to
+/// do), or a cached one as its compile decided.
+fn finish(
+    file_name: &str,
+    text: &str,
+    options: &Options,
+    pipeline: &opt::Pipeline,
+    (start, key): (Start, Option<PrefixKey>),
+    decisions: Vec<opt::inline_cost::InlineDecision>,
+) -> Result<Compilation, CompileError> {
     let mut opt_options = options.opt.clone();
     if options.inline == opt::calls::Inline::None {
         opt_options.skip.push("inline".into());
     }
-    // `--inline cost`: the functions kept are known before any pass (a cached prefix says so
-    // by its decisions); the others are inlined now, and `inline` then has nothing left to do.
-    let mut inline_decisions = Vec::new();
-    let (mut program, abi, prefix) = match cached {
-        Some((program, abi, prefix, one_block)) => {
+    let (mut program, abi, prefix, inline_decisions) = match start {
+        Start::Cached {
+            program,
+            abi,
+            prefix,
+            one_block,
+        } => {
             opt_options.merge.one_block = Some(one_block);
-            inline_decisions = prefix.report.inline_decisions.clone();
-            (program, abi, Some(prefix))
+            let decisions = prefix.report.inline_decisions.clone();
+            (program, abi, Some(prefix), decisions)
         }
-        None => {
-            let (mut program, abi) = front_end(file_name, text, options)?;
-            if options.inline == opt::calls::Inline::Cost && !options.opt.merge.monolithic {
-                inline_decisions = crate::timing::stage("inline_cost", || {
-                    opt::inline_cost::decide(&program, &pipeline, &options.opt)
-                });
-                if inline_decisions.iter().any(|d| d.keep) {
-                    opt::inline_cost::apply(&mut program, &inline_decisions);
-                }
+        Start::Fresh(mut program, abi) => {
+            if decisions.iter().any(|d| d.keep) {
+                opt::inline_cost::apply(&mut program, &decisions);
             }
-            (program, abi, None)
+            (program, abi, None, decisions)
         }
     };
     let keeps_calls = match options.inline {
@@ -503,7 +638,7 @@ fn compile_once(
         let prefix = match prefix {
             Some(prefix) => prefix,
             None => {
-                let mut prefix = opt::optimize_prefix(&mut program, &pipeline, &opt_options)?;
+                let mut prefix = opt::optimize_prefix(&mut program, pipeline, &opt_options)?;
                 prefix.report.inline_decisions = inline_decisions.clone();
                 if let (Some(cache), Some(key)) = (&options.session.prefix_cache, key) {
                     let one_block = opt::merge::OneBlockCache::default();
@@ -521,7 +656,7 @@ fn compile_once(
                 prefix
             }
         };
-        opt::optimize_after(&mut program, &pipeline, &opt_options, prefix)
+        opt::optimize_after(&mut program, pipeline, &opt_options, prefix)
     })
     .map_err(|e| match e {
         opt::OptError::Merge(m) => CompileError::Monolithic(format!("{file_name}: {m}"), m),

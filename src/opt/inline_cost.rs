@@ -40,7 +40,9 @@
 //!    (a Keccak sponge's loops around a kept `keccakf`). So when anything is kept,
 //!    [`crate::driver::compile`] compiles the program a second time with every call inlined
 //!    and keeps the calls only if the program compiled with them, as lowered, is predicted at
-//!    most `KEEP_SLACK_PERCENT`% more cells (`--explain`: "inlined after all").
+//!    most `KEEP_SLACK_PERCENT`% more cells (`--explain`: "inlined after all"). The driver
+//!    runs `decide` on a thread of its own beside that compile, which is the program's when
+//!    nothing is kept ([`DecideOptions`] is what it reads of the compile's options).
 //!
 //! The decisions are per function (every site of `f` is treated alike) and independent: `f`'s
 //! size assumes its callees inlined even when one of them is kept. Nothing is compiled twice
@@ -68,6 +70,70 @@ use crate::cost::model::memory_totals;
 use crate::cost::model::{padded_constraints, padded_executions, padded_state};
 use crate::ir::{BlockId, FuncId, Function, InstKind, Program, ValueId};
 use std::collections::BTreeSet;
+
+/// What [`decide`] reads of a compile's [`Options`]: its plain settings and the shared stats
+/// cache, all `Send`, so that the decision can run on a thread of its own beside the compile
+/// (`driver::compile`). What the rest of the options hold does not reach a function measured
+/// alone: formation's profile counts (a measure counts statically), its one-block cache (of
+/// another program) and `-O0`'s executed bound (the whole program's, on its inputs).
+#[derive(Clone, Debug)]
+pub struct DecideOptions {
+    verify: bool,
+    min_block_size: u64,
+    monolithic: bool,
+    max_unrolled: usize,
+    policy: super::merge::MergePolicy,
+    budget: u64,
+    stats_cache: Option<crate::r1cs::SharedStatsCache>,
+    lower: crate::r1cs::LowerOptions,
+}
+
+impl DecideOptions {
+    /// The settings of `options` a decision reads.
+    pub fn of(options: &Options) -> DecideOptions {
+        // Every field named: a setting added to `MergeOptions` is placed here on purpose.
+        let super::merge::MergeOptions {
+            min_block_size,
+            monolithic,
+            max_unrolled,
+            policy,
+            budget,
+            counts: _,
+            stats_cache,
+            one_block: _,
+            executed_bound: _,
+            lower,
+        } = options.merge.clone();
+        DecideOptions {
+            verify: options.verify,
+            min_block_size,
+            monolithic,
+            max_unrolled,
+            policy,
+            budget,
+            stats_cache,
+            lower,
+        }
+    }
+
+    /// The options a function is measured with: these settings, static counts, `cache`.
+    fn options(&self, cache: crate::r1cs::SharedStatsCache) -> Options {
+        Options {
+            verify: self.verify,
+            merge: super::merge::MergeOptions {
+                min_block_size: self.min_block_size,
+                monolithic: self.monolithic,
+                max_unrolled: self.max_unrolled,
+                policy: self.policy,
+                budget: self.budget,
+                stats_cache: Some(cache),
+                lower: self.lower,
+                ..super::merge::MergeOptions::default()
+            },
+            ..Options::default()
+        }
+    }
+}
 
 /// How much more (in percent of the inlined estimate) a kept call may cost and still win.
 pub const KEEP_SLACK_PERCENT: u128 = 2;
@@ -100,7 +166,11 @@ pub struct InlineDecision {
 
 /// Decides, per function `main` reaches, whether to inline its calls (see the module doc).
 /// `pipeline` is the level's; it runs, formation included, on copies.
-pub fn decide(program: &Program, pipeline: &Pipeline, options: &Options) -> Vec<InlineDecision> {
+pub fn decide(
+    program: &Program,
+    pipeline: &Pipeline,
+    options: &DecideOptions,
+) -> Vec<InlineDecision> {
     if super::inline::find_recursion(program).is_some() {
         return Vec::new();
     }
@@ -304,7 +374,7 @@ fn measure(
     program: &Program,
     f: FuncId,
     pipeline: &Pipeline,
-    options: &Options,
+    options: &DecideOptions,
 ) -> Result<Size, String> {
     let mut copy = program.clone();
     copy.main = f;
@@ -319,17 +389,8 @@ fn measure(
     };
     // Formation lowers the blocks it scores through the compile's cache (or one of its own),
     // so the blocks it keeps are not lowered a second time below.
-    let cache = options.merge.stats_cache.clone().unwrap_or_default();
-    let options = Options {
-        verify: options.verify,
-        merge: super::merge::MergeOptions {
-            counts: Default::default(),
-            stats_cache: Some(cache.clone()),
-            one_block: None,
-            ..options.merge.clone()
-        },
-        ..Options::default()
-    };
+    let cache = options.stats_cache.clone().unwrap_or_default();
+    let options = options.options(cache.clone());
     super::optimize(&mut copy, &prefix, &options).map_err(|e| e.to_string())?;
     let stats = cache.0.stats(&copy).map_err(|e| e.to_string())?;
     let main = copy.main;
