@@ -6,14 +6,14 @@
 //! `ZKBC_RANDOM_CASES=2000 cargo test --release --test opt_levels_monotone -- --nocapture`.
 //! `ZKBC_RANDOM_SEED` moves the first seed. A program that does not compile or fails its run
 //! at either level is not compared (`tests/reliability_random.rs` judges those). The long run
-//! compares 1,530 of the first 2,000 seeds; on 1 of them `-O3` costs more, listed below as a
-//! known exception with the reason (a pass that adds constraints to a block, which then pads
-//! past a power of two, and a cut that would take it back executes more than `-O0`).
-//! Formation no longer trades executed constraints above `-O0`'s for cells
-//! (`formation/whole.rs`, `choose_within`: seeds 245, 460, 879, 1315 and 1837 did), gvn does
-//! not share a free cast across blocks (`opt/gvn`, `free_cast`: seed 1354), and formation's cut
-//! may leave only the range checks of `main`'s inputs before it (`formation/split.rs`: seeds
-//! 351 and 1905). Those seeds are checked on every run ([`FIXED_SEEDS`]).
+//! compares 1,530 of the first 2,000 seeds; on none of them does `-O3` cost more. Formation
+//! no longer trades executed constraints above `-O0`'s for cells (`formation/whole.rs`,
+//! `choose_within`: seeds 245, 460, 879, 1315 and 1837 did), gvn does not share a free cast
+//! across blocks (`opt/gvn`, `free_cast`: seed 1354), formation's cut may leave only the range
+//! checks of `main`'s inputs before it (`formation/split.rs`: seeds 351 and 1905), and a `uN`
+//! comparison of remainders by constants costs their bits, not N (`r1cs`: seed 1970, where
+//! indvars' `max(start, end)` in a loop's preheader took the entry block past 512
+//! constraints). Those seeds are checked on every run ([`FIXED_SEEDS`]).
 //!
 //! To see which pass made a program dearer: `zkbc compile FILE -O0 > f.ir` and
 //! `zkbc opt f.ir --cost-after [--inputs ...]`, which prints the cost after every pass and marks
@@ -34,15 +34,7 @@ const KNOWN_EXCEPTIONS: &[(&str, &str)] = &[];
 /// Random seeds (of the first 2,000) where `-O3` costs more than `-O0`, with the reason
 /// (measured at -O0, -O1, -O2 and -O3 with `zkbc table`): known, not yet fixed (issue 34). A
 /// listed seed that no longer exceeds fails the test.
-const KNOWN_RANDOM_EXCEPTIONS: &[(u64, &str)] = &[(
-    1970,
-    "cells: indvars computes a loop's bound max(start, end) in the preheader (lt and select, \
-     34 constraints), which takes -O0's entry block of 497 constraints to 531, past 512; the \
-     loop runs 0 times, so the clamp and the header's eq cost 3 more than -O0's one lt (-O3 \
-     executes 540, -O0 541). Formation's cut back to -O0's shape (497 and 41 constraints, \
-     -O0's 624 cells) executes 544: the new block's label and jump (2) and two of main's \
-     inputs passed through it (2)",
-)];
+const KNOWN_RANDOM_EXCEPTIONS: &[(u64, &str)] = &[];
 
 /// (executed constraints, sumcheck cells) of `source` (ZoKrates, `name` without `.zok`) at
 /// `level` on `inputs`, or why there are none (it does not compile or does not run).
@@ -127,8 +119,9 @@ fn o3_costs_at_most_o0_on_the_corpus() {
 
 /// Seeds (of the first 2,000) that were known exceptions and are fixed, checked on every run
 /// whatever `ZKBC_RANDOM_CASES` says: formation's executed bound (245, 460, 879, 1315, 1837),
-/// gvn's free casts (1354), the cut before `main`'s first instruction (351, 1905).
-const FIXED_SEEDS: &[u64] = &[245, 351, 460, 879, 1315, 1354, 1837, 1905];
+/// gvn's free casts (1354), the cut before `main`'s first instruction (351, 1905), comparisons
+/// of remainders by constants (1970).
+const FIXED_SEEDS: &[u64] = &[245, 351, 460, 879, 1315, 1354, 1837, 1905, 1970];
 
 /// Compares `-O0` and `-O3` on the random programs of `seeds`: how many ran at `-O0`, and the
 /// rises not listed in [`KNOWN_RANDOM_EXCEPTIONS`] (or listed and gone).
