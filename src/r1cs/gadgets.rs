@@ -503,6 +503,14 @@ impl Builder {
             self.enforce(&q.lc, &b, &qb);
         }
         self.decompose(&b.sub(&r.lc).add_const(-Fr::one()), n, Pivot::Low);
+        // `b − r − 1 ≥ 0` bounds the remainder by a constant divisor: `r ≤ b − 1`.
+        let r = match b.as_constant() {
+            Some(k) if !k.is_zero() => Num {
+                max: Some(k - Fr::one()),
+                ..r
+            },
+            _ => r,
+        };
         (q, r)
     }
 

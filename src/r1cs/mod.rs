@@ -106,7 +106,7 @@
 //! | normalizing a combination already normalized in the block | 0 (the bits are kept) |
 //! | `uN` `mul` | 1, normalizing the result costs 2N |
 //! | `u1` `and`, `or`, `xor`, `add`, `sub`, `mul`, `lt`, `le` | 1 |
-//! | `uN` `lt` / `le` | N + 1 |
+//! | `uN` `lt` / `le` | N + 1; m + 1 when both operands are known below 2^m (a remainder by a constant `c` is below `c`) |
 //! | `assert` of a `uN` `lt` / `le` used only there | N (`b - a - [lt]` as N bits); against a constant `c` (`x ≤ c`, or `x < c + 1`) of k bits: k, and when `x`'s bits are known its bits from k up are asserted 0, which frees their booleanity checks |
 //! | `assert` of a `u1` `or` tree of `eq`s and booleans used only there | k − 1 for k operands (`Π (a_j − b_j) = 0`, a boolean `x` as `1 − x`, an `eq` whose flag exists as `1 − z`); 0 when two of them are a boolean and its negation |
 //! | `u1` `and` / `or` / `xor` of `x` with `x` or with `!x` | 0 |

@@ -183,7 +183,11 @@ impl<'a> Lowerer<'a> {
             }
             BinOp::Lt | BinOp::Le => {
                 let (a, b) = (self.norm(lhs)?, self.norm(rhs)?);
-                Num::bool(self.cs.lt_bounded(&a.lc, &b.lc, n, op == BinOp::Le))
+                // Both known below 2^m, m < N (a remainder by a constant): m + 1 booleans.
+                let m = crate::field::num_bits(&a.max_value())
+                    .max(crate::field::num_bits(&b.max_value()))
+                    .clamp(1, n);
+                Num::bool(self.cs.lt_bounded(&a.lc, &b.lc, m, op == BinOp::Le))
             }
             BinOp::And | BinOp::Or | BinOp::Xor => {
                 let (a, b) = (self.bits(lhs)?, self.bits(rhs)?);

@@ -15,7 +15,10 @@
 //! is tried, most padded cells first: the cut is the last instruction boundary where the
 //! prefix, lowered as a block of its own (the values the rest uses become its output state),
 //! has at most `X/2` constraints (a binary search; each probe lowers only the prefix, through
-//! the formation's [`StatsCache`](crate::r1cs::StatsCache)). The program with the cut is
+//! the formation's [`StatsCache`](crate::r1cs::StatsCache)). In `main`'s entry block, where
+//! even the first instruction does not fit, the prefix may hold none: the range checks of
+//! `main`'s inputs alone, `-O0`'s entry block (a `urem` or a field comparison on the inputs
+//! that pads the whole block past twice the halves). The program with the cut is
 //! cleaned up and scored like every candidate; it is kept only when it has **fewer predicted
 //! cells and no more executed constraints than `-O0`** (`Σ runs · constraints`). A cut adds
 //! executed constraints at the boundary: the new block's label check and the jump to it, and
@@ -139,9 +142,11 @@ fn candidate(cells: &BlockCells, tried: &[(FuncId, BlockId)]) -> Option<(FuncId,
 
 /// The largest `k` such that the first `k` instructions of `b`, as a block of their own,
 /// have at most `limit` constraints; `None` when no cut of at least one instruction on each
-/// side fits.
+/// side fits, but for `main`'s entry block, whose prefix of no instruction still holds the
+/// range checks of `main`'s inputs: `Some(0)` when that fits.
 fn cut(program: &Program, scorer: &Scorer<'_>, f: FuncId, b: BlockId, limit: u64) -> Option<usize> {
     let n = program.func(f).block(b).insts.len();
+    let inputs_checked = f == program.main && b == program.func(f).entry;
     let fits = |k: usize| -> bool {
         let mut probe = program.clone();
         split_at(&mut probe, f, b, k);
@@ -155,7 +160,10 @@ fn cut(program: &Program, scorer: &Scorer<'_>, f: FuncId, b: BlockId, limit: u64
     // Invariant: `fits(lo)`, and `hi` does not fit or is `n`.
     let (mut lo, mut hi) = (1, n);
     if n < 2 || !fits(lo) {
-        return None;
+        // The inputs' range checks alone before the cut: `-O0`'s entry block when the first
+        // instruction is dear (seeds 351 and 1905 of `tests/opt_levels_monotone.rs`: one
+        // `urem` or a field `lt`, whose block pads to twice what the two halves do).
+        return (inputs_checked && n >= 1 && fits(0)).then_some(0);
     }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
