@@ -30,6 +30,7 @@
 
 pub mod calls;
 pub mod dce;
+pub mod fold_bits;
 pub mod gvn;
 pub mod indvars;
 pub mod inline;
@@ -138,11 +139,7 @@ pub const PASSES: &[Pass] = &[
     Pass {
         name: "fold_bits",
         description: "fold from_bits(to_bits(x)) round trips to x (found by the structure query `bits-round-trip`)",
-        run: |p, _| {
-            let mut stats = PassStats::default();
-            stats.add("bit_round_trips_folded", crate::query::fold_bit_round_trips(p));
-            Ok(stats)
-        },
+        run: |p, _| Ok(fold_bits::run(p)),
     },
     Pass {
         name: "ranges",
