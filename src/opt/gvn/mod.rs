@@ -60,7 +60,7 @@
 //!
 //! A cast that costs nothing (`uN` to `field` or to a wider `uM`) is likewise shared only with
 //! one of its own block: the operand's range, known in each block from its type, would be lost
-//! on another block's result ([`free_cast`]).
+//! on another block's result (`free_cast`).
 //!
 //! `v = array_get a, k` at a constant index `k`, where `a` was made in the same block by
 //! `array_set`s at constant indices on a `make_array`, is the element written last at `k` (or
