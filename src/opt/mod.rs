@@ -44,7 +44,7 @@ pub mod simplify_cfg;
 pub mod strength;
 mod util;
 
-use crate::ir::{verify, Program};
+use crate::ir::{verify, Function, Program};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -76,6 +76,19 @@ impl PassStats {
     /// Whether the pass changed anything.
     pub fn changed(&self) -> bool {
         !self.counts.is_empty()
+    }
+
+    /// Runs a per-function pass on every function of `program`, in order, and adds up its
+    /// counters: the `run` of every pass that looks at one function at a time.
+    pub fn each_function(
+        program: &mut Program,
+        mut pass: impl FnMut(&mut Function) -> PassStats,
+    ) -> PassStats {
+        let mut stats = PassStats::default();
+        for func in &mut program.funcs {
+            stats.merge(pass(func));
+        }
+        stats
     }
 
     /// Adds every counter of `other` (and its decisions).

@@ -96,11 +96,7 @@ use hashbrown::HashTable;
 
 /// Runs the pass on every function.
 pub fn run(program: &mut Program) -> PassStats {
-    let mut stats = PassStats::default();
-    for func in &mut program.funcs {
-        stats.merge(run_function(func));
-    }
-    stats
+    PassStats::each_function(program, run_function)
 }
 
 /// The most times the walk runs again after `hints` shared some (each share may make the
