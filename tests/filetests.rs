@@ -33,6 +33,13 @@
 //! - `; run: INPUTS` or `; run: INPUTS -> OUTPUTS`, one or more: the interpreter runs main
 //!   (returning OUTPUTS, when given), every executed block's instance is satisfied by its
 //!   witness, and changing any output leaf of any execution makes it unsatisfied.
+//! - `; sound: INPUTS`: after that run, `check --soundness`'s search (every output leaf and
+//!   every witness in an assertion-shaped constraint changed) finds no accepting instance;
+//!   `; unsound: INPUTS`: it finds one (a test needs a `; run:` or an `; unsound:` line).
+//! - `; accepts: bN LEAVES` / `; rejects: bN LEAVES`: block `bN` of main, its witness generated
+//!   from the input state LEAVES (a JSON array of decimal field elements, `-1` allowed; no run
+//!   reaches most of them), is satisfied / is not (an assertion that fails, or an operand out
+//!   of a gadget's range, must leave some constraint false).
 //!
 //! An **interpreter test** (`tests/interp/NAME.ir`) states its cases: `; case: INPUTS ->
 //! OUTPUTS` (JSON arrays, outputs worked out by hand in the file's comment) or `; fails: INPUTS
@@ -48,6 +55,7 @@ use std::path::{Path, PathBuf};
 use zkbc::ir::interp::{self, Limits};
 use zkbc::ir::{parse_program, verify, Program};
 use zkbc::opt::{optimize, OptLevel, Options, Pipeline};
+use zkbc::r1cs::{self, SoundnessOptions};
 
 /// The `.ir` files of `tests/DIR`, sorted; a test failure if there are fewer than `at_least`.
 fn files(dir: &str, at_least: usize) -> Vec<PathBuf> {
@@ -176,9 +184,6 @@ fn check_pass_file(path: &Path, text: &str) -> Result<(), String> {
             Some((i, o)) => (i, Some(o)),
             None => (run, None),
         };
-        let json = |s: &str| {
-            serde_json::from_str::<serde_json::Value>(s).map_err(|e| format!("`{s}`: {e}"))
-        };
         let inputs = json(inputs)?;
         let before = outcome(&original, &inputs);
         let after = outcome(&optimized, &inputs);
@@ -241,17 +246,14 @@ fn check_gadget_file(_path: &Path, text: &str) -> Result<(), String> {
     verify::verify_program(&program).map_err(|e| format!("invalid test IR:\n{e}"))?;
     let constraints = header(text, "constraints");
     let runs = header(text, "run");
-    if constraints.is_empty() || runs.is_empty() {
-        return Err("a gadget test needs `; constraints:` and `; run:` lines".into());
+    let unsound = header(text, "unsound");
+    if constraints.is_empty() || (runs.is_empty() && unsound.is_empty()) {
+        return Err(
+            "a gadget test needs `; constraints:` and `; run:` (or `; unsound:`) lines".into(),
+        );
     }
     for line in constraints {
-        let (block, sum) = line
-            .split_once(' ')
-            .ok_or_else(|| format!("`{line}` is not `bN A + B + ...`"))?;
-        let block: u32 = block
-            .strip_prefix('b')
-            .and_then(|n| n.parse().ok())
-            .ok_or_else(|| format!("`{block}` is not a block"))?;
+        let (block, sum) = split_block(line)?;
         let expected = sum
             .split('+')
             .map(|term| term.trim().parse::<usize>())
@@ -270,9 +272,6 @@ fn check_gadget_file(_path: &Path, text: &str) -> Result<(), String> {
             Some((i, o)) => (i, Some(o)),
             None => (run, None),
         };
-        let json = |s: &str| {
-            serde_json::from_str::<serde_json::Value>(s).map_err(|e| format!("`{s}`: {e}"))
-        };
         let values = interp::inputs_from_json(&program, &json(inputs)?)?;
         let got = r1cs_common::run_and_check(&program, &values);
         if let Some(outputs) = outputs {
@@ -284,7 +283,71 @@ fn check_gadget_file(_path: &Path, text: &str) -> Result<(), String> {
             }
         }
     }
+    for (key, expect_findings) in [("sound", false), ("unsound", true)] {
+        for inputs in header(text, key) {
+            let values = interp::inputs_from_json(&program, &json(inputs)?)?;
+            let outcome = interp::run(&program, &values, Limits::default())
+                .map_err(|e| format!("on {inputs}: the run failed: {e}"))?;
+            let report = r1cs::check_soundness(&program, &outcome, SoundnessOptions::default())
+                .map_err(|e| format!("on {inputs}: {e}"))?;
+            if report.findings.is_empty() == expect_findings {
+                return Err(format!(
+                    "on {inputs}: the soundness search found {:?}, expected {}",
+                    report.findings,
+                    if expect_findings { "a finding" } else { "none" }
+                ));
+            }
+        }
+    }
+    for (key, expect_satisfied) in [("accepts", true), ("rejects", false)] {
+        for line in header(text, key) {
+            let (block, state) = split_block(line)?;
+            let leaves = match json(state)? {
+                serde_json::Value::Array(items) => items
+                    .iter()
+                    .map(|x| match x {
+                        serde_json::Value::String(s) => zkbc::field::parse_dec(s),
+                        serde_json::Value::Number(n) => zkbc::field::parse_dec(&n.to_string()),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| format!("`{state}`: not decimal field elements"))?,
+                _ => return Err(format!("`{state}` is not a JSON array")),
+            };
+            let lowered = r1cs_common::lower(&program, block);
+            let assignment = lowered
+                .assign(&leaves)
+                .map_err(|e| format!("b{block} on {state}: {e}"))?;
+            if lowered.first_unsatisfied(&assignment).is_none() != expect_satisfied {
+                return Err(format!(
+                    "b{block} is {} by the state {state}",
+                    if expect_satisfied {
+                        "not satisfied"
+                    } else {
+                        "satisfied"
+                    }
+                ));
+            }
+        }
+    }
     Ok(())
+}
+
+/// A gadget header's `bN REST`: main's block N and the rest.
+fn split_block(line: &str) -> Result<(u32, &str), String> {
+    let (block, rest) = line
+        .split_once(' ')
+        .ok_or_else(|| format!("`{line}` does not start with a block `bN `"))?;
+    let block = block
+        .strip_prefix('b')
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("`{block}` is not a block"))?;
+    Ok((block, rest.trim()))
+}
+
+/// A header value as JSON.
+fn json(text: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(text).map_err(|e| format!("`{text}`: {e}"))
 }
 
 /// The step limit of an interpreter test (its programs are small; `infinite_loop.ir` hits it).
@@ -403,15 +466,15 @@ fn verifier_tests() {
 
 #[test]
 fn gadget_tests() {
-    let n = run_all("r1cs", 62, check_gadget_file);
+    let n = run_all("r1cs", 77, check_gadget_file);
     eprintln!("{n} gadget tests");
 }
 
 #[test]
 fn interpreter_tests() {
-    let n = run_all("interp", 16, check_interp_file);
+    let n = run_all("interp", 17, check_interp_file);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interp");
-    let n_cases: usize = files("interp", 16)
+    let n_cases: usize = files("interp", 17)
         .iter()
         .map(|f| cases(&std::fs::read_to_string(f).unwrap()).len())
         .sum();

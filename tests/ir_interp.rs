@@ -62,6 +62,21 @@ fn bad_inputs_are_reported() {
     );
 }
 
+/// A hint's function runs at witness generation, outside the trace: the trace holds main's one
+/// block, and that block's entry carries the hint's value (what the R1CS check assigns it from).
+#[test]
+fn a_hint_runs_outside_the_trace_and_its_value_rides_in_the_entry() {
+    let program =
+        ir::parse_program(&std::fs::read_to_string("tests/interp/hint_inverse.ir").unwrap())
+            .unwrap();
+    let inputs = interp::inputs_from_json(&program, &serde_json::json!(["4"])).unwrap();
+    let outcome = interp::run(&program, &inputs, interp::Limits::default()).unwrap();
+    let blocks: Vec<String> = outcome.trace.iter().map(|t| t.block.to_string()).collect();
+    assert_eq!(blocks, ["b0"]);
+    assert!(outcome.trace.iter().all(|t| t.func == program.main));
+    assert_eq!(outcome.trace[0].hints, outcome.outputs);
+}
+
 /// A run with a sink hands over exactly the trace `run` records, in order: on random programs
 /// with calls (whose blocks wait for the caller's block), hints (whose blocks are never part of
 /// the trace), logs and failures (a failed run fails the same way).

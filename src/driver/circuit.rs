@@ -265,7 +265,7 @@ fn interface_names(compilation: &Compilation) -> (Vec<(String, bool)>, Vec<Strin
 }
 
 /// The scalar names of a value of source type `ty` at `path`, grouped by IR value in the
-/// front end's flattening (`front::lower::ir_leaves`): a struct is its members' values, an
+/// front end's flattening (`front::irgen::ir_leaves`): a struct is its members' values, an
 /// array of a compound type is one IR array per leaf of the element type, and an IR array's
 /// scalars are in index order.
 fn leaf_names(path: &str, ty: &Type) -> Vec<Vec<String>> {

@@ -7,7 +7,7 @@
 //! by member name, tuples as arrays. [`Abi`] converts between this and the flattened IR values
 //! (see `lower`: a struct is its members' leaves, an array of structs is one IR array per leaf).
 
-use super::lower::ir_leaves;
+use super::irgen::ir_leaves;
 use super::typed::{Program, Type};
 use crate::ir::interp::Val;
 use crate::ir::{self};

@@ -7,7 +7,7 @@
 //! - [`parser`]: tokens to the untyped [`ast`], by recursive descent with precedence climbing.
 //! - [`typeck`]: names resolved, types inferred and checked, constants folded
 //!   ([`consteval`]), recursion and missing returns rejected; the result is the [`typed`] tree.
-//! - [`lower`]: the typed tree to block IR (mutable variables in memory, structs flattened);
+//! - [`irgen`]: the typed tree to block IR (mutable variables in memory, structs flattened);
 //!   [`casts`] expands the generic `cast` of `utils/casts.zok`;
 //!   [`abi`] describes `main`'s source-level signature for JSON inputs and outputs.
 //!
@@ -20,8 +20,8 @@ pub mod abi;
 pub mod ast;
 pub mod casts;
 pub mod consteval;
+pub mod irgen;
 pub mod lexer;
-pub mod lower;
 pub mod modules;
 pub mod parser;
 pub mod stdlib;
@@ -180,7 +180,7 @@ pub fn compile_file(
     options: &FrontOptions,
 ) -> Result<(ir::Program, Abi), Diagnostic> {
     let (program, abi, map) = check_with_abi(file_name, source, options)?;
-    let ir = lower::lower_program(&program, &map, options.effective_field_cmp());
+    let ir = irgen::lower_program(&program, &map, options.effective_field_cmp());
     Ok((ir, abi))
 }
 

@@ -43,11 +43,7 @@ fn has_effects(func: &Function, i: InstId) -> bool {
 
 /// Runs DCE on every function of the program.
 pub fn run(program: &mut Program) -> PassStats {
-    let mut stats = PassStats::default();
-    for func in &mut program.funcs {
-        stats.merge(Ctx::new(func).run());
-    }
-    stats
+    PassStats::each_function(program, |func| Ctx::new(func).run())
 }
 
 struct Ctx<'f> {

@@ -103,11 +103,7 @@ use std::collections::BTreeSet;
 
 /// Runs mem2reg on every function of the program.
 pub fn run(program: &mut Program) -> PassStats {
-    let mut stats = PassStats::default();
-    for func in &mut program.funcs {
-        stats.merge(Ctx::new(func).run());
-    }
-    stats
+    PassStats::each_function(program, |func| Ctx::new(func).run())
 }
 
 /// An abstract memory location: `EXTERNAL` or the allocation site `k`.

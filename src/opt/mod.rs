@@ -30,6 +30,7 @@
 
 pub mod calls;
 pub mod dce;
+pub mod fold_bits;
 pub mod gvn;
 pub mod indvars;
 pub mod inline;
@@ -43,7 +44,7 @@ pub mod simplify_cfg;
 pub mod strength;
 mod util;
 
-use crate::ir::{verify, Program};
+use crate::ir::{verify, Function, Program};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -75,6 +76,19 @@ impl PassStats {
     /// Whether the pass changed anything.
     pub fn changed(&self) -> bool {
         !self.counts.is_empty()
+    }
+
+    /// Runs a per-function pass on every function of `program`, in order, and adds up its
+    /// counters: the `run` of every pass that looks at one function at a time.
+    pub fn each_function(
+        program: &mut Program,
+        mut pass: impl FnMut(&mut Function) -> PassStats,
+    ) -> PassStats {
+        let mut stats = PassStats::default();
+        for func in &mut program.funcs {
+            stats.merge(pass(func));
+        }
+        stats
     }
 
     /// Adds every counter of `other` (and its decisions).
@@ -138,11 +152,7 @@ pub const PASSES: &[Pass] = &[
     Pass {
         name: "fold_bits",
         description: "fold from_bits(to_bits(x)) round trips to x (found by the structure query `bits-round-trip`)",
-        run: |p, _| {
-            let mut stats = PassStats::default();
-            stats.add("bit_round_trips_folded", crate::query::fold_bit_round_trips(p));
-            Ok(stats)
-        },
+        run: |p, _| Ok(fold_bits::run(p)),
     },
     Pass {
         name: "ranges",

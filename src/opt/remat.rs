@@ -60,11 +60,7 @@ use crate::ir::{BlockId, Const, Function, InstKind, Program, Type, ValueId};
 
 /// Runs the pass on every function.
 pub fn run(program: &mut Program) -> PassStats {
-    let mut stats = PassStats::default();
-    for func in &mut program.funcs {
-        stats.merge(run_function(func));
-    }
-    stats
+    PassStats::each_function(program, run_function)
 }
 
 /// Runs the pass on one function.

@@ -55,11 +55,7 @@ use crate::ir::{
 
 /// Runs SCCP on every function of the program.
 pub fn run(program: &mut Program) -> PassStats {
-    let mut stats = PassStats::default();
-    for func in &mut program.funcs {
-        stats.merge(Ctx::new(func).run());
-    }
-    stats
+    PassStats::each_function(program, |func| Ctx::new(func).run())
 }
 
 /// [`run`] with the worklist algorithm on every function, acyclic or not: the reference the

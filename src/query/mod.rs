@@ -15,7 +15,6 @@
 //! - [`text`]: a tiny text syntax for ad-hoc queries.
 //! - [`counted`]: the `counted-loop` pattern matched directly (trip counts for the cost model),
 //!   checked against the query in debug builds.
-//! - [`fold`]: an optimization driven by a query: `from_bits(to_bits(x))` becomes `x`.
 //! - [`dot`]: Graphviz DOT of the CFG, CDG, PDG and region tree.
 //!
 //! ```
@@ -34,14 +33,12 @@
 pub mod counted;
 pub mod dot;
 pub mod facts;
-pub mod fold;
 pub mod patterns;
 pub mod pred;
 pub mod solver;
 pub mod text;
 
 pub use facts::Facts;
-pub use fold::fold_bit_round_trips;
 pub use patterns::{
     find_matches, find_pattern, find_query_matches, format_matches, patterns, Match, Pattern,
 };

@@ -8,7 +8,7 @@
 //! | `natural-loop` | back edges `latch -> header` | `header` dominates `latch` ([`crate::analysis::loops`]) |
 //! | `counted-loop` | a loop's induction variable and trip count | see below |
 //! | `dot-product` | `acc = acc + a[..i..] * b[..i..]` over a counted loop | see below |
-//! | `bits-round-trip` | `from_bits(to_bits(x))` of `x`'s own type | foldable to `x` ([`crate::query::fold`]) |
+//! | `bits-round-trip` | `from_bits(to_bits(x))` of `x`'s own type | foldable to `x` (the `fold_bits` pass, [`crate::opt::fold_bits`]) |
 //!
 //! **SESE.** Variables `a, b, c, d` are nodes of the extended CFG; the constraints are the
 //! seed's `is_control_edge(a, b)`, `is_control_edge(c, d)`, then edge `a->b` dominates `c->d`,

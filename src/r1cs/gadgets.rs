@@ -1,6 +1,6 @@
 //! Gadgets: the constraint encodings of every operation, on `Num`s (a linear combination with
 //! a bound on its integer value and, when known, its bits). Each gadget's cost is in the table
-//! of the [`super`] module doc; the tests in `tests/r1cs_gadgets.rs` assert them.
+//! of the [`super`] module doc; the gadget tests of `tests/r1cs/*.ir` assert them.
 //!
 //! Unsigned integers are reduced lazily (as xJsnark and ZoKrates do): a `uN` value is any
 //! combination congruent to it mod 2^N whose integer value is below `2^bits` with

@@ -13,7 +13,7 @@
 //! which reports its errors.
 
 use super::*;
-use crate::front::lower::{ir_leaves, lower_program};
+use crate::front::irgen::{ir_leaves, lower_program};
 use crate::ir::interp::{self, Limits, Val};
 
 impl Checker {

@@ -60,7 +60,7 @@
 //!
 //! A cast that costs nothing (`uN` to `field` or to a wider `uM`) is likewise shared only with
 //! one of its own block: the operand's range, known in each block from its type, would be lost
-//! on another block's result ([`free_cast`]).
+//! on another block's result (`free_cast`).
 //!
 //! `v = array_get a, k` at a constant index `k`, where `a` was made in the same block by
 //! `array_set`s at constant indices on a `make_array`, is the element written last at `k` (or
@@ -96,11 +96,7 @@ use hashbrown::HashTable;
 
 /// Runs the pass on every function.
 pub fn run(program: &mut Program) -> PassStats {
-    let mut stats = PassStats::default();
-    for func in &mut program.funcs {
-        stats.merge(run_function(func));
-    }
-    stats
+    PassStats::each_function(program, run_function)
 }
 
 /// The most times the walk runs again after `hints` shared some (each share may make the

@@ -3,7 +3,7 @@
 //! proof makes public anyway. `zkbc report --predict-prover` prints it beside the predicted
 //! prover time.
 //!
-//! The count walks the verifier's own script ([`relations`]) over a [`Source`] that hands out
+//! The count walks the verifier's own script (`relations`) over a [`Source`] that hands out
 //! placeholder commitments and counts them, so the messages counted are the ones the verifier
 //! reads, by construction; the bytes per message are the format's ([`super::format`]: a
 //! point 64 bytes, a field element 32, a list's length 4). It is exact for a statement and a

@@ -17,9 +17,10 @@
 //! - `idioms.rs`: bitwise idioms (SHA-256's choice and majority) lowered as a whole;
 //! - `assertions.rs`: assertions fused with the comparisons and `and`/`or` trees they assert;
 //! - `arrays.rs`: array accesses through selectors, and `select` on wires;
-//! - `memory.rs`: accesses of arrays that live in memory and of spilled scalars, each exposed
+//! - `accesses.rs`: accesses of arrays that live in memory and of spilled scalars, each exposed
 //!   as `(addr, value[, rw])` instance variables (see [`crate::r1cs::memory`]).
 
+mod accesses;
 mod arith;
 mod arrays;
 mod assertions;
@@ -27,7 +28,6 @@ mod bits;
 mod env;
 mod idioms;
 mod instructions;
-mod memory;
 mod state;
 
 pub use state::{block_label, return_label, ExitLayout, StateLayout};

@@ -1,4 +1,5 @@
-//! `fold_bit_round_trips`: an optimization driven by the `bits-round-trip` query.
+//! `fold_bits`: `from_bits(to_bits(x))` of `x`'s own type becomes `x` (the round trips the
+//! `bits-round-trip` structure query describes).
 //!
 //! `y = from_bits (to_bits x) to T` where `T` is the type of `x` recomposes the bits that `x`
 //! was decomposed into, most significant first both ways, so `y = x` — for `uN` trivially, and
@@ -18,22 +19,23 @@
 //! ```
 //!
 //! In a circuit each round trip costs a bit decomposition (N boolean constraints and one
-//! linear one) that the fold removes. The pass lives here, beside the query, until the
-//! optimizer's pass table takes it.
+//! linear one) that the fold removes. The matches are found directly; debug builds check them
+//! against the query's solutions (the one use of `query` in `opt`).
 
+use super::PassStats;
 use crate::fxhash::{HashMap, HashSet};
-
-use super::facts::Facts;
-use super::patterns::bits_round_trip_query;
 use crate::ir::{Function, InstId, InstKind, Program, ValueDef, ValueId};
+use crate::query::patterns::bits_round_trip_query;
+use crate::query::Facts;
 
-/// Folds every `from_bits(to_bits(x))` of `x`'s own type to `x`; returns how many were folded.
+/// Folds every `from_bits(to_bits(x))` of `x`'s own type to `x`; counts them as
+/// `bit_round_trips_folded`.
 ///
 /// The matches are found directly (a `from_bits` whose operand is a `to_bits` result); debug
 /// builds check them against the query's solutions. Solving the query built each function's
 /// dominator trees and loop forest in every round of the pipeline, for a pattern that names
 /// two instructions.
-pub fn fold_bit_round_trips(program: &mut Program) -> usize {
+pub fn run(program: &mut Program) -> PassStats {
     let mut total = 0;
     let ids: Vec<_> = program.func_ids().collect();
     for fid in ids {
@@ -70,7 +72,9 @@ pub fn fold_bit_round_trips(program: &mut Program) -> usize {
         }
         total += found.len();
     }
-    total
+    let mut stats = PassStats::default();
+    stats.add("bit_round_trips_folded", total);
+    stats
 }
 
 /// A round trip: the `to_bits` and `from_bits` instructions, `x`, the bits and `y`.

@@ -1,4 +1,4 @@
-//! Lowering: the typed tree to block IR, one IR function per source function.
+//! IR generation (lowering): the typed tree to block IR, one IR function per source function.
 //!
 //! The rules, chosen so that the optimizer has honest work to do:
 //! - **Values are flattened.** A source value is a list of IR values, its *leaves*
