@@ -20,6 +20,7 @@
 //! The merge pass records the candidates of a round in which something was merged only when
 //! they cannot be merged; the last round, in which nothing lowered the cells, records them all.
 
+use super::table::columns;
 use super::{group_digits, Report};
 use crate::opt::merge::{Decision, Subject, Verdict};
 use serde::Serialize;
@@ -270,40 +271,6 @@ fn cells(n: Option<u128>) -> String {
     n.map_or_else(|| "-".into(), group_digits)
 }
 
-/// Pads each column but the last to its widest cell: text columns on the left, the columns in
-/// `right` on the right. Lines end without trailing spaces.
-fn columns(rows: &[Vec<String>], right: &[usize]) -> String {
-    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let mut widths = vec![0; n];
-    for row in rows {
-        for (i, cell) in row.iter().enumerate() {
-            widths[i] = widths[i].max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in rows {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            if i > 0 {
-                line.push_str("  ");
-            }
-            let pad = " ".repeat(widths[i] - cell.chars().count());
-            if i + 1 == row.len() {
-                line.push_str(cell);
-            } else if right.contains(&i) {
-                line.push_str(&pad);
-                line.push_str(cell);
-            } else {
-                line.push_str(cell);
-                line.push_str(&pad);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
 /// The decisions as text: a heading saying where the predicted counts come from (`profiled`:
 /// a run on the inputs, else static counts and estimates), a line per merge component grouped
 /// by round, and the formations compared at the end. With no decision, `without` (why there
@@ -390,7 +357,7 @@ pub fn render(decisions: &[Decision], profiled: bool, without: Option<&str>) -> 
         ]);
     }
     if !rows.is_empty() {
-        out.push_str(&columns(&rows, &[]));
+        out.push_str(&columns(&rows, |_| false, false));
         out.push('\n');
     }
     let mut rows = vec![vec![
@@ -416,7 +383,7 @@ pub fn render(decisions: &[Decision], profiled: bool, without: Option<&str>) -> 
         ]);
     }
     if rows.len() > 1 {
-        out.push_str(&columns(&rows, &[1, 2]));
+        out.push_str(&columns(&rows, |i| [1, 2].contains(&i), false));
     }
     out
 }

@@ -30,6 +30,18 @@ use crate::cost::Report;
 /// Lays out rows of cells in columns two spaces apart: the first column left-aligned, the others
 /// right-aligned. Widths count characters.
 pub(crate) fn align(rows: &[Vec<String>]) -> String {
+    columns(rows, |i| i > 0, true)
+}
+
+/// Lays out rows of cells in columns two spaces apart, each padded to its widest cell (widths
+/// count characters): the columns `right` says on the right, the others on the left. A row's
+/// last cell is padded too only when `pad_last`. Lines end without trailing spaces. The one
+/// text-table layout of the report's forms.
+pub(crate) fn columns(
+    rows: &[Vec<String>],
+    right: impl Fn(usize) -> bool,
+    pad_last: bool,
+) -> String {
     let n_cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut widths = vec![0; n_cols];
     for row in rows {
@@ -41,14 +53,18 @@ pub(crate) fn align(rows: &[Vec<String>]) -> String {
     for row in rows {
         let mut line = String::new();
         for (i, cell) in row.iter().enumerate() {
-            let pad = widths[i] - cell.chars().count();
-            if i == 0 {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
-            } else {
+            if i > 0 {
                 line.push_str("  ");
-                line.push_str(&" ".repeat(pad));
+            }
+            let pad = " ".repeat(widths[i] - cell.chars().count());
+            if i + 1 == row.len() && !pad_last {
                 line.push_str(cell);
+            } else if right(i) {
+                line.push_str(&pad);
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                line.push_str(&pad);
             }
         }
         out.push_str(line.trim_end());
