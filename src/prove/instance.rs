@@ -502,7 +502,8 @@ impl BlockInstance {
             }
         }
         let (q, x) = (
-            self.executions.len().checked_next_power_of_two(),
+            crate::padding::next_pow2(self.executions.len() as u64)
+                .and_then(|q| usize::try_from(q).ok()),
             crate::padding::padded_constraints(self.r1cs.num_constraints() as u64)
                 .and_then(|x| usize::try_from(x).ok()),
         );
