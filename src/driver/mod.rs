@@ -336,7 +336,7 @@ pub fn inputs_from_args_with(
 /// Compiles `text` (named `file_name`, whose extension says what it is) and optimizes it.
 ///
 /// With `--inline cost`, the decision runs beside the compile with every call inlined (on a
-/// second thread: [`decide_beside`]); a program that keeps some calls by
+/// second thread: `decide_beside`); a program that keeps some calls by
 /// [`opt::inline_cost`]'s estimate is compiled with them too, and the program whose lowered blocks are
 /// predicted fewer sumcheck cells wins (with the counts formation used: the profile run's, or
 /// static), the kept calls within [`opt::inline_cost::KEEP_SLACK_PERCENT`]%. The estimate
