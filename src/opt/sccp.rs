@@ -21,6 +21,9 @@
 //! 3. Evaluation folds with the interpreter's own semantics ([`crate::ir::interp::eval_pure`] and
 //!    [`crate::ir::interp::binary`]): all operands constant gives a constant, any ⊥ operand
 //!    gives ⊥ (any ⊤ operand: wait). `select` on a constant condition is the chosen arm's cell.
+//!    A value compared with itself is decided whatever its cell: `eq v, v` and `le v, v` are
+//!    true, `lt v, v` false (on `field` and `uN`; no comparison fails, and the operand's own
+//!    instruction stays, so a `bound` that `--field-cmp zokrates` put before it still fails).
 //!    An operation that fails on its constant operands (division by zero, failing assertion,
 //!    out-of-bounds index, cast that does not fit) gives ⊥ and is kept: its failure is behaviour.
 //!    `allocate`, `load` and `call` give ⊥. Arrays are tracked as constants too (so `array_get`
@@ -50,7 +53,7 @@ use super::PassStats;
 use crate::fxhash::{FxMap, FxSet};
 use crate::ir::interp::{eval_pure, FailureKind, Val};
 use crate::ir::{
-    BlockCall, BlockId, Const, Function, InstId, InstKind, Program, Terminator, ValueId,
+    BinOp, BlockCall, BlockId, Const, Function, InstId, InstKind, Program, Terminator, ValueId,
 };
 
 /// Runs SCCP on every function of the program.
@@ -500,6 +503,12 @@ impl<'f> Ctx<'f> {
                 Cell::Const(_) => self.cell(*else_value),
                 Cell::Bottom => self.cell(*then_value).meet(&self.cell(*else_value)),
             },
+            // A value compared with itself: decided whatever the value (no comparison fails).
+            InstKind::Binary { op, lhs, rhs }
+                if lhs == rhs && matches!(op, BinOp::Eq | BinOp::Lt | BinOp::Le) =>
+            {
+                Cell::Const(Val::UInt(u64::from(*op != BinOp::Lt)))
+            }
             _ => {
                 let (mut any_bottom, mut any_top) = (false, false);
                 kind.for_each_operand(|v| {
