@@ -11,9 +11,8 @@
 //! `tests/prove_spartan_tamper.rs` has the lies about memory and order.
 
 mod common;
-use common::{stderr, zkbc};
+use common::{circuit, stderr, zkbc};
 
-use std::path::Path;
 use zkbc::driver;
 use zkbc::field::Fr;
 use zkbc::ir::interp;
@@ -34,29 +33,10 @@ const PROGRAM: &str = "def main(private field a, u32 n) -> field {
 ";
 const SECRET_A: &str = "18446744078004252401";
 
-fn circuit(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("circuits")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-struct Run {
-    dir: tempfile::TempDir,
-}
+/// A run's files: [`common::Scratch`], with this test's commands.
+type Run = common::Scratch;
 
 impl Run {
-    fn new() -> Run {
-        Run {
-            dir: tempfile::tempdir().expect("a temporary directory"),
-        }
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.dir.path().join(name).display().to_string()
-    }
-
     /// Setup and an honest proof of `program` on `inputs`, files named by `stem`.
     fn prove(&self, program: &str, inputs: &str, stem: &str) {
         let out = zkbc(&[

@@ -8,33 +8,14 @@
 //! directory.
 
 mod common;
-use common::{stderr, zkbc, zkbc_in};
+use common::{circuit, stderr, zkbc, zkbc_in};
 
 use std::path::Path;
 
-fn circuit(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("circuits")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-struct Run {
-    dir: tempfile::TempDir,
-}
+/// A run's files: [`common::Scratch`], with this test's commands.
+type Run = common::Scratch;
 
 impl Run {
-    fn new() -> Run {
-        Run {
-            dir: tempfile::tempdir().expect("a temporary directory"),
-        }
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.dir.path().join(name).display().to_string()
-    }
-
     /// Setup (parameters `stem.hyrax`, key `stem.key`) and an honest proof of circuit `name`.
     fn prove(&self, name: &str, stem: &str) {
         let program = circuit(&format!("{name}.zok"));

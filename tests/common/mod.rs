@@ -148,3 +148,40 @@ pub fn random_seeds(first: u64, default: u64) -> Vec<u64> {
     let first = env_u64("ZKBC_RANDOM_SEED").unwrap_or(first);
     (first..first + random_cases(default)).collect()
 }
+
+/// `circuits/NAME` of this repository, as a command-line argument.
+#[allow(dead_code)] // not every test binary names a corpus file
+pub fn circuit(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("circuits")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// A temporary directory a test writes its files in, named by [`Scratch::path`]; removed when
+/// dropped.
+#[allow(dead_code)] // not every test binary writes files
+pub struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch::new()
+    }
+}
+
+#[allow(dead_code)]
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch {
+            dir: tempfile::tempdir().expect("a temporary directory"),
+        }
+    }
+
+    /// The file `name` in the directory, as a command-line argument.
+    pub fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+}
