@@ -40,14 +40,22 @@ impl PartialEq for SharedStatsCache {
 
 impl Eq for SharedStatsCache {}
 
+/// Blocks of at least this many instructions keep their constraints' origins even when the
+/// cache is not attributing (one mark per instruction and an origin per constraint through
+/// elimination: a few percent of their lowering): block formation's split reads where a prefix
+/// of such a block reaches a size ([`StatsCache::position_counts`]) without lowering it again.
+const KEEP_ORIGINS_FROM: usize = 1024;
+
 /// Sizes of blocks lowered before, by key (see the module doc).
 #[derive(Debug, Default)]
 pub struct StatsCache {
     map: Mutex<HashMap<u64, BlockStats>>,
-    /// When attributing ([`StatsCache::attributing`], for `zkbc profile`): the constraints of
-    /// each block lowered, by origin (the position of the instruction in its block, which the
-    /// key fixes), so that the program finally measured is attributed without lowering again.
-    origins: Option<Mutex<HashMap<u64, Arc<PositionCounts>>>>,
+    /// The constraints of blocks lowered attributing, by origin (the position of the
+    /// instruction in its block, which the key fixes): every block while
+    /// [`attributing`](StatsCache::attributing) (for `zkbc profile`: the program finally
+    /// measured is attributed without lowering again), and always the blocks of at least
+    /// [`KEEP_ORIGINS_FROM`] instructions ([`StatsCache::position_counts`]).
+    origins: Mutex<HashMap<u64, Arc<PositionCounts>>>,
     /// Whether blocks lowered now record their origins (on from [`StatsCache::attributing`]
     /// until [`StatsCache::stop_attributing`]).
     recording: std::sync::atomic::AtomicBool,
@@ -68,7 +76,6 @@ impl StatsCache {
     /// of a program whose blocks it lowered lowers nothing again.
     pub fn attributing() -> StatsCache {
         StatsCache {
-            origins: Some(Mutex::default()),
             recording: true.into(),
             ..StatsCache::default()
         }
@@ -101,18 +108,16 @@ impl StatsCache {
                 let main_entry = f == program.main && b == func.entry;
                 let info = &infos[f.index()];
                 let key = fingerprint(func, info, b, main_entry);
-                let known = self.origins.as_ref().and_then(|o| {
-                    let map = o.lock().expect("cache lock");
-                    map.get(&key).cloned()
-                });
+                let known = self.origins.lock().expect("cache lock").get(&key).cloned();
                 let counts = match known {
                     Some(c) => c,
                     None => {
                         let lowered = lower_with_origins(func, f, info.clone(), b, main_entry)?;
                         let c = Arc::new(attribute::position_counts(&lowered));
-                        if let Some(o) = &self.origins {
-                            o.lock().expect("cache lock").insert(key, c.clone());
-                        }
+                        self.origins
+                            .lock()
+                            .expect("cache lock")
+                            .insert(key, c.clone());
                         c
                     }
                 };
@@ -158,6 +163,45 @@ impl StatsCache {
             .collect()
     }
 
+    /// How many of the constraints of block `b` of `program`'s function `f` each instruction
+    /// emitted, by its position in the block (the rest under the `ORIGIN_*` pseudo-origins),
+    /// after elimination: one attributing lowering, unless this cache kept the block's counts
+    /// ([`StatsCache::attributing`]). The block's size is cached as [`StatsCache::blocks`]
+    /// would. Block formation's [`split`](crate::opt::merge) reads where a block's prefix
+    /// reaches a size from it.
+    pub(crate) fn position_counts(
+        &self,
+        program: &Program,
+        f: FuncId,
+        b: BlockId,
+    ) -> Result<Arc<PositionCounts>, LowerError> {
+        let func = program
+            .funcs
+            .get(f.index())
+            .ok_or_else(|| LowerError::NoSuchBlock {
+                func: f.to_string(),
+                block: b,
+            })?;
+        let info = Arc::new(FuncInfo::new(func, self.opts));
+        let main_entry = f == program.main && b == func.entry;
+        let key = fingerprint(func, &info, b, main_entry);
+        if let Some(known) = self.origins.lock().expect("cache lock").get(&key).cloned() {
+            return Ok(known);
+        }
+        let lowered = lower_with_origins(func, f, info, b, main_entry)?;
+        let counts = Arc::new(attribute::position_counts(&lowered));
+        self.map
+            .lock()
+            .expect("cache lock")
+            .entry(key)
+            .or_insert_with(|| lowered.stats());
+        self.origins
+            .lock()
+            .expect("cache lock")
+            .insert(key, counts.clone());
+        Ok(counts)
+    }
+
     /// The cached size of `b` (with its key computed from `info`), or lowered and cached.
     fn lookup_or_lower(
         &self,
@@ -177,14 +221,16 @@ impl StatsCache {
             return Ok(s);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let s = match &self.origins {
-            Some(origins) if self.recording.load(Ordering::Relaxed) => {
+        let record = self.recording.load(Ordering::Relaxed)
+            || func.block(b).insts.len() >= KEEP_ORIGINS_FROM;
+        let s = match record {
+            true => {
                 let lowered = lower_with_origins(func, f, info.clone(), b, main_entry)?;
                 let counts = Arc::new(attribute::position_counts(&lowered));
-                origins.lock().expect("cache lock").insert(key, counts);
+                self.origins.lock().expect("cache lock").insert(key, counts);
                 lowered.stats()
             }
-            _ => lower_with(func, f, info.clone(), b, main_entry)?.stats(),
+            false => lower_with(func, f, info.clone(), b, main_entry)?.stats(),
         };
         self.map.lock().expect("cache lock").insert(key, s);
         Ok(s)
