@@ -20,12 +20,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use zkbc::driver::{self, measure};
+use zkbc::driver;
 use zkbc::ir::interp;
 use zkbc::prove::{
     fit::{linear_fit, median},
     prove, total_cells,
 };
+use zkbc::report::measure;
 
 /// Seconds per proof, every measured batch, per program.
 static SAMPLES: Mutex<BTreeMap<String, Vec<f64>>> = Mutex::new(BTreeMap::new());

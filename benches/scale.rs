@@ -2,7 +2,7 @@
 //! circuit, as `zkbc report --monolithic` without inputs compiles it, for N = 10^5 and 10^6
 //! (and 10^7 with `ZKBC_BENCH_1E7=1`: it takes minutes).
 //!
-//! - `scale/end_to_end/N`: `driver::measure::measure` (compile, lower, count, the `--no-merge`
+//! - `scale/end_to_end/N`: `report::measure::measure` (compile, lower, count, the `--no-merge`
 //!   baseline), what `zkbc report --monolithic` runs;
 //! - `scale/front/N`, `scale/opt/N`, `scale/lower/N`: the front end, the `-O3 --monolithic`
 //!   pipeline on its IR, and lowering the one block (`r1cs::stats`, which borrows the IR).
@@ -24,9 +24,9 @@ configure_allocator_before_main!();
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::time::Duration;
-use zkbc::driver::measure::{measure, Merging, Settings};
 use zkbc::ir::Program;
 use zkbc::opt::{self, OptLevel};
+use zkbc::report::measure::{measure, Merging, Settings};
 use zkbc::{front, r1cs, timing};
 
 /// The program of issue 21 with `n` iterations.

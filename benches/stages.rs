@@ -7,7 +7,7 @@
 //! - `run_check`: the interpreter on the inputs and every executed block assigned and checked
 //!   (`interp::run` + `r1cs::check_trace`);
 //! - `report`: the cost model and the table and JSON forms from the measured counts;
-//! - `measure`: all of it, as `zkbc report` runs it (`driver::measure::measure`).
+//! - `measure`: all of it, as `zkbc report` runs it (`report::measure::measure`).
 //!
 //! Sample sizes are small so that each bench stays under a minute on a shared two-core machine.
 //! Run with `cargo bench --bench stages` (add a name to filter, e.g. `stages -- corpus`).
@@ -25,9 +25,9 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
-use zkbc::driver::measure::{measure, Settings};
 use zkbc::ir::{interp, Program};
 use zkbc::opt::{self, OptLevel};
+use zkbc::report::measure::{measure, Settings};
 use zkbc::report::{table, to_json};
 use zkbc::{driver, front, r1cs};
 

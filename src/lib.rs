@@ -73,5 +73,5 @@ pub mod r1cs;
 pub mod report;
 pub mod timing;
 
-pub use driver::measure::{measure, Measurement, Settings as MeasureSettings};
 pub use driver::{compile, Compilation, Options};
+pub use report::measure::{measure, Measurement, Settings as MeasureSettings};

@@ -30,9 +30,9 @@ use cli::report::{
 use cli::Exit;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use zkbc::driver::measure;
 use zkbc::ir::interp;
 use zkbc::opt;
+use zkbc::report::measure;
 
 #[derive(Parser)]
 #[command(

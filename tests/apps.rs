@@ -8,9 +8,9 @@
 mod common;
 use common::{read_json, run_and_compare, zok_files};
 use std::path::{Path, PathBuf};
-use zkbc::driver::measure::{measure, Settings};
 use zkbc::driver::{self, Compilation};
 use zkbc::opt::OptLevel;
+use zkbc::report::measure::{measure, Settings};
 
 /// Programs checked at `-O3` too: those whose default report takes well under a second with a
 /// release build.

@@ -9,10 +9,11 @@ use common::{corpus, read_json};
 use std::rc::Rc;
 use zkbc::cost::executions::ESTIMATED_TRIPS;
 use zkbc::cost::{estimated_executions, predict, static_executions, Counts, Profile};
-use zkbc::driver::{self, measure};
+use zkbc::driver;
 use zkbc::ir::interp;
 use zkbc::opt::merge::{Subject, Verdict};
 use zkbc::opt::OptLevel;
+use zkbc::report::measure;
 
 fn options(level: OptLevel, merge: bool) -> driver::Options {
     let mut options = driver::Options {

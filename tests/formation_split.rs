@@ -7,11 +7,12 @@
 //! count to compare with) makes no cut that raises the executed constraints.
 
 mod common;
-use zkbc::driver::{self, measure};
+use zkbc::driver;
 use zkbc::field::Fr;
 use zkbc::ir::interp::{self, Exit, Val};
 use zkbc::opt::OptLevel;
 use zkbc::r1cs::{self, CheckError};
+use zkbc::report::measure;
 
 const PROGRAM: &str = "circuits/bubble_sort.zok";
 

@@ -269,8 +269,9 @@ fn keccak_yardstick() -> Option<(String, String)> {
 fn one_block_is_taken_early_and_the_candidates_it_outruns_cost_more() {
     use zkbc::analysis::MergeComponents;
     use zkbc::cost::{predict, Counts};
-    use zkbc::driver::{self, measure};
+    use zkbc::driver;
     use zkbc::opt::merge::{merge_component, Subject, Verdict};
+    use zkbc::report::measure;
 
     let Some((name, source)) = keccak_yardstick() else {
         eprintln!("skipped: no ../shared/peers/zokrates-stdlib beside the crate");

@@ -1,7 +1,7 @@
 //! Programs the random-program search found merging wrongly, kept as regression tests.
 
 use zkbc::driver;
-use zkbc::driver::measure::{Merging, Settings};
+use zkbc::report::measure::{Merging, Settings};
 
 fn run(source: &str, merging: Merging, inputs: serde_json::Value) -> serde_json::Value {
     let options = Settings {

@@ -23,8 +23,8 @@ mod common;
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Mutex;
-use zkbc::driver::measure::{measure, Settings};
 use zkbc::opt::OptLevel;
+use zkbc::report::measure::{measure, Settings};
 use zkbc_testkit::testgen;
 
 /// Corpus programs where `-O3` still costs more than `-O0`, with the reason. Each is reported

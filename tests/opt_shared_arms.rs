@@ -9,9 +9,9 @@
 mod common;
 use common::read_json;
 use std::path::Path;
-use zkbc::driver::measure::{measure, Measurement, Merging, Settings};
 use zkbc::ir::InstKind;
 use zkbc::opt::OptLevel;
+use zkbc::report::measure::{measure, Measurement, Merging, Settings};
 
 /// ZoKrates 0.8.8's constraints for the sealed-bid program.
 const ZOKRATES_CONSTRAINTS: u128 = 52_088;

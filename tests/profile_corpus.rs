@@ -6,8 +6,8 @@
 
 mod common;
 
-use zkbc::driver::measure::{Merging, Settings};
-use zkbc::driver::profile::profile;
+use zkbc::report::measure::profile::profile;
+use zkbc::report::measure::{Merging, Settings};
 use zkbc::report::profile::{build, Costs, Profile};
 
 /// The three metrics of a cost, as the report's totals name them.
@@ -156,7 +156,7 @@ fn every_zokrates_suite_profile_sums_to_its_report() {
                 // Only where the report itself cannot measure the case (a program zkbc does
                 // not support, listed in tests/zokrates_unsupported.md, or an intended
                 // difference): the profile adds no failure of its own.
-                let measured = zkbc::driver::measure::measure(
+                let measured = zkbc::report::measure::measure(
                     &name,
                     &source,
                     Some(&case["inputs"]),

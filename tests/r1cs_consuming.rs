@@ -9,11 +9,11 @@ mod common;
 
 use common::corpus;
 use zkbc::driver;
-use zkbc::driver::measure::{measure, Merging, Settings};
 use zkbc::ir::arena::chunk_of;
 use zkbc::ir::{InstKind, Program, ValueDef};
 use zkbc::opt::OptLevel;
 use zkbc::r1cs;
+use zkbc::report::measure::{measure, Merging, Settings};
 
 /// `text` compiled as one circuit at -O3 and made lowerable, or the compile error (a runtime
 /// loop bound has no monolithic circuit).

@@ -464,7 +464,7 @@ fn arb_block(unknown: bool) -> impl Strategy<Value = BlockCost> {
         })
 }
 
-/// Baselines as `driver::measure` gives them: cells, or none with a reason, or unknown.
+/// Baselines as `report::measure` gives them: cells, or none with a reason, or unknown.
 fn arb_baselines() -> impl Strategy<Value = Option<Baselines>> {
     let cells = || {
         prop_oneof![

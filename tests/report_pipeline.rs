@@ -1,4 +1,4 @@
-//! The report of every corpus program, end to end (`zkbc::driver::measure`):
+//! The report of every corpus program, end to end (`zkbc::report::measure`):
 //!
 //! - its JSON at the default level on its inputs is a snapshot
 //!   (`tests/snapshots/report/NAME.json`; `UPDATE_EXPECT=1 cargo test --test report_pipeline`
@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 use zkbc::driver;
-use zkbc::driver::measure::{measure, Measurement, Merging, Settings};
 use zkbc::ir::interp;
 use zkbc::opt::OptLevel;
+use zkbc::report::measure::{measure, Measurement, Merging, Settings};
 use zkbc::report::{dot, svg, to_json};
 
 fn corpus() -> Vec<(String, PathBuf)> {
@@ -347,10 +347,10 @@ fn known_static_executions_equal_the_run() {
             let statik = zkbc::cost::static_executions(&c.program);
             // Programs whose every loop has a constant bound (they have a one-block circuit)
             // are the ones the rules aim at; the others count only towards correctness.
-            let counted = zkbc::driver::measure::monolithic_constraints(
+            let counted = zkbc::report::measure::monolithic_constraints(
                 &format!("{name}.zok"),
                 &text,
-                zkbc::driver::measure::FieldCmp::Complete,
+                zkbc::report::measure::FieldCmp::Complete,
             )
             .is_some();
             for (key, n) in &statik {
@@ -443,7 +443,7 @@ fn every_corpus_explain_graph_names_blocks_before_merging() {
     for (name, path, m) in default_corpus() {
         let text = std::fs::read_to_string(path).expect("program exists");
         let inputs = inputs_of(path);
-        let before = zkbc::driver::measure::before_merging(
+        let before = zkbc::report::measure::before_merging(
             &path.display().to_string(),
             &text,
             Some(&inputs),

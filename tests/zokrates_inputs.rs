@@ -114,7 +114,7 @@ fn every_input_form_gives_the_same_outcome_on_the_suite() {
         ..driver::Options::default()
     };
     let (mut cases_run, mut with_inputs) = (0, 0);
-    for file in driver::zokrates::zok_files(&root) {
+    for file in zkbc::report::measure::zokrates::zok_files(&root) {
         let name = file.display().to_string();
         let source = std::fs::read_to_string(&file).expect("readable");
         let Ok(compiled) = driver::compile(&name, &source, &options) else {

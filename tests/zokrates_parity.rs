@@ -2,7 +2,7 @@
 //! (`../shared/peers/zokrates`, read at test time, never copied) that compiles `--monolithic` at
 //! `-O3`, every constraint of the circuit `zkbc export --monolithic` writes (main's one block
 //! without the block interface) is counted, and the count is at most ZoKrates' own
-//! `zokrates_constraints` (what is counted on each side: `zkbc::driver::zokrates`). The
+//! `zokrates_constraints` (what is counted on each side: `zkbc::report::measure::zokrates`). The
 //! circuit's count is checked against the exported `.r1cs` file's header on one program.
 //!
 //! zkbc compiles with `--field-cmp zokrates` here: ZoKrates' comparison of two non-constant
@@ -16,8 +16,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use zkbc::driver;
-use zkbc::driver::measure::FieldCmp;
+use zkbc::report::measure::FieldCmp;
 use zkbc::report::zokrates;
 
 /// The suite's folder, found as `tests/zokrates_suite.rs` finds it.
@@ -42,7 +41,8 @@ fn zokrates_parity() {
         );
         return;
     }
-    let rows = driver::zokrates::rows(&root, FieldCmp::Zokrates).expect("the suite reads");
+    let rows =
+        zkbc::report::measure::zokrates::rows(&root, FieldCmp::Zokrates).expect("the suite reads");
     assert_eq!(rows.len(), 70, "the suite has 70 programs");
     // ZoKrates' numbers come from the suite's JSON, not from zkbc.
     for r in &rows {

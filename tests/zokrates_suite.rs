@@ -171,7 +171,7 @@ fn check_suite(field_cmp: FieldCmp) {
         return;
     }
     let listed = read_listed();
-    let files = zkbc::driver::zokrates::zok_files(&root);
+    let files = zkbc::report::measure::zokrates::zok_files(&root);
     assert_eq!(files.len(), 70, "the suite has 70 programs");
 
     let mut failures: Vec<String> = Vec::new();
@@ -342,7 +342,7 @@ fn asm_hints_are_bound_by_their_constraints() {
         eprintln!("skipping: {} is absent", root.display());
         return;
     }
-    let files = zkbc::driver::zokrates::zok_files(&root);
+    let files = zkbc::report::measure::zokrates::zok_files(&root);
     assert_eq!(files.len(), 5, "the suite has 5 asm programs");
     let mut checked = 0;
     for file in &files {

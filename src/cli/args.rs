@@ -3,8 +3,8 @@
 
 use super::{read, read_json, user_error, Exit};
 use std::path::PathBuf;
-use zkbc::driver::measure::{self, Settings};
 use zkbc::ir::interp;
+use zkbc::report::measure::{self, Settings};
 use zkbc::{driver, opt, r1cs};
 
 // The help of a flag that several commands take, written once so that it means one thing.
@@ -296,8 +296,8 @@ pub(crate) fn parse_policy(s: &str) -> Result<opt::merge::MergePolicy, String> {
 
 impl CompileArgs {
     /// The merge mode the flags ask for.
-    pub(crate) fn merging(&self) -> zkbc::driver::measure::Merging {
-        use zkbc::driver::measure::Merging;
+    pub(crate) fn merging(&self) -> zkbc::report::measure::Merging {
+        use zkbc::report::measure::Merging;
         match (self.no_merge, self.monolithic) {
             (true, _) => Merging::Off,
             (_, true) => Merging::Monolithic,

@@ -5,8 +5,8 @@
 use super::report::{emit, measure_error};
 use super::{user_error, Exit};
 use crate::{CompileArgs, OutputArg, QuietArg, RunArgs, FORMAT_HELP, METRIC_HELP};
-use zkbc::driver::measure;
 use zkbc::report;
+use zkbc::report::measure;
 use zkbc::report::profile::Metric;
 
 /// The flags of `zkbc profile`.
@@ -60,9 +60,10 @@ pub(crate) fn profile_command(args: ProfileArgs) -> Result<(), Exit> {
     let source = super::read(file)?;
     let name = file.display().to_string();
     let progress = super::progress::Progress::new(None, "", args.quiet.quiet);
-    let profiled = zkbc::driver::profile::profile(&name, &source, json.as_ref(), &settings, &|s| {
-        progress.set_message(format!("{name}: {}", s.name()))
-    });
+    let profiled =
+        zkbc::report::measure::profile::profile(&name, &source, json.as_ref(), &settings, &|s| {
+            progress.set_message(format!("{name}: {}", s.name()))
+        });
     progress.finish();
     let profiled = profiled.map_err(|e| match (&e, args.compile.inputs.as_deref()) {
         (measure::MeasureError::Inputs(m), Some(path)) => user_error(format!(

@@ -5,10 +5,10 @@ use super::{read, read_json, user_error, Exit};
 use crate::{CompileArgs, ReportFormat, TableFormat};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
-use zkbc::driver::measure::{self, Settings};
 use zkbc::opt;
 use zkbc::opt::merge::MergePolicy;
 use zkbc::report;
+use zkbc::report::measure::{self, Settings};
 
 /// Writes `text` to `output`, or to stdout.
 pub(crate) fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
@@ -354,8 +354,8 @@ fn top_lines(
 ) -> Result<String, Exit> {
     let source = read(file)?;
     let name = file.display().to_string();
-    let profiled =
-        zkbc::driver::profile::attribute(measured, &source).map_err(|e| measure_error(e, file))?;
+    let profiled = zkbc::report::measure::profile::attribute(measured, &source)
+        .map_err(|e| measure_error(e, file))?;
     let profile = report::profile::build(
         &profiled.measurement.compilation.program,
         &profiled.blocks,
@@ -460,7 +460,7 @@ pub(crate) fn zokrates_table_command(
     if !matches!(format, TableFormat::Markdown) {
         return Err(user_error("--zokrates prints markdown only".to_string()));
     }
-    let rows = zkbc::driver::zokrates::rows(&dir, field_cmp).map_err(user_error)?;
+    let rows = zkbc::report::measure::zokrates::rows(&dir, field_cmp).map_err(user_error)?;
     emit(
         &report::zokrates::markdown(&rows, field_cmp),
         output.as_deref(),
@@ -476,7 +476,7 @@ pub(crate) fn yardsticks_table_command(
     if !matches!(format, TableFormat::Markdown) {
         return Err(user_error("--yardsticks prints markdown only".to_string()));
     }
-    let rows = zkbc::driver::zokrates::yardstick_rows(&dir).map_err(user_error)?;
+    let rows = zkbc::report::measure::zokrates::yardstick_rows(&dir).map_err(user_error)?;
     emit(
         &report::zokrates::yardsticks_markdown(&rows),
         output.as_deref(),

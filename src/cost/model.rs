@@ -31,7 +31,7 @@
 //! The **baselines** ([`Baselines`]) are the sumcheck cells of the same program compiled by the
 //! same pipeline without merging (`--no-merge`) and as one block (`--monolithic`), counted as the
 //! report counts its own (on the same inputs, or statically). The model takes them as given:
-//! `driver::measure` compiles and runs the baselines.
+//! `report::measure` compiles and runs the baselines.
 //!
 //! # Decisions at the edges
 //!

@@ -15,11 +15,8 @@
 pub mod bound;
 pub mod circuit;
 pub mod export;
-pub mod measure;
-pub mod profile;
 pub mod proof;
 pub mod spartan;
-pub mod zokrates;
 
 use crate::fxhash::HashMap;
 

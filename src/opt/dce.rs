@@ -21,7 +21,7 @@
 //!     return v3
 //! ```
 
-use super::util::{incoming_edges, remove_params};
+use super::util::{edge, incoming_edges, remove_params};
 use super::PassStats;
 use crate::ir::{Const, Function, InstId, InstKind, Program, Terminator, Type, ValueDef, ValueId};
 
@@ -99,13 +99,7 @@ impl<'f> Ctx<'f> {
                 ValueDef::Result(i, _) => self.need_inst(i),
                 ValueDef::Param(b, idx) => {
                     for &(src, k) in incoming.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
-                        let term = self
-                            .func
-                            .block(src)
-                            .term
-                            .as_ref()
-                            .expect("bug: no terminator");
-                        let arg = term.block_calls()[k].args[idx as usize];
+                        let arg = edge(self.func, src, k).args[idx as usize];
                         self.need(arg);
                     }
                 }

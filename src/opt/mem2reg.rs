@@ -88,7 +88,9 @@
 
 use crate::fxhash::{HashMap, HashSet};
 
-use super::util::{add_inst, incoming_edges, remove_unreachable_blocks, replace_trivial_params};
+use super::util::{
+    add_inst, edge, incoming_edges, remove_unreachable_blocks, replace_trivial_params,
+};
 use super::PassStats;
 use crate::analysis::DomTree;
 use crate::field::Fr;
@@ -329,13 +331,7 @@ impl<'f> Ctx<'f> {
                         continue;
                     };
                     for &(src, k) in &incoming[&b] {
-                        let term = self
-                            .func
-                            .block(src)
-                            .term
-                            .as_ref()
-                            .expect("bug: no terminator");
-                        let arg = term.block_calls()[k].args[idx as usize];
+                        let arg = edge(self.func, src, k).args[idx as usize];
                         let sites = self.pts_of(arg);
                         changed |= self.add_pts(p, &sites);
                     }

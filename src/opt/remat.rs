@@ -54,7 +54,7 @@
 
 use crate::fxhash::{HashMap, HashSet};
 
-use super::util::{incoming_edges, remove_params};
+use super::util::{edge, incoming_edges, remove_params};
 use super::PassStats;
 use crate::ir::{BlockId, Const, Function, InstKind, Program, Type, ValueId};
 
@@ -214,8 +214,7 @@ impl<'f> Ctx<'f> {
                     let mut only: Option<ContentId> = None;
                     let mut constant = true;
                     for &(src, k) in &incoming[&b] {
-                        let term = self.func.block(src).term.as_ref();
-                        let arg = term.expect("bug: no terminator").block_calls()[k].args[idx];
+                        let arg = edge(self.func, src, k).args[idx];
                         if arg == p {
                             continue;
                         }

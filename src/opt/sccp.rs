@@ -48,7 +48,7 @@
 //!     return v3
 //! ```
 
-use super::util::remove_unreachable_blocks;
+use super::util::{edge, remove_unreachable_blocks};
 use super::PassStats;
 use crate::fxhash::{FxMap, FxSet};
 use crate::ir::interp::{eval_pure, FailureKind, Val};
@@ -397,13 +397,7 @@ impl<'f> Ctx<'f> {
     }
 
     fn target(&self, src: BlockId, k: usize) -> BlockId {
-        let term = self
-            .func
-            .block(src)
-            .term
-            .as_ref()
-            .expect("bug: no terminator");
-        term.block_calls()[k].block
+        edge(self.func, src, k).block
     }
 
     fn mark_edge(&mut self, src: BlockId, k: usize) {
@@ -425,13 +419,7 @@ impl<'f> Ctx<'f> {
             let mut cell = Cell::Top;
             for &(src, k) in &self.incoming[&block] {
                 if self.executable_edges.contains(&(src, k)) {
-                    let term = self
-                        .func
-                        .block(src)
-                        .term
-                        .as_ref()
-                        .expect("bug: no terminator");
-                    let arg = term.block_calls()[k].args[idx];
+                    let arg = edge(self.func, src, k).args[idx];
                     cell = cell.meet(&self.cell(arg));
                 }
             }

@@ -29,7 +29,7 @@
 
 use crate::fxhash::{HashMap, HashSet};
 
-use super::util::{incoming_edges, remove_unreachable_blocks, replace_trivial_params};
+use super::util::{edge_mut, incoming_edges, remove_unreachable_blocks, replace_trivial_params};
 use super::PassStats;
 use crate::ir::{BlockCall, BlockId, Function, Program, Terminator, ValueId};
 
@@ -138,17 +138,7 @@ impl Ctx<'_> {
                 continue;
             }
             for &(src, k) in &edges {
-                let term = self
-                    .func
-                    .block_mut(src)
-                    .term
-                    .as_mut()
-                    .expect("bug: no terminator");
-                let call = term
-                    .block_calls_mut()
-                    .into_iter()
-                    .nth(k)
-                    .expect("bug: stale edge");
+                let call = edge_mut(self.func, src, k);
                 let subst: HashMap<ValueId, ValueId> = params
                     .iter()
                     .copied()

@@ -5,7 +5,7 @@
 use crate::fxhash::{HashMap, HashSet};
 
 use crate::ir::ValueId;
-use crate::ir::{BlockId, Function, InstData, InstId, InstKind, SrcLoc, Type, ValueDef};
+use crate::ir::{BlockCall, BlockId, Function, InstData, InstId, InstKind, SrcLoc, Type, ValueDef};
 
 /// Creates an instruction whose results have the given types (unlike
 /// [`Function::create_inst`], which infers them from the operands), not placed in any block.
@@ -48,6 +48,25 @@ pub(crate) fn incoming_edges(func: &Function) -> HashMap<BlockId, Vec<(BlockId, 
     map
 }
 
+/// The `k`th block call of `src`'s terminator: the edge `(src, k)` as [`incoming_edges`] lists it.
+pub(crate) fn edge(func: &Function, src: BlockId, k: usize) -> &BlockCall {
+    let term = func.block(src).term.as_ref().expect("bug: no terminator");
+    term.block_calls()[k]
+}
+
+/// [`edge`], to change its arguments or target.
+pub(crate) fn edge_mut(func: &mut Function, src: BlockId, k: usize) -> &mut BlockCall {
+    let term = func
+        .block_mut(src)
+        .term
+        .as_mut()
+        .expect("bug: no terminator");
+    term.block_calls_mut()
+        .into_iter()
+        .nth(k)
+        .expect("bug: stale edge")
+}
+
 /// Removes the parameters of `block` for which `keep` is false, and the matching arguments of
 /// every jump into it (`incoming` as given by [`incoming_edges`]).
 pub(crate) fn remove_params(
@@ -57,16 +76,7 @@ pub(crate) fn remove_params(
     incoming: &[(BlockId, usize)],
 ) {
     for &(src, k) in incoming {
-        let term = func
-            .block_mut(src)
-            .term
-            .as_mut()
-            .expect("bug: no terminator");
-        let call = term
-            .block_calls_mut()
-            .into_iter()
-            .nth(k)
-            .expect("bug: stale edge");
+        let call = edge_mut(func, src, k);
         debug_assert_eq!(call.block, block);
         let mut i = 0;
         call.args.retain(|_| {
@@ -104,8 +114,7 @@ pub(crate) fn replace_trivial_params(func: &mut Function) -> usize {
                 let mut only: Option<ValueId> = None;
                 let mut trivial = true;
                 for &(src, k) in edges {
-                    let term = func.block(src).term.as_ref().expect("bug: no terminator");
-                    let arg = term.block_calls()[k].args[idx];
+                    let arg = edge(func, src, k).args[idx];
                     if arg == p || Some(arg) == only {
                         continue;
                     }

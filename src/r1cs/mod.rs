@@ -452,10 +452,8 @@ fn lower_with(
     block: BlockId,
     main_entry: bool,
 ) -> Result<BlockR1cs<'_>, LowerError> {
-    let lowered = lower::lower(func, &info, block, main_entry, None)?;
-    Ok(reduced_block(
-        func, func_id, info, block, main_entry, lowered,
-    ))
+    let cs = builder::Builder::new(false);
+    lower_reduced(cs, func, func_id, info, (block, main_entry))
 }
 
 /// [`lower_with`] recording where each constraint comes from (`Reduced::origins`, for
@@ -467,10 +465,8 @@ fn lower_with_origins(
     block: BlockId,
     main_entry: bool,
 ) -> Result<BlockR1cs<'_>, LowerError> {
-    let lowered = lower::lower_attributed(func, &info, block, main_entry)?;
-    Ok(reduced_block(
-        func, func_id, info, block, main_entry, lowered,
-    ))
+    let cs = builder::Builder::attributing();
+    lower_reduced(cs, func, func_id, info, (block, main_entry))
 }
 
 /// [`lower_with`] that also compiles the block's witness [`Tape`]: lowered once for every
@@ -482,7 +478,20 @@ fn lower_with_tape(
     block: BlockId,
     main_entry: bool,
 ) -> Result<BlockR1cs<'_>, LowerError> {
-    let lowered = lower::lower_recording(func, &info, block, main_entry)?;
+    let cs = builder::Builder::recording();
+    lower_reduced(cs, func, func_id, info, (block, main_entry))
+}
+
+/// `block` lowered in structure mode with the builder `cs` (which says what it records), and
+/// reduced.
+fn lower_reduced(
+    cs: builder::Builder,
+    func: &Function,
+    func_id: FuncId,
+    info: Arc<FuncInfo>,
+    (block, main_entry): (BlockId, bool),
+) -> Result<BlockR1cs<'_>, LowerError> {
+    let lowered = lower::lower_structure(cs, func, &info, block, main_entry)?;
     Ok(reduced_block(
         func, func_id, info, block, main_entry, lowered,
     ))

@@ -19,7 +19,7 @@
 //! after the table, the JSON `explain` array, and (through [`dot::decision_clusters`]) coloured
 //! clusters on the CFG before merging.
 //!
-//! `driver::measure` produces the [`ProgramCost`] of a real program: it compiles, legalizes,
+//! [`measure`] produces the [`ProgramCost`] of a real program: it compiles, legalizes,
 //! lowers every block, runs the program on its inputs and checks every executed block (or counts
 //! executions statically), and measures the `--no-merge` and `--monolithic` baselines, as
 //! `zkbc report` and `zkbc table` do. [`zokrates`] is the constraint parity table against a ZoKrates suite
@@ -32,6 +32,7 @@
 pub mod aggregate;
 pub mod dot;
 pub mod explain;
+pub mod measure;
 pub mod profile;
 pub mod svg;
 pub mod table;

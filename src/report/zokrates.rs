@@ -3,11 +3,11 @@
 //! constraint count (`zokrates_constraints`), zkbc's one block compiled `--monolithic` at `-O3`
 //! (block interface included), the circuit `zkbc export --monolithic` writes (the count held to
 //! ZoKrates'), and the block-based sumcheck cells at `-O3` on the first case that runs. `zkbc
-//! table --zokrates DIR` prints [`markdown`] of [`crate::driver::zokrates::rows`];
+//! table --zokrates DIR` prints [`markdown`] of [`super::measure::zokrates::rows`];
 //! `docs/zokrates_parity.md` is that output, checked by `tests/zokrates_parity.rs`.
 
-use crate::driver::measure::FieldCmp;
-use crate::driver::zokrates::{ParityRow, YardstickRow};
+use super::measure::zokrates::{ParityRow, YardstickRow};
+use super::measure::FieldCmp;
 
 /// The parity table as markdown: a header that says how it was made and what each column
 /// means, one row per program, and a count of the programs at or below ZoKrates'.

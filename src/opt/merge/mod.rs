@@ -160,7 +160,7 @@ pub struct MergeOptions {
 }
 
 /// How many executed constraints the program may have after formation's cuts
-/// (`formation::split`): `driver::measure` gives `-O0`'s on the same inputs, compiled and run
+/// (`formation::split`): `report::measure` gives `-O0`'s on the same inputs, compiled and run
 /// only when asked (a cut that saves cells but adds executed constraints), and at most once.
 #[derive(Clone)]
 pub struct ExecutedBound(pub Rc<dyn Fn() -> Option<u128>>);

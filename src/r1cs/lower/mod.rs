@@ -206,42 +206,19 @@ pub(crate) fn lower<'a>(
     lower_block(cs, func, insts, info, (block, main_entry), witness)
 }
 
-/// Lowers `block` of `func` in structure mode, recording every allocation's recipe (the
-/// builder's `recorder`: the block's witness tape).
-pub(crate) fn lower_recording<'a>(
+/// Lowers `block` of `func` in structure mode with the builder `cs`: [`Builder::recording`]
+/// records every allocation's recipe (the builder's `recorder`: the block's witness tape),
+/// [`Builder::attributing`] where each constraint comes from (the builder's `origins`: the
+/// instruction's position in the block, or a pseudo-origin).
+pub(crate) fn lower_structure<'a>(
+    cs: Builder,
     func: &'a Function,
     info: &'a FuncInfo,
     block: BlockId,
     main_entry: bool,
 ) -> Result<(Builder, StateLayout), LowerError> {
     let insts = BlockInsts::Borrowed(&func.insts);
-    lower_block(
-        Builder::recording(),
-        func,
-        insts,
-        info,
-        (block, main_entry),
-        None,
-    )
-}
-
-/// Lowers `block` in structure mode, recording where each constraint comes from (the
-/// builder's `origins`: the instruction's position in the block, or a pseudo-origin).
-pub(crate) fn lower_attributed<'a>(
-    func: &'a Function,
-    info: &'a FuncInfo,
-    block: BlockId,
-    main_entry: bool,
-) -> Result<(Builder, StateLayout), LowerError> {
-    let insts = BlockInsts::Borrowed(&func.insts);
-    lower_block(
-        Builder::attributing(),
-        func,
-        insts,
-        info,
-        (block, main_entry),
-        None,
-    )
+    lower_block(cs, func, insts, info, (block, main_entry), None)
 }
 
 /// Lowers `block` in structure mode from `insts`, the instruction arena taken out of `func`

@@ -7,10 +7,10 @@
 //! inputs and the constraints binding its outputs; zkbc's entry block range-checks main's `uN`
 //! and `bool` inputs and binds its output state, so the one-block circuit includes both. The
 //! count held to ZoKrates' is the circuit `zkbc export --monolithic` writes
-//! ([`super::circuit::main_circuit`]): the one block without the block-transition interface (its
+//! ([`crate::driver::circuit::main_circuit`]): the one block without the block-transition interface (its
 //! two label checks), every other constraint counted.
 
-use super::measure::{self, FieldCmp, Settings};
+use super::{self as measure, FieldCmp, Settings};
 use std::path::{Path, PathBuf};
 
 /// One program of the suite.
@@ -173,7 +173,7 @@ pub fn circuit_constraints_with(
 ) -> Result<u64, String> {
     let compilation = measure::monolithic_compilation(file_name, source, base)?;
     let (instance, _) =
-        super::circuit::main_circuit(&compilation, None).map_err(|e| e.to_string())?;
+        crate::driver::circuit::main_circuit(&compilation, None).map_err(|e| e.to_string())?;
     Ok(instance.r1cs.num_constraints() as u64)
 }
 

@@ -15,8 +15,15 @@
 //! A report that *is* a baseline (`--no-merge`, `--monolithic`, or a level below `-O3`, which
 //! has no merge pass) gives its own cells for it instead of measuring it again.
 //!
+//! [`profile`] measures as `zkbc profile` does (constraints attributed to their origins);
+//! [`zokrates`] measures a ZoKrates suite folder for the parity tables. The renderers of all
+//! three are `report`'s other modules.
+//!
 //! Architecture invariant: this module sequences stages that live elsewhere (driver, interp,
 //! r1cs, query); it computes no constraint itself.
+
+pub mod profile;
+pub mod zokrates;
 
 use crate::cost::{
     program_cost, static_executions, Baselines, CostError, Executions, ProgramCost, Report,

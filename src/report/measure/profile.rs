@@ -16,7 +16,7 @@
 //! Architecture invariant: this module sequences stages; the attribution is `r1cs`'s, the
 //! sharing out over lines and stacks is `report::profile`'s.
 
-use super::measure::{self, MeasureError, Measurement, Settings, Stage};
+use super::{self as measure, MeasureError, Measurement, Settings, Stage};
 use crate::r1cs::{self, BlockAttribution};
 
 /// A measured program with its constraints attributed.
