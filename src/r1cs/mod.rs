@@ -727,7 +727,7 @@ impl<'f> BlockR1cs<'f> {
     }
 
     /// [`BlockR1cs::first_unsatisfied_z`] by the block's rows compiled once (the checker's form
-    /// for a block that runs many times, see [`satisfy`]); `scratch` is reused across calls.
+    /// for a block that runs many times, see `r1cs/satisfy.rs`); `scratch` is reused across calls.
     pub fn first_unsatisfied_with(&self, z: &[Fr], scratch: &mut Vec<Fr>) -> Option<usize> {
         self.compiled_rows
             .get_or_init(|| {
