@@ -88,9 +88,10 @@ b0(v0: u32):
     r1cs::check_trace(&program, &outcome).unwrap();
 }
 
-/// The direct checker (rows evaluated over the block's packed matrices, what `check` uses) and
-/// ark-relations agree on every executed block of every corpus program at -O3: both accept the
-/// witness from the trace, and both reject it with one output-state value changed.
+/// The direct checker (rows evaluated over the block's packed matrices) and ark-relations agree
+/// on every executed block of every corpus program at -O3: both accept the witness from the
+/// trace, and both reject it with one output-state value changed; the compiled rows (what
+/// `check` uses) name the same row as the direct checker.
 #[test]
 fn the_direct_checker_and_ark_relations_agree_on_the_corpus() {
     let (mut agreed, mut rejected) = (0, 0);
@@ -124,6 +125,11 @@ fn the_direct_checker_and_ark_relations_agree_on_the_corpus() {
             let last = bad.instance.len() - 1;
             bad.instance[last] += zkbc::field::Fr::from(1u64);
             let direct = blk.first_unsatisfied(&bad);
+            let compiled = blk.first_unsatisfied_with(&bad.full(), &mut Vec::new());
+            assert_eq!(
+                compiled, direct,
+                "{name} step {step}: the compiled rows differ"
+            );
             let ark = blk.to_ark(&bad).is_satisfied().unwrap();
             assert!(
                 direct.is_some() && !ark,
@@ -241,6 +247,11 @@ fn the_compiled_witness_equals_the_relowered_one_on_the_corpus() {
                 let mut bad = asg.clone();
                 bad.witness[0] += zkbc::field::Fr::from(1u64);
                 let direct = blk.first_unsatisfied(&bad);
+                let compiled = blk.first_unsatisfied_with(&bad.full(), &mut Vec::new());
+                assert_eq!(
+                    compiled, direct,
+                    "{name} {level:?} step {step}: compiled rows"
+                );
                 let ark = blk.to_ark(&bad).is_satisfied().unwrap();
                 assert_eq!(
                     direct.is_none(),

@@ -6,9 +6,10 @@
 //! ([`Witnesses::Compiled`], the default; [`Witnesses::Relowered`] re-runs the lowering in
 //! witness mode instead, the reference). The output state is then overwritten with what the
 //! *interpreter* says the block produced (next label and arguments, or returned values), and
-//! every row must hold: evaluated directly over the block's rows ([`Checker::Direct`], the
-//! default), or by emitting the instance into an ark-relations `gr1cs` system whose
-//! `which_is_unsatisfied` must be `None` ([`Checker::Ark`], an independent cross-check). So a
+//! every row must hold: evaluated directly over the block's rows, compiled once per block
+//! ([`Checker::Direct`], the default; `satisfy.rs`), or by emitting the instance into an
+//! ark-relations `gr1cs` system whose `which_is_unsatisfied` must be `None`
+//! ([`Checker::Ark`], an independent cross-check). So a
 //! gadget that computes a different result than the interpreter shows up as an unsatisfied
 //! block, with the row. Live-in leaves (values not passed as parameters) are carried from the
 //! previous execution's output state.
@@ -129,7 +130,8 @@ impl From<LowerError> for CheckError {
 /// How an execution's satisfaction is decided.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Checker {
-    /// Every row `⟨a, z⟩ · ⟨b, z⟩ = ⟨c, z⟩` evaluated directly over the block's packed rows.
+    /// Every row `⟨a, z⟩ · ⟨b, z⟩ = ⟨c, z⟩` evaluated directly, over the block's rows compiled
+    /// once for its many executions ([`BlockR1cs::first_unsatisfied_with`]).
     #[default]
     Direct,
     /// The instance built as an ark-relations constraint system and asked
@@ -152,6 +154,9 @@ pub enum Witnesses {
 pub const CHUNK_EXECUTIONS: usize = 4096;
 /// Values (`z` slots) in one chunk at most, unless one execution alone has more.
 pub const CHUNK_VALUES: usize = 1 << 18;
+
+/// Executions checked one after another by one thread, sharing a scratch buffer.
+const CHECK_SLICE: usize = 64;
 
 /// What [`check_trace_opts`] does besides checking.
 #[derive(Clone, Copy, Default)]
@@ -245,11 +250,18 @@ fn check_chunk(
     };
     match checker {
         Checker::Direct => {
-            let bad = chunk.entries.par_iter().find_map_first(|e| {
-                let blk = &blocks[e.block];
-                blk.first_unsatisfied_z(&chunk.z[e.at..])
-                    .map(|k| unsat(blk, e.step, format!("#{k}")))
-            });
+            // Executions in slices, each with its own scratch for the rows' values.
+            let bad = chunk
+                .entries
+                .par_chunks(CHECK_SLICE)
+                .find_map_first(|slice| {
+                    let mut scratch = Vec::new();
+                    slice.iter().find_map(|e| {
+                        let blk = &blocks[e.block];
+                        blk.first_unsatisfied_with(&chunk.z[e.at..], &mut scratch)
+                            .map(|k| unsat(blk, e.step, format!("#{k}")))
+                    })
+                });
             bad.map_or(Ok(()), Err)
         }
         Checker::Ark => {

@@ -149,6 +149,7 @@ mod lower;
 pub mod memory;
 mod products;
 mod recipe;
+mod satisfy;
 pub mod soundness;
 pub mod tape;
 
@@ -376,6 +377,8 @@ pub struct BlockR1cs<'f> {
     reduced: Reduced,
     /// The compiled witness computation, when lowered for witnesses ([`tape`]).
     tape: Option<Arc<Tape>>,
+    /// The rows compiled for checking, made by the first [`BlockR1cs::first_unsatisfied_with`].
+    compiled_rows: std::sync::OnceLock<satisfy::CompiledRows>,
 }
 
 /// Lowers block `block` of function `func` of `program`. The entry block of `main`
@@ -519,6 +522,7 @@ fn reduced_block(
         layout,
         reduced,
         tape,
+        compiled_rows: std::sync::OnceLock::new(),
     }
 }
 
@@ -729,6 +733,16 @@ impl<'f> BlockR1cs<'f> {
             start = ec;
             a * b != c
         })
+    }
+
+    /// [`BlockR1cs::first_unsatisfied_z`] by the block's rows compiled once (the checker's form
+    /// for a block that runs many times, see `r1cs/satisfy.rs`); `scratch` is reused across calls.
+    pub fn first_unsatisfied_with(&self, z: &[Fr], scratch: &mut Vec<Fr>) -> Option<usize> {
+        self.compiled_rows
+            .get_or_init(|| {
+                satisfy::CompiledRows::new(&self.reduced.rows, &self.reduced.coeffs.values)
+            })
+            .first_unsatisfied(z, scratch)
     }
 
     /// The compiled witness computation, for a block lowered by [`for_each_execution`] and the

@@ -12,9 +12,10 @@
 //!    eliminated and unread (backwards, so chains of them go too); and marks as *deferred* the
 //!    inverses no later recipe reads (the `is_zero` and division hints).
 //! 3. [`Tape::eval`] runs the recipes in order over a reused buffer: no hashing, no
-//!    allocation, ±1 coefficients added or subtracted without a multiplication. A deferred
-//!    inverse leaves its denominator in its slot and the caller inverts a whole chunk of
-//!    executions' slots at once ([`batch_invert`], Montgomery's trick: one inversion per chunk).
+//!    allocation, ±1 coefficients added or subtracted and a constant term added, without a
+//!    multiplication. A deferred inverse leaves its denominator in its slot and the caller
+//!    inverts a whole chunk of executions' slots at once ([`batch_invert`], Montgomery's
+//!    trick: one inversion per chunk).
 //!
 //! # Invariants
 //!
@@ -317,8 +318,13 @@ impl Tape {
 
     #[inline]
     fn val(&self, L(s, e): L, z: &[Fr]) -> Fr {
-        let mut acc = Fr::zero();
-        for &(v, c) in &self.terms[s as usize..e as usize] {
+        let terms = &self.terms[s as usize..e as usize];
+        // A term on slot 0 (always 1, first in a sorted combination) is its coefficient.
+        let (mut acc, terms) = match terms.split_first() {
+            Some((&(0, c), rest)) => (self.coeffs[c as usize], rest),
+            _ => (Fr::zero(), terms),
+        };
+        for &(v, c) in terms {
             let x = z[v as usize];
             match c {
                 0 => acc += x,
