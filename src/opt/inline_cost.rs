@@ -36,13 +36,22 @@
 //!      value in its slot across the calls that follow), priced as the memory check prices
 //!      accesses on their own. Not counted: the caller's own blocks.
 //! 6. Keep `f` when `kept ≤ inlined · (100 + KEEP_SLACK_PERCENT) / 100`; otherwise inline.
-//! 7. The estimate leaves out the callers' own blocks, which kept calls stop from merging
-//!    (a Keccak sponge's loops around a kept `keccakf`). So when anything is kept,
-//!    [`crate::driver::compile`] compiles the program a second time with every call inlined
-//!    and keeps the calls only if the program compiled with them, as lowered, is predicted at
-//!    most `KEEP_SLACK_PERCENT`% more cells (`--explain`: "inlined after all"). The driver
-//!    runs `decide` on a thread of its own beside that compile, which is the program's when
-//!    nothing is kept ([`DecideOptions`] is what it reads of the compile's options).
+//! 7. The estimate leaves out the callers' own blocks: the pieces a kept call splits its
+//!    block into, which stop merging with the callee's copies (`main`'s input range checks
+//!    and final additions around two kept `commit`s in `circuits/apps/grumpkin_pedersen.zok`:
+//!    33,128 cells estimated, 33,480 compiled, against 32,768 inlined). So a function kept by
+//!    step 6 is priced once more as a whole program ([`kept_program_cells`]): every other call
+//!    inlined, `f` replaced by its body as step 4 formed it (so its unformed body is not
+//!    optimized again), the program through the level's pipeline, flattened, lowered (through
+//!    the shared cache, which holds `f`'s blocks) and counted statically. If that
+//!    is above the slack, `f` is inlined. This runs on the decision's thread, beside the
+//!    compile with every call inlined (`driver::compile`), so an `f` that cannot win no
+//!    longer costs a second compile of the program after it.
+//! 8. When anything is still kept, [`crate::driver::compile`] compiles the program with it
+//!    and keeps the calls only if that, as lowered, is predicted at most
+//!    `KEEP_SLACK_PERCENT`% more cells than the compile with every call inlined, with the
+//!    counts formation used (a run on `--inputs`; `--explain`: "inlined after all").
+//!    [`DecideOptions`] is what `decide` reads of the compile's options.
 //!
 //! The decisions are per function (every site of `f` is treated alike) and independent: `f`'s
 //! size assumes its callees inlined even when one of them is kept. Nothing is compiled twice
@@ -249,7 +258,23 @@ pub fn decide(
                 d.keep = kept <= slack;
                 let n = f_sites.len();
                 let how = if counted { "" } else { "about " };
-                d.reason = if d.keep {
+                // Step 7: within the slack, the callers' own blocks may still tip it.
+                let program_kept = if d.keep {
+                    kept_program_cells(program, f, &size, pipeline, options).ok()
+                } else {
+                    None
+                };
+                d.reason = if let Some(cells) = program_kept.filter(|&c| c > slack) {
+                    d.keep = false;
+                    format!(
+                        "inlined: {} cells kept vs {} inlined (within {KEEP_SLACK_PERCENT}%), \
+                         {n} sites, {how}{calls} calls; but the program compiled with it kept \
+                         is predicted {} cells (more than {KEEP_SLACK_PERCENT}% above)",
+                        group(kept),
+                        group(inlined),
+                        group(cells)
+                    )
+                } else if d.keep {
                     format!(
                         "kept: {} cells kept vs {} inlined (within {KEEP_SLACK_PERCENT}%); \
                          its {} constraints exist once instead of at {n} sites, {how}{calls} calls",
@@ -336,6 +361,10 @@ struct Size {
     blocks: Vec<(u64, u64, u64)>,
     per_call: u64,
     results: u64,
+    /// `f` as the level's pipeline formed it, and the names of the measured copy's functions
+    /// by id (the formed function's hints name them), for [`kept_program_cells`].
+    formed: Function,
+    names: Vec<String>,
 }
 
 /// The circuit functions `main` reaches, callers before callees.
@@ -400,6 +429,8 @@ fn measure(
         blocks: Vec::new(),
         per_call: 0,
         results: func.returns.iter().map(|t| t.leaf_count()).sum(),
+        formed: func.clone(),
+        names: copy.funcs.iter().map(|g| g.name.clone()).collect(),
     };
     for s in stats.iter().filter(|s| s.func == main) {
         let k = counts.get(&s.block).copied().unwrap_or(0);
@@ -408,6 +439,68 @@ fn measure(
         size.per_call = size.per_call.saturating_add(c.saturating_mul(k));
     }
     Ok(size)
+}
+
+/// The predicted cells of the program with only `f` kept (step 7 of the module doc): every
+/// other call inlined, `f` as [`measure`] formed it, the level's pipeline run on the rest
+/// (formation included), flattened and legalized as the driver does, its blocks lowered through
+/// the shared cache (`f`'s were lowered by [`measure`]) and counted statically. An `Err` says
+/// why it was not measured.
+fn kept_program_cells(
+    program: &Program,
+    f: FuncId,
+    size: &Size,
+    pipeline: &Pipeline,
+    options: &DecideOptions,
+) -> Result<u128, String> {
+    let name = &program.func(f).name;
+    let mut copy = program.clone();
+    super::inline::run_except(&mut copy, &[f].into_iter().collect());
+    let mut ids: HashMap<&str, FuncId> = HashMap::default();
+    for id in copy.func_ids() {
+        if ids.insert(copy.func(id).name.as_str(), id).is_some() {
+            return Err(format!("two functions named {}", copy.func(id).name));
+        }
+    }
+    let kept = *ids
+        .get(name.as_str())
+        .ok_or("the kept function was inlined")?;
+    let mut formed = size.formed.clone();
+    // The formed function's calls and hints name the measured copy's functions; instructions
+    // not laid out may name dropped ones (`inline::drop_unreachable_functions`).
+    let laid_out: HashSet<crate::ir::InstId> = formed
+        .layout
+        .iter()
+        .flat_map(|b| formed.block(*b).insts.iter().copied())
+        .collect();
+    for (i, inst) in formed.insts.iter_mut().enumerate() {
+        if let InstKind::Call { func: g, .. } | InstKind::Hint { func: g, .. } = &mut inst.kind {
+            let id = size
+                .names
+                .get(g.index())
+                .and_then(|name| ids.get(name.as_str()).copied());
+            *g = match id {
+                Some(id) => id,
+                None if !laid_out.contains(&crate::ir::InstId::new(i)) => FuncId(u32::MAX),
+                None => return Err("a function the copy does not have".into()),
+            };
+        }
+    }
+    copy.funcs[kept.index()] = formed;
+    let cache = options.stats_cache.clone().unwrap_or_default();
+    let mut options = options.options(cache.clone());
+    options.skip.push("inline".into());
+    super::optimize(&mut copy, pipeline, &options).map_err(|e| e.to_string())?;
+    let legalize = |copy: &mut Program, names: &[&str]| {
+        let pipeline = Pipeline::from_names(names).map_err(|e| format!("bug: {e}"))?;
+        super::optimize(copy, &pipeline, &super::Options::default()).map_err(|e| e.to_string())
+    };
+    legalize(&mut copy, &["mem2reg", "dce"])?;
+    super::calls::flatten(&mut copy).map_err(|e| e.to_string())?;
+    legalize(&mut copy, &["inline", "mem2reg", "dce"])?;
+    let stats = cache.0.stats(&copy).map_err(|e| e.to_string())?;
+    let counts = crate::cost::Counts::Static.of(&copy);
+    Ok(crate::cost::predict::prediction_of(&stats, &counts).cells)
 }
 
 /// (inlined, kept) cells of `f`'s calls (step 5 of the module doc).
