@@ -61,7 +61,7 @@ pub struct Options {
 
 /// The caches the compiles of one program share (a report, its one-block count `C` and its
 /// baselines): they change how often work is done, never a result. Their contents are the
-/// driver's own; [`Options::default`] has none, and `driver::measure` shares its own.
+/// driver's own; [`Options::default`] has none, and `report::measure` shares its own.
 #[derive(Clone, Debug, Default)]
 pub struct Session {
     /// The profile runs' counts, shared by the compiles on the same `profile` inputs; `None`:

@@ -35,7 +35,7 @@
 //! program `-O2` shrank far below `-O0` has room for them, one it barely changed may not
 //! (seeds 262 and 1494 of `tests/opt_levels_monotone.rs` are the same shape, 5 constraints
 //! below and 5 above `-O0` after the cut), and nothing formation knows tells the two apart:
-//! so `-O0`'s count is asked for ([`ExecutedBound`], from `driver::measure`, compiled and run
+//! so `-O0`'s count is asked for ([`ExecutedBound`], from `report::measure`, compiled and run
 //! at most once and only when a cut would raise the count). Without it (a `report` without
 //! inputs, `compile`, `check`) no cut is tried: none could add executed constraints, and a cut
 //! nearly always does.
