@@ -19,7 +19,11 @@ max(1/5 of ZoKrates' time, 0.1 s). zkbc's peak memory (GNU time's %M, the defaul
 median) is listed too.
 
     python3 benches/compile_side_by_side.py [--runs 3] [--zkbc target/release/zkbc]
-                                            [--zokrates-bin PATH | --no-zokrates] [NAME...]
+                                            [--zokrates-bin PATH | --no-zokrates]
+                                            [--with-inputs] [NAME...]
+
+`--with-inputs` times `report FILE --inputs FILE.json` (both zkbc columns; formation profiled on
+the inputs, the run checked), for the programs with inputs beside them (`circuits/apps/`).
 
 NAME filters programs by file stem. Not part of the tests: a full run takes several minutes.
 Build zkbc first (`cargo build --release`).
@@ -102,9 +106,15 @@ def main():
     ap.add_argument("--no-zokrates", action="store_true", help="zkbc's columns only")
     ap.add_argument("--zokrates-bin", help="native ZoKrates 0.8.8 (`zokrates`) instead of "
                     "zokrates-js")
+    ap.add_argument("--with-inputs", action="store_true",
+                    help="zkbc reports with the inputs beside each program (FILE.json); "
+                    "programs without inputs are left out")
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     chosen = [p for p in programs() if not args.names or p[0] in args.names]
+    if args.with_inputs:
+        chosen = [(name, path, flags + ["--inputs", path[:-4] + ".json"])
+                  for name, path, flags in chosen if os.path.exists(path[:-4] + ".json")]
     work = tempfile.mkdtemp()
     try:
         if not args.no_zokrates and not args.zokrates_bin:
