@@ -69,6 +69,22 @@ impl Coeffs {
 /// One term of a stored row: a variable and the index of its coefficient in [`Coeffs`].
 pub(crate) type Packed = (Var, u32);
 
+/// `acc` plus the value of `terms` at `z`, `coeffs` the values of their coefficient indices
+/// ([`Coeffs`]: index 0 is 1 and index 1 is -1, added without a multiplication). The witness
+/// tape and the satisfaction check evaluate every execution's combinations with it.
+#[inline]
+pub(crate) fn add_packed(mut acc: Fr, terms: &[Packed], z: &[Fr], coeffs: &[Fr]) -> Fr {
+    for &(v, c) in terms {
+        let x = z[v as usize];
+        match c {
+            0 => acc += x,
+            1 => acc -= x,
+            _ => acc += x * coeffs[c as usize],
+        }
+    }
+    acc
+}
+
 /// Rows of linear combinations stored back to back: row `k` is `terms[ends[k-1]..ends[k]]`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Rows {

@@ -22,7 +22,7 @@
 //!   on any `z` (the tests below compare the two on every corrupted slot of an execution).
 //! - Nothing is taken from how the witness was computed: a wrong witness is rejected.
 
-use super::builder::{Packed, Rows};
+use super::builder::{add_packed, Packed, Rows};
 use crate::field::Fr;
 use crate::fxhash::HashMap;
 use ark_ff::{One, Zero};
@@ -118,16 +118,8 @@ impl CompiledRows {
     pub fn first_unsatisfied(&self, z: &[Fr], values: &mut Vec<Fr>) -> Option<usize> {
         values.clear();
         values.extend(self.combos.iter().map(|combo| {
-            let mut acc = combo.constant;
-            for &(v, c) in &self.terms[combo.start as usize..combo.end as usize] {
-                let x = z[v as usize];
-                match c {
-                    0 => acc += x,
-                    1 => acc -= x,
-                    _ => acc += x * self.coeffs[c as usize],
-                }
-            }
-            acc
+            let terms = &self.terms[combo.start as usize..combo.end as usize];
+            add_packed(combo.constant, terms, z, &self.coeffs)
         }));
         let at = |i: u32| values[i as usize];
         self.checks.iter().position(|check| match *check {

@@ -25,7 +25,7 @@
 //! - A deferred slot is read by no recipe, so values that cross executions (the output state,
 //!   memory accesses) never wait for the batch inversion.
 
-use super::builder::{Coeffs, Packed};
+use super::builder::{add_packed, Coeffs, Packed};
 use super::eliminate::GONE;
 use super::lc::{Lc, Var};
 use super::recipe::{self, bool_fr, Recipe, Source};
@@ -320,19 +320,11 @@ impl Tape {
     fn val(&self, L(s, e): L, z: &[Fr]) -> Fr {
         let terms = &self.terms[s as usize..e as usize];
         // A term on slot 0 (always 1, first in a sorted combination) is its coefficient.
-        let (mut acc, terms) = match terms.split_first() {
+        let (acc, terms) = match terms.split_first() {
             Some((&(0, c), rest)) => (self.coeffs[c as usize], rest),
             _ => (Fr::zero(), terms),
         };
-        for &(v, c) in terms {
-            let x = z[v as usize];
-            match c {
-                0 => acc += x,
-                1 => acc -= x,
-                _ => acc += x * self.coeffs[c as usize],
-            }
-        }
-        acc
+        add_packed(acc, terms, z, &self.coeffs)
     }
 
     /// Computes every variable of one execution into `z` (length [`Tape::n_slots`], `z[0] =
