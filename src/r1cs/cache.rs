@@ -106,21 +106,7 @@ impl StatsCache {
             .map(|&(f, b)| {
                 let func = program.func(f);
                 let main_entry = f == program.main && b == func.entry;
-                let info = &infos[f.index()];
-                let key = fingerprint(func, info, b, main_entry);
-                let known = self.origins.lock().expect("cache lock").get(&key).cloned();
-                let counts = match known {
-                    Some(c) => c,
-                    None => {
-                        let lowered = lower_with_origins(func, f, info.clone(), b, main_entry)?;
-                        let c = Arc::new(attribute::position_counts(&lowered));
-                        self.origins
-                            .lock()
-                            .expect("cache lock")
-                            .insert(key, c.clone());
-                        c
-                    }
-                };
+                let counts = self.counts_of(func, f, &infos[f.index()], b, main_entry)?;
                 Ok(attribute::from_positions(func, f, b, &counts))
             })
             .collect()
@@ -184,11 +170,24 @@ impl StatsCache {
             })?;
         let info = Arc::new(FuncInfo::new(func, self.opts));
         let main_entry = f == program.main && b == func.entry;
-        let key = fingerprint(func, &info, b, main_entry);
+        self.counts_of(func, f, &info, b, main_entry)
+    }
+
+    /// The counts by position of `b` kept by this cache, or lowered attributing now and kept
+    /// (its size too).
+    fn counts_of(
+        &self,
+        func: &Function,
+        f: FuncId,
+        info: &Arc<FuncInfo>,
+        b: BlockId,
+        main_entry: bool,
+    ) -> Result<Arc<PositionCounts>, LowerError> {
+        let key = fingerprint(func, info, b, main_entry);
         if let Some(known) = self.origins.lock().expect("cache lock").get(&key).cloned() {
             return Ok(known);
         }
-        let lowered = lower_with_origins(func, f, info, b, main_entry)?;
+        let lowered = lower_with_origins(func, f, info.clone(), b, main_entry)?;
         let counts = Arc::new(attribute::position_counts(&lowered));
         self.map
             .lock()
