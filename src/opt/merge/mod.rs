@@ -160,10 +160,32 @@ pub struct MergeOptions {
 }
 
 /// How many executed constraints the program may have after formation's cuts
-/// (`formation::split`): `report::measure` gives `-O0`'s on the same inputs, compiled and run
-/// only when asked (a cut that saves cells but adds executed constraints), and at most once.
+/// (`formation::split`): the driver gives `-O0`'s on the same inputs (`driver::bound`),
+/// computed only once a cut is on the table, and at most once.
 #[derive(Clone)]
-pub struct ExecutedBound(pub Rc<dyn Fn() -> Option<u128>>);
+pub struct ExecutedBound(pub Rc<dyn BoundSource>);
+
+/// Where an [`ExecutedBound`] comes from.
+pub trait BoundSource {
+    /// A cut is on the table: the bound may be asked for soon (the source may start computing
+    /// it beside formation's probes).
+    fn begin(&self);
+    /// The bound (`None`: unknown, so no cut may raise the executed constraints), computed at
+    /// most once.
+    fn get(&self) -> Option<u128>;
+}
+
+impl ExecutedBound {
+    /// See [`BoundSource::begin`].
+    pub fn begin(&self) {
+        self.0.begin();
+    }
+
+    /// See [`BoundSource::get`].
+    pub fn get(&self) -> Option<u128> {
+        self.0.get()
+    }
+}
 
 impl std::fmt::Debug for ExecutedBound {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -20,8 +20,10 @@
 //! probes are few: the cache kept the block's constraints by the instruction that emitted
 //! them when it lowered it, the prefix's size is estimated from those counts and corrected by
 //! what each probe finds (at most four; a binary search of `log2(n)` probes only when none
-//! of them fits: [`cut`]). Work: the clean-up of the program and the
-//! lowering of the prefix and of the rest, about twice the block's lowering per cut tried.
+//! of them fits: [`cut`]); once a probe fits, no more are made when moving the cut up to the
+//! limit could not change what the rest pads to ([`no_later_gain`]). Work: the clean-up of
+//! the program and the lowering of the prefix and of the rest, about twice the block's
+//! lowering per cut tried, usually one probe.
 //! (With the binary search alone, `sha256_merkle16`'s one block of about 700,000 constraints
 //! took 18 probes and 14.8 s of a 18.5 s report.) In `main`'s entry block, where
 //! even the first instruction does not fit, the prefix may hold none: the range checks of
@@ -35,8 +37,9 @@
 //! program `-O2` shrank far below `-O0` has room for them, one it barely changed may not
 //! (seeds 262 and 1494 of `tests/opt_levels_monotone.rs` are the same shape, 5 constraints
 //! below and 5 above `-O0` after the cut), and nothing formation knows tells the two apart:
-//! so `-O0`'s count is asked for ([`ExecutedBound`], from `report::measure`, compiled and run
-//! at most once and only when a cut would raise the count). Without it (a `report` without
+//! so `-O0`'s count is asked for ([`ExecutedBound`], from `driver::bound`, compiled and run
+//! at most once, on a thread of its own started when the first block is tried, beside the
+//! probes, and asked only when a cut would raise the count). Without it (a `report` without
 //! inputs, `compile`, `check`) no cut is tried: none could add executed constraints, and a cut
 //! nearly always does.
 //! The new block is
@@ -59,9 +62,9 @@ const MIN_SPLIT: u64 = 64;
 const MAX_SPLITS: usize = 8;
 
 /// Splits blocks of `program`, the chosen formation, where that lowers the predicted cells
-/// without raising the executed constraints above `bound` (nothing is tried without one); `cleaned`: whether the clean-up has run on it
-/// already; `hint`: its block cells when the search knows them (no block a cut could help:
-/// nothing is done). Returns the number of cuts and the predictions before and after
+/// without raising the executed constraints above `bound` (nothing is tried without one);
+/// `cleaned`: whether the clean-up has run on it already; `hint`: its block cells when the
+/// search knows them (no block a cut could help: nothing is done). Returns the number of cuts and the predictions before and after
 /// them; with any, `program` is the cleaned-up program with the cuts.
 pub(super) fn split_padded(
     program: &mut Program,
@@ -96,6 +99,7 @@ pub(super) fn split_padded(
             break;
         };
         tried.push((f, b));
+        bound.begin();
         let x = padded_constraints(c).unwrap_or(u64::MAX);
         let Some((nb, next)) = cut(&cur, scorer, f, b, x / 2) else {
             continue;
@@ -126,7 +130,7 @@ fn better(
 ) -> bool {
     let (e0, e1) = (executed(&before.1), executed(&after.1));
     after.0.cells < before.0.cells
-        && (e1 <= e0 || bound.and_then(|b| (b.0)()).is_some_and(|b| e1 <= b))
+        && (e1 <= e0 || bound.and_then(ExecutedBound::get).is_some_and(|b| e1 <= b))
 }
 
 /// The executed block not tried yet with the most padding cells that a cut could save.
@@ -233,7 +237,11 @@ fn cut(
             let (size, nb, program) = probe(k);
             match size {
                 Some(c) if c <= limit => {
+                    let done = no_later_gain(scorer, &program, f, nb, limit - c, limit);
                     (lo, best) = (k, Some((nb, program)));
+                    if done {
+                        break;
+                    }
                     error = i128::from(c) - i128::from(prefix[k]);
                 }
                 Some(c) => {
@@ -264,6 +272,46 @@ fn cut(
         }
     }
     best
+}
+
+/// Whether no later cut could save padding: `program` is cut with a prefix `gap` constraints
+/// below `limit` and its rest `nb`; a later cut moves at most `gap` constraints (and the
+/// estimate's error, `limit / 256`) from the rest to the prefix, so when the rest comes to the
+/// same padded size at both ends (cut again where that pays: [`eventual_padded`]), the probes
+/// a later cut would take are not made (`eddsa_vote`: one probe of 65,157 constraints where
+/// the limit is 65,536 leaves a rest of about 8,100 that pads to 8,192 however late the cut;
+/// three more probes found 65,419, for the same cells). The rest is lowered through the
+/// cache, where the scoring after finds it.
+fn no_later_gain(
+    scorer: &Scorer<'_>,
+    program: &Program,
+    f: FuncId,
+    nb: BlockId,
+    gap: u64,
+    limit: u64,
+) -> bool {
+    let Some(rest) = scorer
+        .cache
+        .blocks(program, f, &[nb])
+        .pop()
+        .and_then(|r| r.ok())
+        .map(|s| s.constraints as u64)
+    else {
+        return false;
+    };
+    let reach = rest.saturating_sub(gap.saturating_add(limit / 256));
+    eventual_padded(rest) == eventual_padded(reach)
+}
+
+/// The padded constraints per execution a block of `c` constraints comes to once cut where a
+/// cut saves padding (a prefix of half its padded size, the rest again), leaving out what the
+/// cuts add: monotone in `c`.
+fn eventual_padded(c: u64) -> u64 {
+    let x = padded_constraints(c).unwrap_or(u64::MAX);
+    if c <= MIN_SPLIT || 4 * c > 3 * x {
+        return x;
+    }
+    (x / 2).saturating_add(eventual_padded(c - x / 2)).min(x)
 }
 
 /// Moves the instructions of `b` from the `k`-th on and its terminator to a new block right

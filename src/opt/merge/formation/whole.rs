@@ -339,7 +339,7 @@ fn choose_within(
         if e <= floor {
             return (Some(i), over);
         }
-        match (bound.0)() {
+        match bound.get() {
             Some(b) if e > b => over.push((i, e, b)),
             _ => return (Some(i), over),
         }
