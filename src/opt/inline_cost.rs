@@ -41,9 +41,10 @@
 //!    and final additions around two kept `commit`s in `circuits/apps/grumpkin_pedersen.zok`:
 //!    33,128 cells estimated, 33,480 compiled, against 32,768 inlined). So a function kept by
 //!    step 6 is priced once more as a whole program ([`kept_program_cells`]): every other call
-//!    inlined, `f` replaced by its body as step 4 formed it (so its unformed body is not
-//!    optimized again), the program through the level's pipeline, flattened, lowered (through
-//!    the shared cache, which holds `f`'s blocks) and counted statically. If that
+//!    inlined, the callers through the level's pipeline with a stand-in for `f` (its
+//!    signature, no code: passes see a call as opaque), then `f` as step 4 formed it put back
+//!    (so its body is not optimized again), the program flattened, lowered (through the
+//!    shared cache) and counted statically. If that
 //!    is above the slack, `f` is inlined. This runs on the decision's thread, beside the
 //!    compile with every call inlined (`driver::compile`), so an `f` that cannot win no
 //!    longer costs a second compile of the program after it.
@@ -486,11 +487,16 @@ fn kept_program_cells(
             };
         }
     }
-    copy.funcs[kept.index()] = formed;
+    // The pipeline runs on the callers with a stand-in for `f` (its passes see a call as
+    // opaque, and formation prices a callee's blocks apart from its callers'); `f` as formed
+    // comes back before the flattening. Run on the formed `f`, the passes and formation's
+    // scoring went over its body again: most of this step on `grumpkin_pedersen`'s `commit`.
+    copy.funcs[kept.index()] = stand_in(copy.func(kept), kept);
     let cache = options.stats_cache.clone().unwrap_or_default();
     let mut options = options.options(cache.clone());
     options.skip.push("inline".into());
     super::optimize(&mut copy, pipeline, &options).map_err(|e| e.to_string())?;
+    copy.funcs[kept.index()] = formed;
     let legalize = |copy: &mut Program, names: &[&str]| {
         let pipeline = Pipeline::from_names(names).map_err(|e| format!("bug: {e}"))?;
         super::optimize(copy, &pipeline, &super::Options::default()).map_err(|e| e.to_string())
@@ -501,6 +507,31 @@ fn kept_program_cells(
     let stats = cache.0.stats(&copy).map_err(|e| e.to_string())?;
     let counts = crate::cost::Counts::Static.of(&copy);
     Ok(crate::cost::predict::prediction_of(&stats, &counts).cells)
+}
+
+/// `func` (the function `me`) with its body one block that returns fresh witnesses of its
+/// result types (a `hint` of `me` on its parameters): its signature without its code.
+fn stand_in(func: &Function, me: FuncId) -> Function {
+    let mut out = func.clone();
+    let entry = out.entry;
+    out.layout = vec![entry];
+    let ret = out.returns.iter().cloned().collect();
+    let args = out.params().iter().copied().collect();
+    let hint = out.create_inst(
+        InstKind::Hint {
+            func: me,
+            args,
+            ret,
+            guard: None,
+        },
+        &[],
+        None,
+    );
+    let results = out.inst(hint).results.to_vec();
+    let block = out.block_mut(entry);
+    block.insts = vec![hint];
+    block.term = Some(crate::ir::Terminator::Return(results));
+    out
 }
 
 /// (inlined, kept) cells of `f`'s calls (step 5 of the module doc).
