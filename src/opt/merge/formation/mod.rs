@@ -438,6 +438,12 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // The counts of `work` before the clean-up, from which a candidate's follow (a profile
     // runs `work` once, not every candidate).
     let mut work_counts = crate::timing::stage("formation: counts", || counts.exact(&work));
+    // How often each function runs (its entry's count), for the counts of a one-block result.
+    let entry_runs: Option<HashMap<FuncId, u64>> = work_counts.as_ref().map(|c| {
+        work.func_ids()
+            .filter_map(|f| Some((f, *c.get(&(f, work.func(f).entry))?)))
+            .collect()
+    });
     let mut entries = Entries::default();
     // The unmerged program's score and the one block's (the program as one block per
     // function: a move of every round, taken when it beats that round's best merge, and one of
@@ -815,11 +821,24 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         Some("unmerged") => Some(&unmerged_cells),
         _ => None,
     };
+    // The chosen program's counts without a run where they follow: every function one block,
+    // run as often as its entry did; or the search's own.
+    let known = entry_runs
+        .and_then(|runs| {
+            program
+                .func_ids()
+                .map(|f| {
+                    let func = program.func(f);
+                    (func.layout.len() == 1).then_some(((f, func.entry), *runs.get(&f)?))
+                })
+                .collect::<Option<BlockCounts>>()
+        })
+        .or_else(|| hint.map(|h| h.iter().map(|(&k, &(_, _, r))| (k, r)).collect()));
     let (cuts, predictions) = crate::timing::stage("formation: split", || {
         split::split_padded(
             program,
             &scorer,
-            one_block,
+            (one_block, known.as_ref()),
             hint,
             options.executed_bound.as_ref(),
         )

@@ -63,13 +63,15 @@ const MAX_SPLITS: usize = 8;
 
 /// Splits blocks of `program`, the chosen formation, where that lowers the predicted cells
 /// without raising the executed constraints above `bound` (nothing is tried without one);
-/// `cleaned`: whether the clean-up has run on it already; `hint`: its block cells when the
-/// search knows them (no block a cut could help: nothing is done). Returns the number of cuts and the predictions before and after
-/// them; with any, `program` is the cleaned-up program with the cuts.
+/// `cleaned`: whether the clean-up has run on it already; `known`: its execution counts when
+/// the search knows them (else a run finds them); `hint`: its block cells when the search
+/// knows them (no block a cut could help: nothing is done). Returns the number of cuts and
+/// the predictions before and after them; with any, `program` is the cleaned-up program with
+/// the cuts.
 pub(super) fn split_padded(
     program: &mut Program,
     scorer: &Scorer<'_>,
-    cleaned: bool,
+    (cleaned, known): (bool, Option<&BlockCounts>),
     hint: Option<&BlockCells>,
     bound: Option<&ExecutedBound>,
 ) -> (usize, Option<(Prediction, Prediction)>) {
@@ -88,7 +90,9 @@ pub(super) fn split_padded(
     if !cleaned {
         cleanup(&mut cur);
     }
-    let Some(mut scored) = scorer.score_cleaned(&cur, None) else {
+    // The clean-up keeps every block's count (`Scorer::score_cleaned`); a block it removes
+    // leaves `known` incomplete, and the scoring runs the program instead.
+    let Some(mut scored) = scorer.score_cleaned(&cur, known) else {
         return (0, None);
     };
     let before = scored.0;
