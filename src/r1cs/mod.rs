@@ -704,18 +704,9 @@ impl<'f> BlockR1cs<'f> {
     pub fn first_unsatisfied_z(&self, z: &[Fr]) -> Option<usize> {
         let rows = &self.reduced.rows;
         let coeffs = &self.reduced.coeffs.values;
+        // `Fr::from(0u64)` would convert into Montgomery form (a multiplication) per sum.
         let eval = |terms: &[builder::Packed]| {
-            // `Fr::from(0u64)` would convert into Montgomery form (a multiplication) per sum.
-            let mut acc = <Fr as ark_ff::Zero>::zero();
-            for &(v, c) in terms {
-                let x = z[v as usize];
-                match c {
-                    0 => acc += x,
-                    1 => acc -= x,
-                    _ => acc += x * coeffs[c as usize],
-                }
-            }
-            acc
+            builder::add_packed(<Fr as ark_ff::Zero>::zero(), terms, z, coeffs)
         };
         let mut start = 0usize;
         let ends = &rows.ends;
