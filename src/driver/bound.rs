@@ -13,7 +13,7 @@ use crate::ir::interp;
 use crate::opt::merge::{BoundSource, ExecutedBound};
 use crate::opt::OptLevel;
 use crate::r1cs;
-use std::cell::{OnceCell, RefCell};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -45,9 +45,7 @@ pub(super) fn with_executed_bound(
     };
     let mut bounded = options.clone();
     bounded.opt.merge.executed_bound = Some(ExecutedBound(std::rc::Rc::new(Beside {
-        job: RefCell::new(Some(job)),
-        running: RefCell::new(None),
-        memo: OnceCell::new(),
+        state: RefCell::new(State::Waiting(job)),
         abandoned: Arc::new(AtomicBool::new(false)),
     })));
     Some(bounded)
@@ -89,51 +87,63 @@ impl Job {
 
 /// A bound computed on a thread of its own from [`BoundSource::begin`] on.
 struct Beside {
-    /// What to compute, until a thread (or [`BoundSource::get`]) takes it.
-    job: RefCell<Option<Job>>,
-    running: RefCell<Option<JoinHandle<Option<u128>>>>,
-    memo: OnceCell<Option<u128>>,
+    state: RefCell<State>,
     /// Set when the bound is dropped: its thread, if any, stops at its next stage.
     abandoned: Arc<AtomicBool>,
 }
 
+/// Where a [`Beside`] bound is.
+enum State {
+    /// Not begun: what to compute.
+    Waiting(Job),
+    /// Computing on its thread.
+    Running(JoinHandle<Option<u128>>),
+    /// Known.
+    Done(Option<u128>),
+}
+
 impl BoundSource for Beside {
     fn begin(&self) {
-        let Some(job) = self.job.borrow_mut().take() else {
+        let mut state = self.state.borrow_mut();
+        let State::Waiting(_) = &*state else {
             return;
         };
-        let abandoned = Arc::clone(&self.abandoned);
-        let (job, spawned) = {
-            let job = Arc::new(job);
-            let on_thread = Arc::clone(&job);
-            let spawned = std::thread::Builder::new()
-                .name("-O0 bound".into())
-                .spawn(move || {
-                    crate::timing::beside("-O0's executed constraints (beside formation)", || {
-                        on_thread.run(&abandoned)
-                    })
-                });
-            (job, spawned)
+        let State::Waiting(job) = std::mem::replace(&mut *state, State::Done(None)) else {
+            unreachable!("matched above");
         };
-        match spawned {
-            Ok(handle) => *self.running.borrow_mut() = Some(handle),
+        // Shared with the thread, so that the job is still here if none can be made.
+        let job = Arc::new(job);
+        let (on_thread, abandoned) = (Arc::clone(&job), Arc::clone(&self.abandoned));
+        let spawned = std::thread::Builder::new()
+            .name("-O0 bound".into())
+            .spawn(move || {
+                crate::timing::beside("-O0's executed constraints (beside formation)", || {
+                    on_thread.run(&abandoned)
+                })
+            });
+        *state = match (spawned, Arc::into_inner(job)) {
+            (Ok(handle), _) => State::Running(handle),
             // No thread: computed when asked, on this one.
-            Err(_) => *self.job.borrow_mut() = Arc::into_inner(job),
-        }
+            (Err(_), Some(job)) => State::Waiting(job),
+            (Err(_), None) => State::Done(None),
+        };
     }
 
     fn get(&self) -> Option<u128> {
-        *self.memo.get_or_init(|| {
-            if let Some(handle) = self.running.borrow_mut().take() {
-                return crate::timing::stage("-O0's executed constraints: waiting", || {
+        let mut state = self.state.borrow_mut();
+        let value = match std::mem::replace(&mut *state, State::Done(None)) {
+            State::Done(value) => value,
+            State::Running(handle) => {
+                crate::timing::stage("-O0's executed constraints: waiting", || {
                     handle.join().ok().flatten()
-                });
+                })
             }
-            let job = self.job.borrow_mut().take()?;
-            crate::timing::stage("-O0's executed constraints", || {
+            State::Waiting(job) => crate::timing::stage("-O0's executed constraints", || {
                 job.run(&AtomicBool::new(false))
-            })
-        })
+            }),
+        };
+        *state = State::Done(value);
+        value
     }
 }
 
