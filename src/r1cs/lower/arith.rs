@@ -1,7 +1,7 @@
 //! Binary operations: on field elements, on booleans (`u1`, products only where the operands
 //! differ) and on `uN` (lazy sums and products, shifts, bitwise operations bit by bit).
 
-use super::{bits, Lowerer, R};
+use super::{bits, scalar, Lowerer, R};
 use crate::field::Fr;
 use crate::ir::{BinOp, Type, ValueId};
 use crate::r1cs::gadgets::{Num, MAX_EXACT, UNBOUNDED};
@@ -110,7 +110,8 @@ impl<'a> Lowerer<'a> {
     }
 
     fn field_binary(&mut self, op: BinOp, lhs: ValueId, rhs: ValueId) -> R<Num> {
-        let (a, b) = (self.num(lhs)?, self.num(rhs)?);
+        let a = scalar(self.func, &self.env, lhs).map_err(|e| self.err(e))?;
+        let b = scalar(self.func, &self.env, rhs).map_err(|e| self.err(e))?;
         let bounded = |bits: u32| if bits <= MAX_EXACT { bits } else { UNBOUNDED };
         Ok(match op {
             BinOp::Add => Num::new(a.lc.add(&b.lc), bounded(a.bits.max(b.bits) + 1)),

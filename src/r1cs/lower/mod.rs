@@ -32,6 +32,8 @@ mod state;
 
 pub use state::{block_label, return_label, ExitLayout, StateLayout};
 
+use std::borrow::Cow;
+
 use super::builder::{Builder, ORIGIN_INPUTS, ORIGIN_MEMORY, ORIGIN_TRANSITION};
 use super::fxhash::{FxMap, FxSet};
 use super::gadgets::Num;
@@ -639,5 +641,24 @@ impl<'a> Lowerer<'a> {
             self.env.insert(v, Wire::Num(y.clone()));
         }
         Ok(y)
+    }
+}
+
+/// The scalar `v`, borrowed from `env` (a constant made anew), or what is wrong with it: the
+/// arithmetic reads its operands without copying their combinations (a Poseidon state word is a
+/// combination of dozens of terms, and copying it cost as much as the arithmetic). A function
+/// of the two fields, not a method, so that the operands stay borrowed while the builder
+/// grows.
+fn scalar<'e>(func: &Function, env: &'e Env, v: ValueId) -> Result<Cow<'e, Num>, String> {
+    if let Some(c) = func.const_value(v) {
+        return Ok(Cow::Owned(match c {
+            Const::Field(x) => Num::constant(x),
+            Const::UInt(n) => Num::from_u64(n),
+        }));
+    }
+    match env.get(v) {
+        Some(Wire::Num(n)) => Ok(Cow::Borrowed(n)),
+        Some(Wire::Array(_)) => Err(format!("{v} is an array where a scalar is needed")),
+        None => Err(format!("{v} is used before it is defined")),
     }
 }
