@@ -15,15 +15,16 @@
 //! is tried, most padded cells first: the cut is an instruction boundary where the prefix,
 //! lowered as a block of its own (the values the rest uses become its output state), has at
 //! most `X/2` constraints, as late as the search finds. Each probe
-//! cleans up the program with the cut and lowers the prefix, through the formation's
-//! [`StatsCache`](crate::r1cs::StatsCache), which is as dear as lowering the block, so the
-//! probes are few: the cache kept the block's constraints by the instruction that emitted
-//! them when it lowered it, the prefix's size is estimated from those counts and corrected by
-//! what each probe finds (at most four; a binary search of `log2(n)` probes only when none
-//! of them fits: [`cut`]); once a probe fits, no more are made when moving the cut up to the
-//! limit could not change what the rest pads to ([`no_later_gain`]). Work: the clean-up of
-//! the program and the lowering of the prefix and of the rest, about twice the block's
-//! lowering per cut tried, usually one probe.
+//! lowers the prefix and the rest of a cleaned-up copy of the program with the cut (one copy
+//! per block tried: a cut of a cleaned-up program is cleaned up already), through the
+//! formation's [`StatsCache`](crate::r1cs::StatsCache), which is as dear as lowering the
+//! block, so the probes are few: the cache kept the block's constraints by the instruction
+//! that emitted them when it lowered it, the prefix's size is estimated from those counts and
+//! corrected by what each probe finds (at most four; a binary search of `log2(n)` probes only
+//! when none of them fits: [`cut`]); once a probe fits, no more are made when moving the cut
+//! up to the limit could not change what the rest pads to ([`no_later_gain`]). Work: one
+//! clean-up of the program per block tried and, per probe, the lowering of the prefix and of
+//! the rest (the two in parallel), about the block's lowering; usually one or two probes.
 //! (With the binary search alone, `sha256_merkle16`'s one block of about 700,000 constraints
 //! took 18 probes and 14.8 s of a 18.5 s report.) In `main`'s entry block, where
 //! even the first instruction does not fit, the prefix may hold none: the range checks of
@@ -53,6 +54,7 @@ use super::{cleanup, executed, BlockCells, Scorer};
 use crate::cost::{padded_constraints, BlockCounts, Prediction};
 use crate::ir::{BlockCall, BlockId, FuncId, Program, Terminator};
 use crate::opt::merge::ExecutedBound;
+use crate::r1cs::attribute::PositionCounts;
 
 /// Blocks of at most this many constraints are not split: the transition a cut adds costs
 /// about as much as the padding it could save.
@@ -86,16 +88,22 @@ pub(super) fn split_padded(
     if hint.is_some_and(|h| candidate(h, &[]).is_none()) {
         return (0, None);
     }
-    let mut cur = program.clone();
+    // The program as formation chose it, cleaned up.
+    let mut chosen = std::borrow::Cow::Borrowed(&*program);
     if !cleaned {
-        cleanup(&mut cur);
+        cleanup(chosen.to_mut());
     }
     // The clean-up keeps every block's count (`Scorer::score_cleaned`); a block it removes
     // leaves `known` incomplete, and the scoring runs the program instead.
-    let Some(mut scored) = scorer.score_cleaned(&cur, known) else {
+    let Some(mut scored) = scorer.score_cleaned(&chosen, known) else {
         return (0, None);
     };
     let before = scored.0;
+    // The program the probes cut: `chosen` cleaned up once more (see [`cut`]), made when the
+    // first block is tried, with the cuts kept so far; cut in place and restored after every
+    // probe and every cut not kept (a copy of a large unrolled program costs tens of
+    // milliseconds).
+    let mut work: Option<Program> = None;
     let mut cuts = 0;
     let mut tried: Vec<(FuncId, BlockId)> = Vec::new();
     while cuts < MAX_SPLITS {
@@ -105,22 +113,32 @@ pub(super) fn split_padded(
         tried.push((f, b));
         bound.begin();
         let x = padded_constraints(c).unwrap_or(u64::MAX);
-        let Some((nb, next)) = cut(&cur, scorer, f, b, x / 2) else {
+        let w = work.get_or_insert_with(|| {
+            let mut w = chosen.clone().into_owned();
+            cleanup(&mut w);
+            w
+        });
+        // The estimates read the block as it was scored: `chosen`'s until a cut is kept.
+        let given = if cuts == 0 { &*chosen } else { &*w };
+        let Some(at) = positions(given, w, f, b) else {
+            continue;
+        };
+        let counts = scorer.cache.position_counts(given, f, b);
+        let Some(nb) = cut(w, counts.ok().as_deref(), &at, scorer, (f, b), x / 2) else {
             continue;
         };
         let mut known: BlockCounts = scored.1.iter().map(|(&k, &(_, _, r))| (k, r)).collect();
         known.insert((f, nb), scored.1[&(f, b)].2);
-        let Some(after) = scorer.score_cleaned(&next, Some(&known)) else {
-            continue;
-        };
-        if better(&scored, &after, Some(bound)) {
-            cur = next;
-            scored = after;
-            cuts += 1;
+        match scorer.score_cleaned(w, Some(&known)) {
+            Some(after) if better(&scored, &after, Some(bound)) => {
+                scored = after;
+                cuts += 1;
+            }
+            _ => unsplit(w, f, b, nb),
         }
     }
     if cuts > 0 {
-        *program = cur;
+        *program = work.expect("bug: the cuts kept are in the program the probes cut");
     }
     (cuts, Some((before, scored.0)))
 }
@@ -157,17 +175,19 @@ fn candidate(cells: &BlockCells, tried: &[(FuncId, BlockId)]) -> Option<(FuncId,
 /// search.
 const ESTIMATED_PROBES: usize = 4;
 
-/// The program with `b` cut after its first `k` instructions and cleaned up, and the new
-/// block, for a `k` such that the prefix, as a block of its own, has at most `limit`
-/// constraints, as large as the search finds; `None` when no cut of at least one instruction
-/// on each side fits, but for `main`'s entry block, whose prefix of no instruction still holds
-/// the range checks of `main`'s inputs: the cut at 0 when that fits.
+/// Cuts `b` of `program` after its first `k` instructions, for a `k` such that the prefix, as
+/// a block of its own, has at most `limit` constraints, as large as the search finds, and
+/// returns the new block; `None` (and `program` as it was) when no cut of at least one
+/// instruction on each side fits, but for `main`'s entry block, whose prefix of no instruction
+/// still holds the range checks of `main`'s inputs: the cut at 0 when that fits. `counts`: the
+/// block's constraints by position as it was scored, `at` where those positions fall in
+/// `program`'s block ([`positions`]).
 ///
-/// Each exact probe cleans up the program with the cut and lowers the prefix (so that the
-/// scoring after finds the prefix in the cache): as dear as lowering the block. So the probes
-/// are few. The block's constraints by the instruction that emitted them are known from its
-/// scoring ([`StatsCache::position_counts`](crate::r1cs::StatsCache), kept for large blocks);
-/// the prefix of `k` instructions is estimated as the constraints the whole block's first `k`
+/// Each exact probe lowers the prefix and the rest (in parallel; the scoring after finds both
+/// in the cache): as dear as lowering the block. So the probes are few. The block's
+/// constraints by the instruction that emitted them are known from its scoring
+/// ([`StatsCache::position_counts`](crate::r1cs::StatsCache), kept for large blocks); the
+/// prefix of `k` instructions is estimated as the constraints the whole block's first `k`
 /// instructions keep plus its transition's. The first probe is at the largest `k` whose
 /// estimate is below `limit` by a margin of `limit / 128`; each probe tells the estimate's
 /// error there (a prefix alone binds the values the rest reads as its output state, and
@@ -175,35 +195,37 @@ const ESTIMATED_PROBES: usize = 4;
 /// aiming at `limit` itself once a cut fits: at most [`ESTIMATED_PROBES`] probes, the latest
 /// that fits kept. Only when none of them fits does a binary search over the instructions
 /// (`log2(n)` probes) decide.
+///
+/// The probes cut `program` in place and take each cut back. It is the chosen program cleaned
+/// up once more ([`split_padded`]: the last `simplify_cfg` of a clean-up can hand a constant to
+/// an instruction that the next `sccp` folds, 3 constraints of a Poseidon prefix), and after
+/// that a cut changes nothing the clean-up would (its facts do not stop at a block's end, and
+/// `simplify_cfg` leaves a [`split`](crate::ir::BlockData::split) block apart; a debug build
+/// checks it on every cut made), so the program is copied and cleaned up once, not once per
+/// probe.
 fn cut(
-    program: &Program,
+    program: &mut Program,
+    counts: Option<&PositionCounts>,
+    at: &[usize],
     scorer: &Scorer<'_>,
-    f: FuncId,
-    b: BlockId,
+    (f, b): (FuncId, BlockId),
     limit: u64,
-) -> Option<(BlockId, Program)> {
-    let n = program.func(f).block(b).insts.len();
+) -> Option<BlockId> {
+    let n = at.len() - 1;
     let inputs_checked = f == program.main && b == program.func(f).entry;
-    let probe = |k: usize| -> (Option<u64>, BlockId, Program) {
-        let mut probe = program.clone();
-        let nb = split_at(&mut probe, f, b, k);
-        cleanup(&mut probe);
-        let size = scorer
-            .cache
-            .blocks(&probe, f, &[b])
-            .pop()
-            .and_then(|r| r.ok())
-            .map(|s| s.constraints as u64);
-        (size, nb, probe)
-    };
-    let fits = |k: usize| -> Option<(BlockId, Program)> {
-        let (size, nb, probe) = probe(k);
-        size.is_some_and(|c| c <= limit).then_some((nb, probe))
+    let mut probe = |k: usize| -> Option<(u64, u64)> {
+        let nb = split_at(program, f, b, at[k]);
+        let sizes = scorer.cache.blocks(program, f, &[b, nb]);
+        unsplit(program, f, b, nb);
+        let mut sizes = sizes
+            .into_iter()
+            .map(|r| r.ok().map(|s| s.constraints as u64));
+        Some((sizes.next()??, sizes.next()??))
     };
     // `best`: the latest cut known to fit (`lo` instructions; 0: none yet); `hi`: the
     // earliest known not to, or `n`.
     let (mut lo, mut hi, mut best) = (0, n, None);
-    if let Ok(counts) = scorer.cache.position_counts(program, f, b) {
+    if let Some(counts) = counts {
         // `prefix[k]`: the estimate of the first `k` instructions as a block.
         let mut per_position = vec![0u64; n];
         let mut fixed = 0u64;
@@ -238,71 +260,98 @@ fn cut(
             if k == 0 || k <= lo {
                 break;
             }
-            let (size, nb, program) = probe(k);
-            match size {
-                Some(c) if c <= limit => {
-                    let done = no_later_gain(scorer, &program, f, nb, limit - c, limit);
-                    (lo, best) = (k, Some((nb, program)));
-                    if done {
+            match probe(k) {
+                Some((c, rest)) if c <= limit => {
+                    (lo, best) = (k, Some(k));
+                    if no_later_gain(rest, limit - c, limit) {
                         break;
                     }
                     error = i128::from(c) - i128::from(prefix[k]);
                 }
-                Some(c) => {
+                Some((c, _)) => {
                     hi = k;
                     error = i128::from(c) - i128::from(prefix[k]);
                 }
                 None => hi = k,
             }
         }
-        if best.is_some() {
-            return best;
-        }
     }
-    // Invariant: `lo` fits (`best`), and `hi` does not fit or is `n`.
-    lo = 1;
-    best = if n >= 2 && hi > lo { fits(lo) } else { None };
     if best.is_none() {
-        // The inputs' range checks alone before the cut: `-O0`'s entry block when the first
-        // instruction is dear (seeds 351 and 1905 of `tests/opt_levels_monotone.rs`: one
-        // `urem` or a field `lt`, whose block pads to twice what the two halves do).
-        return (inputs_checked && n >= 1).then(|| fits(0)).flatten();
-    }
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        match fits(mid) {
-            Some(found) => (lo, best) = (mid, Some(found)),
-            None => hi = mid,
+        let mut fits = |k: usize| probe(k).is_some_and(|(c, _)| c <= limit);
+        // Invariant: `lo` fits (`best`), and `hi` does not fit or is `n`.
+        lo = 1;
+        best = (n >= 2 && hi > lo && fits(lo)).then_some(lo);
+        if best.is_none() {
+            // The inputs' range checks alone before the cut: `-O0`'s entry block when the first
+            // instruction is dear (seeds 351 and 1905 of `tests/opt_levels_monotone.rs`: one
+            // `urem` or a field `lt`, whose block pads to twice what the two halves do).
+            best = (inputs_checked && n >= 1 && fits(0)).then_some(0);
+        } else {
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                match fits(mid) {
+                    true => (lo, best) = (mid, Some(mid)),
+                    false => hi = mid,
+                }
+            }
         }
     }
-    best
+    let nb = split_at(program, f, b, at[best?]);
+    if cfg!(debug_assertions) {
+        let mut again = program.clone();
+        cleanup(&mut again);
+        let size = |p: &Program| -> Vec<Option<usize>> {
+            let blocks = scorer.cache.blocks(p, f, &[b, nb]);
+            blocks
+                .into_iter()
+                .map(|r| r.ok().map(|s| s.constraints))
+                .collect()
+        };
+        assert_eq!(
+            size(program),
+            size(&again),
+            "bug: the clean-up changes a cut of a cleaned-up program\n{program}"
+        );
+    }
+    Some(nb)
 }
 
-/// Whether no later cut could save padding: `program` is cut with a prefix `gap` constraints
-/// below `limit` and its rest `nb`; a later cut moves at most `gap` constraints (and the
+/// Where the cut after each of the first `k` instructions of `b` in `given` falls in `b` of
+/// `work`, a cleaned-up copy of it (the clean-up removes instructions in place and keeps the
+/// order of the others; an instruction it made goes with the one before it): `at[k]`, for
+/// `k` from 0 to the length of `given`'s block. `None` when the clean-up removed the block.
+fn positions(given: &Program, work: &Program, f: FuncId, b: BlockId) -> Option<Vec<usize>> {
+    let func = work.funcs.get(f.index())?;
+    if !func.layout.contains(&b) {
+        return None;
+    }
+    let given = &given.func(f).block(b).insts;
+    let insts = &func.block(b).insts;
+    if given == insts {
+        return Some((0..=given.len()).collect());
+    }
+    let position: crate::fxhash::FxMap<_, usize> =
+        given.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let mut at = vec![0; given.len() + 1];
+    let mut last = 0;
+    for (k, i) in insts.iter().enumerate() {
+        last = position.get(i).copied().unwrap_or(last);
+        at[last + 1] = k + 1;
+    }
+    for k in 1..at.len() {
+        at[k] = at[k].max(at[k - 1]);
+    }
+    Some(at)
+}
+
+/// Whether no later cut could save padding: a cut leaves a prefix `gap` constraints below
+/// `limit` and a rest of `rest`; a later cut moves at most `gap` constraints (and the
 /// estimate's error, `limit / 256`) from the rest to the prefix, so when the rest comes to the
 /// same padded size at both ends (cut again where that pays: [`eventual_padded`]), the probes
 /// a later cut would take are not made (`eddsa_vote`: one probe of 65,157 constraints where
 /// the limit is 65,536 leaves a rest of about 8,100 that pads to 8,192 however late the cut;
-/// three more probes found 65,419, for the same cells). The rest is lowered through the
-/// cache, where the scoring after finds it.
-fn no_later_gain(
-    scorer: &Scorer<'_>,
-    program: &Program,
-    f: FuncId,
-    nb: BlockId,
-    gap: u64,
-    limit: u64,
-) -> bool {
-    let Some(rest) = scorer
-        .cache
-        .blocks(program, f, &[nb])
-        .pop()
-        .and_then(|r| r.ok())
-        .map(|s| s.constraints as u64)
-    else {
-        return false;
-    };
+/// three more probes found 65,419, for the same cells).
+fn no_later_gain(rest: u64, gap: u64, limit: u64) -> bool {
     let reach = rest.saturating_sub(gap.saturating_add(limit / 256));
     eventual_padded(rest) == eventual_padded(reach)
 }
@@ -344,4 +393,20 @@ fn split_at(program: &mut Program, f: FuncId, b: BlockId, k: usize) -> BlockId {
     new.term_loc = term_loc;
     new.split = true;
     nb
+}
+
+/// Takes back [`split_at`]'s cut: the instructions and terminator of `nb`, the last block
+/// made, go back to the end of `b`, and `nb` leaves the function.
+fn unsplit(program: &mut Program, f: FuncId, b: BlockId, nb: BlockId) {
+    let func = &mut program.funcs[f.index()];
+    debug_assert_eq!(
+        nb.index() + 1,
+        func.blocks.len(),
+        "the cut's block is the last made"
+    );
+    let new = func.blocks.pop().expect("bug: the cut's block exists");
+    func.layout.retain(|&x| x != nb);
+    let block = func.block_mut(b);
+    block.insts.extend(new.insts);
+    block.term = new.term;
 }
