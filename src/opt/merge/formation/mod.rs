@@ -129,6 +129,18 @@ impl Scorer<'_> {
         copy: &Program,
         known: Option<&BlockCounts>,
     ) -> Option<(Prediction, BlockCells)> {
+        self.score_counted(copy, known)
+            .map(|(p, cells, _)| (p, cells))
+    }
+
+    /// [`Scorer::score_cleaned`], and the execution counts of every block `copy` lays out (the
+    /// blocks of functions run only as hints too, which [`BlockCells`] leaves out: a program
+    /// made from `copy` whose counts follow from these needs them all, or it is run).
+    fn score_counted(
+        &self,
+        copy: &Program,
+        known: Option<&BlockCounts>,
+    ) -> Option<(Prediction, BlockCells, BlockCounts)> {
         // A call is lowered as its results' witnesses (`calls`); the counts are `copy`'s.
         let stats = match calls::calls_as_witnesses(copy) {
             std::borrow::Cow::Borrowed(p) => self.cache.stats(p),
@@ -177,7 +189,7 @@ impl Scorer<'_> {
                 (b, (c, sizes.get(&b).copied().unwrap_or(0), runs))
             })
             .collect();
-        Some((prediction_of(&stats, &counts), cells))
+        Some((prediction_of(&stats, &counts), cells, counts))
     }
 }
 

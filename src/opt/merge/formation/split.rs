@@ -95,9 +95,10 @@ pub(super) fn split_padded(
     }
     // The clean-up keeps every block's count (`Scorer::score_cleaned`); a block it removes
     // leaves `known` incomplete, and the scoring runs the program instead.
-    let Some(mut scored) = scorer.score_cleaned(&chosen, known) else {
+    let Some((prediction, cells, mut runs)) = scorer.score_counted(&chosen, known) else {
         return (0, None);
     };
+    let mut scored = (prediction, cells);
     let before = scored.0;
     // The program the probes cut: `chosen` cleaned up once more (see [`cut`]), made when the
     // first block is tried, with the cuts kept so far; cut in place and restored after every
@@ -123,15 +124,19 @@ pub(super) fn split_padded(
         let Some(at) = positions(given, w, f, b) else {
             continue;
         };
-        let counts = scorer.cache.position_counts(given, f, b);
-        let Some(nb) = cut(w, counts.ok().as_deref(), &at, scorer, (f, b), x / 2) else {
+        let by_position = scorer.cache.position_counts(given, f, b);
+        let Some(nb) = cut(w, by_position.ok().as_deref(), &at, scorer, (f, b), x / 2) else {
             continue;
         };
-        let mut known: BlockCounts = scored.1.iter().map(|(&k, &(_, _, r))| (k, r)).collect();
+        // The new block runs as often as `b`; every other block as before.
+        let mut known = runs.clone();
         known.insert((f, nb), scored.1[&(f, b)].2);
-        match scorer.score_cleaned(w, Some(&known)) {
-            Some(after) if better(&scored, &after, Some(bound)) => {
-                scored = after;
+        match scorer.score_counted(w, Some(&known)) {
+            Some((prediction, cells, after_counts))
+                if better((&scored.0, &scored.1), (&prediction, &cells), Some(bound)) =>
+            {
+                scored = (prediction, cells);
+                runs = after_counts;
                 cuts += 1;
             }
             _ => unsplit(w, f, b, nb),
@@ -146,11 +151,11 @@ pub(super) fn split_padded(
 /// Whether `after` has fewer predicted cells than `before`, and no more executed constraints
 /// or at most `bound`'s.
 fn better(
-    before: &(Prediction, BlockCells),
-    after: &(Prediction, BlockCells),
+    before: (&Prediction, &BlockCells),
+    after: (&Prediction, &BlockCells),
     bound: Option<&ExecutedBound>,
 ) -> bool {
-    let (e0, e1) = (executed(&before.1), executed(&after.1));
+    let (e0, e1) = (executed(before.1), executed(after.1));
     after.0.cells < before.0.cells
         && (e1 <= e0 || bound.and_then(ExecutedBound::get).is_some_and(|b| e1 <= b))
 }
