@@ -51,6 +51,10 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 /// Whether each stage resets the kernel's high-water mark to measure its own peak.
 static STAGE_PEAKS: AtomicBool = AtomicBool::new(false);
 static RECORDS: Mutex<Vec<Record>> = Mutex::new(Vec::new());
+/// How many times [`take`] emptied [`RECORDS`] (changed only under its lock): a stage that
+/// was running then finds its record gone and does not write into another's (tests run
+/// commands on several threads of one process, each taking the records).
+static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 /// The highest stage peak: resetting the high-water mark also lowers what `getrusage` (and
 /// `/usr/bin/time`) report afterwards, so the process's peak is the larger of the two.
 static MAX_PEAK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -67,6 +71,38 @@ pub type StageObserver = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 
 static OBSERVING: AtomicBool = AtomicBool::new(false);
 static OBSERVER: Mutex<Option<StageObserver>> = Mutex::new(None);
+
+/// Where a running stage's record is: the [`TAKEN`] count when it was made, and its index.
+#[derive(Clone, Copy)]
+struct Slot {
+    taken: u64,
+    index: usize,
+}
+
+/// Records the start of stage `name` at `depth`.
+fn open_record(name: &str, depth: usize) -> Slot {
+    let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
+    records.push(Record {
+        name: name.to_string(),
+        depth,
+        time: Duration::ZERO,
+        peak_rss: None,
+    });
+    Slot {
+        taken: TAKEN.load(Ordering::Relaxed),
+        index: records.len() - 1,
+    }
+}
+
+/// Fills in the record of a stage that ended, unless [`take`] took it meanwhile.
+fn close_record(slot: Slot, fill: impl FnOnce(&mut Record)) {
+    let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
+    if TAKEN.load(Ordering::Relaxed) == slot.taken {
+        if let Some(record) = records.get_mut(slot.index) {
+            fill(record);
+        }
+    }
+}
 
 /// Installs (or, with `None`, removes) the observer every stage is announced to as it starts,
 /// on whatever thread runs it. Off, announcing costs one atomic load.
@@ -119,25 +155,18 @@ pub fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
     if !enabled() || BESIDE.with(|b| b.get()) {
         return f();
     }
-    let index = {
-        let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
-        records.push(Record {
-            name: name.to_string(),
-            depth: OPEN.with(|open| open.borrow().len()),
-            time: Duration::ZERO,
-            peak_rss: None,
-        });
-        records.len() - 1
-    };
+    let slot = open_record(name, OPEN.with(|open| open.borrow().len()));
+    let index = slot.index;
     if !STAGE_PEAKS.load(Ordering::Relaxed) {
         OPEN.with(|open| open.borrow_mut().push((index, 0)));
         let start = Instant::now();
         let out = f();
         let time = start.elapsed();
         OPEN.with(|open| open.borrow_mut().pop());
-        let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
-        records[index].time = time;
-        records[index].peak_rss = high_water_mark().or_else(peak_rss);
+        close_record(slot, |record| {
+            record.time = time;
+            record.peak_rss = high_water_mark().or_else(peak_rss);
+        });
         return out;
     }
     // What the enclosing stage reached before this one resets the high-water mark.
@@ -163,9 +192,10 @@ pub fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
         peak
     });
     MAX_PEAK.fetch_max(peak, Ordering::Relaxed);
-    let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
-    records[index].time = time;
-    records[index].peak_rss = (peak > 0).then_some(peak).or_else(peak_rss);
+    close_record(slot, |record| {
+        record.time = time;
+        record.peak_rss = (peak > 0).then_some(peak).or_else(peak_rss);
+    });
     out
 }
 
@@ -178,22 +208,13 @@ pub fn beside<T>(name: &str, f: impl FnOnce() -> T) -> T {
     if !enabled() {
         return f();
     }
-    let index = {
-        let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
-        records.push(Record {
-            name: name.to_string(),
-            depth: 0,
-            time: Duration::ZERO,
-            peak_rss: None,
-        });
-        records.len() - 1
-    };
+    let slot = open_record(name, 0);
     let start = Instant::now();
     let was = BESIDE.with(|b| b.replace(true));
     let out = f();
     BESIDE.with(|b| b.set(was));
     let time = start.elapsed();
-    RECORDS.lock().unwrap_or_else(|e| e.into_inner())[index].time = time;
+    close_record(slot, |record| record.time = time);
     out
 }
 
@@ -204,7 +225,9 @@ pub fn records() -> Vec<Record> {
 
 /// Every stage recorded so far, in the order they started; recording continues.
 pub fn take() -> Vec<Record> {
-    std::mem::take(&mut *RECORDS.lock().unwrap_or_else(|e| e.into_inner()))
+    let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner());
+    TAKEN.fetch_add(1, Ordering::Relaxed);
+    std::mem::take(&mut *records)
 }
 
 /// The process's peak resident memory in bytes (`getrusage`), `None` where unknown.
