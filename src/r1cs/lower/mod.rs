@@ -522,10 +522,7 @@ impl<'a> Lowerer<'a> {
 
     fn get(&self, v: ValueId) -> R<Wire> {
         if let Some(c) = self.func.const_value(v) {
-            return Ok(Wire::Num(match c {
-                Const::Field(x) => Num::constant(x),
-                Const::UInt(n) => Num::from_u64(n),
-            }));
+            return Ok(Wire::Num(const_num(c)));
         }
         self.env
             .get(v)
@@ -651,14 +648,19 @@ impl<'a> Lowerer<'a> {
 /// grows.
 fn scalar<'e>(func: &Function, env: &'e Env, v: ValueId) -> Result<Cow<'e, Num>, String> {
     if let Some(c) = func.const_value(v) {
-        return Ok(Cow::Owned(match c {
-            Const::Field(x) => Num::constant(x),
-            Const::UInt(n) => Num::from_u64(n),
-        }));
+        return Ok(Cow::Owned(const_num(c)));
     }
     match env.get(v) {
         Some(Wire::Num(n)) => Ok(Cow::Borrowed(n)),
         Some(Wire::Array(_)) => Err(format!("{v} is an array where a scalar is needed")),
         None => Err(format!("{v} is used before it is defined")),
+    }
+}
+
+/// The wire of a constant operand.
+fn const_num(c: Const) -> Num {
+    match c {
+        Const::Field(x) => Num::constant(x),
+        Const::UInt(n) => Num::from_u64(n),
     }
 }

@@ -16,15 +16,15 @@
 //! lowered as a block of its own (the values the rest uses become its output state), has at
 //! most `X/2` constraints, as late as the search finds. Each probe
 //! lowers the prefix and the rest of a cleaned-up copy of the program with the cut (one copy
-//! per block tried: a cut of a cleaned-up program is cleaned up already), through the
+//! per split, cut in place and restored: see [`cut`]), through the
 //! formation's [`StatsCache`](crate::r1cs::StatsCache), which is as dear as lowering the
 //! block, so the probes are few: the cache kept the block's constraints by the instruction
 //! that emitted them when it lowered it, the prefix's size is estimated from those counts and
 //! corrected by what each probe finds (at most four; a binary search of `log2(n)` probes only
 //! when none of them fits: [`cut`]); once a probe fits, no more are made when moving the cut
 //! up to the limit could not change what the rest pads to ([`no_later_gain`]). Work: one
-//! clean-up of the program per block tried and, per probe, the lowering of the prefix and of
-//! the rest (the two in parallel), about the block's lowering; usually one or two probes.
+//! copy and clean-up of the program and, per probe, the lowering of the prefix and of the rest
+//! (the two in parallel), about the block's lowering; usually one or two probes per block.
 //! (With the binary search alone, `sha256_merkle16`'s one block of about 700,000 constraints
 //! took 18 probes and 14.8 s of a 18.5 s report.) In `main`'s entry block, where
 //! even the first instruction does not fit, the prefix may hold none: the range checks of
@@ -93,12 +93,12 @@ pub(super) fn split_padded(
     if !cleaned {
         cleanup(chosen.to_mut());
     }
-    // The clean-up keeps every block's count (`Scorer::score_cleaned`); a block it removes
-    // leaves `known` incomplete, and the scoring runs the program instead.
-    let Some((prediction, cells, mut runs)) = scorer.score_counted(&chosen, known) else {
+    // The clean-up keeps every block's count (`Scorer::score_counted`); a block it removes
+    // leaves `known` incomplete, and the scoring runs the program instead. `scored`: the
+    // prediction, block cells and execution counts of the program with the cuts kept so far.
+    let Some(mut scored) = scorer.score_counted(&chosen, known) else {
         return (0, None);
     };
-    let mut scored = (prediction, cells);
     let before = scored.0;
     // The program the probes cut: `chosen` cleaned up once more (see [`cut`]), made when the
     // first block is tried, with the cuts kept so far; cut in place and restored after every
@@ -129,14 +129,11 @@ pub(super) fn split_padded(
             continue;
         };
         // The new block runs as often as `b`; every other block as before.
-        let mut known = runs.clone();
+        let mut known = scored.2.clone();
         known.insert((f, nb), scored.1[&(f, b)].2);
         match scorer.score_counted(w, Some(&known)) {
-            Some((prediction, cells, after_counts))
-                if better((&scored.0, &scored.1), (&prediction, &cells), Some(bound)) =>
-            {
-                scored = (prediction, cells);
-                runs = after_counts;
+            Some(after) if better(&scored, &after, Some(bound)) => {
+                scored = after;
                 cuts += 1;
             }
             _ => unsplit(w, f, b, nb),
@@ -148,14 +145,13 @@ pub(super) fn split_padded(
     (cuts, Some((before, scored.0)))
 }
 
+/// A program's prediction, block cells and execution counts ([`Scorer::score_counted`]).
+type Scoring = (Prediction, BlockCells, BlockCounts);
+
 /// Whether `after` has fewer predicted cells than `before`, and no more executed constraints
 /// or at most `bound`'s.
-fn better(
-    before: (&Prediction, &BlockCells),
-    after: (&Prediction, &BlockCells),
-    bound: Option<&ExecutedBound>,
-) -> bool {
-    let (e0, e1) = (executed(before.1), executed(after.1));
+fn better(before: &Scoring, after: &Scoring, bound: Option<&ExecutedBound>) -> bool {
+    let (e0, e1) = (executed(&before.1), executed(&after.1));
     after.0.cells < before.0.cells
         && (e1 <= e0 || bound.and_then(ExecutedBound::get).is_some_and(|b| e1 <= b))
 }
@@ -220,12 +216,9 @@ fn cut(
     let inputs_checked = f == program.main && b == program.func(f).entry;
     let mut probe = |k: usize| -> Option<(u64, u64)> {
         let nb = split_at(program, f, b, at[k]);
-        let sizes = scorer.cache.blocks(program, f, &[b, nb]);
+        let sizes = halves(scorer, program, f, (b, nb));
         unsplit(program, f, b, nb);
-        let mut sizes = sizes
-            .into_iter()
-            .map(|r| r.ok().map(|s| s.constraints as u64));
-        Some((sizes.next()??, sizes.next()??))
+        Some((sizes.0?, sizes.1?))
     };
     // `best`: the latest cut known to fit (`lo` instructions; 0: none yet); `hi`: the
     // earliest known not to, or `n`.
@@ -305,20 +298,29 @@ fn cut(
     if cfg!(debug_assertions) {
         let mut again = program.clone();
         cleanup(&mut again);
-        let size = |p: &Program| -> Vec<Option<usize>> {
-            let blocks = scorer.cache.blocks(p, f, &[b, nb]);
-            blocks
-                .into_iter()
-                .map(|r| r.ok().map(|s| s.constraints))
-                .collect()
-        };
         assert_eq!(
-            size(program),
-            size(&again),
+            halves(scorer, program, f, (b, nb)),
+            halves(scorer, &again, f, (b, nb)),
             "bug: the clean-up changes a cut of a cleaned-up program\n{program}"
         );
     }
     Some(nb)
+}
+
+/// The constraints of the two halves `(b, nb)` of a cut block, lowered together through the
+/// formation's cache (`None`: a half that does not lower).
+fn halves(
+    scorer: &Scorer<'_>,
+    program: &Program,
+    f: FuncId,
+    (b, nb): (BlockId, BlockId),
+) -> (Option<u64>, Option<u64>) {
+    let mut sizes = scorer
+        .cache
+        .blocks(program, f, &[b, nb])
+        .into_iter()
+        .map(|r| r.ok().map(|s| s.constraints as u64));
+    (sizes.next().flatten(), sizes.next().flatten())
 }
 
 /// Where the cut after each of the first `k` instructions of `b` in `given` falls in `b` of
