@@ -267,29 +267,165 @@ pub enum InstKind {
     },
 }
 
+/// What the rest of the compiler reads of an instruction kind besides its operands: its name
+/// and its effects ([`InstKind::info`]). One exhaustive `match` gives all of it, so a new kind
+/// is described in one place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstInfo {
+    /// The opcode's name in the text format.
+    pub opcode: &'static str,
+    /// Whether it can fail at run time (the text format writes its source location).
+    pub can_fail: bool,
+    /// Whether it does something besides computing its results: it may fail, writes memory,
+    /// prints, or calls. DCE keeps such instructions.
+    pub side_effects: bool,
+}
+
+/// Visits every operand of an instruction kind, in text order, as `&ValueId` or `&mut
+/// ValueId` by how `$kind` is borrowed: one list for [`InstKind::for_each_operand`] and
+/// [`InstKind::map_operands`].
+macro_rules! visit_operands {
+    ($kind:expr, $f:ident) => {
+        match $kind {
+            InstKind::Binary { lhs, rhs, .. } => {
+                $f(lhs);
+                $f(rhs);
+            }
+            InstKind::Not { arg }
+            | InstKind::Cast { arg, .. }
+            | InstKind::Truncate { arg, .. }
+            | InstKind::Bound { arg, .. }
+            | InstKind::ToBits { arg }
+            | InstKind::FromBits { arg, .. } => $f(arg),
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
+                $f(cond);
+                $f(then_value);
+                $f(else_value);
+            }
+            InstKind::Assert { cond, .. } => $f(cond),
+            InstKind::Allocate { .. } => {}
+            InstKind::Load { ptr } => $f(ptr),
+            InstKind::Store { ptr, value } => {
+                $f(value);
+                $f(ptr);
+            }
+            InstKind::MakeArray { elems, .. } => elems.into_iter().for_each($f),
+            InstKind::ArrayGet { array, index } => {
+                $f(array);
+                $f(index);
+            }
+            InstKind::ArraySet {
+                array,
+                index,
+                value,
+            } => {
+                $f(array);
+                $f(index);
+                $f(value);
+            }
+            InstKind::Call { args, .. } => args.into_iter().for_each($f),
+            InstKind::Hint { args, guard, .. } | InstKind::Log { args, guard, .. } => {
+                args.into_iter().for_each(&mut $f);
+                guard.into_iter().for_each($f);
+            }
+        }
+    };
+}
+
 impl InstKind {
+    /// The kind's name and effects (see [`InstInfo`]).
+    pub fn info(&self) -> InstInfo {
+        // (opcode, can fail, other side effects)
+        let (opcode, can_fail, effects) = match self {
+            InstKind::Binary { op, .. } => (op.name(), op.can_fail(), false),
+            InstKind::Not { .. } => ("not", false, false),
+            InstKind::Cast { .. } => ("cast", true, false),
+            InstKind::Truncate { .. } => ("trunc", false, false),
+            InstKind::Select { .. } => ("select", false, false),
+            InstKind::Assert { .. } => ("assert", true, false),
+            InstKind::Log { .. } => ("log", false, true),
+            InstKind::Allocate { .. } => ("allocate", false, false),
+            InstKind::Load { .. } => ("load", false, false),
+            InstKind::Store { .. } => ("store", false, true),
+            InstKind::MakeArray { .. } => ("make_array", false, false),
+            InstKind::ArrayGet { .. } => ("array_get", true, false),
+            InstKind::ArraySet { .. } => ("array_set", true, false),
+            InstKind::ToBits { .. } => ("to_bits", false, false),
+            InstKind::FromBits { .. } => ("from_bits", false, false),
+            InstKind::Call { .. } => ("call", true, true),
+            InstKind::Hint { .. } => ("hint", false, false),
+            InstKind::Bound { .. } => ("bound", true, false),
+        };
+        InstInfo {
+            opcode,
+            can_fail,
+            side_effects: can_fail || effects,
+        }
+    }
+
+    /// The kind whose text is plain, `opcode a, b, ...` (its operands in text order and nothing
+    /// else: what the printer writes for every kind it has no other form for), its operands
+    /// taken from `next`; `None` when `opcode` is not such a kind. The parser reads these kinds
+    /// by this function alone.
+    pub fn plain<E>(
+        opcode: &str,
+        mut next: impl FnMut() -> Result<ValueId, E>,
+    ) -> Option<Result<InstKind, E>> {
+        let mut read = |make: &dyn Fn(&[ValueId]) -> InstKind, n: usize| {
+            let mut ops = [ValueId(0); 3];
+            for slot in &mut ops[..n] {
+                *slot = next()?;
+            }
+            Ok(make(&ops))
+        };
+        if let Some(op) = BinOp::from_name(opcode) {
+            return Some(read(
+                &|v| InstKind::Binary {
+                    op,
+                    lhs: v[0],
+                    rhs: v[1],
+                },
+                2,
+            ));
+        }
+        Some(match opcode {
+            "not" => read(&|v| InstKind::Not { arg: v[0] }, 1),
+            "select" => read(
+                &|v| InstKind::Select {
+                    cond: v[0],
+                    then_value: v[1],
+                    else_value: v[2],
+                },
+                3,
+            ),
+            "load" => read(&|v| InstKind::Load { ptr: v[0] }, 1),
+            "array_get" => read(
+                &|v| InstKind::ArrayGet {
+                    array: v[0],
+                    index: v[1],
+                },
+                2,
+            ),
+            "array_set" => read(
+                &|v| InstKind::ArraySet {
+                    array: v[0],
+                    index: v[1],
+                    value: v[2],
+                },
+                3,
+            ),
+            "to_bits" => read(&|v| InstKind::ToBits { arg: v[0] }, 1),
+            _ => return None,
+        })
+    }
+
     /// The opcode's name in the text format.
     pub fn opcode(&self) -> &'static str {
-        match self {
-            InstKind::Binary { op, .. } => op.name(),
-            InstKind::Not { .. } => "not",
-            InstKind::Cast { .. } => "cast",
-            InstKind::Truncate { .. } => "trunc",
-            InstKind::Select { .. } => "select",
-            InstKind::Assert { .. } => "assert",
-            InstKind::Log { .. } => "log",
-            InstKind::Allocate { .. } => "allocate",
-            InstKind::Load { .. } => "load",
-            InstKind::Store { .. } => "store",
-            InstKind::MakeArray { .. } => "make_array",
-            InstKind::ArrayGet { .. } => "array_get",
-            InstKind::ArraySet { .. } => "array_set",
-            InstKind::ToBits { .. } => "to_bits",
-            InstKind::FromBits { .. } => "from_bits",
-            InstKind::Call { .. } => "call",
-            InstKind::Hint { .. } => "hint",
-            InstKind::Bound { .. } => "bound",
-        }
+        self.info().opcode
     }
 
     /// The values the instruction reads, in text order.
@@ -301,143 +437,25 @@ impl InstKind {
 
     /// Calls `f` on every operand, in text order.
     pub fn for_each_operand(&self, mut f: impl FnMut(ValueId)) {
-        match self {
-            InstKind::Binary { lhs, rhs, .. } => {
-                f(*lhs);
-                f(*rhs);
-            }
-            InstKind::Not { arg }
-            | InstKind::Cast { arg, .. }
-            | InstKind::Truncate { arg, .. }
-            | InstKind::Bound { arg, .. }
-            | InstKind::ToBits { arg }
-            | InstKind::FromBits { arg, .. } => f(*arg),
-            InstKind::Select {
-                cond,
-                then_value,
-                else_value,
-            } => {
-                f(*cond);
-                f(*then_value);
-                f(*else_value);
-            }
-            InstKind::Assert { cond, .. } => f(*cond),
-            InstKind::Allocate { .. } => {}
-            InstKind::Load { ptr } => f(*ptr),
-            InstKind::Store { ptr, value } => {
-                f(*value);
-                f(*ptr);
-            }
-            InstKind::MakeArray { elems, .. } => elems.iter().copied().for_each(f),
-            InstKind::ArrayGet { array, index } => {
-                f(*array);
-                f(*index);
-            }
-            InstKind::ArraySet {
-                array,
-                index,
-                value,
-            } => {
-                f(*array);
-                f(*index);
-                f(*value);
-            }
-            InstKind::Call { args, .. } => args.iter().copied().for_each(f),
-            InstKind::Hint { args, guard, .. } | InstKind::Log { args, guard, .. } => {
-                args.iter().copied().for_each(&mut f);
-                guard.iter().copied().for_each(f);
-            }
-        }
+        let mut visit = |v: &ValueId| f(*v);
+        visit_operands!(self, visit)
     }
 
     /// Replaces every operand `v` by `f(v)`.
     pub fn map_operands(&mut self, mut f: impl FnMut(ValueId) -> ValueId) {
-        match self {
-            InstKind::Binary { lhs, rhs, .. } => {
-                *lhs = f(*lhs);
-                *rhs = f(*rhs);
-            }
-            InstKind::Not { arg }
-            | InstKind::Cast { arg, .. }
-            | InstKind::Truncate { arg, .. }
-            | InstKind::Bound { arg, .. }
-            | InstKind::ToBits { arg }
-            | InstKind::FromBits { arg, .. } => *arg = f(*arg),
-            InstKind::Select {
-                cond,
-                then_value,
-                else_value,
-            } => {
-                *cond = f(*cond);
-                *then_value = f(*then_value);
-                *else_value = f(*else_value);
-            }
-            InstKind::Assert { cond, .. } => *cond = f(*cond),
-            InstKind::Allocate { .. } => {}
-            InstKind::Load { ptr } => *ptr = f(*ptr),
-            InstKind::Store { ptr, value } => {
-                *value = f(*value);
-                *ptr = f(*ptr);
-            }
-            InstKind::MakeArray { elems, .. } => elems.iter_mut().for_each(|v| *v = f(*v)),
-            InstKind::ArrayGet { array, index } => {
-                *array = f(*array);
-                *index = f(*index);
-            }
-            InstKind::ArraySet {
-                array,
-                index,
-                value,
-            } => {
-                *array = f(*array);
-                *index = f(*index);
-                *value = f(*value);
-            }
-            InstKind::Call { args, .. } => args.iter_mut().for_each(|v| *v = f(*v)),
-            InstKind::Hint { args, guard, .. } | InstKind::Log { args, guard, .. } => {
-                args.iter_mut().for_each(|v| *v = f(*v));
-                guard.iter_mut().for_each(|v| *v = f(*v));
-            }
-        }
+        let mut visit = |v: &mut ValueId| *v = f(*v);
+        visit_operands!(self, visit)
     }
 
     /// Whether the instruction does something besides computing its results: it may fail, writes
-    /// memory, allocates, or calls. DCE keeps such instructions.
+    /// memory, prints, or calls. DCE keeps such instructions.
     pub fn has_side_effects(&self) -> bool {
-        match self {
-            InstKind::Binary { op, .. } => op.can_fail(),
-            InstKind::Cast { .. }
-            | InstKind::Bound { .. }
-            | InstKind::Assert { .. }
-            | InstKind::Store { .. }
-            | InstKind::ArrayGet { .. }
-            | InstKind::ArraySet { .. }
-            | InstKind::Log { .. }
-            | InstKind::Call { .. } => true,
-            InstKind::Not { .. }
-            | InstKind::Truncate { .. }
-            | InstKind::Select { .. }
-            | InstKind::Allocate { .. }
-            | InstKind::Load { .. }
-            | InstKind::MakeArray { .. }
-            | InstKind::ToBits { .. }
-            | InstKind::FromBits { .. }
-            | InstKind::Hint { .. } => false,
-        }
+        self.info().side_effects
     }
 
     /// Whether the instruction can fail at run time (the text format writes its source location).
     pub fn can_fail(&self) -> bool {
-        match self {
-            InstKind::Binary { op, .. } => op.can_fail(),
-            InstKind::Cast { .. }
-            | InstKind::Bound { .. }
-            | InstKind::Assert { .. }
-            | InstKind::ArrayGet { .. }
-            | InstKind::ArraySet { .. }
-            | InstKind::Call { .. } => true,
-            _ => false,
-        }
+        self.info().can_fail
     }
 }
 

@@ -109,21 +109,9 @@ fn block_call(func: &Function, call: &BlockCall) -> String {
 pub fn print_inst_kind(func: &Function, kind: &InstKind) -> String {
     let op = |v: &ValueId| operand(func, *v);
     match kind {
-        InstKind::Binary { op: bin, lhs, rhs } => format!("{bin} {}, {}", op(lhs), op(rhs)),
-        InstKind::Not { arg } => format!("not {}", op(arg)),
         InstKind::Cast { arg, to } => format!("cast {} to {to}", op(arg)),
         InstKind::Truncate { arg, to } => format!("trunc {} to {to}", op(arg)),
         InstKind::Bound { arg, bits } => format!("bound {}, {bits}", op(arg)),
-        InstKind::Select {
-            cond,
-            then_value,
-            else_value,
-        } => format!(
-            "select {}, {}, {}",
-            op(cond),
-            op(then_value),
-            op(else_value)
-        ),
         InstKind::Assert { cond, msg: None } => format!("assert {}", op(cond)),
         InstKind::Assert {
             cond,
@@ -142,18 +130,10 @@ pub fn print_inst_kind(func: &Function, kind: &InstKind) -> String {
             s + &guard_suffix(func, guard)
         }
         InstKind::Allocate { ty } => format!("allocate {ty}"),
-        InstKind::Load { ptr } => format!("load {}", op(ptr)),
         InstKind::Store { ptr, value } => format!("store {} at {}", op(value), op(ptr)),
         InstKind::MakeArray { elems, elem_ty } => {
             format!("make_array [{}] : {elem_ty}", list(func, elems))
         }
-        InstKind::ArrayGet { array, index } => format!("array_get {}, {}", op(array), op(index)),
-        InstKind::ArraySet {
-            array,
-            index,
-            value,
-        } => format!("array_set {}, {}, {}", op(array), op(index), op(value)),
-        InstKind::ToBits { arg } => format!("to_bits {}", op(arg)),
         InstKind::FromBits { arg, to } => format!("from_bits {} to {to}", op(arg)),
         InstKind::Call { func: callee, args } => format!("call {callee}({})", list(func, args)),
         InstKind::Hint {
@@ -166,6 +146,8 @@ pub fn print_inst_kind(func: &Function, kind: &InstKind) -> String {
             list(func, args),
             guard_suffix(func, guard)
         ),
+        // The plain form, `OPCODE a, b, ...` (read back by `InstKind::plain`).
+        _ => format!("{} {}", kind.opcode(), list(func, &kind.operands())),
     }
 }
 

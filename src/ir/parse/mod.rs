@@ -9,7 +9,7 @@ use crate::fxhash::HashMap;
 
 use super::entities::{BlockId, FuncId, InstId, ValueId};
 use super::function::{Function, InstData, Program, ValueDef};
-use super::instructions::{BinOp, BlockCall, Const, InstKind, Terminator};
+use super::instructions::{BlockCall, Const, InstKind, Terminator};
 use super::types::Type;
 use crate::field;
 use std::fmt;
@@ -544,16 +544,18 @@ impl Scope<'_> {
         opcode: &str,
         col: u32,
     ) -> Result<InstKind> {
-        if let Some(op) = BinOp::from_name(opcode) {
-            let lhs = self.operand(func, c)?;
-            c.expect(&Tok::Punct(','))?;
-            let rhs = self.operand(func, c)?;
-            return Ok(InstKind::Binary { op, lhs, rhs });
+        // `OPCODE a, b, ...`: a comma before every operand but the first.
+        let mut first = true;
+        let next = || {
+            if !std::mem::take(&mut first) {
+                c.expect(&Tok::Punct(','))?;
+            }
+            self.operand(func, c)
+        };
+        if let Some(kind) = InstKind::plain(opcode, next) {
+            return kind;
         }
         Ok(match opcode {
-            "not" => InstKind::Not {
-                arg: self.operand(func, c)?,
-            },
             "cast" | "trunc" | "from_bits" => {
                 let arg = self.operand(func, c)?;
                 c.keyword("to")?;
@@ -574,18 +576,6 @@ impl Scope<'_> {
                 }
                 .ok_or_else(|| c.line.err_at(bcol, "expected a bit count up to 253"))?;
                 InstKind::Bound { arg, bits }
-            }
-            "select" => {
-                let cond = self.operand(func, c)?;
-                c.expect(&Tok::Punct(','))?;
-                let then_value = self.operand(func, c)?;
-                c.expect(&Tok::Punct(','))?;
-                let else_value = self.operand(func, c)?;
-                InstKind::Select {
-                    cond,
-                    then_value,
-                    else_value,
-                }
             }
             "assert" => {
                 let cond = self.operand(func, c)?;
@@ -623,9 +613,6 @@ impl Scope<'_> {
                 }
             }
             "allocate" => InstKind::Allocate { ty: c.ty()? },
-            "load" => InstKind::Load {
-                ptr: self.operand(func, c)?,
-            },
             "store" => {
                 let value = self.operand(func, c)?;
                 c.keyword("at")?;
@@ -642,27 +629,6 @@ impl Scope<'_> {
                     elem_ty,
                 }
             }
-            "array_get" => {
-                let array = self.operand(func, c)?;
-                c.expect(&Tok::Punct(','))?;
-                let index = self.operand(func, c)?;
-                InstKind::ArrayGet { array, index }
-            }
-            "array_set" => {
-                let array = self.operand(func, c)?;
-                c.expect(&Tok::Punct(','))?;
-                let index = self.operand(func, c)?;
-                c.expect(&Tok::Punct(','))?;
-                let value = self.operand(func, c)?;
-                InstKind::ArraySet {
-                    array,
-                    index,
-                    value,
-                }
-            }
-            "to_bits" => InstKind::ToBits {
-                arg: self.operand(func, c)?,
-            },
             "call" => {
                 let (label, fcol) = c.ident_at("a function id")?;
                 let callee = *self
