@@ -121,7 +121,7 @@ pub use function::{
     result_types_typed, reverse_post_order, wrap, BlockData, ConstRef, Function, InstData, Program,
     Results, TypeId, ValueData, ValueDef,
 };
-pub use instructions::{BinOp, BlockCall, Const, InstKind, Terminator};
+pub use instructions::{BinOp, BlockCall, Const, InstInfo, InstKind, Terminator};
 pub use lines::{block_spans, LineSpan};
 pub use normalize::{normalize_function, normalize_program, same_up_to_value_names};
 pub use parse::{parse_program, ParseError};

@@ -40,7 +40,7 @@
 //!    block into, which stop merging with the callee's copies (`main`'s input range checks
 //!    and final additions around two kept `commit`s in `circuits/apps/grumpkin_pedersen.zok`:
 //!    33,128 cells estimated, 33,480 compiled, against 32,768 inlined). So a function kept by
-//!    step 6 is priced once more as a whole program ([`kept_program_cells`]): every other call
+//!    step 6 is priced once more as a whole program (`kept_program_cells`): every other call
 //!    inlined, the callers through the level's pipeline with a stand-in for `f` (its
 //!    signature, no code: passes see a call as opaque), then `f` as step 4 formed it put back
 //!    (so its body is not optimized again), the program flattened, lowered (through the
