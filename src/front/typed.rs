@@ -342,63 +342,47 @@ pub struct Expr {
     pub span: Span,
 }
 
-impl Expr {
-    /// Calls `f` on each direct subexpression, in source order.
-    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
-        match &self.kind {
+/// Visits each direct subexpression of `$kind`, in source order, as `&Expr` or `&mut Expr` by
+/// how it is borrowed: one list for [`Expr::for_each_child`] and [`Expr::for_each_child_mut`].
+macro_rules! visit_children {
+    ($kind:expr, $f:ident) => {
+        match $kind {
             ExprKind::Local(_) | ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
             ExprKind::Unary(_, x)
             | ExprKind::Builtin(_, x)
             | ExprKind::Repeat(x, _)
             | ExprKind::Slice(x, ..)
             | ExprKind::Member(x, _)
-            | ExprKind::TupleIndex(x, _) => f(x),
+            | ExprKind::TupleIndex(x, _) => $f(x),
             ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-                f(a);
-                f(b);
+                $f(a);
+                $f(b);
             }
             ExprKind::Conditional(c, a, b) => {
-                f(c);
-                f(a);
-                f(b);
+                $f(c);
+                $f(a);
+                $f(b);
             }
             ExprKind::Call(_, xs)
             | ExprKind::Hint(_, xs)
             | ExprKind::Struct(xs)
-            | ExprKind::Tuple(xs) => xs.iter().for_each(f),
-            ExprKind::Array(elems) => elems.iter().for_each(|el| match el {
-                ArrayElem::Single(x) | ArrayElem::Spread(x) => f(x),
+            | ExprKind::Tuple(xs) => xs.into_iter().for_each($f),
+            ExprKind::Array(elems) => elems.into_iter().for_each(|el| match el {
+                ArrayElem::Single(x) | ArrayElem::Spread(x) => $f(x),
             }),
         }
+    };
+}
+
+impl Expr {
+    /// Calls `f` on each direct subexpression, in source order.
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        visit_children!(&self.kind, f)
     }
 
     /// Calls `f` on each direct subexpression, in source order, mutably.
     pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
-        match &mut self.kind {
-            ExprKind::Local(_) | ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => {}
-            ExprKind::Unary(_, x)
-            | ExprKind::Builtin(_, x)
-            | ExprKind::Repeat(x, _)
-            | ExprKind::Slice(x, ..)
-            | ExprKind::Member(x, _)
-            | ExprKind::TupleIndex(x, _) => f(x),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
-                f(a);
-                f(b);
-            }
-            ExprKind::Conditional(c, a, b) => {
-                f(c);
-                f(a);
-                f(b);
-            }
-            ExprKind::Call(_, xs)
-            | ExprKind::Hint(_, xs)
-            | ExprKind::Struct(xs)
-            | ExprKind::Tuple(xs) => xs.iter_mut().for_each(f),
-            ExprKind::Array(elems) => elems.iter_mut().for_each(|el| match el {
-                ArrayElem::Single(x) | ArrayElem::Spread(x) => f(x),
-            }),
-        }
+        visit_children!(&mut self.kind, f)
     }
 }
 

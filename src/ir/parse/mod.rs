@@ -537,6 +537,21 @@ impl Scope<'_> {
         }))
     }
 
+    /// `fN(a, b, ...)`, the callee and arguments of a `call` or `hint`.
+    fn callee_and_args(
+        &self,
+        func: &mut Function,
+        c: &mut Cursor,
+    ) -> Result<(FuncId, Vec<ValueId>)> {
+        let (label, fcol) = c.ident_at("a function id")?;
+        let callee = *self
+            .funcs
+            .get(&label)
+            .ok_or_else(|| c.line.err_at(fcol, format!("unknown function `{label}`")))?;
+        c.expect(&Tok::Punct('('))?;
+        Ok((callee, self.operands(func, c, ')')?))
+    }
+
     fn inst(
         &self,
         func: &mut Function,
@@ -630,23 +645,11 @@ impl Scope<'_> {
                 }
             }
             "call" => {
-                let (label, fcol) = c.ident_at("a function id")?;
-                let callee = *self
-                    .funcs
-                    .get(&label)
-                    .ok_or_else(|| c.line.err_at(fcol, format!("unknown function `{label}`")))?;
-                c.expect(&Tok::Punct('('))?;
-                let args = self.operands(func, c, ')')?;
+                let (callee, args) = self.callee_and_args(func, c)?;
                 InstKind::Call { func: callee, args }
             }
             "hint" => {
-                let (label, fcol) = c.ident_at("a function id")?;
-                let callee = *self
-                    .funcs
-                    .get(&label)
-                    .ok_or_else(|| c.line.err_at(fcol, format!("unknown function `{label}`")))?;
-                c.expect(&Tok::Punct('('))?;
-                let args = self.operands(func, c, ')')?;
+                let (callee, args) = self.callee_and_args(func, c)?;
                 let ret = self
                     .returns
                     .get(callee.index())
