@@ -1,15 +1,8 @@
 //! The `zkbc interp` and `zkbc verify` commands: outputs, messages and exit statuses.
 
 mod common;
+use common::temp_file;
 use common::zkbc_text as zkbc;
-
-fn temp_file(name: &str, contents: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("zkbc-cli-ir-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path.to_string_lossy().into_owned()
-}
 
 #[test]
 fn interp_prints_outputs_as_json() {

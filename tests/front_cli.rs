@@ -1,20 +1,10 @@
 //! `zkbc run` and `zkbc compile` on source programs: outputs, exit statuses and located
 //! messages.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 mod common;
 use common::zkbc_text as zkbc;
-
-/// Writes `text` to a fresh file in a per-test temporary directory.
-fn write(test: &str, name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("zkbc-front-cli-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path: PathBuf = dir.join(name);
-    std::fs::write(&path, text).expect("write temp file");
-    path.display().to_string()
-}
 
 const PROGRAM: &str = "def main(field a, u32 n) -> (field, u32) {
     field mut x = a;
@@ -28,8 +18,9 @@ const PROGRAM: &str = "def main(field a, u32 n) -> (field, u32) {
 
 #[test]
 fn run_prints_outputs() {
-    let src = write("ok", "p.zok", PROGRAM);
-    let inputs = write("ok", "p.json", r#"{"a": "3", "n": 2}"#);
+    let dir = common::Scratch::new();
+    let src = dir.file("p.zok", PROGRAM);
+    let inputs = dir.file("p.json", r#"{"a": "3", "n": 2}"#);
     let (code, out, err) = zkbc(&["run", &src, "--inputs", &inputs]);
     assert_eq!((code, err.as_str()), (0, ""));
     assert_eq!(out.trim(), r#"{"outputs":["27","3"]}"#);
@@ -37,8 +28,9 @@ fn run_prints_outputs() {
 
 #[test]
 fn run_reports_failed_assertion_with_location() {
-    let src = write("fail", "p.zok", PROGRAM);
-    let inputs = write("fail", "p.json", r#"{"a": "3", "n": 12}"#);
+    let dir = common::Scratch::new();
+    let src = dir.file("p.zok", PROGRAM);
+    let inputs = dir.file("p.json", r#"{"a": "3", "n": 12}"#);
     let (code, out, err) = zkbc(&["run", &src, "--inputs", &inputs]);
     assert_eq!(code, 1);
     assert_eq!(out, "");
@@ -55,17 +47,15 @@ fn run_reports_failed_assertion_with_location() {
 
 #[test]
 fn a_failure_in_an_imported_module_points_into_that_module() {
-    let helper = write(
-        "imported",
+    let dir = common::Scratch::new();
+    let helper = dir.file(
         "checks.zok",
         "// Checks.\ndef main(field x) {\n    assert(x != 0, \"x is zero\");\n    return;\n}\n",
     );
-    let src = write(
-        "imported",
-        "main.zok",
+    let src = dir.file("main.zok",
         "import \"./checks\" as check;\n\ndef main(field x) -> field {\n    check(x);\n    return x;\n}\n",
     );
-    let inputs = write("imported", "p.json", r#"{"x": "0"}"#);
+    let inputs = dir.file("p.json", r#"{"x": "0"}"#);
     let (code, _, err) = zkbc(&["run", &src, "--inputs", &inputs]);
     assert_eq!(code, 1, "{err}");
     // The module's own file, line and column, and its line under the caret.
@@ -83,7 +73,8 @@ fn a_failure_in_an_imported_module_points_into_that_module() {
 
 #[test]
 fn compile_error_exits_2_with_caret() {
-    let src = write("err", "p.zok", "def main() -> field {\n    return y;\n}\n");
+    let dir = common::Scratch::new();
+    let src = dir.file("p.zok", "def main() -> field {\n    return y;\n}\n");
     let (code, _, err) = zkbc(&["run", &src]);
     assert_eq!(code, 2);
     assert_eq!(
@@ -94,8 +85,9 @@ fn compile_error_exits_2_with_caret() {
 
 #[test]
 fn bad_inputs_exit_2() {
-    let src = write("inputs", "p.zok", PROGRAM);
-    let inputs = write("inputs", "p.json", r#"{"a": "3"}"#);
+    let dir = common::Scratch::new();
+    let src = dir.file("p.zok", PROGRAM);
+    let inputs = dir.file("p.json", r#"{"a": "3"}"#);
     let (code, _, err) = zkbc(&["run", &src, "--inputs", &inputs]);
     assert_eq!(code, 2);
     assert!(err.contains("missing input `n` of type `u32`"), "{err}");
@@ -103,7 +95,8 @@ fn bad_inputs_exit_2() {
 
 #[test]
 fn compile_emits_ir_that_parses_back() {
-    let src = write("emit", "p.zok", PROGRAM);
+    let dir = common::Scratch::new();
+    let src = dir.file("p.zok", PROGRAM);
     let (code, out, err) = zkbc(&["compile", "-O0", &src, "--emit", "ir"]);
     assert_eq!((code, err.as_str()), (0, ""));
     assert!(out.starts_with("fn main f0 -> field, u32 {"), "{out}");
@@ -115,8 +108,9 @@ fn compile_emits_ir_that_parses_back() {
 
 #[test]
 fn compile_optimizes_by_default() {
+    let dir = common::Scratch::new();
     // -O3 is the default: mem2reg has promoted the mutable local, so no memory is left.
-    let src = write("emit_o3", "p.zok", PROGRAM);
+    let src = dir.file("p.zok", PROGRAM);
     let (code, out, err) = zkbc(&["compile", &src]);
     assert_eq!((code, err.as_str()), (0, ""));
     assert!(!out.contains("allocate") && !out.contains("load"), "{out}");
@@ -130,17 +124,15 @@ fn compile_optimizes_by_default() {
 /// comparison is complete.
 #[test]
 fn field_cmp_zokrates_fails_at_2_pow_252() {
-    let src = write(
-        "fieldcmp",
+    let dir = common::Scratch::new();
+    let src = dir.file(
         "p.zok",
         "def main(field a, field b) -> bool {\n    return a < b;\n}\n",
     );
-    let big = write(
-        "fieldcmp",
-        "big.json",
+    let big = dir.file("big.json",
         r#"{"a": "1", "b": "7237005577332262213973186563042994240829374041602535252466099000494570602496"}"#,
     );
-    let small = write("fieldcmp", "small.json", r#"{"a": "1", "b": "2"}"#);
+    let small = dir.file("small.json", r#"{"a": "1", "b": "2"}"#);
     let (code, out, _) = zkbc(&["run", &src, "--inputs", &big]);
     assert_eq!((code, out.trim()), (0, r#"{"outputs":[true]}"#));
     let (code, out, err) = zkbc(&["run", "--field-cmp", "zokrates", &src, "--inputs", &big]);
@@ -159,10 +151,11 @@ fn field_cmp_zokrates_fails_at_2_pow_252() {
 /// SIGPIPE, without a panic message.
 #[test]
 fn a_closed_stdout_is_not_a_panic() {
+    let dir = common::Scratch::new();
     use std::io::Read;
     use std::process::Stdio;
     let src = "def main(bool[5000] a) {\n    assert(a == [true; 5000]);\n    return;\n}\n";
-    let path = write("closed_stdout", "long.zok", src);
+    let path = dir.file("long.zok", src);
     let mut child = Command::new(env!("CARGO_BIN_EXE_zkbc"))
         .args(["compile", &path, "-O0"])
         .stdout(Stdio::piped())

@@ -4,15 +4,8 @@
 use std::process::{Command, Stdio};
 
 mod common;
+use common::temp_file;
 use common::zkbc_text as zkbc;
-
-fn temp_file(name: &str, contents: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("zkbc-query-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path.to_string_lossy().into_owned()
-}
 
 #[test]
 fn list_shows_every_pattern() {

@@ -184,4 +184,40 @@ impl Scratch {
     pub fn path(&self, name: &str) -> String {
         self.dir.path().join(name).display().to_string()
     }
+
+    /// Writes `contents` to the file `name` in the directory; its path, as [`Scratch::path`].
+    pub fn file(&self, name: &str, contents: &str) -> String {
+        let path = self.path(name);
+        std::fs::write(&path, contents).expect("write a temporary file");
+        path
+    }
+}
+
+/// A file written alone in a temporary directory, removed (with the directory) when dropped;
+/// it derefs to its path, a command-line argument.
+#[allow(dead_code)] // not every test binary writes files
+pub struct TempFile {
+    _dir: Scratch,
+    path: String,
+}
+
+impl std::fmt::Display for TempFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.path)
+    }
+}
+
+impl std::ops::Deref for TempFile {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.path
+    }
+}
+
+/// `contents` written to a file `name` of a fresh temporary directory.
+#[allow(dead_code)]
+pub fn temp_file(name: &str, contents: &str) -> TempFile {
+    let dir = Scratch::new();
+    let path = dir.file(name, contents);
+    TempFile { _dir: dir, path }
 }
