@@ -375,52 +375,37 @@ impl InstKind {
         opcode: &str,
         mut next: impl FnMut() -> Result<ValueId, E>,
     ) -> Option<Result<InstKind, E>> {
-        let mut read = |make: &dyn Fn(&[ValueId]) -> InstKind, n: usize| {
-            let mut ops = [ValueId(0); 3];
-            for slot in &mut ops[..n] {
-                *slot = next()?;
-            }
-            Ok(make(&ops))
-        };
-        if let Some(op) = BinOp::from_name(opcode) {
-            return Some(read(
-                &|v| InstKind::Binary {
+        // Fields are written in text order: a struct expression evaluates them in that order.
+        let mut read = || -> Result<Option<InstKind>, E> {
+            if let Some(op) = BinOp::from_name(opcode) {
+                return Ok(Some(InstKind::Binary {
                     op,
-                    lhs: v[0],
-                    rhs: v[1],
+                    lhs: next()?,
+                    rhs: next()?,
+                }));
+            }
+            Ok(Some(match opcode {
+                "not" => InstKind::Not { arg: next()? },
+                "select" => InstKind::Select {
+                    cond: next()?,
+                    then_value: next()?,
+                    else_value: next()?,
                 },
-                2,
-            ));
-        }
-        Some(match opcode {
-            "not" => read(&|v| InstKind::Not { arg: v[0] }, 1),
-            "select" => read(
-                &|v| InstKind::Select {
-                    cond: v[0],
-                    then_value: v[1],
-                    else_value: v[2],
+                "load" => InstKind::Load { ptr: next()? },
+                "array_get" => InstKind::ArrayGet {
+                    array: next()?,
+                    index: next()?,
                 },
-                3,
-            ),
-            "load" => read(&|v| InstKind::Load { ptr: v[0] }, 1),
-            "array_get" => read(
-                &|v| InstKind::ArrayGet {
-                    array: v[0],
-                    index: v[1],
+                "array_set" => InstKind::ArraySet {
+                    array: next()?,
+                    index: next()?,
+                    value: next()?,
                 },
-                2,
-            ),
-            "array_set" => read(
-                &|v| InstKind::ArraySet {
-                    array: v[0],
-                    index: v[1],
-                    value: v[2],
-                },
-                3,
-            ),
-            "to_bits" => read(&|v| InstKind::ToBits { arg: v[0] }, 1),
-            _ => return None,
-        })
+                "to_bits" => InstKind::ToBits { arg: next()? },
+                _ => return Ok(None),
+            }))
+        };
+        read().transpose()
     }
 
     /// The opcode's name in the text format.
