@@ -8,6 +8,7 @@
 //! - [`cdg`]: control dependence, by post-dominance frontiers and by the seed's cut definition.
 //! - [`pdg`]: phi dependence and the program dependence graph (data ∪ control ∪ phi).
 //! - [`regions`]: single-entry single-exit regions and the region tree.
+//! - [`repeats`]: regions a function writes out several times, with their interfaces.
 //! - [`components`]: merge components (head, tail) for block merging.
 //! - [`liveness`]: live-in and live-out values of every block.
 //! - [`ranges`]: intervals of `uN` values; [`known_bits`]: their bits known 0 or 1.
@@ -25,6 +26,7 @@ pub mod loops;
 pub mod pdg;
 pub mod ranges;
 pub mod regions;
+pub mod repeats;
 
 pub use cdg::ControlDependence;
 pub use cfg::Cfg;
