@@ -297,10 +297,11 @@ enum Command {
         #[command(flatten)]
         front: FrontArgs,
     },
-    /// Find every match of a structure query (SESE regions, counted loops, idioms) in a
-    /// ZoKrates program (.zok) or a text-format IR program, with its location.
+    /// Find every match of a structure query (SESE regions, counted loops, idioms, code written
+    /// out several times with the interface a function of it would take) in a ZoKrates program
+    /// (.zok) or a text-format IR program, with its location.
     #[command(
-        after_help = "Examples:\n  zkbc query --list\n  zkbc query circuits/matmul.zok --pattern counted-loop"
+        after_help = "Examples:\n  zkbc query --list\n  zkbc query circuits/matmul.zok --pattern counted-loop\n  zkbc query circuits/apps/poseidon_merkle16_unrolled.zok --pattern interface"
     )]
     Query {
         /// The program (.zok, or IR text in any other file).

@@ -23,7 +23,8 @@ fn list_shows_every_pattern() {
             "natural-loop",
             "counted-loop",
             "dot-product",
-            "bits-round-trip"
+            "bits-round-trip",
+            "interface"
         ]
     );
 }
@@ -63,6 +64,27 @@ fn query_an_ir_program() {
     );
 }
 
+/// The interface pattern reads the program after mem2reg: each of the 16 levels the source
+/// writes out is one copy, located at its first line.
+#[test]
+fn query_interface_finds_the_levels_of_a_path_written_out() {
+    let file = "circuits/apps/poseidon_merkle16_unrolled.zok";
+    let (code, stdout, stderr) = zkbc(&["query", file, "--pattern", "interface"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with("f1 main: 16 copies of ")
+            && lines[0].contains("1 carried from the copy before"),
+        "{stdout}"
+    );
+    // `field lK = dir[K] ? ...` on line 8 + 3K: `dir` at column 16, 17 once K has two digits.
+    let levels: Vec<String> = (0..16)
+        .map(|k| format!("{file}:{}:{}", 8 + 3 * k, 16 + usize::from(k >= 10)))
+        .collect();
+    assert_eq!(lines[1].trim(), format!("at {}", levels.join(", ")));
+}
+
 #[test]
 fn bad_input_exits_2_with_a_clear_message() {
     let (code, stdout, stderr) = zkbc(&["query", "circuits/gcd.zok", "--pattern", "loops"]);
@@ -70,7 +92,7 @@ fn bad_input_exits_2_with_a_clear_message() {
     assert_eq!(
         stderr,
         "error: unknown pattern `loops`; the patterns are: sese, sese-canonical, natural-loop, \
-         counted-loop, dot-product, bits-round-trip\n"
+         counted-loop, dot-product, bits-round-trip, interface\n"
     );
     let (code, _, stderr) = zkbc(&["query", "no/such.zok", "--pattern", "sese"]);
     assert_eq!(code, 2);

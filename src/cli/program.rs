@@ -120,6 +120,7 @@ pub(crate) fn query(
     };
     // The pattern or query is checked before the program, so a typo is reported first.
     type Finder = Box<dyn Fn(&ir::Program) -> Vec<zkbc::query::Match>>;
+    let mut before: &[&str] = &[];
     let (label, find): (String, Finder) = match (pattern, text) {
         (Some(name), _) => {
             let Some(pattern) = find_pattern(&name) else {
@@ -129,6 +130,7 @@ pub(crate) fn query(
                     names.join(", ")
                 )));
             };
+            before = pattern.before;
             (name, Box::new(move |p| find_matches(p, &pattern)))
         }
         (None, Some(text)) => {
@@ -151,9 +153,14 @@ pub(crate) fn query(
         ..driver::Options::default()
     };
     options.opt.merge.lower = super::lower_options(zkbc::r1cs::DEFAULT_MAX_CONSTRAINTS);
-    let program = driver::compile(&file.display().to_string(), &read(&file)?, &options)
+    let mut program = driver::compile(&file.display().to_string(), &read(&file)?, &options)
         .map_err(|e| user_error(e.to_string()))?
         .program;
+    if !before.is_empty() {
+        let pipeline = opt::Pipeline::from_names(before).map_err(|e| user_error(e.to_string()))?;
+        opt::optimize(&mut program, &pipeline, &opt::Options::default())
+            .map_err(|e| user_error(e.to_string()))?;
+    }
     let matches = find(&program);
     let name = file.display().to_string();
     print!(

@@ -9,6 +9,7 @@
 //! | `counted-loop` | a loop's induction variable and trip count | see below |
 //! | `dot-product` | `acc = acc + a[..i..] * b[..i..]` over a counted loop | see below |
 //! | `bits-round-trip` | `from_bits(to_bits(x))` of `x`'s own type | foldable to `x` (the `fold_bits` pass, [`crate::opt::fold_bits`]) |
+//! | `interface` | a region written out several times, with its interface | computed by [`crate::analysis::repeats`], not a query |
 //!
 //! **SESE.** Variables `a, b, c, d` are nodes of the extended CFG; the constraints are the
 //! seed's `is_control_edge(a, b)`, `is_control_edge(c, d)`, then edge `a->b` dominates `c->d`,
@@ -57,6 +58,11 @@ pub struct Pattern {
     pub shown: &'static [&'static str],
     build: fn() -> Vec<Query>,
     note: fn(&Facts<'_>, &Bindings) -> Option<String>,
+    /// For a pattern an analysis finds instead of a query: its matches in one function.
+    computed: Option<fn(&Program, FuncId) -> Vec<Match>>,
+    /// The passes `zkbc query` runs on the front end's program before matching (none: the
+    /// program as written).
+    pub before: &'static [&'static str],
 }
 
 impl Pattern {
@@ -75,6 +81,8 @@ pub fn patterns() -> Vec<Pattern> {
             shown: &[],
             build: || vec![sese_query(false)],
             note: region_note,
+            computed: None,
+            before: &[],
         },
         Pattern {
             name: "sese-canonical",
@@ -82,6 +90,8 @@ pub fn patterns() -> Vec<Pattern> {
             shown: &[],
             build: || vec![sese_query(true)],
             note: region_note,
+            computed: None,
+            before: &[],
         },
         Pattern {
             name: "natural-loop",
@@ -89,6 +99,8 @@ pub fn patterns() -> Vec<Pattern> {
             shown: &[],
             build: || vec![natural_loop_query()],
             note: |_, _| None,
+            computed: None,
+            before: &[],
         },
         Pattern {
             name: "counted-loop",
@@ -102,6 +114,8 @@ pub fn patterns() -> Vec<Pattern> {
                 vec![q, rotated]
             },
             note: trip_note,
+            computed: None,
+            before: &[],
         },
         Pattern {
             name: "dot-product",
@@ -109,6 +123,8 @@ pub fn patterns() -> Vec<Pattern> {
             shown: &["loop", "iv", "acc", "cell", "get_x", "get_y", "mul", "add"],
             build: || vec![dot_product_query(false), dot_product_query(true)],
             note: trip_note,
+            computed: None,
+            before: &[],
         },
         Pattern {
             name: "bits-round-trip",
@@ -116,6 +132,19 @@ pub fn patterns() -> Vec<Pattern> {
             shown: &[],
             build: || vec![bits_round_trip_query()],
             note: |_, _| None,
+            computed: None,
+            before: &[],
+        },
+        Pattern {
+            name: "interface",
+            summary: "regions written out several times (hand-unrolled levels or rounds) and the interface a function of them would take",
+            shown: &[],
+            build: Vec::new,
+            note: |_, _| None,
+            computed: Some(interface_matches),
+            // Local cells promoted to values: a region that reads and writes a `mut` local
+            // through `load`/`store` would be impure.
+            before: &["mem2reg", "dce"],
         },
     ]
 }
@@ -153,7 +182,82 @@ pub struct Match {
 
 /// Every match of `pattern` in every function of `program`, functions in order.
 pub fn find_matches(program: &Program, pattern: &Pattern) -> Vec<Match> {
+    if let Some(find) = pattern.computed {
+        return program.func_ids().flat_map(|f| find(program, f)).collect();
+    }
     matches_of(program, &pattern.queries(), pattern.shown, pattern.note)
+}
+
+/// The `interface` pattern's matches in `func`: one per repeated region
+/// ([`crate::analysis::repeats`]), as `K copies of P statements (I instructions, B blocks);
+/// interface: N inputs (C carried from the copy before, K constants) -> M outputs; inputs of
+/// the first copy ...; copies from ...`, located at each copy's first instruction.
+fn interface_matches(program: &Program, func: FuncId) -> Vec<Match> {
+    use crate::analysis::repeats::{find_repeats, Stmt};
+    let f = program.func(func);
+    let facts_free = |v: ValueId| crate::ir::print::operand(f, v);
+    find_repeats(f)
+        .into_iter()
+        .map(|r| {
+            let starts: Vec<String> = r
+                .copies
+                .iter()
+                .map(|c| match c[0] {
+                    Stmt::Params(b) | Stmt::Term(b) => b.to_string(),
+                    Stmt::Inst(i) => f
+                        .inst(i)
+                        .results
+                        .first()
+                        .map_or_else(|| f.inst(i).kind.opcode().to_string(), |v| v.to_string()),
+                })
+                .collect();
+            let shown = |list: &[String]| {
+                if list.len() <= 6 {
+                    list.join(", ")
+                } else {
+                    format!("{}, ... {}", list[..4].join(", "), list[list.len() - 1])
+                }
+            };
+            let inputs: Vec<String> = r.inputs.iter().map(|slot| facts_free(slot[0])).collect();
+            let outputs: Vec<String> = r.outputs.iter().map(|slot| facts_free(slot[0])).collect();
+            let count =
+                |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+            let text = format!(
+                "{} of {} ({}, {}); interface: {} ({} carried from the copy before, {}) -> {}; \
+                 the first copy reads [{}] and defines [{}]; copies from {}",
+                count(r.copies.len(), "copy").replace("copys", "copies"),
+                count(r.len(), "statement"),
+                count(r.insts(), "instruction"),
+                count(r.blocks(0).len(), "block"),
+                count(r.inputs.len(), "input"),
+                r.carried(f),
+                count(r.constant_inputs(f), "constant"),
+                count(r.outputs.len(), "output"),
+                shown(&inputs),
+                shown(&outputs),
+                shown(&starts),
+            );
+            let mut locs = Vec::new();
+            for c in &r.copies {
+                let first = c.iter().find_map(|s| match s {
+                    Stmt::Inst(i) => f.inst(*i).loc(),
+                    _ => None,
+                });
+                if let Some(loc) = first {
+                    if !locs.contains(&loc) {
+                        locs.push(loc);
+                    }
+                }
+            }
+            Match {
+                func,
+                variant: 0,
+                bindings: Bindings(Vec::new()),
+                text,
+                locs,
+            }
+        })
+        .collect()
 }
 
 /// Every match of an ad-hoc query (all its variables shown, no note).
