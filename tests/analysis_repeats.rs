@@ -235,3 +235,32 @@ fn impure_or_different_copies_are_not_repeats() {
         .iter()
         .all(|r| r.copies.len() < 3));
 }
+
+/// Copies that are whole blocks: each starts at its block's parameter, which the jump from the
+/// copy before binds, so that parameter is an input (the PDG's data edge into it comes from the
+/// jump outside the copy).
+#[test]
+fn a_copy_starting_at_a_block_takes_its_parameters_as_inputs() {
+    let mut text = "fn main f0 -> field {\nb0(v0: field):\n    jmp b1(field 1)\n".to_string();
+    for k in 0..3 {
+        let (p, a, b, c, d) = (5 * k + 1, 5 * k + 2, 5 * k + 3, 5 * k + 4, 5 * k + 5);
+        text += &format!(
+            "b{}(v{p}: field):\n    v{a} = mul v{p}, v{p}\n    v{b} = add v{a}, v0\n    \
+             v{c} = mul v{b}, v{b}\n    v{d} = add v{c}, v0\n    jmp b{}(v{d})\n",
+            k + 1,
+            k + 2
+        );
+    }
+    text += "b4(v16: field):\n    return v16\n}\n";
+    let program = zkbc::ir::parse_program(&text).unwrap();
+    zkbc::ir::verify::verify_program(&program).unwrap();
+    let main = program.main_func();
+    let found = find_repeats(main);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let r = &found[0];
+    assert_eq!(r.copies.len(), 3);
+    assert!(matches!(r.copies[0][0], Stmt::Params(b) if b.to_string() == "b1"));
+    let first: BTreeSet<String> = r.inputs.iter().map(|s| s[0].to_string()).collect();
+    assert_eq!(first, BTreeSet::from(["v0".to_string(), "v1".to_string()]));
+    check_repeat(main, &Pdg::new(main), &Cfg::new(main), r);
+}

@@ -29,7 +29,7 @@
 //!    (seen at least [`MIN_INSTS`] times).
 //! 3. For each candidate `p`, each maximal run of `key[j] = key[j + p]` is cut into windows of
 //!    `p` statements from one of its first [`ROTATIONS`] statements, the one whose groups
-//!    (step 4) cover the most.
+//!    (step 4) cover the most (the earliest of those).
 //! 4. The windows are compared exactly with the first window of their group: the same
 //!    statements; an operand defined inside at the same offset (and result or parameter
 //!    index); an operand from outside read wherever the first window reads the same outside
@@ -170,8 +170,12 @@ pub fn find_repeats(func: &Function) -> Vec<Repeat> {
             // windows may start anywhere among the first p: the first ROTATIONS are tried.
             let best = (start..start + p.min(ROTATIONS))
                 .map(|first| listing.groups(first, p, (j + p - first) / p))
-                .max_by_key(|gs| gs.iter().map(|g| g.starts.len() * g.len).sum::<usize>());
-            groups.extend(best.unwrap_or_default());
+                .enumerate()
+                .max_by_key(|(k, gs)| {
+                    let covered: usize = gs.iter().map(|g| g.starts.len() * g.len).sum();
+                    (covered, std::cmp::Reverse(*k))
+                });
+            groups.extend(best.map(|(_, gs)| gs).unwrap_or_default());
         }
     }
     // Step 5: the largest coverage first, the shorter period on ties, no overlaps.
