@@ -2,7 +2,7 @@
 //! its inputs, check every executed block's instance, and print what the prover pays for.
 //!
 //! `cargo run --example compile_and_check -- circuits/cold_branch.zok circuits/cold_branch.json`
-//! (the two arguments default to these).
+//! (the two arguments default to these). It fails unless every executed block is satisfied.
 
 use zkbc::{measure, MeasureSettings};
 
@@ -46,5 +46,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .sumcheck_cells
             .map_or("unknown".into(), |c| c.to_string())
     );
+    if report.satisfied != Some(true) {
+        return Err("an executed block's instance is not satisfied".into());
+    }
     Ok(())
 }
