@@ -64,13 +64,11 @@ pub fn run(program: &mut Program) -> PassStats {
 /// [`run`] with the worklist algorithm on every function, acyclic or not: the reference the
 /// one-sweep solution of an acyclic CFG is tested against (they must give the same program).
 pub fn run_worklist(program: &mut Program) -> PassStats {
-    let mut stats = PassStats::default();
-    for func in &mut program.funcs {
+    PassStats::each_function(program, |func| {
         let mut ctx = Ctx::new(func);
         ctx.solve_worklist();
-        stats.merge(ctx.rewrite());
-    }
-    stats
+        ctx.rewrite()
+    })
 }
 
 /// A lattice cell.

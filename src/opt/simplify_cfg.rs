@@ -35,11 +35,7 @@ use crate::ir::{BlockCall, BlockId, Function, Program, Terminator, ValueId};
 
 /// Runs CFG simplification on every function of the program.
 pub fn run(program: &mut Program) -> PassStats {
-    let mut stats = PassStats::default();
-    for func in &mut program.funcs {
-        stats.merge(Ctx { func }.run());
-    }
-    stats
+    PassStats::each_function(program, |func| Ctx { func }.run())
 }
 
 struct Ctx<'f> {
