@@ -148,13 +148,8 @@ impl<'f> Ctx<'f> {
                     && (removed.contains(&v) || def_block.get(&v) != Some(&b))
             };
             for i in self.func.block(b).insts.clone() {
-                let mut operands = self.func.inst(i).kind.operands();
-                operands.retain(|v| needs_copy(&self, *v));
-                let mut map = HashMap::default();
-                for v in operands {
-                    let copy = self.copy_in(b, self.of_value[&v]);
-                    map.insert(v, copy);
-                }
+                let operands = self.func.inst(i).kind.operands();
+                let map = self.copies_in(b, operands, needs_copy);
                 if !map.is_empty() {
                     let kind = &mut self.func.inst_mut(i).kind;
                     kind.map_operands(|v| map.get(&v).copied().unwrap_or(v));
@@ -163,19 +158,29 @@ impl<'f> Ctx<'f> {
             let Some(term) = self.func.block(b).term.clone() else {
                 continue;
             };
-            let mut operands = term.operands();
-            operands.retain(|v| needs_copy(&self, *v));
-            let mut map = HashMap::default();
-            for v in operands {
-                let copy = self.copy_in(b, self.of_value[&v]);
-                map.insert(v, copy);
-            }
+            let map = self.copies_in(b, term.operands(), needs_copy);
             if !map.is_empty() {
                 let term = self.func.block_mut(b).term.as_mut().expect("checked above");
                 term.map_operands(|v| map.get(&v).copied().unwrap_or(v));
             }
         }
         self.stats
+    }
+
+    /// A copy in `b` of each of `operands` that `needs` one, by the value it replaces.
+    fn copies_in(
+        &mut self,
+        b: BlockId,
+        mut operands: Vec<ValueId>,
+        needs: impl Fn(&Self, ValueId) -> bool,
+    ) -> HashMap<ValueId, ValueId> {
+        operands.retain(|v| needs(self, *v));
+        let mut map = HashMap::default();
+        for v in operands {
+            let copy = self.copy_in(b, self.of_value[&v]);
+            map.insert(v, copy);
+        }
+        map
     }
 
     /// Steps 1 and 2: the contents of constant composites and constant parameters. Returns the

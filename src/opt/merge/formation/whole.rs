@@ -223,36 +223,24 @@ pub(super) fn choose_formation(
     let best_score = best.and_then(|i| formations[i].1.as_ref().map(|(p, _)| *p));
     for (i, (name, s, why)) in formations.iter().enumerate() {
         let taken = Some(i) == best;
-        if let Some(&(_, e, b)) = over.iter().find(|(j, _, _)| *j == i) {
-            decisions.push(Decision {
-                round: 0,
-                subject: Subject::Formation { name: name.clone() },
-                cells_kept: None,
-                cells_taken: s.as_ref().map(|(p, _)| p.cells),
-                transitions: (None, s.as_ref().map(|(p, _)| p.transitions)),
-                verdict: Verdict::Kept,
-                reason: format!(
+        let (verdict, reason) = if let Some(&(_, e, b)) = over.iter().find(|(j, _, _)| *j == i) {
+            (
+                Verdict::Kept,
+                format!(
                     "executes {} constraints, more than -O0's {} (and than the program \
                      unmerged)",
                     group_digits(e),
                     group_digits(b)
                 ),
-            });
-            continue;
-        }
-        decisions.push(Decision {
-            round: 0,
-            subject: Subject::Formation { name: name.clone() },
-            cells_kept: None,
-            cells_taken: s.as_ref().map(|(p, _)| p.cells),
-            transitions: (None, s.as_ref().map(|(p, _)| p.transitions)),
-            verdict: match (taken, s) {
+            )
+        } else {
+            let verdict = match (taken, s) {
                 (true, _) => Verdict::Taken,
                 (false, Some(_)) => Verdict::Kept,
                 (false, None) if why.starts_with(NOT_FORMED) => Verdict::Kept,
                 (false, None) => Verdict::Impossible,
-            },
-            reason: match (taken, s) {
+            };
+            let reason = match (taken, s) {
                 (true, _) if over.is_empty() => "the fewest predicted cells".into(),
                 (true, _) => "the fewest predicted cells of the formations that execute at most \
                               -O0's constraints"
@@ -265,7 +253,17 @@ pub(super) fn choose_formation(
                 (false, Some(_)) => "more predicted cells than the chosen formation".into(),
                 (false, None) if !why.is_empty() => why.clone(),
                 (false, None) => "cannot be lowered".into(),
-            },
+            };
+            (verdict, reason)
+        };
+        decisions.push(Decision {
+            round: 0,
+            subject: Subject::Formation { name: name.clone() },
+            cells_kept: None,
+            cells_taken: s.as_ref().map(|(p, _)| p.cells),
+            transitions: (None, s.as_ref().map(|(p, _)| p.transitions)),
+            verdict,
+            reason,
         });
     }
     if let Some(i) = best {
