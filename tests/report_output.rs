@@ -26,6 +26,7 @@ fn block(
         witness_vars,
         io_vars,
         accesses: 0,
+        read_only_accesses: 0,
         executions,
     }
 }
@@ -38,6 +39,8 @@ fn sum_loop() -> Report {
         field_cmp: "complete".into(),
         min_block_size: 1024,
         memory_size: 0,
+        read_only_memory_size: 0,
+        read_only_inits: 0,
         blocks: vec![
             block("b0", 3, 5, 4, Some(1)),
             block("b1", 5, 7, 6, Some(6)),
@@ -67,6 +70,8 @@ fn spread() -> Report {
         field_cmp: "complete".into(),
         min_block_size: 1024,
         memory_size: 0,
+        read_only_memory_size: 0,
+        read_only_inits: 0,
         blocks: vec![
             block("b0", 40, 60, 8, Some(1)),
             block("b1", 1, 2, 8, Some(100)),
@@ -99,6 +104,8 @@ fn static_report() -> Report {
         field_cmp: "complete".into(),
         min_block_size: 1024,
         memory_size: 0,
+        read_only_memory_size: 0,
+        read_only_inits: 0,
         blocks: vec![
             block("b0", 3, 5, 4, Some(1)),
             block("b1", 5, 7, 6, None),
@@ -451,6 +458,8 @@ fn svg_of_no_blocks_still_draws() {
         field_cmp: "complete".into(),
         min_block_size: 1024,
         memory_size: 0,
+        read_only_memory_size: 0,
+        read_only_inits: 0,
         blocks: Vec::new(),
         outputs: None,
         satisfied: None,
@@ -503,6 +512,8 @@ fn nested_dot(components: &[BTreeSet<BlockId>]) -> Result<String, dot::DotError>
         field_cmp: "complete".into(),
         min_block_size: 1024,
         memory_size: 0,
+        read_only_memory_size: 0,
+        read_only_inits: 0,
         blocks: vec![
             block("b0", 2, 2, 4, Some(1)),
             block("main/b1", 34, 40, 6, Some(4)),
@@ -756,6 +767,8 @@ fn svg_of_many_blocks_keeps_every_label() {
         field_cmp: "complete".into(),
         min_block_size: 32_768,
         memory_size: 0,
+        read_only_memory_size: 0,
+        read_only_inits: 0,
         blocks,
         outputs: None,
         satisfied: None,

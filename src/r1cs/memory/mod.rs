@@ -126,7 +126,10 @@
 pub mod check;
 pub mod plan;
 
-pub use check::{check_memory, MemoryEntry, MemoryError, MemoryTrace, PAIR_BASE_CONSTRAINTS};
+pub use check::{
+    check_memory, MemoryEntry, MemoryError, MemoryTrace, PAIR_BASE_CONSTRAINTS,
+    READ_ONLY_PAIR_CONSTRAINTS,
+};
 pub use plan::{AccessKind, MemoryPlan, Segment, MIN_MEMORY_LEN};
 
 /// Where one access of a block sits in the block's instance vector (indices without the
@@ -143,4 +146,6 @@ pub struct AccessSlot {
     pub value: usize,
     /// The variable holding `rw` (1 for a write) of a guarded write.
     pub rw: Option<usize>,
+    /// Whether the segment is read-only: the access goes to the read-only list.
+    pub read_only: bool,
 }
