@@ -485,10 +485,7 @@ pub fn initial_memory(program: &Program, lower: LowerOptions) -> Vec<MemoryEntry
 /// The read-only list's public entries of `program` (each circuit function's head and the
 /// elements of its read-only segments with constant contents, in address order): what a run's
 /// [`MemoryTrace::ro_inits`] holds, known without a run; and the read-only list's addresses.
-pub fn initial_read_only_memory(
-    program: &Program,
-    lower: LowerOptions,
-) -> (Vec<MemoryEntry>, u64) {
+pub fn initial_read_only_memory(program: &Program, lower: LowerOptions) -> (Vec<MemoryEntry>, u64) {
     let (_, offsets, trace) = memory_layout(program, lower);
     let size = offsets.values().map(|o| o.ro_end).max().unwrap_or(0);
     (trace.ro_inits, size)
@@ -556,7 +553,9 @@ fn memory_layout(
                     .as_ref()
                     .and_then(|v| v.get(k as usize).copied())
                     .unwrap_or_else(Fr::zero);
-                trace.inits.push(entry(off.addr + seg.base + k, seg_id, value));
+                trace
+                    .inits
+                    .push(entry(off.addr + seg.base + k, seg_id, value));
             }
         }
         off.addr += plan.size;

@@ -157,8 +157,8 @@ pub use attribute::{attribute, BlockAttribution, ConstraintOrigin};
 pub use cache::{SharedStatsCache, StatsCache};
 pub use check::{
     check_run, check_trace, check_trace_opts, check_trace_with, flatten_val, for_each_execution,
-    for_each_execution_opts, initial_memory, initial_read_only_memory, try_for_each_execution, BlockCheck, CheckError,
-    CheckOptions, CheckReport, Checker, Witnesses,
+    for_each_execution_opts, initial_memory, initial_read_only_memory, try_for_each_execution,
+    BlockCheck, CheckError, CheckOptions, CheckReport, Checker, Witnesses,
 };
 pub use lc::{Lc, Var, ONE};
 pub use lower::{block_label, return_label, ExitLayout, StateLayout};

@@ -86,14 +86,17 @@ impl Memory {
         };
         if self.ro_inits.first().is_some_and(|e| *e != head)
             || self.ro_inits.windows(2).any(|w| w[0].addr >= w[1].addr)
-            || self.ro_inits.iter().any(|e| {
-                e.ts != 0 || e.rw != Fr::one() || e.addr >= Fr::from(self.ro_size)
-            })
+            || self
+                .ro_inits
+                .iter()
+                .any(|e| e.ts != 0 || e.rw != Fr::one() || e.addr >= Fr::from(self.ro_size))
             || self.ro_inits.is_empty() != (self.ro_size == 0)
         {
-            return Err("the read-only memory's public entries are not its head and \
+            return Err(
+                "the read-only memory's public entries are not its head and \
                         increasing addresses below its size"
-                .into());
+                    .into(),
+            );
         }
         let has_rw = !self.inits.is_empty();
         let has_ro = !self.ro_inits.is_empty();
@@ -246,7 +249,10 @@ pub(super) fn access_tuple(
     };
     if a.read_only {
         let mut w = vec![
-            (0, Fr::one() + p[1] * Fr::from(a.seg) + p[3] * rw_const - p[4]),
+            (
+                0,
+                Fr::one() + p[1] * Fr::from(a.seg) + p[3] * rw_const - p[4],
+            ),
             (a.addr, p[0]),
             (a.value, p[2]),
         ];

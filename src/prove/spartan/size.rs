@@ -166,8 +166,18 @@ pub fn proof_bytes(
             // Each list's pair table when the list exists (a table that never ran otherwise:
             // one byte), after its access count.
             let lists = [
-                (m.inits.len(), a, memory::pair_r1cs(time_bits(a)), pair_links(&ch)),
-                (m.ro_inits.len(), a_ro, memory::ro_pair_r1cs(), ro_pair_links(&ch)),
+                (
+                    m.inits.len(),
+                    a,
+                    memory::pair_r1cs(time_bits(a)),
+                    pair_links(&ch),
+                ),
+                (
+                    m.ro_inits.len(),
+                    a_ro,
+                    memory::ro_pair_r1cs(),
+                    ro_pair_links(&ch),
+                ),
             ];
             let mut tables = 0;
             for (public, accesses, r1cs, links) in lists {

@@ -8,9 +8,7 @@
 //! they checked one by one, to say which part of the proof is wrong.
 
 use super::hyrax::Params;
-use super::links::{
-    block_links, final_fingerprint, pair_links, ro_pair_links, Challenges, Links,
-};
+use super::links::{block_links, final_fingerprint, pair_links, ro_pair_links, Challenges, Links};
 use super::relations::{self, TableShape};
 use super::zk::{self, Deferred, ItemId, Reader, Source};
 use super::{
@@ -180,8 +178,20 @@ pub fn verify(
                 .map(|((_, b), a)| b.log_executions.map_or(0, |q| (a.len() as u128) << q))
                 .sum();
             let lists = [
-                (!m.inits.is_empty(), &mp.pairs, mp.accesses, m.inits.len(), false),
-                (!m.ro_inits.is_empty(), &mp.ro_pairs, mp.ro_accesses, m.ro_inits.len(), true),
+                (
+                    !m.inits.is_empty(),
+                    &mp.pairs,
+                    mp.accesses,
+                    m.inits.len(),
+                    false,
+                ),
+                (
+                    !m.ro_inits.is_empty(),
+                    &mp.ro_pairs,
+                    mp.ro_accesses,
+                    m.ro_inits.len(),
+                    true,
+                ),
             ];
             let mut tables = Vec::new();
             let mut zero_pairs = 0u128;

@@ -520,7 +520,11 @@ mod tests {
     fn ro_trace(writes: Vec<MemoryEntry>, reads: Vec<MemoryEntry>) -> MemoryTrace {
         let accesses: Vec<MemoryEntry> = writes.into_iter().chain(reads).collect();
         MemoryTrace {
-            ro_inits: vec![entry(0, 0, 0, 1, 0), entry(1, 1, 5, 1, 0), entry(2, 1, 6, 1, 0)],
+            ro_inits: vec![
+                entry(0, 0, 0, 1, 0),
+                entry(1, 1, 5, 1, 0),
+                entry(2, 1, 6, 1, 0),
+            ],
             ro_steps: (0..accesses.len()).collect(),
             ro_accesses: accesses,
             ..MemoryTrace::default()
@@ -570,7 +574,9 @@ mod tests {
         let t = ro_trace(vec![entry(3, 2, 10, 1, 0)], vec![entry(4, 2, 11, 0, 0)]);
         assert_eq!(
             ro_rule(&t),
-            Some("one write per address, before its reads (a read with no write, or a second write)")
+            Some(
+                "one write per address, before its reads (a read with no write, or a second write)"
+            )
         );
         // Past the range (address 5 has no write), or in another segment (address 2 is
         // segment 1's).
@@ -590,7 +596,9 @@ mod tests {
         let t = ro_trace(writes, vec![entry(3, 2, 10, 0, 0)]);
         assert_eq!(
             ro_rule(&t),
-            Some("one write per address, before its reads (a read with no write, or a second write)")
+            Some(
+                "one write per address, before its reads (a read with no write, or a second write)"
+            )
         );
         // Also when the second write repeats the value: an address has one write.
         let mut writes = ro_writes();
