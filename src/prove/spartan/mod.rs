@@ -224,9 +224,9 @@ pub struct MemoryProof {
     /// How many read-only accesses the run made (public: the read-only table's shape).
     pub ro_accesses: u64,
     /// The read-write pair table, proved as a block whose executions are the adjacent pairs of
-    /// the address-sorted list; [`BlockProof::never_ran`] without a read-write list.
+    /// the address-sorted list; a table that never ran without a read-write list.
     pub pairs: BlockProof,
-    /// The read-only pair table, likewise; [`BlockProof::never_ran`] without a read-only list.
+    /// The read-only pair table, likewise; a table that never ran without a read-only list.
     pub ro_pairs: BlockProof,
     /// The memory products over the tables' committed roots.
     pub coherence: Argument,

@@ -460,6 +460,19 @@ impl<'f> Planner<'f> {
                 let len = self.family_len(fam);
                 *reg.entry(fam).or_insert(0) += w * len;
             }
+            // The families each (run-time index, length) of this block reads or writes.
+            let mut runtime_by_index: FxMap<(ValueId, u64), FxSet<u32>> = FxMap::default();
+            for &i in &data.insts {
+                if let InstKind::ArrayGet { array, index }
+                | InstKind::ArraySet { array, index, .. } = func.inst(i).kind
+                {
+                    if self.is_arr(array) && !self.const_index(index) {
+                        let fam = self.find(array);
+                        let len = self.family_len(fam);
+                        runtime_by_index.entry((index, len)).or_default().insert(fam);
+                    }
+                }
+            }
             if b == func.entry {
                 for &p in &data.params {
                     if self.is_arr(p) {
@@ -488,7 +501,14 @@ impl<'f> Planner<'f> {
                 let fam = self.find(array);
                 let len = self.family_len(fam);
                 *mem.entry(fam).or_insert(0) += w * cost(fam);
-                if !self.const_index(index) {
+                // In registers a constant table's read is linear in the index's selectors,
+                // which another array of its length read at the same index in this block
+                // already pays for: then the read is free there.
+                let shared = table(fam)
+                    && runtime_by_index
+                        .get(&(index, len))
+                        .is_some_and(|fams| fams.iter().any(|&f| f != fam));
+                if !self.const_index(index) && !shared {
                     *reg.entry(fam).or_insert(0) += w * len * (1 + write);
                 }
             }
