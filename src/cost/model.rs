@@ -165,6 +165,9 @@ pub struct Report {
     /// Of `memory_size`, the read-only list's addresses.
     #[serde(default)]
     pub read_only_memory_size: u64,
+    /// The read-only list's public entries (its head and the elements of constant segments).
+    #[serde(default)]
+    pub read_only_inits: u64,
     /// The program's outputs, `null` when it was not run.
     pub outputs: Option<serde_json::Value>,
     /// Whether every executed block was satisfied, `null` when it was not run.
@@ -386,6 +389,7 @@ impl ProgramCost {
             threshold,
             memory_size: self.memory_size,
             read_only_memory_size: self.read_only_memory_size,
+            read_only_inits: self.read_only_inits,
             outputs: self.outputs.clone(),
             satisfied: self.satisfied,
             blocks,
@@ -675,5 +679,25 @@ mod tests {
         assert_eq!(ceil_log2(4), 2);
         assert_eq!(ceil_log2(5), 3);
         assert_eq!(ceil_log2(u128::MAX), 128);
+    }
+
+    #[test]
+    fn the_read_only_list_has_no_timestamp_bits() {
+        // 130 public entries and 65 reads: 195 entries, 194 pairs of 4 constraints and 2
+        // product steps each: 776 + 390; cells 256·4 + 512·2.
+        let ro = read_only_totals(130, 65);
+        assert_eq!((ro.entries, ro.constraints, ro.cells), (195, 1166, 2048));
+        assert_eq!(read_only_totals(130, 0), MemoryTotals::default());
+        // Split: 10 read-write accesses over 64 addresses (T = 4: pairs of 10, padded to 16),
+        // and those 65 read-only ones.
+        let sizes = MemorySizes {
+            read_write: 64,
+            read_only_inits: 130,
+        };
+        let (both, ro) = memory_totals_split(sizes, 75, 65);
+        assert_eq!(ro.cells, 2048);
+        assert_eq!(both.entries, 74 + 195);
+        assert_eq!(both.per_entry, 12);
+        assert_eq!(both.cells, 128 * 16 + 256 * 2 + 2048);
     }
 }

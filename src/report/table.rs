@@ -180,7 +180,7 @@ pub fn render(report: &Report) -> String {
             "  memory cells".into(),
             opt_num(t.memory_cells, unknown),
         ]);
-        if t.read_only_accesses.is_none_or(|a| a > 0) {
+        if t.read_only_accesses.is_some_and(|a| a > 0) {
             totals.push(vec![
                 "  read-only entries".into(),
                 opt_num(t.read_only_entries, unknown),

@@ -469,7 +469,10 @@ impl<'f> Planner<'f> {
                     if self.is_arr(array) && !self.const_index(index) {
                         let fam = self.find(array);
                         let len = self.family_len(fam);
-                        runtime_by_index.entry((index, len)).or_default().insert(fam);
+                        runtime_by_index
+                            .entry((index, len))
+                            .or_default()
+                            .insert(fam);
                     }
                 }
             }
