@@ -14,9 +14,11 @@
 //! # Two lists: read-write and read-only
 //!
 //! A segment whose family is never written after its first value is *read-only* (the
-//! [`plan`] decides: no `array_set` in the family, and one source, a `make_array` or a
-//! parameter of `main`'s entry block). Its accesses go to a second list checked without
-//! timestamps; every other segment's go to the read-write list. The two lists have their own
+//! [`plan`] decides: no `array_set` in the family, and either one source, a `make_array` or a
+//! parameter of `main`'s entry block, or only constant `make_array`s with one content — a
+//! table, rematerialized wherever it is used; families with the same table share a segment).
+//! Its accesses go to a second list checked without timestamps; every other segment's go to
+//! the read-write list. The two lists have their own
 //! address spaces (`Segment::read_only`, `Segment::base` within the list).
 //!
 //! # The read-write list: offline memory checking over an address-sorted list
@@ -69,8 +71,8 @@
 //! An entry is `(addr, seg, value, w)`, `w = 1` for a write:
 //!
 //! - the **public entries**: the *head* `(0, 0, 0, 1)` (so the sorted list starts at an entry
-//!   the verifier knows), and one per element of a read-only segment whose contents are a
-//!   constant `make_array` of `main`'s entry block (`w = 1`, its value);
+//!   the verifier knows), and one per element of a read-only segment whose contents are
+//!   constant — a table (`w = 1`, its value); a table's `make_array`s write nothing;
 //! - the **accesses** of read-only segments, in execution order: the writes of `main`'s entry
 //!   block (each element of an input array or of a non-constant `make_array`, `w = 1`, at the
 //!   constant address `base + k` its block's constraints fix) and the reads (`w = 0`); `seg`
@@ -91,7 +93,8 @@
 //! ## Why it is sound
 //!
 //! - **Exactly one write per address.** The `w = 1` entries of the execution-ordered list are
-//!   at positions the verifier knows: the public entries, and the unguarded writes at constant
+//!   at positions the verifier knows: the public entries (a table's contents are constants of
+//!   the program, the same at every `make_array` of it), and the unguarded writes at constant
 //!   addresses of `main`'s entry block, which runs exactly once in a run (`ir::verify` rejects a
 //!   jump to an entry block; in the proof it is the chain's first execution, and a second
 //!   execution anywhere would add a second write, which rule 3 rejects). The plan gives every
@@ -108,7 +111,7 @@
 //!   as `base_s ≥ 1`) and fails.
 //! - **Execution order does not matter.** The family has one value in the whole run (no
 //!   `array_set`; its other members are copies through parameters and `select`s of that one
-//!   value), so the interpreter's every read returns the element that one write stored, before
+//!   value, or a table's `make_array`s, all of the same constants), so the interpreter's every read returns the element that one write stored, before
 //!   or after any other read. Rule 4 says exactly that; no timestamp is needed. (The write also
 //!   precedes every read in the run: the entry block runs first and defines the family.)
 //! - **Entries cannot move between the lists.** Which list an access belongs to is its
