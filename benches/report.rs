@@ -22,6 +22,8 @@ fn synthetic(n: u64) -> ProgramCost {
         field_cmp: "complete".into(),
         min_block_size: 1024,
         memory_size: 0,
+        read_only_memory_size: 0,
+        read_only_inits: 0,
         blocks: (0..n)
             .map(|i| BlockCost {
                 label: format!("b{i}"),
@@ -30,6 +32,7 @@ fn synthetic(n: u64) -> ProgramCost {
                 witness_vars: (i * 104_729) % 6000,
                 io_vars: 16,
                 accesses: 0,
+                read_only_accesses: 0,
                 executions: Some((i * 31) % 1000),
             })
             .collect(),

@@ -85,8 +85,11 @@ fn a_run_time_index_read_of_field_1000_costs_at_most_10_constraints_in_its_block
             vec![Val::Field((4 * (index * 7 + 1)).into())]
         );
         let report = r1cs::check_trace(&with, &outcome).unwrap();
-        assert_eq!(report.memory.accesses.len(), 4);
-        assert_eq!(report.memory.inits.len(), 1000);
+        // The constant array is a read-only table: its 1,000 elements are public entries
+        // after the list's head, and the 4 reads go to the read-only list.
+        assert_eq!(report.memory.ro_accesses.len(), 4);
+        assert_eq!(report.memory.ro_inits.len(), 1 + 1000);
+        assert!(report.memory.accesses.is_empty() && report.memory.inits.is_empty());
     }
     // The same read of a short array stays in registers.
     let short = program(&two_blocks(8, true));
@@ -249,4 +252,118 @@ fn scalars_carried_through_loops_are_spilled_and_read_back() {
     }
     let report = r1cs::check_trace(&program, &outcome).unwrap();
     assert!(!report.memory.accesses.is_empty());
+}
+
+/// `POSEIDON_C`'s elements as the source writes them.
+fn poseidon_constants(text: &str) -> Vec<zkbc::field::Fr> {
+    let start = text.find("POSEIDON_C = [").expect("POSEIDON_C") + "POSEIDON_C = [".len();
+    let end = start + text[start..].find(']').expect("the list's end");
+    text[start..end]
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().expect("a decimal constant"))
+        .collect()
+}
+
+#[test]
+fn poseidons_round_constants_are_a_read_only_table_checked_and_proved() {
+    use zkbc::field::Fr;
+    let (text, inputs) = corpus_file("cobbl_poseidon");
+    let (program, outcome) = run_corpus("cobbl_poseidon.zok", &text, &inputs);
+    let report = r1cs::check_trace(&program, &outcome).unwrap();
+    let m = &report.memory;
+    let c = poseidon_constants(&text);
+    assert_eq!(c.len(), 129);
+    // The read-only list's public entries: its head, then the table in address order.
+    assert_eq!(m.ro_inits.len(), 1 + c.len());
+    assert_eq!(m.ro_inits[0].addr, Fr::from(0u64));
+    let table: Vec<Fr> = m.ro_inits[1..].iter().map(|e| e.value).collect();
+    assert_eq!(table, c);
+    // 65 rounds (f + p = 8 + 57); with n = 1, ark reads c[r·t] = C[2r] once per round: 65
+    // reads, in round order, and no write (the table's make_arrays write nothing).
+    assert_eq!(m.ro_accesses.len(), 65);
+    for (r, e) in m.ro_accesses.iter().enumerate() {
+        assert_eq!(e.rw, Fr::from(0u64));
+        assert_eq!(e.value, c[2 * r], "round {r}");
+    }
+    assert!(r1cs::memory::check_memory(m).is_ok());
+    // A read returning another value (round 10's C[20] + 1) fails the read-only pair instance.
+    let mut tampered = m.clone();
+    tampered.ro_accesses[10].value += Fr::from(1u64);
+    match r1cs::memory::check_memory(&tampered) {
+        Err(r1cs::memory::MemoryError::ReadOnlyPair { rule, access, .. }) => {
+            assert_eq!(rule, "a read returns the address's one write");
+            assert_eq!(access, Some(11));
+        }
+        other => panic!("a tampered read-only read must fail, got {other:?}"),
+    }
+    // The probe's proof proves both lists' instances.
+    let proof = driver::proof::proof_instances(&program, &outcome, Default::default()).unwrap();
+    let names: Vec<&str> = proof.instances.iter().map(|i| i.name.as_str()).collect();
+    for want in ["memory.read_only_pairs", "memory.read_only_products"] {
+        assert!(names.contains(&want), "{want} in {names:?}");
+    }
+    driver::proof::prove_and_verify(&proof).expect("the honest proof verifies");
+}
+
+/// An input array read at run-time indices and never written: `s = a[0] + .. + a[n − 1]`,
+/// then `s + a[j]` (the last read, in the return block).
+const INPUT_TABLE: &str = "def main(private field[32] a, u32 n, u32 j) -> field {
+    field mut s = 0;
+    u32 mut i = 0;
+    while i < n {
+        s = s + a[i];
+        i = i + 1;
+    }
+    return s + a[j];
+}
+";
+
+#[test]
+fn an_input_array_only_read_is_read_only_and_a_tampered_read_is_rejected() {
+    use zkbc::field::Fr;
+    // a[k] = 3k + 1; n = 6, j = 3: s = 1 + 4 + 7 + 10 + 13 + 16 = 51, plus a[3] = 10.
+    let a: Vec<String> = (0..32).map(|k| (3 * k + 1).to_string()).collect();
+    let inputs = serde_json::json!({"a": a, "n": "6", "j": "3"}).to_string();
+    let (program, outcome) = run_corpus("input_table.zok", INPUT_TABLE, &inputs);
+    assert_eq!(outcome.outputs, vec![Val::Field(Fr::from(61u64))]);
+    let report = r1cs::check_trace(&program, &outcome).unwrap();
+    let m = &report.memory;
+    // No read-write list; the read-only one: the head, 32 writes of the entry block, 7 reads.
+    assert!(m.inits.is_empty() && m.accesses.is_empty(), "{m:?}");
+    assert_eq!(m.ro_inits.len(), 1);
+    assert_eq!(m.ro_accesses.len(), 32 + 7);
+    let writes: Vec<Fr> = m
+        .ro_accesses
+        .iter()
+        .filter(|e| e.rw == Fr::from(1u64))
+        .map(|e| e.value)
+        .collect();
+    assert_eq!(
+        writes,
+        (0..32u64).map(|k| Fr::from(3 * k + 1)).collect::<Vec<_>>()
+    );
+    // The last read returns a[3] + 1 and the program returns 62: every block is satisfied,
+    // the read-only list is not.
+    let mut tampered = outcome.clone();
+    let last = tampered.trace.last_mut().unwrap();
+    let [read] = &mut last.accesses[..] else {
+        panic!("the return block makes one access: {:?}", last.accesses)
+    };
+    assert_eq!(read.read, Val::Field(Fr::from(10u64)));
+    read.read = Val::Field(Fr::from(11u64));
+    last.exit = interp::Exit::Return(vec![Val::Field(Fr::from(62u64))]);
+    match r1cs::check_trace(&program, &tampered) {
+        Err(CheckError::Memory(r1cs::memory::MemoryError::ReadOnlyPair { rule, .. })) => {
+            assert_eq!(rule, "a read returns the address's one write")
+        }
+        other => panic!("a tampered read-only read must fail the memory check, got {other:?}"),
+    }
+    // The probe proves the honest run and rejects the tampered one at the read-only pairs.
+    let honest = driver::proof::proof_instances(&program, &outcome, Default::default()).unwrap();
+    driver::proof::prove_and_verify(&honest).expect("the honest proof verifies");
+    let bad = driver::proof::proof_instances(&program, &tampered, Default::default()).unwrap();
+    let err = driver::proof::prove_and_verify(&bad).expect_err("a tampered read is rejected");
+    assert!(err.contains("memory.read_only_pairs"), "{err}");
 }

@@ -107,7 +107,10 @@ fn check(file: &Path, config: Config) -> Result<Checked, String> {
             Config::Threshold(min) => min,
             _ => 1024,
         },
-        memory_size: zkbc::cost::memory_size(&stats),
+        memory_size: zkbc::cost::memory_sizes(&stats).0.read_write
+            + zkbc::cost::memory_sizes(&stats).1,
+        read_only_memory_size: zkbc::cost::memory_sizes(&stats).1,
+        read_only_inits: zkbc::cost::memory_sizes(&stats).0.read_only_inits,
         blocks: stats
             .iter()
             .map(|s| BlockCost {
@@ -117,6 +120,7 @@ fn check(file: &Path, config: Config) -> Result<Checked, String> {
                 witness_vars: s.witness_vars as u64,
                 io_vars: s.state_vars as u64,
                 accesses: s.accesses as u64,
+                read_only_accesses: s.ro_accesses as u64,
                 executions: Some(executions.get(&(s.func, s.block)).copied().unwrap_or(0)),
             })
             .collect(),

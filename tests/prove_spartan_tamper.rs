@@ -308,3 +308,105 @@ fn no_private_input_is_in_the_proof() {
         .any(|w| w == SECRET.as_bytes()));
     assert_eq!(code, Some(0), "{err}");
 }
+
+/// An input array only read (a read-only segment: its entry-block writes and reads go to the
+/// read-only list, checked without timestamps), the last read in the return block.
+const READ_ONLY: &str = "def main(private field[32] a, u32 n, u32 j) -> field {
+    field mut s = 0;
+    u32 mut i = 0;
+    while i < n {
+        s = s + a[i];
+        i = i + 1;
+    }
+    return s + a[j];
+}
+";
+
+/// The honest proof of `READ_ONLY` (a[k] = 3k + 1, n = 6, j = 3: 51 + 10), accepted, and a
+/// run whose last read returns a[3] + 1 (and the program 62): every block satisfied.
+fn read_only_case() -> (Case, Statement, Vec<Fr>) {
+    let case = Case::new(READ_ONLY);
+    let a: Vec<String> = (0..32).map(|k| (3 * k + 1).to_string()).collect();
+    let outcome = case.run(&serde_json::json!({"a": a, "n": "6", "j": "3"}));
+    let (st, public) = case.witness(&outcome);
+    let m = st.memory.as_ref().expect("the array lives in memory");
+    assert!(m.inits.is_empty(), "no read-write list");
+    assert_eq!(m.ro_inits.len(), 1, "the read-only list's head");
+    assert_eq!(public[0], Fr::from(61u64));
+    let (code, err) = case.judge(&st, &public);
+    assert_eq!(code, Some(0), "the honest proof: {err}");
+    let mut stale = outcome.clone();
+    let last = stale.trace.last_mut().expect("a trace");
+    let [read] = &mut last.accesses[..] else {
+        panic!("the return block makes one access: {:?}", last.accesses)
+    };
+    assert_eq!(read.read, Val::Field(Fr::from(10u64)));
+    read.read = Val::Field(Fr::from(11u64));
+    last.exit = interp::Exit::Return(vec![Val::Field(Fr::from(62u64))]);
+    let (st, public) = case.witness(&stale);
+    assert_eq!(public[0], Fr::from(62u64));
+    assert!(st.blocks.iter().all(|b| b.first_unsatisfied().is_none()));
+    (case, st, public)
+}
+
+#[test]
+fn a_wrong_read_only_read_is_rejected() {
+    // The read-only list as the run made it: the read's pair fails the read-only pair
+    // instance ("a read returns the address's one write").
+    let (case, st, public) = read_only_case();
+    rejected(case.judge(&st, &public), "block memory.read_only_pairs");
+}
+
+#[test]
+fn a_wrong_read_only_read_behind_a_coherent_sorted_list_is_rejected() {
+    // The sorted read-only list patched so that every pair holds: it is then not the blocks'
+    // accesses.
+    let (case, mut st, public) = read_only_case();
+    let m = st.memory.as_mut().unwrap();
+    let k = (1..m.ro_sorted.len())
+        .find(|&k| {
+            let (e, n) = (&m.ro_sorted[k - 1], &m.ro_sorted[k]);
+            e.addr == n.addr && e.value != n.value
+        })
+        .expect("the wrong read in the sorted list");
+    m.ro_sorted[k].value = m.ro_sorted[k - 1].value;
+    assert_eq!(m.ro_sorted[k].value, Fr::from(10u64));
+    rejected(case.judge(&st, &public), "memory products differ");
+}
+
+#[test]
+fn a_read_only_read_moved_to_the_read_write_list_is_rejected() {
+    // `a` is read-only, `b` read-write. A read of `a` listed in the read-write list instead
+    // (at its address there, at time 1): the lists are not the blocks' accesses.
+    let case = Case::new(
+        "def main(private field[32] a, u32 n, u32 j) -> field {
+    field[64] mut b = [0; 64];
+    u32 mut i = 0;
+    while i < n {
+        b[i] = b[i] + a[i];
+        i = i + 1;
+    }
+    return b[j];
+}
+",
+    );
+    let a: Vec<String> = (0..32).map(|k| (3 * k + 1).to_string()).collect();
+    let outcome = case.run(&serde_json::json!({"a": a, "n": "6", "j": "3"}));
+    let (mut st, public) = case.witness(&outcome);
+    let (code, err) = case.judge(&st, &public);
+    assert_eq!(code, Some(0), "the honest proof: {err}");
+    let m = st.memory.as_mut().unwrap();
+    assert!(!m.inits.is_empty() && !m.ro_inits.is_empty(), "both lists");
+    let k = m
+        .ro_sorted
+        .iter()
+        .position(|e| e.rw.is_zero())
+        .expect("a read-only read");
+    let mut moved = m.ro_sorted.remove(k);
+    moved.ts = 1;
+    m.sorted.push(moved);
+    m.sorted.sort_by_key(|e| (e.addr, e.ts));
+    let (code, err) = case.judge(&st, &public);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("proof rejected"), "{err}");
+}

@@ -14,6 +14,7 @@ fn block(label: &str, constraints: u64, executions: Option<u64>) -> BlockCost {
         witness_vars: constraints + 1,
         io_vars: 4,
         accesses: 0,
+        read_only_accesses: 0,
         executions,
     }
 }
@@ -25,6 +26,8 @@ fn program(blocks: Vec<BlockCost>, min_block_size: u64, monolithic: Option<u64>)
         field_cmp: "complete".into(),
         min_block_size,
         memory_size: 0,
+        read_only_memory_size: 0,
+        read_only_inits: 0,
         blocks,
         outputs: None,
         satisfied: None,
@@ -460,6 +463,7 @@ fn arb_block(unknown: bool) -> impl Strategy<Value = BlockCost> {
             witness_vars: w,
             io_vars: io,
             accesses: acc,
+            read_only_accesses: 0,
             executions: e,
         })
 }

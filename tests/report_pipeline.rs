@@ -193,6 +193,7 @@ fn recompute_totals(json: &Value) -> usize {
     let mut known = true;
     let (mut e_sum, mut transitions, mut cells, mut uniform) = (0u128, 0u128, 0u128, 0u128);
     let (mut words, mut trans_cells, mut accesses) = (0u128, 0u128, 0u128);
+    let mut read_only = 0u128;
     let (mut max_q, mut max_x) = (0u128, 0u128);
     for b in blocks {
         let cons = int(b, "constraints");
@@ -213,6 +214,7 @@ fn recompute_totals(json: &Value) -> usize {
                 words += e * io;
                 trans_cells += q * pow2_at_least(io).max(2);
                 accesses += e * int(b, "accesses");
+                read_only += e * int(b, "read_only_accesses");
                 max_q = max_q.max(q);
             }
             None => {
@@ -253,13 +255,15 @@ fn recompute_totals(json: &Value) -> usize {
     }
     assert_eq!(int(totals, "state_words"), words);
     assert_eq!(int(totals, "transition_cells"), trans_cells);
-    // The memory check: every address and every access is an entry; the pair instance (6 + T)
-    // runs on every adjacent pair, the grand product (1, padded to 2) on every entry twice.
-    let (entries, mem_constraints, mem_cells) = if accesses == 0 {
-        (0, 0, 0)
-    } else {
-        let entries = accesses + int(json, "memory_size");
-        let pair = 6 + ceil_log2(accesses + 1) as u128;
+    // The memory check, per list. Read-write: every address and every access is an entry; the
+    // pair instance (6 + T, T the bits of its accesses) runs on every adjacent pair, the grand
+    // product (1, padded to 2) on every entry twice. Read-only: the public entries and every
+    // access; its pair instance has 4 constraints.
+    let list = |accesses: u128, public: u128, pair: u128| {
+        if accesses == 0 {
+            return (0, 0, 0);
+        }
+        let entries = accesses + public;
         (
             entries,
             (entries - 1) * pair + 2 * entries,
@@ -267,10 +271,19 @@ fn recompute_totals(json: &Value) -> usize {
                 + pow2_at_least(2 * entries) * 2,
         )
     };
+    let read_write = accesses - read_only;
+    let rw_size = int(json, "memory_size") - int(json, "read_only_memory_size");
+    let rw = list(read_write, rw_size, 6 + ceil_log2(read_write + 1) as u128);
+    let ro = list(read_only, int(json, "read_only_inits"), 4);
+    let (entries, mem_constraints, mem_cells) = (rw.0 + ro.0, rw.1 + ro.1, rw.2 + ro.2);
     assert_eq!(int(totals, "memory_accesses"), accesses);
     assert_eq!(int(totals, "memory_entries"), entries);
     assert_eq!(int(totals, "memory_constraints"), mem_constraints);
     assert_eq!(int(totals, "memory_cells"), mem_cells);
+    assert_eq!(int(totals, "read_only_accesses"), read_only);
+    assert_eq!(int(totals, "read_only_entries"), ro.0);
+    assert_eq!(int(totals, "read_only_constraints"), ro.1);
+    assert_eq!(int(totals, "read_only_cells"), ro.2);
     let total = cells + trans_cells + mem_cells;
     assert_eq!(int(totals, "sumcheck_cells"), total);
     assert_eq!(int(totals, "uniform_cells"), uniform);

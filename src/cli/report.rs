@@ -266,6 +266,10 @@ fn prediction(
         cells,
         r.totals.memory_entries.unwrap_or(0),
         accesses,
+        (
+            r.totals.read_only_entries.unwrap_or(0),
+            r.totals.read_only_accesses.unwrap_or(0),
+        ),
     );
     let proof_bytes = super::spartan::prover_statement(compile, json, settings.max_steps)
         .map_err(|e| e.message)
@@ -275,10 +279,13 @@ fn prediction(
                 .iter()
                 .map(|b| b.executions.len() as u64)
                 .collect();
-            let accesses = st
-                .memory
-                .as_ref()
-                .map(|m| m.sorted.len().saturating_sub(m.inits.len()) as u64);
+            let accesses = st.memory.as_ref().map(|m| {
+                let count = |sorted: usize, public: usize| sorted.saturating_sub(public) as u64;
+                (
+                    count(m.sorted.len(), m.inits.len()),
+                    count(m.ro_sorted.len(), m.ro_inits.len()),
+                )
+            });
             zkbc::prove::spartan::size::proof_bytes(&st, &executions, accesses)
         });
     Ok(Prediction {

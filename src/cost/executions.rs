@@ -33,7 +33,7 @@
 use crate::fxhash::HashMap;
 
 use super::calls::FuncCounts;
-use super::model::{BlockCost, ProgramCost};
+use super::model::{BlockCost, MemorySizes, ProgramCost};
 use crate::analysis::{Cfg, DomTree, LoopForest};
 use crate::ir::interp::Outcome;
 use crate::ir::{BlockId, FuncId, Function, InstKind, Program, Terminator};
@@ -64,13 +64,26 @@ pub fn block_label(program: &Program, func: FuncId, block: BlockId) -> String {
     }
 }
 
-/// Addresses of the program's memory: each function's, once.
+/// Addresses of the program's read-write memory: each function's, once.
 pub fn memory_size(stats: &[BlockStats]) -> u64 {
-    let mut per_func: crate::fxhash::HashMap<FuncId, u64> = crate::fxhash::HashMap::default();
+    memory_sizes(stats).0.read_write
+}
+
+/// The program's memory sizes, each function's once: the read-write addresses and the
+/// read-only list's public entries, and the read-only addresses.
+pub fn memory_sizes(stats: &[BlockStats]) -> (MemorySizes, u64) {
+    let mut per_func: crate::fxhash::HashMap<FuncId, (u64, u64, u64)> =
+        crate::fxhash::HashMap::default();
     for s in stats {
-        per_func.insert(s.func, s.memory_size);
+        per_func.insert(s.func, (s.memory_size, s.ro_inits, s.ro_memory_size));
     }
-    per_func.values().sum()
+    let mut out = (MemorySizes::default(), 0);
+    for (rw, inits, ro) in per_func.into_values() {
+        out.0.read_write += rw;
+        out.0.read_only_inits += inits;
+        out.1 += ro;
+    }
+    out
 }
 
 /// The [`ProgramCost`] of lowered blocks (`stats`, in their order) and their executions (a
@@ -93,6 +106,7 @@ pub fn program_cost(
             witness_vars: s.witness_vars as u64,
             io_vars: s.state_vars as u64,
             accesses: s.accesses as u64,
+            read_only_accesses: s.ro_accesses as u64,
             executions: executions
                 .get(&(s.func, s.block))
                 .copied()
@@ -104,7 +118,9 @@ pub fn program_cost(
         opt_level: opt_level.to_string(),
         field_cmp: "complete".into(),
         min_block_size,
-        memory_size: memory_size(stats),
+        memory_size: memory_sizes(stats).0.read_write + memory_sizes(stats).1,
+        read_only_memory_size: memory_sizes(stats).1,
+        read_only_inits: memory_sizes(stats).0.read_only_inits,
         blocks,
         outputs: None,
         satisfied: None,

@@ -20,12 +20,13 @@ pub mod model;
 pub mod predict;
 
 pub use executions::{
-    block_label, estimated_executions, memory_size, program_cost, static_executions,
+    block_label, estimated_executions, memory_size, memory_sizes, program_cost, static_executions,
     traced_executions, Executions,
 };
 pub use model::{
-    memory_totals, next_pow2, padded_constraints, padded_executions, padded_state, Baselines,
-    BlockCost, BlockReport, CostError, MemoryTotals, ProgramCost, Report, Totals, SCHEMA_VERSION,
+    memory_totals, memory_totals_split, next_pow2, padded_constraints, padded_executions,
+    padded_state, read_only_totals, Baselines, BlockCost, BlockReport, CostError, MemorySizes,
+    MemoryTotals, ProgramCost, Report, Totals, SCHEMA_VERSION,
 };
 /// `n` with a comma between each group of three digits: `1234567` is `1,234,567`.
 pub fn group_digits(n: u128) -> String {

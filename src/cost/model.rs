@@ -72,10 +72,16 @@ pub struct ProgramCost {
     pub field_cmp: String,
     /// MIN_BLOCK_SIZE of the merge threshold.
     pub min_block_size: u64,
-    /// Addresses of the program's memory (arrays living in memory, `r1cs::memory`): one
-    /// initial entry each in the memory-checking instance.
+    /// Addresses of the program's memory (arrays living in memory, `r1cs::memory`), both
+    /// lists': each read-write address is one initial entry of its memory-checking instance.
     #[serde(default)]
     pub memory_size: u64,
+    /// Of `memory_size`, the read-only list's addresses.
+    #[serde(default)]
+    pub read_only_memory_size: u64,
+    /// The read-only list's public entries (its head and the elements of constant segments).
+    #[serde(default)]
+    pub read_only_inits: u64,
     /// Every block of the lowered program, in report order.
     pub blocks: Vec<BlockCost>,
     /// The program's outputs on the given inputs (`None` for a static report).
@@ -126,9 +132,12 @@ pub struct BlockCost {
     pub witness_vars: u64,
     /// `io_b`: instance (input/output) variables: the transition state's width.
     pub io_vars: u64,
-    /// `acc_b`: memory accesses per execution.
+    /// `acc_b`: memory accesses per execution (both lists).
     #[serde(default)]
     pub accesses: u64,
+    /// `ro_b`: of `accesses`, those of read-only segments.
+    #[serde(default)]
+    pub read_only_accesses: u64,
     /// `exec_b`: how many times the block ran; `None` when unknown (static report).
     pub executions: Option<u64>,
 }
@@ -151,8 +160,14 @@ pub struct Report {
     pub min_block_size: u64,
     /// THRESHOLD = max(MIN_BLOCK_SIZE, next_pow2(max cons_b)).
     pub threshold: u64,
-    /// Addresses of the program's memory: the memory-checking instance's initial entries.
+    /// Addresses of the program's memory, both lists'.
     pub memory_size: u64,
+    /// Of `memory_size`, the read-only list's addresses.
+    #[serde(default)]
+    pub read_only_memory_size: u64,
+    /// The read-only list's public entries (its head and the elements of constant segments).
+    #[serde(default)]
+    pub read_only_inits: u64,
     /// The program's outputs, `null` when it was not run.
     pub outputs: Option<serde_json::Value>,
     /// Whether every executed block was satisfied, `null` when it was not run.
@@ -182,6 +197,9 @@ pub struct BlockReport {
     pub io_vars: u64,
     /// `acc_b`.
     pub accesses: u64,
+    /// `ro_b`.
+    #[serde(default)]
+    pub read_only_accesses: u64,
     /// `X_b = max(2, next_pow2(cons_b))`.
     pub padded_constraints: u64,
     /// `exec_b`, `null` when unknown.
@@ -211,20 +229,29 @@ pub struct Totals {
     pub state_words: Option<u128>,
     /// Σ Q_b · max(2, next_pow2(io_b)): the transition permutation (0 for one execution).
     pub transition_cells: Option<u128>,
-    /// Σ exec_b · acc_b: memory accesses.
+    /// Σ exec_b · acc_b: memory accesses, both lists'.
     pub memory_accesses: Option<u128>,
-    /// memory_size + memory_accesses when there is an access, else 0: entries of the
-    /// memory-checking instance.
+    /// Entries of both lists' memory-checking instances: the read-write list's (its
+    /// addresses and accesses, when it has an access) and `read_only_entries`.
     pub memory_entries: Option<u128>,
-    /// Constraints of the memory check per entry: 8 + T (the pair instance's 6 + T and two
-    /// grand-product steps).
+    /// Constraints of the read-write memory check per entry: 8 + T (the pair instance's 6 + T
+    /// and two grand-product steps), 0 without a read-write access.
     pub memory_constraints_per_entry: Option<u64>,
-    /// (memory_entries − 1) · (6 + T) + 2 · memory_entries.
+    /// Both lists': (E − 1) · (6 + T) + 2E for the read-write list's E entries, plus
+    /// `read_only_constraints`.
     pub memory_constraints: Option<u128>,
-    /// next_pow2(memory_entries − 1) · max(2, next_pow2(6 + T)) + next_pow2(2 · memory_entries)
-    /// · 2, 0 without an access: the pair instance and the product circuit as the prover pads
-    /// them.
+    /// Both lists': next_pow2(E − 1) · max(2, next_pow2(6 + T)) + next_pow2(2E) · 2 for the
+    /// read-write list (0 without an access), plus `read_only_cells`: the pair instances and
+    /// the product circuits as the prover pads them.
     pub memory_cells: Option<u128>,
+    /// Σ exec_b · ro_b: accesses of read-only segments (part of `memory_accesses`).
+    pub read_only_accesses: Option<u128>,
+    /// read_only_inits + read_only_accesses when there is a read-only access, else 0.
+    pub read_only_entries: Option<u128>,
+    /// (R − 1) · 4 + 2R for the read-only list's R entries: its pair instance and products.
+    pub read_only_constraints: Option<u128>,
+    /// next_pow2(R − 1) · 4 + next_pow2(2R) · 2, 0 without a read-only access.
+    pub read_only_cells: Option<u128>,
     /// block_cells + transition_cells + memory_cells: every instance the prover pays for.
     pub sumcheck_cells: Option<u128>,
     /// Σ Q_b · THRESHOLD.
@@ -331,6 +358,7 @@ impl ProgramCost {
                 witness_vars: b.witness_vars,
                 io_vars: b.io_vars,
                 accesses: b.accesses,
+                read_only_accesses: b.read_only_accesses,
                 padded_constraints: x,
                 executions: b.executions,
                 padded_executions: q,
@@ -343,7 +371,10 @@ impl ProgramCost {
             &blocks,
             threshold,
             self.monolithic_constraints,
-            self.memory_size,
+            MemorySizes {
+                read_write: self.memory_size.saturating_sub(self.read_only_memory_size),
+                read_only_inits: self.read_only_inits,
+            },
         )?;
         if totals.monolithic_cells.is_none() {
             totals.monolithic_none = self.monolithic_none.clone();
@@ -357,6 +388,8 @@ impl ProgramCost {
             min_block_size: self.min_block_size,
             threshold,
             memory_size: self.memory_size,
+            read_only_memory_size: self.read_only_memory_size,
+            read_only_inits: self.read_only_inits,
             outputs: self.outputs.clone(),
             satisfied: self.satisfied,
             blocks,
@@ -373,7 +406,9 @@ struct Executed {
     block_cells: u128,
     state_words: u128,
     transition_cells: u128,
+    /// Both lists together.
     memory: MemoryTotals,
+    read_only: MemoryTotals,
     sumcheck_cells: u128,
     uniform_cells: u128,
     padding_waste: f64,
@@ -422,6 +457,61 @@ pub fn memory_totals(size: u64, accesses: u128) -> MemoryTotals {
     }
 }
 
+/// The read-only list's instance (see [`crate::r1cs::memory`]): `inits` public entries and
+/// `accesses` accesses; its pair instance (4 constraints, no timestamp) runs once per adjacent
+/// pair and its grand product once per entry in each order. `per_entry` is 6.
+pub fn read_only_totals(inits: u64, accesses: u128) -> MemoryTotals {
+    if accesses == 0 {
+        return MemoryTotals::default();
+    }
+    let pair = crate::r1cs::memory::READ_ONLY_PAIR_CONSTRAINTS as u128;
+    let entries = accesses.saturating_add(u128::from(inits));
+    let pow2 = |n: u128| n.checked_next_power_of_two().unwrap_or(u128::MAX);
+    let pairs = entries - 1;
+    MemoryTotals {
+        accesses,
+        entries,
+        per_entry: pair as u64 + 2,
+        constraints: pairs
+            .saturating_mul(pair)
+            .saturating_add(entries.saturating_mul(2)),
+        cells: pow2(pairs)
+            .saturating_mul(pair.next_power_of_two().max(2))
+            .saturating_add(pow2(entries.saturating_mul(2)).saturating_mul(2)),
+    }
+}
+
+/// Both lists' instances: the read-write list's `memory_totals(size, accesses − ro)` and the
+/// read-only list's; `per_entry` is the read-write list's.
+pub fn memory_totals_split(
+    sizes: MemorySizes,
+    accesses: u128,
+    read_only_accesses: u128,
+) -> (MemoryTotals, MemoryTotals) {
+    let ro = read_only_totals(sizes.read_only_inits, read_only_accesses);
+    let rw = memory_totals(
+        sizes.read_write,
+        accesses.saturating_sub(read_only_accesses),
+    );
+    let both = MemoryTotals {
+        accesses,
+        entries: rw.entries.saturating_add(ro.entries),
+        per_entry: rw.per_entry,
+        constraints: rw.constraints.saturating_add(ro.constraints),
+        cells: rw.cells.saturating_add(ro.cells),
+    };
+    (both, ro)
+}
+
+/// What the memory instances' sizes depend on besides the accesses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemorySizes {
+    /// Addresses of the read-write list: one initial entry each.
+    pub read_write: u64,
+    /// Public entries of the read-only list.
+    pub read_only_inits: u64,
+}
+
 /// `max(2, next_pow2(io_b))`: one block's share of the transition permutation per padded
 /// execution.
 pub fn padded_state(io: u64) -> u64 {
@@ -431,7 +521,7 @@ pub fn padded_state(io: u64) -> u64 {
 fn executed_totals(
     blocks: &[BlockReport],
     threshold: u64,
-    memory_size: u64,
+    memory_size: MemorySizes,
 ) -> Result<Option<Executed>, CostError> {
     let mut executed_constraints = 0u128;
     let mut transitions = 0u128;
@@ -439,6 +529,7 @@ fn executed_totals(
     let mut state_words = 0u128;
     let mut transition_cells = 0u128;
     let mut accesses = 0u128;
+    let mut read_only_accesses = 0u128;
     let mut uniform_cells = 0u128;
     let mut max_q = 0u128;
     let mut max_x = 0u128;
@@ -463,6 +554,12 @@ fn executed_totals(
             "transition_cells",
         )?;
         accesses = add_product(accesses, e, u128::from(b.accesses), "memory_accesses")?;
+        read_only_accesses = add_product(
+            read_only_accesses,
+            e,
+            u128::from(b.read_only_accesses),
+            "read_only_accesses",
+        )?;
         uniform_cells = add_product(uniform_cells, q, u128::from(threshold), "uniform_cells")?;
         max_q = max_q.max(q);
         // Over every block, run or not: each is an instance of the proof.
@@ -474,7 +571,7 @@ fn executed_totals(
         state_words = 0;
         transition_cells = 0;
     }
-    let memory = memory_totals(memory_size, accesses);
+    let (memory, read_only) = memory_totals_split(memory_size, accesses, read_only_accesses);
     let sumcheck_cells = block_cells
         .checked_add(transition_cells)
         .and_then(|s| s.checked_add(memory.cells))
@@ -501,6 +598,7 @@ fn executed_totals(
         state_words,
         transition_cells,
         memory,
+        read_only,
         sumcheck_cells,
         uniform_cells,
         padding_waste,
@@ -512,7 +610,7 @@ fn totals(
     blocks: &[BlockReport],
     threshold: u64,
     monolithic_constraints: Option<u64>,
-    memory_size: u64,
+    memory_size: MemorySizes,
 ) -> Result<Totals, CostError> {
     let mut constraints = 0u128;
     for b in blocks {
@@ -539,6 +637,10 @@ fn totals(
         memory_constraints_per_entry: executed.as_ref().map(|e| e.memory.per_entry),
         memory_constraints: executed.as_ref().map(|e| e.memory.constraints),
         memory_cells: executed.as_ref().map(|e| e.memory.cells),
+        read_only_accesses: executed.as_ref().map(|e| e.read_only.accesses),
+        read_only_entries: executed.as_ref().map(|e| e.read_only.entries),
+        read_only_constraints: executed.as_ref().map(|e| e.read_only.constraints),
+        read_only_cells: executed.as_ref().map(|e| e.read_only.cells),
         sumcheck_cells: executed.as_ref().map(|e| e.sumcheck_cells),
         uniform_cells: executed.as_ref().map(|e| e.uniform_cells),
         padding_waste: executed.as_ref().map(|e| e.padding_waste),
@@ -577,5 +679,25 @@ mod tests {
         assert_eq!(ceil_log2(4), 2);
         assert_eq!(ceil_log2(5), 3);
         assert_eq!(ceil_log2(u128::MAX), 128);
+    }
+
+    #[test]
+    fn the_read_only_list_has_no_timestamp_bits() {
+        // 130 public entries and 65 reads: 195 entries, 194 pairs of 4 constraints and 2
+        // product steps each: 776 + 390; cells 256·4 + 512·2.
+        let ro = read_only_totals(130, 65);
+        assert_eq!((ro.entries, ro.constraints, ro.cells), (195, 1166, 2048));
+        assert_eq!(read_only_totals(130, 0), MemoryTotals::default());
+        // Split: 10 read-write accesses over 64 addresses (T = 4: pairs of 10, padded to 16),
+        // and those 65 read-only ones.
+        let sizes = MemorySizes {
+            read_write: 64,
+            read_only_inits: 130,
+        };
+        let (both, ro) = memory_totals_split(sizes, 75, 65);
+        assert_eq!(ro.cells, 2048);
+        assert_eq!(both.entries, 74 + 195);
+        assert_eq!(both.per_entry, 12);
+        assert_eq!(both.cells, 128 * 16 + 256 * 2 + 2048);
     }
 }

@@ -6,8 +6,8 @@
 use crate::fxhash::HashMap;
 
 use super::executions::estimated_executions;
-use super::executions::memory_size;
-use super::model::{memory_totals, padded_constraints, padded_executions, padded_state};
+use super::executions::memory_sizes;
+use super::model::{memory_totals_split, padded_constraints, padded_executions, padded_state};
 use crate::ir::interp::{self, Limits, Val};
 use crate::ir::{same_up_to_value_names, BlockId, FuncId, Program};
 use crate::r1cs::{self, BlockStats, LowerError};
@@ -204,7 +204,7 @@ impl std::fmt::Display for Prediction {
 /// memory-checking instance, as the report counts them.
 pub fn prediction_of(stats: &[BlockStats], counts: &BlockCounts) -> Prediction {
     let mut p = Prediction::default();
-    let mut accesses = 0u128;
+    let (mut accesses, mut read_only) = (0u128, 0u128);
     let mut transition_cells = 0u128;
     for s in stats {
         let exec = counts.get(&(s.func, s.block)).copied().unwrap_or(0);
@@ -215,13 +215,13 @@ pub fn prediction_of(stats: &[BlockStats], counts: &BlockCounts) -> Prediction {
         transition_cells = transition_cells.saturating_add(u128::from(q) * u128::from(io));
         p.transitions = p.transitions.saturating_add(u128::from(exec));
         accesses = accesses.saturating_add(u128::from(exec) * s.accesses as u128);
+        read_only = read_only.saturating_add(u128::from(exec) * s.ro_accesses as u128);
     }
     if p.transitions > 1 {
         p.cells = p.cells.saturating_add(transition_cells);
     }
-    p.cells = p
-        .cells
-        .saturating_add(memory_totals(memory_size(stats), accesses).cells);
+    let (memory, _) = memory_totals_split(memory_sizes(stats).0, accesses, read_only);
+    p.cells = p.cells.saturating_add(memory.cells);
     p
 }
 

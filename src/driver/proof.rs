@@ -1,6 +1,6 @@
 //! What `zkbc prove` proves: the block instances of a run and the arguments between them — the
-//! memory check (`r1cs::memory`: the pair instance over the address-sorted accesses, and the
-//! grand product tying them to the execution order) and the transition permutation (a grand
+//! memory check (`r1cs::memory`: per list, read-write and read-only, the pair instance over
+//! the address-sorted entries and the grand product tying them to the execution order) and the transition permutation (a grand
 //! product over every execution's input state against every execution's output state) — as
 //! instances for the data-parallel sumcheck ([`crate::prove`]), and the links between them
 //! that the verifier checks by reading the executions ([`verify_arguments`]).
@@ -16,9 +16,9 @@ use ark_ff::Zero;
 #[derive(Clone, Debug)]
 pub struct ProofInstances {
     /// The block instances, then the arguments' instances (`memory.pairs`, `memory.products`,
-    /// `transitions.products`).
+    /// `memory.read_only_pairs`, `memory.read_only_products`, `transitions.products`).
     pub instances: Vec<BlockInstance>,
-    memory: Option<MemoryArgument>,
+    memory: Vec<MemoryArgument>,
     transitions: Option<TransitionArgument>,
 }
 
@@ -29,6 +29,8 @@ struct MemoryArgument {
     /// The execution order as the verifier knows it: the initial entries (from the program)
     /// and the accesses (read off the block instances' access variables).
     exec_order: Vec<Vec<Fr>>,
+    /// Whether this is the read-only list (tuples `(addr, seg, value, rw)`, no `ts`).
+    read_only: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -71,7 +73,7 @@ pub fn proof_instances_with_progress(
             let at = l.out_label_index();
             states_out.push(asg.instance[at..at + 1 + l.out_leaves].to_vec());
         })?;
-    let mut memory = None;
+    let mut memory = Vec::new();
     let trace = &report.memory;
     if !trace.accesses.is_empty() {
         let t_bits = trace.time_bits();
@@ -100,10 +102,49 @@ pub fn proof_instances_with_progress(
         );
         instances.push(pairs);
         instances.push(products);
-        memory = Some(MemoryArgument {
+        memory.push(MemoryArgument {
             pairs: instances.len() - 2,
             products: instances.len() - 1,
             exec_order,
+            read_only: false,
+        });
+    }
+    if !trace.ro_accesses.is_empty() {
+        let sorted = mem::sorted_read_only(trace);
+        let pairs = BlockInstance {
+            name: "memory.read_only_pairs".into(),
+            source: None,
+            state: None,
+            r1cs: prove::spartan::memory::ro_pair_r1cs(),
+            executions: sorted
+                .windows(2)
+                .map(|w| mem::ro_pair_assignment(&w[0], &w[1]))
+                .collect(),
+        };
+        let exec: Vec<mem::MemoryEntry> = trace
+            .ro_inits
+            .iter()
+            .chain(&trace.ro_accesses)
+            .copied()
+            .collect();
+        let (r, beta) = mem::challenges_in(b"zkbc read-only memory check", &exec, &sorted);
+        let ro_tuple = |e: &mem::MemoryEntry| vec![e.addr, Fr::from(e.seg), e.value, e.rw];
+        let exec_order: Vec<Vec<Fr>> = exec.iter().map(ro_tuple).collect();
+        let sorted_order: Vec<Vec<Fr>> = sorted.iter().map(ro_tuple).collect();
+        let products = arguments::product_instance(
+            "memory.read_only_products",
+            4,
+            r,
+            beta,
+            &[&exec_order, &sorted_order],
+        );
+        instances.push(pairs);
+        instances.push(products);
+        memory.push(MemoryArgument {
+            pairs: instances.len() - 2,
+            products: instances.len() - 1,
+            exec_order,
+            read_only: true,
         });
     }
     let mut transitions = None;
@@ -150,7 +191,9 @@ pub fn proof_instances_with_progress(
 /// state but the last is some execution's input state and vice versa (the products with the
 /// first input and the last output swapped in are equal).
 pub fn verify_arguments(p: &ProofInstances) -> Result<(), String> {
-    if let Some(m) = &p.memory {
+    for m in &p.memory {
+        // An entry's width in the product tuples and in a pair's variables.
+        let width = if m.read_only { 4 } else { 5 };
         let products = &p.instances[m.products];
         let n = m.exec_order.len();
         let finals = arguments::chain_products(products, &[n, n])?;
@@ -159,7 +202,7 @@ pub fn verify_arguments(p: &ProofInstances) -> Result<(), String> {
                 "memory: the sorted accesses are not a permutation of the execution order".into(),
             );
         }
-        let tuple_of = |k: usize| products.executions[k][3..8].to_vec();
+        let tuple_of = |k: usize| products.executions[k][3..3 + width].to_vec();
         if (0..n).any(|k| tuple_of(k) != m.exec_order[k]) {
             return Err(
                 "memory: the product chain is not the execution order of the accesses".into(),
@@ -170,14 +213,21 @@ pub fn verify_arguments(p: &ProofInstances) -> Result<(), String> {
             return Err("memory: the pair instance does not cover the sorted list".into());
         }
         for (k, z) in pairs.executions.iter().enumerate() {
-            if z[1..6] != tuple_of(n + k)[..] || z[6..11] != tuple_of(n + k + 1)[..] {
+            let (e, next) = (1..1 + width, 1 + width..1 + 2 * width);
+            if z[e] != tuple_of(n + k)[..] || z[next] != tuple_of(n + k + 1)[..] {
                 return Err(format!(
                     "memory: pair {k} is not two adjacent sorted entries"
                 ));
             }
         }
+        // The read-write list starts at address 0 with time 0, the read-only one at address
+        // 0 with a write.
         let first = tuple_of(n);
-        if !first[0].is_zero() || !first[4].is_zero() {
+        let starts = match m.read_only {
+            true => first[0].is_zero() && first[3] == Fr::from(1u64),
+            false => first[0].is_zero() && first[4].is_zero(),
+        };
+        if !starts {
             return Err("memory: the sorted list does not start at address 0".into());
         }
     }

@@ -57,16 +57,21 @@ pub fn statement(compilation: &Compilation) -> Result<Statement, String> {
                     (AccessKind::Write, _) => Rw::Write,
                     (AccessKind::Guarded, Some(k)) => Rw::Wire(k + 1),
                 },
+                read_only: a.read_only,
             })
             .collect();
         accesses.push(list);
     }
     drop(lowered);
-    let memory = accesses.iter().any(|a| !a.is_empty()).then(|| Memory {
-        inits: r1cs::initial_memory(program, compilation.lower),
-        accesses,
-        clocks: Vec::new(),
-        sorted: Vec::new(),
+    let memory = accesses.iter().any(|a| !a.is_empty()).then(|| {
+        let (ro_inits, ro_size) = r1cs::initial_read_only_memory(program, compilation.lower);
+        Memory {
+            inits: r1cs::initial_memory(program, compilation.lower),
+            ro_inits,
+            ro_size,
+            accesses,
+            ..Memory::default()
+        }
     });
     let main = program.main_func();
     let entry_name = super::instance_label(program, program.main, main.entry);
@@ -122,14 +127,19 @@ pub fn witness(
                 .entry(instance_name(program, blk))
                 .or_default()
                 .push(clock);
-            clock += l.accesses.len() as u64;
+            // Read-only accesses carry no time: the clock counts the read-write ones.
+            clock += l.accesses.iter().filter(|a| !a.read_only).count() as u64;
         })
         .map_err(|e| e.to_string())?;
     if let Some(m) = &mut st.memory {
-        if report.memory.inits != m.inits || report.memory.accesses.len() as u64 != clock {
+        if report.memory.inits != m.inits
+            || report.memory.ro_inits != m.ro_inits
+            || report.memory.accesses.len() as u64 != clock
+        {
             return Err("bug: the run's memory is not the statement's".into());
         }
         m.sorted = r1cs::memory::check::sorted(&report.memory);
+        m.ro_sorted = r1cs::memory::check::sorted_read_only(&report.memory);
         m.clocks = st
             .blocks
             .iter()

@@ -217,6 +217,8 @@ impl StatsCache {
             s.func = f;
             s.block = b;
             s.memory_size = info.memory.size;
+            s.ro_memory_size = info.memory.ro_size;
+            s.ro_inits = info.memory.ro_inits();
             return Ok(s);
         }
         self.misses.fetch_add(1, Ordering::Relaxed);

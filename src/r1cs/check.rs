@@ -476,47 +476,96 @@ where
 }
 
 /// The initial memory entries of `program` (one per address of every circuit function's
-/// segments, in address order): what a run's [`MemoryTrace::inits`] holds, known without a run.
+/// read-write segments, in address order): what a run's [`MemoryTrace::inits`] holds, known
+/// without a run.
 pub fn initial_memory(program: &Program, lower: LowerOptions) -> Vec<MemoryEntry> {
-    memory_layout(program, lower).2
+    memory_layout(program, lower).2.inits
+}
+
+/// The read-only list's public entries of `program` (each circuit function's head and the
+/// elements of its read-only segments with constant contents, in address order): what a run's
+/// [`MemoryTrace::ro_inits`] holds, known without a run; and the read-only list's addresses.
+pub fn initial_read_only_memory(program: &Program, lower: LowerOptions) -> (Vec<MemoryEntry>, u64) {
+    let (_, offsets, trace) = memory_layout(program, lower);
+    let size = offsets.values().map(|o| o.ro_end).max().unwrap_or(0);
+    (trace.ro_inits, size)
 }
 
 type FuncInfos = HashMap<FuncId, Arc<super::live::FuncInfo>>;
 
+/// Where a function's memory starts in the program's: the read-write address, the segment
+/// index and the read-only address.
+#[derive(Clone, Copy, Debug, Default)]
+struct Offsets {
+    addr: u64,
+    seg: u64,
+    ro_addr: u64,
+    /// The read-only address past the function's.
+    ro_end: u64,
+}
+
 /// Each circuit function's info, where its addresses and segments start in the program's
-/// memory, and the initial entries.
+/// memory, and the public entries of both lists (a trace without accesses).
 fn memory_layout(
     program: &Program,
     lower: LowerOptions,
-) -> (FuncInfos, FxMap<FuncId, (u64, u64)>, Vec<MemoryEntry>) {
+) -> (FuncInfos, FxMap<FuncId, Offsets>, MemoryTrace) {
     let circuit = program.circuit_funcs();
     let mut infos = HashMap::default();
     let mut offsets = FxMap::default();
-    let mut inits = Vec::new();
-    let (mut addr_off, mut seg_off) = (0u64, 0u64);
+    let mut trace = MemoryTrace::default();
+    let mut off = Offsets::default();
+    let entry = |addr: u64, seg: u64, value: Fr| MemoryEntry {
+        addr: Fr::from(addr),
+        seg,
+        value,
+        rw: Fr::one(),
+        ts: 0,
+    };
     for f in program.func_ids().filter(|f| circuit[f.index()]) {
         let info = Arc::new(super::live::FuncInfo::new(program.func(f), lower));
-        offsets.insert(f, (addr_off, seg_off));
-        for (s, seg) in info.memory.segments.iter().enumerate() {
+        let plan = &info.memory;
+        offsets.insert(
+            f,
+            Offsets {
+                ro_end: off.ro_addr + plan.ro_size,
+                ..off
+            },
+        );
+        if plan.ro_size > 0 {
+            // The head: a public first entry of the function's read-only addresses.
+            trace.ro_inits.push(entry(off.ro_addr, 0, Fr::zero()));
+        }
+        for (s, seg) in plan.segments.iter().enumerate() {
+            let seg_id = off.seg + s as u64;
+            if seg.read_only {
+                let Some(init) = &seg.init else { continue };
+                for (k, &v) in init.iter().enumerate() {
+                    trace
+                        .ro_inits
+                        .push(entry(off.ro_addr + seg.base + k as u64, seg_id, v));
+                }
+                continue;
+            }
             for k in 0..seg.len {
-                inits.push(MemoryEntry {
-                    addr: Fr::from(addr_off + seg.base + k),
-                    seg: seg_off + s as u64,
-                    value: seg
-                        .init
-                        .as_ref()
-                        .and_then(|v| v.get(k as usize).copied())
-                        .unwrap_or_else(Fr::zero),
-                    rw: Fr::one(),
-                    ts: 0,
-                });
+                let value = seg
+                    .init
+                    .as_ref()
+                    .and_then(|v| v.get(k as usize).copied())
+                    .unwrap_or_else(Fr::zero);
+                trace
+                    .inits
+                    .push(entry(off.addr + seg.base + k, seg_id, value));
             }
         }
-        addr_off += info.memory.size;
-        seg_off += info.memory.segments.len() as u64;
+        off.addr += plan.size;
+        off.ro_addr += plan.ro_size;
+        off.seg += plan.segments.len() as u64;
         infos.insert(f, info);
     }
-    (infos, offsets, inits)
+    trace.inits.sort_by_key(|e| e.addr);
+    trace.ro_inits.sort_by_key(|e| e.addr);
+    (infos, offsets, trace)
 }
 
 /// The state of the walk over a trace.
@@ -527,7 +576,7 @@ struct Walk<'p> {
     /// Each circuit function's memory plan and live-ins.
     infos: HashMap<FuncId, Arc<super::live::FuncInfo>>,
     /// Where each function's addresses and segments start in the program's memory.
-    offsets: FxMap<FuncId, (u64, u64)>,
+    offsets: FxMap<FuncId, Offsets>,
     memory: MemoryTrace,
     /// The last value written of every spilled scalar.
     spilled: FxMap<(FuncId, crate::ir::ValueId), Fr>,
@@ -546,11 +595,7 @@ struct Walk<'p> {
 
 impl<'p> Walk<'p> {
     fn new(program: &'p Program, witnesses: Witnesses, lower: LowerOptions) -> Walk<'p> {
-        let (infos, offsets, inits) = memory_layout(program, lower);
-        let memory = MemoryTrace {
-            inits,
-            ..MemoryTrace::default()
-        };
+        let (infos, offsets, memory) = memory_layout(program, lower);
         Walk {
             program,
             witnesses,
@@ -691,21 +736,35 @@ impl<'p> Walk<'p> {
         let out_at = layout.out_label_index();
         inst[out_at] = label;
         inst[out_at + 1..out_at + 1 + self.out.len()].copy_from_slice(&self.out);
-        let (addr_off, seg_off) = self.offsets.get(&entry.func).copied().unwrap_or_default();
+        let off = self.offsets.get(&entry.func).copied().unwrap_or_default();
         for a in &layout.accesses {
-            self.memory.accesses.push(MemoryEntry {
-                addr: inst[a.addr] + Fr::from(addr_off),
-                seg: seg_off + u64::from(a.seg),
-                value: inst[a.value],
-                rw: match (a.kind, a.rw) {
-                    (AccessKind::Read, _) => Fr::zero(),
-                    (AccessKind::Write, _) => Fr::one(),
-                    (AccessKind::Guarded, Some(k)) => inst[k],
-                    (AccessKind::Guarded, None) => Fr::zero(),
-                },
-                ts: self.memory.accesses.len() as u64 + 1,
-            });
-            self.memory.steps.push(step);
+            let rw = match (a.kind, a.rw) {
+                (AccessKind::Read, _) => Fr::zero(),
+                (AccessKind::Write, _) => Fr::one(),
+                (AccessKind::Guarded, Some(k)) => inst[k],
+                (AccessKind::Guarded, None) => Fr::zero(),
+            };
+            let seg = off.seg + u64::from(a.seg);
+            let m = &mut self.memory;
+            if a.read_only {
+                m.ro_accesses.push(MemoryEntry {
+                    addr: inst[a.addr] + Fr::from(off.ro_addr),
+                    seg,
+                    value: inst[a.value],
+                    rw,
+                    ts: 0,
+                });
+                m.ro_steps.push(step);
+            } else {
+                m.accesses.push(MemoryEntry {
+                    addr: inst[a.addr] + Fr::from(off.addr),
+                    seg,
+                    value: inst[a.value],
+                    rw,
+                    ts: m.accesses.len() as u64 + 1,
+                });
+                m.steps.push(step);
+            }
         }
         if let Some(t) = target {
             if let Some(exit) = layout.exits.iter().find(|e| e.target == Some(t)) {

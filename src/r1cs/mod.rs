@@ -157,8 +157,8 @@ pub use attribute::{attribute, BlockAttribution, ConstraintOrigin};
 pub use cache::{SharedStatsCache, StatsCache};
 pub use check::{
     check_run, check_trace, check_trace_opts, check_trace_with, flatten_val, for_each_execution,
-    for_each_execution_opts, initial_memory, try_for_each_execution, BlockCheck, CheckError,
-    CheckOptions, CheckReport, Checker, Witnesses,
+    for_each_execution_opts, initial_memory, initial_read_only_memory, try_for_each_execution,
+    BlockCheck, CheckError, CheckOptions, CheckReport, Checker, Witnesses,
 };
 pub use lc::{Lc, Var, ONE};
 pub use lower::{block_label, return_label, ExitLayout, StateLayout};
@@ -353,10 +353,16 @@ pub struct BlockStats {
     pub instance_vars: usize,
     /// The transition state's width: labels and state leaves (`io_b` of the cost model).
     pub state_vars: usize,
-    /// Memory accesses per execution.
+    /// Memory accesses per execution (both lists).
     pub accesses: usize,
-    /// Addresses of the function's memory (the same for every block of a function).
+    /// Of `accesses`, those of read-only segments.
+    pub ro_accesses: usize,
+    /// Addresses of the function's read-write memory (the same for every block of a function).
     pub memory_size: u64,
+    /// Addresses of the function's read-only memory.
+    pub ro_memory_size: u64,
+    /// Public entries of the function's read-only list (its head and constant segments').
+    pub ro_inits: u64,
     /// Non-zero entries of A.
     pub nnz_a: usize,
     /// Non-zero entries of B.
@@ -593,7 +599,10 @@ impl<'f> BlockR1cs<'f> {
             instance_vars: self.n_instance(),
             state_vars: self.layout.state_width(),
             accesses: self.layout.accesses.len(),
+            ro_accesses: self.layout.accesses.iter().filter(|a| a.read_only).count(),
             memory_size: self.info.memory.size,
+            ro_memory_size: self.info.memory.ro_size,
+            ro_inits: self.info.memory.ro_inits(),
             nnz_a: nnz[0],
             nnz_b: nnz[1],
             nnz_c: nnz[2],

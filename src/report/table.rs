@@ -172,7 +172,7 @@ pub fn render(report: &Report) -> String {
             "  memory-check constraints".into(),
             opt_num(t.memory_constraints, unknown),
         ];
-        if let Some(k) = t.memory_constraints_per_entry {
+        if let Some(k) = t.memory_constraints_per_entry.filter(|&k| k > 0) {
             row.push(format!("{k} per entry"));
         }
         totals.push(row);
@@ -180,6 +180,21 @@ pub fn render(report: &Report) -> String {
             "  memory cells".into(),
             opt_num(t.memory_cells, unknown),
         ]);
+        if t.read_only_accesses.is_some_and(|a| a > 0) {
+            totals.push(vec![
+                "  read-only entries".into(),
+                opt_num(t.read_only_entries, unknown),
+                format!(
+                    "{} accesses, {} constraints",
+                    opt_num(t.read_only_accesses, unknown),
+                    opt_num(t.read_only_constraints, unknown)
+                ),
+            ]);
+            totals.push(vec![
+                "  read-only cells".into(),
+                opt_num(t.read_only_cells, unknown),
+            ]);
+        }
     }
     totals.extend([
         vec!["sumcheck cells".into(), opt_num(t.sumcheck_cells, unknown)],

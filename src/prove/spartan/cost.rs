@@ -7,9 +7,10 @@
 //! - **committed**, the cells of the committed tables: per block that ran, its padded
 //!   executions times its row `next_pow2(1 + io + witness [+ 1, the clock, with memory])`, and
 //!   with memory the pair table, `next_pow2(entries) · next_pow2(13 + bits(accesses))` (its
-//!   `12 + T` wires, `T` about the access count's bits): the Hyrax commitment's MSMs, the
+//!   `12 + T` wires, `T` about the access count's bits), and the read-only list's pair table,
+//!   `next_pow2(entries) · 16` (9 wires): the Hyrax commitment's MSMs, the
 //!   inner sumcheck's `w̃(r_e, ·)` and the opening's combined rows pay per committed cell;
-//! - **tables**, the tables committed (blocks that ran, plus the pair table): each pays a
+//! - **tables**, the tables committed (blocks that ran, plus the pair tables): each pays a
 //!   fixed cost, its opening's mask commitments (an MSM up to `2^10` wide per term), its
 //!   transcript fork and its sumchecks' per-round work;
 //! - **nonzeros**, the executed matrix entries: per block, its executions times the nonzero
@@ -58,14 +59,19 @@ pub struct Features {
 
 impl Features {
     /// The features of a run: its blocks, the report's sumcheck cells, and the memory's
-    /// entries (initial entries and accesses; 0 without memory) and accesses.
+    /// entries (public entries and accesses of both lists; 0 without memory) and accesses,
+    /// and of these the read-only list's entries and accesses.
     pub fn new(
         blocks: impl IntoIterator<Item = BlockCounts>,
         cells: u128,
         memory_entries: u128,
         memory_accesses: u128,
+        read_only: (u128, u128),
     ) -> Features {
         let memory = memory_entries > 0;
+        let (ro_entries, ro_accesses) = read_only;
+        let memory_entries = memory_entries.saturating_sub(ro_entries);
+        let memory_accesses = memory_accesses.saturating_sub(ro_accesses);
         let mut committed = 0f64;
         let mut tables = 0f64;
         let mut nonzeros = 0f64;
@@ -78,10 +84,15 @@ impl Features {
             committed += b.padded_executions as f64 * row as f64;
             tables += 1.0;
         }
-        if memory {
+        if memory_entries > 0 {
             let bits = 128 - memory_accesses.leading_zeros();
             let row = (13 + bits).next_power_of_two();
             committed += memory_entries.next_power_of_two() as f64 * f64::from(row);
+            tables += 1.0;
+        }
+        if ro_entries > 0 {
+            // The read-only pair table's row: `[1, a, s, v, w, a', s', v', w']`, 9 wires.
+            committed += ro_entries.next_power_of_two() as f64 * 16.0;
             tables += 1.0;
         }
         Features {
@@ -171,7 +182,7 @@ mod tests {
             },
             BlockCounts::default(),
         ];
-        let plain = Features::new(blocks, 100, 0, 0);
+        let plain = Features::new(blocks, 100, 0, 0, (0, 0));
         assert_eq!(
             plain,
             Features {
@@ -181,7 +192,7 @@ mod tests {
                 nonzeros: 30.0,
             }
         );
-        let with_memory = Features::new(blocks, 100, 5, 3);
+        let with_memory = Features::new(blocks, 100, 5, 3, (0, 0));
         assert_eq!(with_memory.committed, 4.0 * 32.0 + 8.0 * 16.0);
         assert_eq!(with_memory.tables, 2.0);
     }

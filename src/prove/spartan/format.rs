@@ -3,7 +3,7 @@
 //! ```text
 //! offset  size  field
 //!      0     8  magic "zkbc\x00spn"
-//!      8     1  format version = 4
+//!      8     1  format version = 5
 //!      9     1  kind: 1 parameters, 3 proof
 //!     10     2  reserved, zero
 //!     12    32  the statement's digest (zero for parameters)
@@ -18,13 +18,14 @@
 //! and H; reading them recomputes the derivation and refuses any other bytes. A proof: per
 //! block one byte, `log2 Q_b` or 255 for a block that never ran, then for a block that ran its
 //! row commitments and its argument; then the transition's argument; then one byte: 0 without
-//! memory, 1 with, followed by the run's access count (u64 LE), the pair table (encoded as a
-//! block) and the memory's argument. An argument ([`super::Argument`]) is its commitments
+//! memory, 1 with, followed by the run's read-write access count (u64 LE), the read-write pair
+//! table (encoded as a block), the read-only access count (u64 LE), the read-only pair table
+//! (a block that never ran when a list does not exist) and the memory's argument. An argument ([`super::Argument`]) is its commitments
 //! (points), its product proofs (a count, then per proof 3 points and 5 field elements) and
 //! its linear proof (mask points, the masked sum, the answers as a list of lists, the blinds).
 //! Version 3 (zero knowledge) replaced version 2's clear sumcheck messages by commitments;
 //! version 4 writes points uncompressed (the verifier's point decompression was a fifth of its
-//! time; docs/prover.md, "The verifier"). A
+//! time; docs/prover.md, "The verifier"); version 5 adds the read-only memory list. A
 //! length is
 //! checked against the bytes left before anything is allocated: a malformed file is a
 //! [`FormatError`], never a panic.
@@ -42,7 +43,7 @@ use std::fmt;
 /// The first 8 bytes of every file.
 pub const MAGIC: &[u8; 8] = b"zkbc\x00spn";
 /// The format version this build reads and writes.
-pub const VERSION: u8 = 4;
+pub const VERSION: u8 = 5;
 /// The header's length.
 pub const HEADER_LEN: usize = 52;
 /// The most generators a parameters file may hold.
@@ -317,6 +318,8 @@ impl Proof {
                 w.0.push(1);
                 w.0.extend_from_slice(&m.accesses.to_le_bytes());
                 w.block(&m.pairs);
+                w.0.extend_from_slice(&m.ro_accesses.to_le_bytes());
+                w.block(&m.ro_pairs);
                 w.argument(&m.coherence);
             }
         }
@@ -337,9 +340,13 @@ impl Proof {
             0 => None,
             1 => {
                 let accesses = u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes"));
+                let pairs = r.block()?;
+                let ro_accesses = u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes"));
                 Some(MemoryProof {
                     accesses,
-                    pairs: r.block()?,
+                    ro_accesses,
+                    pairs,
+                    ro_pairs: r.block()?,
                     coherence: r.argument()?,
                 })
             }

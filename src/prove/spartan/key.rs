@@ -36,7 +36,9 @@
 //! count; one byte, 0 without memory, 1 with, followed by the initial entries (a count, then
 //! per entry its address, segment as u64 LE and value) and per block its accesses (a count,
 //! then per access the segment as u64 LE and the address, value and kind wires as u32: kind 0
-//! a read, 1 a write, `2 + w` a write guarded by wire `w`).
+//! a read, 1 a write, `2 + w` a write guarded by wire `w`; then one byte, 1 for an access of
+//! the read-only list), then the read-only list's size (u64 LE) and public entries (as the
+//! initial entries).
 
 use super::format::{err, header, read_header, FormatError, Reader, Writer, KEY, MAX_GENERATORS};
 use super::hyrax::Params;
@@ -138,7 +140,7 @@ impl Reader<'_> {
             executions: Vec::new(),
         })
     }
-    fn memory(&mut self, blocks: usize) -> Result<Memory, FormatError> {
+    fn entries(&mut self) -> Result<Vec<MemoryEntry>, FormatError> {
         let n = self.len(72)?;
         let mut inits = Vec::with_capacity(n);
         for _ in 0..n {
@@ -153,9 +155,13 @@ impl Reader<'_> {
                 ts: 0,
             });
         }
+        Ok(inits)
+    }
+    fn memory(&mut self, blocks: usize) -> Result<Memory, FormatError> {
+        let inits = self.entries()?;
         let mut accesses = Vec::with_capacity(blocks);
         for _ in 0..blocks {
-            let n = self.len(20)?;
+            let n = self.len(21)?;
             let mut list = Vec::with_capacity(n);
             for _ in 0..n {
                 let seg = self.u64()?;
@@ -165,20 +171,29 @@ impl Reader<'_> {
                     1 => Rw::Write,
                     w => Rw::Wire(w - 2),
                 };
+                let read_only = match self.byte()? {
+                    0 => false,
+                    1 => true,
+                    b => return err(format!("an access's read-only flag is {b}, not 0 or 1")),
+                };
                 list.push(Access {
                     seg,
                     addr,
                     value,
                     rw,
+                    read_only,
                 });
             }
             accesses.push(list);
         }
+        let ro_size = self.u64()?;
+        let ro_inits = self.entries()?;
         Ok(Memory {
             inits,
+            ro_inits,
+            ro_size,
             accesses,
-            clocks: Vec::new(),
-            sorted: Vec::new(),
+            ..Memory::default()
         })
     }
 }
@@ -255,7 +270,15 @@ impl VerifierKey {
                             Rw::Write => 1,
                             Rw::Wire(v) => 2 + v,
                         });
+                        w.0.push(u8::from(a.read_only));
                     }
+                }
+                w.u64(m.ro_size);
+                w.len(m.ro_inits.len());
+                for e in &m.ro_inits {
+                    w.fr(&e.addr);
+                    w.u64(e.seg);
+                    w.fr(&e.value);
                 }
             }
         }
@@ -311,6 +334,7 @@ impl VerifierKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ark_ff::Zero;
 
     /// A statement with one block (the memory's pair instance as its matrices, any R1CS
     /// will do) and a memory of two entries and three kinds of access.
@@ -348,22 +372,48 @@ mod tests {
                         addr: 1,
                         value: 2,
                         rw: Rw::Read,
+                        read_only: false,
                     },
                     Access {
                         seg: 1,
                         addr: 3,
                         value: 4,
                         rw: Rw::Wire(n - 1),
+                        read_only: false,
                     },
                     Access {
                         seg: 1,
                         addr: 3,
                         value: 5,
                         rw: Rw::Write,
+                        read_only: false,
+                    },
+                    Access {
+                        seg: 2,
+                        addr: 1,
+                        value: 2,
+                        rw: Rw::Read,
+                        read_only: true,
                     },
                 ]],
-                clocks: Vec::new(),
-                sorted: Vec::new(),
+                ro_inits: vec![
+                    MemoryEntry {
+                        addr: Fr::zero(),
+                        seg: 0,
+                        value: Fr::zero(),
+                        rw: Fr::one(),
+                        ts: 0,
+                    },
+                    MemoryEntry {
+                        addr: Fr::from(3u64),
+                        seg: 2,
+                        value: Fr::from(9u64),
+                        rw: Fr::one(),
+                        ts: 0,
+                    },
+                ],
+                ro_size: 4,
+                ..Memory::default()
             }),
         }
     }

@@ -62,8 +62,8 @@ pub(super) struct Links {
 }
 
 /// A block's links. States are `(z[0], clock, label, values..)` with memory, `(z[0], label,
-/// values..)` without; an output's clock is the input's plus the block's accesses (times
-/// `z[0]`).
+/// values..)` without; an output's clock is the input's plus the block's read-write accesses
+/// (times `z[0]`): read-only accesses carry no time.
 pub(super) fn block_links(st: &Statement, idx: usize, ch: &Challenges) -> Links {
     let block = &st.blocks[idx];
     let s = block.state.expect("validated");
@@ -75,7 +75,8 @@ pub(super) fn block_links(st: &Statement, idx: usize, ch: &Challenges) -> Links 
     if let Some(c) = clock {
         input.push((c, ch.beta));
         output.push((c, ch.beta));
-        output.push((0, ch.beta * Fr::from(accesses.len() as u64)));
+        let timed = accesses.iter().filter(|a| !a.read_only).count();
+        output.push((0, ch.beta * Fr::from(timed as u64)));
     }
     let ins = std::iter::once(s.input_label()).chain(s.input_values());
     input.extend(tuple_weights(ins, ch.beta, 1 + o));
@@ -87,10 +88,16 @@ pub(super) fn block_links(st: &Statement, idx: usize, ch: &Challenges) -> Links 
             .chain(clock);
         tuple_weights(wires, ch.beta, 0)
     });
+    // `k` counts the block's read-write accesses: the timestamp of one is the clock plus its
+    // position among them.
+    let mut k = 0;
     let memory = accesses
         .iter()
-        .enumerate()
-        .map(|(k, a)| memory::access_tuple(a, k, clock.expect("memory"), ch))
+        .map(|a| {
+            let tuple = memory::access_tuple(a, k, clock.expect("memory"), ch);
+            k += usize::from(!a.read_only);
+            tuple
+        })
         .collect();
     Links {
         chain: [input, output],
@@ -112,6 +119,14 @@ pub(super) fn pair_links(ch: &Challenges) -> Links {
         memory: Vec::new(),
         r_mem: ch.r_mem,
         public_value: Fr::zero(),
+    }
+}
+
+/// The read-only pair table's links: its chain from the head to its sentinel.
+pub(super) fn ro_pair_links(ch: &Challenges) -> Links {
+    Links {
+        chain: memory::ro_pair_tuples(ch),
+        ..pair_links(ch)
     }
 }
 

@@ -1,13 +1,13 @@
-//! Memory in the Spartan backend: what the statement says of a program's memory (its initial
-//! entries and every block's accesses), the pair table the prover commits (the address-sorted
-//! list, one adjacent pair per row, checked by `r1cs::memory`'s pair instance), and the tuples
-//! whose grand products tie the table to the blocks' accesses. The argument and why it is sound
+//! Memory in the Spartan backend: what the statement says of a program's memory (each list's
+//! public entries and every block's accesses), the pair tables the prover commits (each list's
+//! address-sorted entries, one adjacent pair per row, checked by `r1cs::memory`'s pair
+//! instances), and the tuples whose grand products tie the tables to the blocks' accesses. The argument and why it is sound
 //! are in the parent module's doc ([`super`], "Memory").
 
 use super::links::Challenges;
 use crate::field::Fr;
 use crate::prove::SparseR1cs;
-use crate::r1cs::memory::check::{pair_assignment, pair_rows};
+use crate::r1cs::memory::check::{pair_assignment, pair_rows, ro_pair_assignment, ro_pair_rows};
 use crate::r1cs::memory::MemoryEntry;
 use ark_ff::{One, Zero};
 
@@ -33,14 +33,21 @@ pub struct Access {
     pub value: usize,
     /// Whether it writes.
     pub rw: Rw,
+    /// Whether its segment is read-only: its entry belongs to the read-only list.
+    pub read_only: bool,
 }
 
 /// A program's memory as the statement knows it, and the prover's run of it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Memory {
-    /// The initial entries, one per address `0 .. size` in address order (public: from the
-    /// program).
+    /// The read-write list's initial entries, one per address `0 .. size` in address order
+    /// (public: from the program); empty without a read-write segment.
     pub inits: Vec<MemoryEntry>,
+    /// The read-only list's public entries in address order (its head at address 0 and the
+    /// elements of constant segments); empty without a read-only segment.
+    pub ro_inits: Vec<MemoryEntry>,
+    /// The read-only list's addresses `0 .. ro_size`.
+    pub ro_size: u64,
     /// Per statement block, its accesses in execution order.
     pub accesses: Vec<Vec<Access>>,
     /// The prover's: per block, per execution, the accesses the run made before it (its
@@ -49,6 +56,8 @@ pub struct Memory {
     /// The prover's: the initial entries and the accesses sorted by `(addr, ts)`. Empty for
     /// the verifier.
     pub sorted: Vec<MemoryEntry>,
+    /// The prover's: the read-only list sorted by address, each address's write first.
+    pub ro_sorted: Vec<MemoryEntry>,
 }
 
 impl Memory {
@@ -57,7 +66,7 @@ impl Memory {
         if self.accesses.len() != num_vars.len() {
             return Err("the memory's accesses are not one list per block".into());
         }
-        if self.inits.is_empty() {
+        if self.inits.is_empty() && self.ro_inits.is_empty() {
             return Err("a program with memory accesses has no memory".into());
         }
         if self
@@ -67,6 +76,37 @@ impl Memory {
             .any(|(k, e)| e.addr != Fr::from(k as u64) || e.ts != 0 || e.rw != Fr::one())
         {
             return Err("the initial memory entries are not addresses 0, 1, ... in order".into());
+        }
+        let head = MemoryEntry {
+            addr: Fr::zero(),
+            seg: 0,
+            value: Fr::zero(),
+            rw: Fr::one(),
+            ts: 0,
+        };
+        if self.ro_inits.first().is_some_and(|e| *e != head)
+            || self.ro_inits.windows(2).any(|w| w[0].addr >= w[1].addr)
+            || self
+                .ro_inits
+                .iter()
+                .any(|e| e.ts != 0 || e.rw != Fr::one() || e.addr >= Fr::from(self.ro_size))
+            || self.ro_inits.is_empty() != (self.ro_size == 0)
+        {
+            return Err(
+                "the read-only memory's public entries are not its head and \
+                        increasing addresses below its size"
+                    .into(),
+            );
+        }
+        let has_rw = !self.inits.is_empty();
+        let has_ro = !self.ro_inits.is_empty();
+        if self
+            .accesses
+            .iter()
+            .flatten()
+            .any(|a| if a.read_only { !has_ro } else { !has_rw })
+        {
+            return Err("a memory access has no list to go to".into());
         }
         for (list, &n) in self.accesses.iter().zip(num_vars) {
             for a in list {
@@ -99,6 +139,26 @@ impl Memory {
         }
     }
 
+    /// The read-only list's sentinel `(ro_size, 0, 0, 1)`: its last pair steps to it.
+    pub(super) fn ro_sentinel(&self) -> MemoryEntry {
+        MemoryEntry {
+            addr: Fr::from(self.ro_size),
+            ..self.sentinel()
+        }
+    }
+
+    /// The read-only pair table's rows: `(ro_sorted[k], ro_sorted[k + 1])`, the last with its
+    /// sentinel.
+    pub(super) fn ro_pair_rows(&self) -> Vec<Vec<Fr>> {
+        let sentinel = [self.ro_sentinel()];
+        let next = self.ro_sorted.iter().skip(1).chain(&sentinel);
+        self.ro_sorted
+            .iter()
+            .zip(next)
+            .map(|(e, n)| ro_pair_assignment(e, n))
+            .collect()
+    }
+
     /// The pair table's rows: `(sorted[k], sorted[k + 1])`, the last with the sentinel.
     pub(super) fn pair_rows(&self, t_bits: u32) -> Vec<Vec<Fr>> {
         let sentinel = [self.sentinel()];
@@ -129,6 +189,24 @@ pub fn pair_r1cs(t_bits: u32) -> SparseR1cs {
     }
 }
 
+/// The read-only pair instance (`r1cs::memory::check::ro_pair_rows`) as the prover's sparse
+/// matrices, over `z = [1, a, s, v, w, a', s', v', w']` (no witness).
+pub fn ro_pair_r1cs() -> SparseR1cs {
+    let sort = |row: &Vec<(usize, Fr)>| {
+        let mut r = row.clone();
+        r.sort_by_key(|t| t.0);
+        r
+    };
+    let rows = ro_pair_rows();
+    SparseR1cs {
+        num_instance: 8,
+        num_witness: 0,
+        a: rows.iter().map(|r| sort(&r[0])).collect(),
+        b: rows.iter().map(|r| sort(&r[1])).collect(),
+        c: rows.iter().map(|r| sort(&r[2])).collect(),
+    }
+}
+
 /// `β^1 .. β^5`: the weights of an entry's `(addr, seg, value, rw, ts)`.
 fn powers5(beta: Fr) -> [Fr; 5] {
     let mut p = [beta; 5];
@@ -149,8 +227,15 @@ pub(super) fn entry_fingerprint(e: &MemoryEntry, beta: Fr) -> Fr {
         + p[4] * Fr::from(e.ts)
 }
 
-/// The memory tuple `(z[0], addr, seg·z[0], value, rw, clock + (k+1)·z[0])` of a block's
-/// `k`-th access as weights on its table row (`clock` the clock column).
+/// `fp(1, e)` of a read-only public entry: its timestamp slot holds the list's tag `−1`.
+pub(super) fn ro_entry_fingerprint(e: &MemoryEntry, beta: Fr) -> Fr {
+    let p = powers5(beta);
+    Fr::one() + p[0] * e.addr + p[1] * Fr::from(e.seg) + p[2] * e.value + p[3] * e.rw - p[4]
+}
+
+/// The memory tuple of a block's access as weights on its table row: a read-write access,
+/// the `k`-th of its block's (`clock` the clock column), is `(z[0], addr, seg·z[0], value, rw,
+/// clock + (k+1)·z[0])`; a read-only one is `(z[0], addr, seg·z[0], value, rw·z[0], −z[0])`.
 pub(super) fn access_tuple(
     a: &Access,
     k: usize,
@@ -162,6 +247,20 @@ pub(super) fn access_tuple(
         Rw::Write => Fr::one(),
         Rw::Read | Rw::Wire(_) => Fr::zero(),
     };
+    if a.read_only {
+        let mut w = vec![
+            (
+                0,
+                Fr::one() + p[1] * Fr::from(a.seg) + p[3] * rw_const - p[4],
+            ),
+            (a.addr, p[0]),
+            (a.value, p[2]),
+        ];
+        if let Rw::Wire(v) = a.rw {
+            w.push((v, p[3]));
+        }
+        return w;
+    }
     let mut w = vec![
         (
             0,
@@ -189,6 +288,18 @@ pub(super) fn pair_tuples(ch: &Challenges) -> [Vec<(usize, Fr)>; 2] {
     [tuple(1), tuple(6)]
 }
 
+/// The read-only pair table's chain tuples `(z[0], e)` and `(z[0], e')`, `e = (a, s, v, w)`
+/// with the tag `−z[0]` in the timestamp slot: [`ro_entry_fingerprint`]'s encoding.
+pub(super) fn ro_pair_tuples(ch: &Challenges) -> [Vec<(usize, Fr)>; 2] {
+    let p = powers5(ch.beta_mem);
+    let tuple = |first: usize| {
+        std::iter::once((0, Fr::one() - p[4]))
+            .chain((0..4).map(|k| (first + k, p[k])))
+            .collect()
+    };
+    [tuple(1), tuple(5)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +321,7 @@ mod tests {
             inits: (0..4).map(|a| entry(a, 0, 1, 0)).collect(),
             steps: (0..accesses.len()).collect(),
             accesses,
+            ..MemoryTrace::default()
         };
         Memory {
             inits: trace.inits.clone(),

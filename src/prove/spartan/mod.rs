@@ -66,9 +66,9 @@
 //! (CoBBl's coherence check, with Blum et al.'s timestamps), proved here:
 //!
 //! 1. **Clocks.** Every block's table gets one more column, the execution's *clock* `c` (the
-//!    accesses the run made before it), and the states carry it: input `(z[0], c, label,
-//!    values..)`, output `(z[0], c + n_b·z[0], label, values..)` with `n_b` the block's access
-//!    count; the entry's execution 0 opens `c = 0` beside its public inputs and the final
+//!    read-write accesses the run made before it), and the states carry it: input `(z[0], c,
+//!    label, values..)`, output `(z[0], c + n_b·z[0], label, values..)` with `n_b` the block's
+//!    read-write access count; the entry's execution 0 opens `c = 0` beside its public inputs and the final
 //!    state is `(1, A, 0, outputs)`, `A` the run's access count (in the proof, public). Along
 //!    the chain from the entry the clock is therefore the true count of earlier accesses; a
 //!    cycle of satisfied executions off the chain returns to its own clock, so (with
@@ -95,9 +95,26 @@
 //!    forgeries) can only match each other: the entries with `z[0] = 1` are the same multiset
 //!    on both sides (Schwartz–Zippel over `(r_m, β_m)`, error about `entries·6/p`).
 //!
-//! With 1–3 the sorted list is a permutation of the initial entries and the accesses of the
-//! chain's executions with their true timestamps, and it satisfies the pair instance, so every
-//! read returns the last value written (the argument of [`crate::r1cs::memory`]). A stale
+//! 4. **The read-only list.** Accesses of read-only segments (the block's layout says which)
+//!    are not timed: the clock counts a block's read-write accesses only, and a read-only
+//!    access's tuple is `(z[0], addr, seg·z[0], value, rw·z[0], −z[0])`, the `−1` in the
+//!    timestamp slot tagging the list. Its public entries (head and constant segments) are the
+//!    statement's, and a second pair table holds its address-sorted entries with the read-only
+//!    pair instance (4 constraints, 9 wires; sentinel `(size_ro, 0, 0, 1)`, first entry the head),
+//!    its chain tuples tagged alike and chained by its own `in·leaf(L) = out·leaf(F)`. The
+//!    permutation of step 3 is one equation over both lists: `initial·Π_b mem_b = in_rw·in_ro
+//!    ·unused`, `initial` over both lists' public entries. No read-write entry can carry the
+//!    tag (its timestamp is below `2^T` times the table's rows, far below `p − 1`), so the
+//!    equation splits into the two lists' multiset equalities. The run's read-only access
+//!    count is public beside `A` (it fixes the zero rows). A cycle of executions off the
+//!    chain (step 1) may now hold read-only accesses: its reads must return their address's
+//!    one write, which changes nothing, and a write would be a second one at its address,
+//!    which the pair instance rejects.
+//!
+//! With 1–4 each sorted list is a permutation of its public entries and the accesses of the
+//! chain's executions (read-write ones with their true timestamps), and it satisfies its pair
+//! instance, so every read returns the last value written, a read-only one the one write of
+//! its address (the argument of [`crate::r1cs::memory`]). A stale
 //! read, a write left out, or an access moved in time changes some side of one of the
 //! equations. The leaf functionals are linear in a table row, so each product ends in one more
 //! opened term of the block's Hyrax opening.
@@ -168,6 +185,8 @@ pub const MAX_EXEC_VARS: u8 = 40;
 
 /// The name of the memory's pair table in messages.
 const PAIRS: &str = "memory.pairs";
+/// The read-only pair table's name in messages.
+const RO_PAIRS: &str = "memory.read_only_pairs";
 
 /// What the prover and the verifier agree on.
 #[derive(Clone, Debug, Default)]
@@ -200,11 +219,15 @@ pub struct Proof {
 /// The memory argument's own part of a proof.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryProof {
-    /// How many accesses the run made (public: the final state's clock).
+    /// How many read-write accesses the run made (public: the final state's clock).
     pub accesses: u64,
-    /// The pair table, proved as a block whose executions are the adjacent pairs of the
-    /// address-sorted list.
+    /// How many read-only accesses the run made (public: the read-only table's shape).
+    pub ro_accesses: u64,
+    /// The read-write pair table, proved as a block whose executions are the adjacent pairs of
+    /// the address-sorted list; a table that never ran without a read-write list.
     pub pairs: BlockProof,
+    /// The read-only pair table, likewise; a table that never ran without a read-only list.
+    pub ro_pairs: BlockProof,
     /// The memory products over the tables' committed roots.
     pub coherence: Argument,
 }
@@ -367,10 +390,18 @@ impl Statement {
                             memory::Rw::Write => 1,
                             memory::Rw::Wire(w) => 2 + w,
                         };
-                        for v in [a.seg as usize, a.addr, a.value, rw] {
+                        let ro = usize::from(a.read_only);
+                        for v in [a.seg as usize, a.addr, a.value, rw, ro] {
                             n(&mut h, v);
                         }
                     }
+                }
+                n(&mut h, m.ro_size as usize);
+                n(&mut h, m.ro_inits.len());
+                for e in &m.ro_inits {
+                    h.update(fr_to_bytes_le(&e.addr));
+                    n(&mut h, e.seg as usize);
+                    h.update(fr_to_bytes_le(&e.value));
                 }
             }
         }
@@ -511,6 +542,8 @@ fn absorb_shape(t: &mut Transcript, blocks: &[BlockProof], memory: Option<&Memor
     if let Some(m) = memory {
         t.append_u64(b"memory accesses", m.accesses);
         absorb_block(t, &m.pairs);
+        t.append_u64(b"read-only memory accesses", m.ro_accesses);
+        absorb_block(t, &m.ro_pairs);
     }
 }
 
@@ -551,15 +584,27 @@ fn memory_constants(
 ) -> relations::MemoryConstants {
     let leaf =
         |e: &crate::r1cs::memory::MemoryEntry| ch.r_mem - memory::entry_fingerprint(e, ch.beta_mem);
+    let ro_leaf = |e: &crate::r1cs::memory::MemoryEntry| {
+        ch.r_mem - memory::ro_entry_fingerprint(e, ch.beta_mem)
+    };
     let mut initial = ch.r_mem.pow([zero_pairs]);
     for e in &m.inits {
         initial *= leaf(e);
     }
+    for e in &m.ro_inits {
+        initial *= ro_leaf(e);
+    }
+    let mut ends = Vec::new();
+    if let Some(first) = m.inits.first() {
+        ends.push((leaf(&m.sentinel()), leaf(first)));
+    }
+    if let Some(head) = m.ro_inits.first() {
+        ends.push((ro_leaf(&m.ro_sentinel()), ro_leaf(head)));
+    }
     relations::MemoryConstants {
         initial,
         unused: ch.r_mem.pow([zero_slots]),
-        sentinel: leaf(&m.sentinel()),
-        first: leaf(&m.inits[0]),
+        ends,
     }
 }
 

@@ -1,13 +1,15 @@
 //! The prover: every table committed, then each proved on its own fork of the transcript.
 
 use super::hyrax;
-use super::links::{block_links, final_fingerprint, fp, pair_links, Challenges, Links};
+use super::links::{
+    block_links, final_fingerprint, fp, pair_links, ro_pair_links, Challenges, Links,
+};
 use super::relations::{self, TableShape};
 use super::zk::{Channel, ItemId, Recorder, Source, TableOpening};
 use super::{
     absorb_shape, combined_row, layout, links_transcript, memory, memory_constants, public_value,
     statement_transcript, sumchecks, table_width, Argument, BlockProof, MemoryProof, Proof,
-    ProveError, Statement, MAX_EXEC_VARS, PAIRS,
+    ProveError, Statement, MAX_EXEC_VARS, PAIRS, RO_PAIRS,
 };
 use crate::field::Fr;
 use crate::prove::mle::eq_table;
@@ -214,22 +216,24 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
             st.public_inputs.len()
         )));
     }
-    // The pair table, when there is memory.
-    let pairs: Option<(BlockInstance, u64)> = match &st.memory {
-        None => None,
-        Some(m) => {
-            if m.clocks.len() != st.blocks.len()
-                || m.clocks
-                    .iter()
-                    .zip(&st.blocks)
-                    .any(|(c, b)| c.len() != b.executions.len())
-            {
-                return Err(bad("the memory clocks are not one per execution".into()));
-            }
-            if m.sorted.len() < m.inits.len() {
-                return Err(bad("the sorted memory list misses initial entries".into()));
-            }
-            let accesses = (m.sorted.len() - m.inits.len()) as u64;
+    // The pair tables, when there is memory: the read-write list's, then the read-only
+    // list's (each when the list exists), with whether it is the read-only one.
+    let mut pair_tables: Vec<(BlockInstance, bool)> = Vec::new();
+    let (mut accesses, mut ro_accesses) = (0u64, 0u64);
+    if let Some(m) = &st.memory {
+        if m.clocks.len() != st.blocks.len()
+            || m.clocks
+                .iter()
+                .zip(&st.blocks)
+                .any(|(c, b)| c.len() != b.executions.len())
+        {
+            return Err(bad("the memory clocks are not one per execution".into()));
+        }
+        if m.sorted.len() < m.inits.len() || m.ro_sorted.len() < m.ro_inits.len() {
+            return Err(bad("a sorted memory list misses public entries".into()));
+        }
+        if !m.inits.is_empty() {
+            accesses = (m.sorted.len() - m.inits.len()) as u64;
             let t_bits = time_bits(accesses);
             let block = BlockInstance {
                 name: PAIRS.into(),
@@ -238,12 +242,26 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
                 r1cs: memory::pair_r1cs(t_bits),
                 executions: m.pair_rows(t_bits),
             };
-            if block.shape().execution_vars() > MAX_EXEC_VARS as usize {
-                return Err(bad("too many memory entries".into()));
-            }
-            Some((block, accesses))
+            pair_tables.push((block, false));
         }
-    };
+        if !m.ro_inits.is_empty() {
+            ro_accesses = (m.ro_sorted.len() - m.ro_inits.len()) as u64;
+            let block = BlockInstance {
+                name: RO_PAIRS.into(),
+                source: None,
+                state: None,
+                r1cs: memory::ro_pair_r1cs(),
+                executions: m.ro_pair_rows(),
+            };
+            pair_tables.push((block, true));
+        }
+        if pair_tables
+            .iter()
+            .any(|(b, _)| b.shape().execution_vars() > MAX_EXEC_VARS as usize)
+        {
+            return Err(bad("too many memory entries".into()));
+        }
+    }
     let clock = st.memory.is_some();
     let mut tables: Vec<Table> = st
         .blocks
@@ -255,7 +273,7 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
             clocks: st.memory.as_ref().map(|m| &m.clocks[b][..]),
         })
         .collect();
-    if let Some((block, _)) = &pairs {
+    for (block, _) in &pair_tables {
         tables.push(Table {
             block,
             y: table_width(block.r1cs.num_vars(), false),
@@ -296,10 +314,24 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
             },
         })
         .collect();
-    let memory_shell = pairs.as_ref().map(|(_, accesses)| MemoryProof {
-        accesses: *accesses,
-        pairs: shells.pop().expect("the pair table"),
-        coherence: Argument::default(),
+    let n = st.blocks.len();
+    let split_pairs = |proofs: &mut Vec<BlockProof>| {
+        let mut tail = proofs.split_off(n).into_iter();
+        let mut pick = |read_only: bool| match pair_tables.iter().any(|t| t.1 == read_only) {
+            true => tail.next().expect("a pair table's proof"),
+            false => BlockProof::never_ran(),
+        };
+        (pick(false), pick(true))
+    };
+    let memory_shell = st.memory.as_ref().map(|_| {
+        let (pairs, ro_pairs) = split_pairs(&mut shells);
+        MemoryProof {
+            accesses,
+            ro_accesses,
+            pairs,
+            ro_pairs,
+            coherence: Argument::default(),
+        }
     });
     absorb_shape(&mut t, &shells, memory_shell.as_ref());
     let ch = Challenges::draw(&mut t);
@@ -310,10 +342,10 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
         .enumerate()
         .map(|(idx, (table, committed))| {
             let committed = committed.as_ref()?;
-            let mut links = if idx < st.blocks.len() {
-                block_links(st, idx, &ch)
-            } else {
-                pair_links(&ch)
+            let mut links = match idx.checked_sub(st.blocks.len()) {
+                None => block_links(st, idx, &ch),
+                Some(k) if pair_tables[k].1 => ro_pair_links(&ch),
+                Some(_) => pair_links(&ch),
             };
             links.public_value = public_value;
             let t = t.fork(b"block", idx as u64);
@@ -327,14 +359,11 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
             None => (BlockProof::never_ran(), None),
         })
         .unzip();
-    // The pair table's proof goes in the memory argument, not among the blocks.
-    let pair_proof = memory_shell
-        .as_ref()
-        .map(|_| blocks.pop().expect("the pair table"));
+    // The pair tables' proofs go in the memory argument, not among the blocks.
+    let pair_proofs = memory_shell.as_ref().map(|_| split_pairs(&mut blocks));
     let lt = links_transcript(&t, &blocks);
-    let n = st.blocks.len();
     let (outputs, _) = public.split_at(st.num_outputs);
-    let final_clock = pairs.as_ref().map(|(_, accesses)| *accesses);
+    let final_clock = st.memory.as_ref().map(|_| accesses);
     let last = ch.r - final_fingerprint(outputs, ch.beta, final_clock);
     let ran: Vec<&RootOpenings> = roots[..n].iter().flatten().collect();
     let chain_roots: Vec<(Fr, Fr)> = (0..2)
@@ -355,9 +384,12 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
             relations::transition(src, ins, outs, last)
         },
     );
-    let memory = match (memory_shell, pair_proof, &st.memory) {
-        (Some(shell), Some(pair_proof), Some(m)) => {
-            let pair_roots = roots[n].as_ref().expect("the pair table ran");
+    let memory = match (memory_shell, pair_proofs, &st.memory) {
+        (Some(shell), Some((pairs, ro_pairs)), Some(m)) => {
+            let pair_roots: Vec<&RootOpenings> = roots[n..]
+                .iter()
+                .map(|r| r.as_ref().expect("a pair table ran"))
+                .collect();
             let mem_roots: Vec<(Fr, Fr)> = roots[..n]
                 .iter()
                 .flatten()
@@ -370,14 +402,23 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
                 .filter(|(b, _)| !b.executions.is_empty())
                 .map(|(b, a)| a.len() as u64 * b.shape().padded_executions as u64)
                 .sum();
-            let pair_rows = pair_proof.log_executions.map_or(0, |q| 1u64 << q);
+            let rows = |p: &BlockProof| p.log_executions.map_or(0, |q| 1u64 << q);
+            let zero_pairs = rows(&pairs) + rows(&ro_pairs)
+                - shell.accesses
+                - shell.ro_accesses
+                - m.inits.len() as u64
+                - m.ro_inits.len() as u64;
             let constants = memory_constants(
                 m,
-                slots - shell.accesses,
-                pair_rows - shell.accesses - m.inits.len() as u64,
+                slots - shell.accesses - shell.ro_accesses,
+                zero_pairs,
                 &ch,
             );
-            let mut all = vec![pair_roots.chain[0], pair_roots.chain[1]];
+            let k = pair_roots.len();
+            let mut all: Vec<(Fr, Fr)> = pair_roots
+                .iter()
+                .flat_map(|r| [r.chain[0], r.chain[1]])
+                .collect();
             all.extend(&mem_roots);
             let coherence = prove_links(
                 params,
@@ -386,12 +427,20 @@ pub fn prove(params: &Params, st: &Statement, public: &[Fr]) -> Result<Proof, Pr
                 |rec| {
                     let values: Vec<Fr> = mem_roots.iter().map(|r| r.0).collect();
                     rec.send_each(b"partial memory products", &partials(&values));
+                    let ins: Vec<Fr> = pair_roots.iter().map(|r| r.chain[0].0).collect();
+                    rec.send_each(b"partial sorted products", &partials(&ins));
                 },
-                |src, ids| relations::memory(src, [ids[0], ids[1]], &ids[2..], &constants),
+                |src, ids| {
+                    let pairs: Vec<[ItemId; 2]> =
+                        ids[..2 * k].chunks(2).map(|c| [c[0], c[1]]).collect();
+                    relations::memory(src, &pairs, &ids[2 * k..], &constants)
+                },
             );
             Some(MemoryProof {
                 accesses: shell.accesses,
-                pairs: pair_proof,
+                ro_accesses: shell.ro_accesses,
+                pairs,
+                ro_pairs,
                 coherence,
             })
         }

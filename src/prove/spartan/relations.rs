@@ -156,35 +156,39 @@ pub(super) fn transition(
     Ok(())
 }
 
-/// The memory's public weights: `initial = r_m^(zero pairs)·Π leaf(initial entries)` and
-/// `unused = r_m^(zero slots)`, and the leaves of the sentinel and of the first entry.
+/// The memory's public weights: `initial = r_m^(zero pairs)·Π leaf(public entries)` over
+/// both lists and `unused = r_m^(zero slots)`, and per pair table the leaves of its sentinel
+/// and of its first entry.
 pub(super) struct MemoryConstants {
     pub(super) initial: Fr,
     pub(super) unused: Fr,
-    pub(super) sentinel: Fr,
-    pub(super) first: Fr,
+    pub(super) ends: Vec<(Fr, Fr)>,
 }
 
-/// The memory: the pairs chain from the first initial entry to the sentinel (`in·leaf(L) =
-/// out·leaf(F)`), and the sorted entries are the initial ones and the blocks' accesses
-/// (`initial·Π_b mem_b = in·unused`).
+/// The memory: each pair table chains from its list's first entry to its sentinel (`in·leaf(L)
+/// = out·leaf(F)`), and the sorted entries of both lists are the public ones and the blocks'
+/// accesses (`initial·Π_b mem_b = Π_lists in·unused`). `pairs` are the tables' `[in, out]`
+/// roots, in the order of `k.ends`.
 pub(super) fn memory(
     src: &mut dyn Source,
-    pairs: [ItemId; 2],
+    pairs: &[[ItemId; 2]],
     accesses: &[ItemId],
     k: &MemoryConstants,
 ) -> Result<(), String> {
+    if pairs.len() != k.ends.len() {
+        return Err("the memory has a pair table per list".into());
+    }
     let all = product_chain(src, b"partial memory products", accesses)?;
-    let [sorted_in, sorted_out] = pairs;
+    let ins: Vec<ItemId> = pairs.iter().map(|p| p[0]).collect();
+    let sorted = product_chain(src, b"partial sorted products", &ins)?;
     let l = src.ledger();
-    l.require_zero(
-        Form::item(sorted_in)
-            .scaled(k.sentinel)
-            .minus(Form::item(sorted_out).scaled(k.first)),
-    );
-    l.require_zero(
-        all.scaled(k.initial)
-            .minus(Form::item(sorted_in).scaled(k.unused)),
-    );
+    for (&[sorted_in, sorted_out], &(sentinel, first)) in pairs.iter().zip(&k.ends) {
+        l.require_zero(
+            Form::item(sorted_in)
+                .scaled(sentinel)
+                .minus(Form::item(sorted_out).scaled(first)),
+        );
+    }
+    l.require_zero(all.scaled(k.initial).minus(sorted.scaled(k.unused)));
     Ok(())
 }

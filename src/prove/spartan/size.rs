@@ -10,7 +10,7 @@
 //! shape: the only freedom of a real proof is in values, not lengths.
 
 use super::format::HEADER_LEN;
-use super::links::{block_links, pair_links, Challenges};
+use super::links::{block_links, pair_links, ro_pair_links, Challenges};
 use super::relations::{self, MemoryConstants, TableShape};
 use super::zk::{ItemId, Ledger, Source};
 use super::{layout, memory, table_width, Statement, MAX_EXEC_VARS};
@@ -115,12 +115,12 @@ fn links_bytes(
 }
 
 /// The bytes of a proof of `st` whose blocks ran `executions[b]` times each (0: never) and,
-/// with memory, made `accesses` memory accesses. Errors when the shape is not one a proof can
+/// with memory, made `accesses` memory accesses (read-write, read-only). Errors when the shape is not one a proof can
 /// have (a count past `2^MAX_EXEC_VARS`, the entry never ran, memory counts without memory).
 pub fn proof_bytes(
     st: &Statement,
     executions: &[u64],
-    accesses: Option<u64>,
+    accesses: Option<(u64, u64)>,
 ) -> Result<usize, String> {
     st.validate()?;
     if executions.len() != st.blocks.len() {
@@ -162,24 +162,48 @@ pub fn proof_bytes(
     bytes += 1;
     match (&st.memory, accesses) {
         (None, None) => {}
-        (Some(m), Some(a)) => {
-            let r1cs = memory::pair_r1cs(time_bits(a));
-            let y = table_width(r1cs.num_vars(), false);
-            let entries = m.inits.len() as u64 + a;
-            let (pair, _) = table_bytes(&r1cs, y, log(entries)?, &pair_links(&ch))?
-                .ok_or("a memory without entries")?;
+        (Some(m), Some((a, a_ro))) => {
+            // Each list's pair table when the list exists (a table that never ran otherwise:
+            // one byte), after its access count.
+            let lists = [
+                (
+                    m.inits.len(),
+                    a,
+                    memory::pair_r1cs(time_bits(a)),
+                    pair_links(&ch),
+                ),
+                (
+                    m.ro_inits.len(),
+                    a_ro,
+                    memory::ro_pair_r1cs(),
+                    ro_pair_links(&ch),
+                ),
+            ];
+            let mut tables = 0;
+            for (public, accesses, r1cs, links) in lists {
+                bytes += 8;
+                if public == 0 {
+                    bytes += 1;
+                    continue;
+                }
+                let y = table_width(r1cs.num_vars(), false);
+                let entries = public as u64 + accesses;
+                let (pair, _) = table_bytes(&r1cs, y, log(entries)?, &links)?
+                    .ok_or("a memory without entries")?;
+                bytes += pair;
+                tables += 1;
+            }
             let one = Fr::from(1u64);
             let constants = MemoryConstants {
                 initial: one,
                 unused: one,
-                sentinel: one,
-                first: one,
+                ends: vec![(one, one); tables],
             };
-            bytes += 8
-                + pair
-                + links_bytes(2 + memory_roots, |src, ids| {
-                    relations::memory(src, [ids[0], ids[1]], &ids[2..], &constants)
-                })?;
+            bytes += links_bytes(2 * tables + memory_roots, |src, ids| {
+                let pairs: Vec<[ItemId; 2]> =
+                    ids[..2 * tables].chunks(2).map(|c| [c[0], c[1]]).collect();
+                relations::memory(src, &pairs, &ids[2 * tables..], &constants)
+            })?;
         }
         (None, Some(_)) => return Err("memory accesses of a program without memory".into()),
         (Some(_), None) => return Err("a program with memory needs its access count".into()),

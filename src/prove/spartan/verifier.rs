@@ -8,13 +8,13 @@
 //! they checked one by one, to say which part of the proof is wrong.
 
 use super::hyrax::Params;
-use super::links::{block_links, final_fingerprint, pair_links, Challenges, Links};
+use super::links::{block_links, final_fingerprint, pair_links, ro_pair_links, Challenges, Links};
 use super::relations::{self, TableShape};
 use super::zk::{self, Deferred, ItemId, Reader, Source};
 use super::{
     absorb_shape, layout, links_transcript, memory, memory_constants, public_value,
     statement_transcript, table_width, Argument, BlockProof, Proof, Rejection, Statement,
-    MAX_EXEC_VARS, PAIRS,
+    MAX_EXEC_VARS, PAIRS, RO_PAIRS,
 };
 use crate::field::Fr;
 use crate::prove::transcript::Transcript;
@@ -143,12 +143,15 @@ pub fn verify(
     if proof.blocks[st.entry].log_executions.is_none() {
         return Err(shape("the proof says the entry block never ran".into()));
     }
-    let pair_proof = proof.memory.as_ref().map(|m| &m.pairs);
+    let pair_proofs = proof
+        .memory
+        .as_ref()
+        .map(|m| [(&m.pairs, PAIRS), (&m.ro_pairs, RO_PAIRS)]);
     for (b, name) in proof
         .blocks
         .iter()
         .zip(st.blocks.iter().map(|b| &b.name[..]))
-        .chain(pair_proof.map(|p| (p, PAIRS)))
+        .chain(pair_proofs.into_iter().flatten())
     {
         match b.log_executions {
             None if *b != BlockProof::never_ran() => {
@@ -160,8 +163,11 @@ pub fn verify(
             _ => {}
         }
     }
-    // The memory's shape: how many entries of each kind the products hold.
-    let pairs: Option<(BlockInstance, u64, u64)> = match (&st.memory, &proof.memory) {
+    // The memory's shape: how many entries of each kind the products hold, and the pair
+    // tables (read-write, then read-only, each when its list exists; with whether it is the
+    // read-only one).
+    type PairTables<'p> = Vec<(BlockInstance, &'p BlockProof, bool)>;
+    let pairs: Option<(PairTables, u64, u64)> = match (&st.memory, &proof.memory) {
         (None, None) => None,
         (Some(m), Some(mp)) => {
             let slots: u128 = st
@@ -171,28 +177,60 @@ pub fn verify(
                 .zip(&m.accesses)
                 .map(|((_, b), a)| b.log_executions.map_or(0, |q| (a.len() as u128) << q))
                 .sum();
-            let Some(q) = mp.pairs.log_executions else {
-                return Err(shape("the memory's pair table is empty".into()));
-            };
-            let entries = u128::from(mp.accesses) + m.inits.len() as u128;
-            if u128::from(mp.accesses) > slots || entries > 1u128 << q {
+            let lists = [
+                (
+                    !m.inits.is_empty(),
+                    &mp.pairs,
+                    mp.accesses,
+                    m.inits.len(),
+                    false,
+                ),
+                (
+                    !m.ro_inits.is_empty(),
+                    &mp.ro_pairs,
+                    mp.ro_accesses,
+                    m.ro_inits.len(),
+                    true,
+                ),
+            ];
+            let mut tables = Vec::new();
+            let mut zero_pairs = 0u128;
+            for (exists, bp, accesses, public, read_only) in lists {
+                let q = match (exists, bp.log_executions) {
+                    (false, None) if accesses == 0 => continue,
+                    (true, Some(q)) => q,
+                    _ => return Err(shape("a memory list's pair table is missing".into())),
+                };
+                let entries = u128::from(accesses) + public as u128;
+                if entries > 1u128 << q {
+                    return Err(shape(format!(
+                        "{entries} memory entries do not fit the pair table's 2^{q} rows"
+                    )));
+                }
+                // Unused pair rows: each a leaf `r_mem`.
+                zero_pairs += (1u128 << q) - entries;
+                let (name, r1cs) = match read_only {
+                    true => (RO_PAIRS, memory::ro_pair_r1cs()),
+                    false => (PAIRS, memory::pair_r1cs(time_bits(mp.accesses))),
+                };
+                let block = BlockInstance {
+                    name: name.into(),
+                    source: None,
+                    state: None,
+                    r1cs,
+                    executions: Vec::new(),
+                };
+                tables.push((block, bp, read_only));
+            }
+            let used = u128::from(mp.accesses) + u128::from(mp.ro_accesses);
+            if used > slots {
                 return Err(shape(format!(
-                    "{} memory accesses do not fit the blocks' {slots} access slots or the \
-                     pair table's 2^{q} rows",
-                    mp.accesses
+                    "{used} memory accesses do not fit the blocks' {slots} access slots"
                 )));
             }
-            // Zero rows: unused access slots, unused pair rows (each a leaf `r_mem`).
-            let zero_slots = (slots - u128::from(mp.accesses)) as u64;
-            let zero_pairs = ((1u128 << q) - entries) as u64;
-            let block = BlockInstance {
-                name: PAIRS.into(),
-                source: None,
-                state: None,
-                r1cs: memory::pair_r1cs(time_bits(mp.accesses)),
-                executions: Vec::new(),
-            };
-            Some((block, zero_slots, zero_pairs))
+            // Unused access slots: each a leaf `r_mem`.
+            let zero_slots = (slots - used) as u64;
+            Some((tables, zero_slots, zero_pairs as u64))
         }
         _ => {
             return Err(shape(
@@ -212,17 +250,19 @@ pub fn verify(
         .zip(&proof.blocks)
         .map(|(b, bp)| (b, table_width(b.r1cs.num_vars(), clock), bp))
         .collect();
-    if let (Some((block, _, _)), Some(bp)) = (&pairs, pair_proof) {
+    let pair_tables: &[(BlockInstance, &BlockProof, bool)] =
+        pairs.as_ref().map_or(&[], |p| &p.0[..]);
+    for (block, bp, _) in pair_tables {
         tables.push((block, table_width(block.r1cs.num_vars(), false), bp));
     }
     let checked: Vec<Option<(Roots, Deferred)>> = tables
         .par_iter()
         .enumerate()
         .map(|(idx, &(block, y, bp))| {
-            let mut links = if idx < st.blocks.len() {
-                block_links(st, idx, &ch)
-            } else {
-                pair_links(&ch)
+            let mut links = match idx.checked_sub(st.blocks.len()) {
+                None => block_links(st, idx, &ch),
+                Some(k) if pair_tables[k].2 => ro_pair_links(&ch),
+                Some(_) => pair_links(&ch),
             };
             links.public_value = public_value;
             verify_table(params, block, y, bp, &links, t.fork(b"block", idx as u64))
@@ -261,21 +301,29 @@ pub fn verify(
         Some(d) => deferred.push((d, Rejection::Transition)),
         None => return Err(Rejection::Transition),
     }
-    if let (Some(m), Some(mp), Some((_, zero_slots, zero_pairs))) =
-        (&st.memory, &proof.memory, pairs)
+    if let (Some(m), Some(mp), Some((tables, zero_slots, zero_pairs))) =
+        (&st.memory, &proof.memory, &pairs)
     {
-        let Some(Some(sorted)) = roots.get(n) else {
-            return Err(shape("the memory's pair table is missing".into()));
-        };
-        let constants = memory_constants(m, zero_slots, zero_pairs, &ch);
-        let mut all = vec![sorted.chain[0], sorted.chain[1]];
+        let mut all = Vec::new();
+        for k in 0..tables.len() {
+            let Some(Some(sorted)) = roots.get(n + k) else {
+                return Err(shape("a memory pair table is missing".into()));
+            };
+            all.extend(sorted.chain);
+        }
+        let constants = memory_constants(m, *zero_slots, *zero_pairs, &ch);
+        let k = tables.len();
         all.extend(ran.iter().filter_map(|r| r.memory));
         let coherent = verify_links(
             params,
             lt.fork(b"memory", 0),
             &all,
             &mp.coherence,
-            |src, ids| relations::memory(src, [ids[0], ids[1]], &ids[2..], &constants),
+            |src, ids| {
+                let pairs: Vec<[ItemId; 2]> =
+                    ids[..2 * k].chunks(2).map(|c| [c[0], c[1]]).collect();
+                relations::memory(src, &pairs, &ids[2 * k..], &constants)
+            },
         );
         match coherent {
             Some(d) => deferred.push((d, Rejection::Memory)),

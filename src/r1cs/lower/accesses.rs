@@ -71,12 +71,14 @@ impl<'a> Lowerer<'a> {
             self.cs.enforce_eq(&w, g);
             k
         });
+        let read_only = self.plan.segments[seg as usize].read_only;
         self.mem_slots.push(AccessSlot {
             seg,
             kind,
             addr: addr_var,
             value: value_var,
             rw: rw_var,
+            read_only,
         });
         v
     }

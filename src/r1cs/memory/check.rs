@@ -1,5 +1,6 @@
-//! The memory-checking instance: the pair instance over the address-sorted entries and the
-//! grand product tying them to the execution order (construction and soundness in [`super`]).
+//! The memory-checking instances: for each of the two lists (read-write, read-only), the pair
+//! instance over the address-sorted entries and the grand product tying them to the execution
+//! order (construction and soundness in [`super`]).
 
 use crate::field::Fr;
 use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
@@ -11,6 +12,9 @@ pub const PAIR_BASE_CONSTRAINTS: usize = 6;
 
 /// Constraints the grand product pays per entry: one product step in each of the two lists.
 pub const PRODUCT_CONSTRAINTS: usize = 2;
+
+/// Constraints of the read-only pair instance (no timestamp, no bits).
+pub const READ_ONLY_PAIR_CONSTRAINTS: usize = 4;
 
 /// One entry of the memory list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,21 +31,36 @@ pub struct MemoryEntry {
     pub ts: u64,
 }
 
-/// The memory of a run: the initial entries and the accesses in execution order.
+/// The memory of a run: the read-write list's initial entries and accesses in execution
+/// order, and the read-only list's public entries and accesses in execution order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemoryTrace {
-    /// One initial entry per address, in address order.
+    /// One initial entry per read-write address, in address order.
     pub inits: Vec<MemoryEntry>,
-    /// The accesses, in execution order (`ts` = position from 1).
+    /// The read-write accesses, in execution order (`ts` = position from 1).
     pub accesses: Vec<MemoryEntry>,
-    /// For each access, the trace step of the block execution that made it.
+    /// For each read-write access, the trace step of the block execution that made it.
     pub steps: Vec<usize>,
+    /// The read-only list's public entries (`ts = 0`, `rw = 1`): the head at address 0, then
+    /// the elements of segments with constant contents, in address order; empty without a
+    /// read-only segment.
+    pub ro_inits: Vec<MemoryEntry>,
+    /// The read-only accesses, in execution order (`ts = 0`): `main`'s entry block's writes
+    /// (`rw = 1`) and the reads (`rw = 0`).
+    pub ro_accesses: Vec<MemoryEntry>,
+    /// For each read-only access, the trace step of the block execution that made it.
+    pub ro_steps: Vec<usize>,
 }
 
 impl MemoryTrace {
-    /// Entries of the memory list (initial entries and accesses).
+    /// Entries of the read-write list (initial entries and accesses).
     pub fn entries(&self) -> usize {
         self.inits.len() + self.accesses.len()
+    }
+
+    /// Entries of the read-only list (public entries and accesses).
+    pub fn ro_entries(&self) -> usize {
+        self.ro_inits.len() + self.ro_accesses.len()
     }
 
     /// T: the bits of the largest timestamp (at least 1).
@@ -79,6 +98,22 @@ pub enum MemoryError {
     },
     /// The grand products of the two orders differ.
     Permutation,
+    /// The read-only list does not start at address 0 with a write.
+    ReadOnlyStart,
+    /// An adjacent pair of the sorted read-only list fails the read-only pair instance.
+    ReadOnlyPair {
+        /// The later entry's position among the read-only accesses (from 1), `None` for a
+        /// public entry or an entry that is no access of the run.
+        access: Option<usize>,
+        /// Its trace step, when it is an access.
+        step: Option<usize>,
+        /// Its address.
+        addr: String,
+        /// The rule that fails.
+        rule: &'static str,
+    },
+    /// The grand products of the read-only list's two orders differ.
+    ReadOnlyPermutation,
 }
 
 impl fmt::Display for MemoryError {
@@ -100,6 +135,29 @@ impl fmt::Display for MemoryError {
             MemoryError::Permutation => write!(
                 f,
                 "the sorted memory list is not a permutation of the accesses"
+            ),
+            MemoryError::ReadOnlyStart => write!(
+                f,
+                "the read-only memory list does not start with a write at address 0"
+            ),
+            MemoryError::ReadOnlyPair {
+                access,
+                step,
+                addr,
+                rule,
+            } => {
+                match access {
+                    Some(k) => write!(f, "read-only memory access {k} at address {addr}")?,
+                    None => write!(f, "read-only memory entry at address {addr}")?,
+                }
+                if let Some(s) = step {
+                    write!(f, " (execution {s} of the trace)")?;
+                }
+                write!(f, " fails the memory check: {rule}")
+            }
+            MemoryError::ReadOnlyPermutation => write!(
+                f,
+                "the sorted read-only memory list is not a permutation of its accesses"
             ),
         }
     }
@@ -174,6 +232,47 @@ pub fn pair_rows(t_bits: u32) -> Vec<[Vec<Term>; 3]> {
     rows
 }
 
+/// The rules of the read-only pair instance, in row order, for messages.
+const READ_ONLY_RULES: [&str; READ_ONLY_PAIR_CONSTRAINTS] = [
+    "addresses step by 0 or 1",
+    "one address, one segment (an index out of bounds)",
+    "one write per address, before its reads (a read with no write, or a second write)",
+    "a read returns the address's one write",
+];
+
+/// The read-only pair instance's variables for `(e, e')`: `[1, a, s, v, w, a', s', v', w']`
+/// (timestamps are not part of it).
+pub fn ro_pair_assignment(e: &MemoryEntry, n: &MemoryEntry) -> Vec<Fr> {
+    vec![
+        Fr::one(),
+        e.addr,
+        Fr::from(e.seg),
+        e.value,
+        e.rw,
+        n.addr,
+        Fr::from(n.seg),
+        n.value,
+        n.rw,
+    ]
+}
+
+/// The rows `(A, B, C)` of the read-only pair instance over [`ro_pair_assignment`]'s
+/// variables: `d(d − 1) = 0`, `(1 − d)(s' − s) = 0`, `w' − d = 0`, `(1 − d)(v' − v) = 0`.
+pub fn ro_pair_rows() -> Vec<[Vec<Term>; 3]> {
+    let one = Fr::one();
+    let m = -one;
+    let (a, s, v) = (1, 2, 3);
+    let (a2, s2, v2, w2) = (5, 6, 7, 8);
+    let d = || vec![(a2, one), (a, m)];
+    let not_d = || vec![(0, one), (a2, m), (a, one)];
+    vec![
+        [d(), vec![(a2, one), (a, m), (0, m)], vec![]],
+        [not_d(), vec![(s2, one), (s, m)], vec![]],
+        [vec![(w2, one), (a2, m), (a, one)], vec![(0, one)], vec![]],
+        [not_d(), vec![(v2, one), (v, m)], vec![]],
+    ]
+}
+
 fn eval(row: &[Term], z: &[Fr]) -> Fr {
     row.iter().map(|&(k, c)| z[k] * c).sum()
 }
@@ -191,6 +290,19 @@ pub fn sorted(trace: &MemoryTrace) -> Vec<MemoryEntry> {
     all
 }
 
+/// The read-only entries sorted by address, each address's write first: what the prover
+/// lists.
+pub fn sorted_read_only(trace: &MemoryTrace) -> Vec<MemoryEntry> {
+    let mut all: Vec<MemoryEntry> = trace
+        .ro_inits
+        .iter()
+        .chain(&trace.ro_accesses)
+        .copied()
+        .collect();
+    all.sort_by_key(|e| (e.addr, e.rw.is_zero()));
+    all
+}
+
 /// `fp(e) = addr + β·seg + β²·value + β³·rw + β⁴·ts`.
 pub fn fingerprint(e: &MemoryEntry, beta: Fr) -> Fr {
     let mut acc = Fr::from(e.ts);
@@ -200,10 +312,19 @@ pub fn fingerprint(e: &MemoryEntry, beta: Fr) -> Fr {
     acc
 }
 
-/// The challenges `(r, β)` for the grand product: SHA-256 over both lists.
+/// The challenges `(r, β)` for the read-write list's grand product: SHA-256 over both lists.
 pub fn challenges(exec_order: &[MemoryEntry], sorted: &[MemoryEntry]) -> (Fr, Fr) {
+    challenges_in(b"zkbc memory check", exec_order, sorted)
+}
+
+/// The challenges `(r, β)` for a grand product: SHA-256 over `domain` and both lists.
+pub fn challenges_in(
+    domain: &[u8],
+    exec_order: &[MemoryEntry],
+    sorted: &[MemoryEntry],
+) -> (Fr, Fr) {
     let mut h = Sha256::new();
-    h.update(b"zkbc memory check");
+    h.update(domain);
     for e in exec_order.iter().chain(sorted) {
         for x in [e.addr, e.value, e.rw] {
             h.update(x.into_bigint().to_bytes_le());
@@ -233,13 +354,29 @@ pub fn grand_product(entries: &[MemoryEntry], r: Fr, beta: Fr) -> Fr {
         .fold(Fr::one(), |p, e| p * (r - fingerprint(e, beta)))
 }
 
-/// Checks a run's memory: sorts the entries, checks every adjacent pair against the pair
-/// instance and the grand products of the two orders.
+/// Checks a run's memory: sorts each list's entries, checks every adjacent pair against its
+/// pair instance and the grand products of the two orders.
 pub fn check_memory(trace: &MemoryTrace) -> Result<(), MemoryError> {
-    if trace.accesses.is_empty() {
-        return Ok(());
+    check_sorted(trace, &sorted(trace), &sorted_read_only(trace))
+}
+
+/// Checks a run's memory against the sorted lists a prover gives: `rw` for the read-write
+/// list, `ro` for the read-only one (each checked only when its list has an access).
+pub fn check_sorted(
+    trace: &MemoryTrace,
+    rw: &[MemoryEntry],
+    ro: &[MemoryEntry],
+) -> Result<(), MemoryError> {
+    if !trace.accesses.is_empty() {
+        check_read_write(trace, rw)?;
     }
-    let list = sorted(trace);
+    if !trace.ro_accesses.is_empty() {
+        check_read_only(trace, ro)?;
+    }
+    Ok(())
+}
+
+fn check_read_write(trace: &MemoryTrace, list: &[MemoryEntry]) -> Result<(), MemoryError> {
     let first = list.first().ok_or(MemoryError::Start)?;
     if !first.addr.is_zero() || first.ts != 0 {
         return Err(MemoryError::Start);
@@ -261,9 +398,45 @@ pub fn check_memory(trace: &MemoryTrace) -> Result<(), MemoryError> {
         }
     }
     let exec_order: Vec<MemoryEntry> = trace.inits.iter().chain(&trace.accesses).copied().collect();
-    let (r, beta) = challenges(&exec_order, &list);
-    if grand_product(&exec_order, r, beta) != grand_product(&list, r, beta) {
+    let (r, beta) = challenges(&exec_order, list);
+    if grand_product(&exec_order, r, beta) != grand_product(list, r, beta) {
         return Err(MemoryError::Permutation);
+    }
+    Ok(())
+}
+
+fn check_read_only(trace: &MemoryTrace, list: &[MemoryEntry]) -> Result<(), MemoryError> {
+    let first = list.first().ok_or(MemoryError::ReadOnlyStart)?;
+    if !first.addr.is_zero() || first.rw != Fr::one() {
+        return Err(MemoryError::ReadOnlyStart);
+    }
+    let rows = ro_pair_rows();
+    for pair in list.windows(2) {
+        let z = ro_pair_assignment(&pair[0], &pair[1]);
+        if let Some(k) = first_failing_row(&rows, &z) {
+            let access = trace.ro_accesses.iter().position(|e| *e == pair[1]);
+            return Err(MemoryError::ReadOnlyPair {
+                access: access.map(|k| k + 1),
+                step: access.and_then(|k| trace.ro_steps.get(k).copied()),
+                addr: pair[1].addr.to_string(),
+                rule: READ_ONLY_RULES[k],
+            });
+        }
+    }
+    let exec_order: Vec<MemoryEntry> = trace
+        .ro_inits
+        .iter()
+        .chain(&trace.ro_accesses)
+        .copied()
+        .collect();
+    // The read-only fingerprint has no timestamp: every entry's `ts` is 0, so `fp` is
+    // `addr + β·seg + β²·value + β³·rw` (the `β⁴·ts` term vanishes).
+    if exec_order.iter().chain(list).any(|e| e.ts != 0) {
+        return Err(MemoryError::ReadOnlyPermutation);
+    }
+    let (r, beta) = challenges_in(b"zkbc read-only memory check", &exec_order, list);
+    if grand_product(&exec_order, r, beta) != grand_product(list, r, beta) {
+        return Err(MemoryError::ReadOnlyPermutation);
     }
     Ok(())
 }
@@ -287,6 +460,7 @@ mod tests {
             inits: (0..4).map(|a| entry(a, a / 2, 0, 1, 0)).collect(),
             steps: (0..accesses.len()).collect(),
             accesses,
+            ..MemoryTrace::default()
         }
     }
 
@@ -339,5 +513,129 @@ mod tests {
         assert_eq!(grand_product(&a, r, beta), grand_product(&b, r, beta));
         b[1].value = Fr::from(3u64);
         assert_ne!(grand_product(&a, r, beta), grand_product(&b, r, beta));
+    }
+
+    /// A read-only list: the head, segment 1 at addresses 1..3 with constant contents [5, 6],
+    /// segment 2 at addresses 3..5 written by the entry block (accesses), then `reads`.
+    fn ro_trace(writes: Vec<MemoryEntry>, reads: Vec<MemoryEntry>) -> MemoryTrace {
+        let accesses: Vec<MemoryEntry> = writes.into_iter().chain(reads).collect();
+        MemoryTrace {
+            ro_inits: vec![
+                entry(0, 0, 0, 1, 0),
+                entry(1, 1, 5, 1, 0),
+                entry(2, 1, 6, 1, 0),
+            ],
+            ro_steps: (0..accesses.len()).collect(),
+            ro_accesses: accesses,
+            ..MemoryTrace::default()
+        }
+    }
+
+    fn ro_writes() -> Vec<MemoryEntry> {
+        vec![entry(3, 2, 10, 1, 0), entry(4, 2, 11, 1, 0)]
+    }
+
+    fn ro_rule(t: &MemoryTrace) -> Option<&'static str> {
+        match check_memory(t) {
+            Err(MemoryError::ReadOnlyPair { rule, .. }) => Some(rule),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_consistent_read_only_list_checks_in_any_order() {
+        let reads = vec![
+            entry(4, 2, 11, 0, 0),
+            entry(1, 1, 5, 0, 0),
+            entry(4, 2, 11, 0, 0),
+            entry(2, 1, 6, 0, 0),
+            entry(3, 2, 10, 0, 0),
+        ];
+        assert_eq!(check_memory(&ro_trace(ro_writes(), reads.clone())), Ok(()));
+        // A read before the write in execution order checks too: there is no time.
+        let mut first = reads;
+        first.extend(ro_writes());
+        assert_eq!(check_memory(&ro_trace(Vec::new(), first)), Ok(()));
+        // The pair instance has 4 rows and no bit.
+        assert_eq!(ro_pair_rows().len(), READ_ONLY_PAIR_CONSTRAINTS);
+    }
+
+    #[test]
+    fn a_read_only_read_of_another_value_is_rejected() {
+        let t = ro_trace(ro_writes(), vec![entry(2, 1, 7, 0, 0)]);
+        assert_eq!(ro_rule(&t), Some("a read returns the address's one write"));
+        let t = ro_trace(ro_writes(), vec![entry(4, 2, 10, 0, 0)]);
+        assert_eq!(ro_rule(&t), Some("a read returns the address's one write"));
+    }
+
+    #[test]
+    fn a_read_only_read_without_a_write_is_rejected() {
+        // Address 4's write left out: its read starts the address.
+        let t = ro_trace(vec![entry(3, 2, 10, 1, 0)], vec![entry(4, 2, 11, 0, 0)]);
+        assert_eq!(
+            ro_rule(&t),
+            Some(
+                "one write per address, before its reads (a read with no write, or a second write)"
+            )
+        );
+        // Past the range (address 5 has no write), or in another segment (address 2 is
+        // segment 1's).
+        let t = ro_trace(ro_writes(), vec![entry(5, 2, 0, 0, 0)]);
+        assert!(ro_rule(&t).is_some());
+        let t = ro_trace(ro_writes(), vec![entry(2, 2, 6, 0, 0)]);
+        assert_eq!(
+            ro_rule(&t),
+            Some("one address, one segment (an index out of bounds)")
+        );
+    }
+
+    #[test]
+    fn a_second_read_only_write_at_one_address_is_rejected() {
+        let mut writes = ro_writes();
+        writes.push(entry(3, 2, 12, 1, 0));
+        let t = ro_trace(writes, vec![entry(3, 2, 10, 0, 0)]);
+        assert_eq!(
+            ro_rule(&t),
+            Some(
+                "one write per address, before its reads (a read with no write, or a second write)"
+            )
+        );
+        // Also when the second write repeats the value: an address has one write.
+        let mut writes = ro_writes();
+        writes.push(entry(1, 1, 5, 1, 0));
+        assert!(ro_rule(&ro_trace(writes, Vec::new())).is_some());
+    }
+
+    #[test]
+    fn an_entry_moved_between_the_lists_is_rejected() {
+        // Both lists: read-write addresses 0..4, read-only as above.
+        let mut t = ro_trace(ro_writes(), vec![entry(1, 1, 5, 0, 0)]);
+        t.inits = trace(Vec::new()).inits;
+        t.accesses = vec![entry(1, 0, 0, 0, 1), entry(3, 1, 0, 0, 2)];
+        t.steps = vec![0, 1];
+        let (rw, ro) = (sorted(&t), sorted_read_only(&t));
+        assert_eq!(check_sorted(&t, &rw, &ro), Ok(()));
+        // The read-only read taken out of its list and put in the read-write one.
+        let moved = entry(1, 1, 5, 0, 0);
+        let ro_less: Vec<MemoryEntry> = ro.iter().copied().filter(|e| *e != moved).collect();
+        let mut rw_more = rw.clone();
+        rw_more.push(moved);
+        rw_more.sort_by_key(|e| (e.addr, e.ts));
+        assert!(check_sorted(&t, &rw_more, &ro_less).is_err());
+        assert_eq!(
+            check_sorted(&t, &rw, &ro_less),
+            Err(MemoryError::ReadOnlyPermutation)
+        );
+        // A read-write read (at an address the read-only list also has) moved the other way.
+        let moved = entry(1, 0, 0, 0, 1);
+        let rw_less: Vec<MemoryEntry> = rw.iter().copied().filter(|e| *e != moved).collect();
+        let mut ro_more = ro.clone();
+        ro_more.push(moved);
+        ro_more.sort_by_key(|e| (e.addr, e.rw.is_zero()));
+        assert!(check_sorted(&t, &rw_less, &ro_more).is_err());
+        assert_eq!(
+            check_sorted(&t, &rw_less, &ro),
+            Err(MemoryError::Permutation)
+        );
     }
 }

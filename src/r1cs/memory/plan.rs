@@ -15,14 +15,19 @@ pub const MIN_MEMORY_LEN: u64 = 16;
 /// row or two in its block and a memory-check entry (8 + T constraints, T ≈ 14).
 pub const ACCESS_COST: u64 = 24;
 
+/// What one access to a read-only segment is taken to cost: a row or two in its block and a
+/// read-only entry (its 4-constraint pair and 2 product steps, no timestamp bits).
+pub const READ_ONLY_ACCESS_COST: u64 = 8;
+
 /// How many times the plan takes a block on a cycle (in a loop) to run, against once for the
 /// others: what an unknown trip count is estimated at elsewhere (`cost::estimated_executions`).
 pub const LOOP_WEIGHT: u64 = 16;
 
-/// One memory segment: the addresses `[base, base + len)` of one array family.
+/// One memory segment: the addresses `[base, base + len)` of one array family, in the
+/// read-only list's address space when `read_only`, in the read-write list's otherwise.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Segment {
-    /// First address.
+    /// First address (at least 1 in the read-only list, whose address 0 is its head).
     pub base: u64,
     /// Number of elements.
     pub len: u64,
@@ -31,6 +36,9 @@ pub struct Segment {
     /// The initial contents when a constant `make_array` of `main`'s entry block is the
     /// family's first value (it then costs no access); zeros otherwise.
     pub init: Option<Vec<Fr>>,
+    /// Whether the family is never written after its first value, which `main`'s entry block
+    /// defines (a parameter or a `make_array`): its accesses go to the read-only list.
+    pub read_only: bool,
 }
 
 /// How an access of a block touches memory.
@@ -57,8 +65,11 @@ pub struct MemoryPlan {
     pub(crate) guarded: FxMap<ValueId, (ValueId, bool)>,
     /// The `make_array` results that are their segment's initial contents.
     pub(crate) init_arrays: FxSet<ValueId>,
-    /// Addresses in all segments.
+    /// Addresses of the read-write list (its segments').
     pub size: u64,
+    /// Addresses of the read-only list: 0 without a read-only segment, else the head's
+    /// address 0 and its segments'.
+    pub ro_size: u64,
     /// Spilled scalars: each has an address in the spill segment, is written there by the
     /// block that defines it and read by every other block that uses it, and is never part of
     /// a state.
@@ -81,6 +92,18 @@ impl MemoryPlan {
     /// Whether nothing lives in memory.
     pub fn is_empty(&self) -> bool {
         self.segments.is_empty()
+    }
+
+    /// Public entries of the read-only list: the head, and each element of a read-only
+    /// segment with constant contents (0 without a read-only segment).
+    pub fn ro_inits(&self) -> u64 {
+        if self.ro_size == 0 {
+            return 0;
+        }
+        let constant = self.segments.iter().filter(|s| s.read_only);
+        1 + constant
+            .filter_map(|s| s.init.as_ref().map(|v| v.len() as u64))
+            .sum::<u64>()
     }
 
     /// The address of a spilled scalar.
@@ -142,6 +165,7 @@ impl MemoryPlan {
             len: chosen.len() as u64,
             elem: Type::Field,
             init: None,
+            read_only: false,
         });
         for (k, v) in chosen.into_iter().enumerate() {
             self.spills.insert(v, self.size + k as u64);
@@ -158,6 +182,13 @@ impl MemoryPlan {
             return MemoryPlan::default();
         }
         Planner::new(func).plan()
+    }
+}
+
+fn is_make_array(func: &Function, v: ValueId) -> bool {
+    match func.values[v.index()].def {
+        ValueDef::Result(i, _) => matches!(func.inst(i).kind, InstKind::MakeArray { .. }),
+        _ => false,
     }
 }
 
@@ -356,6 +387,7 @@ impl<'f> Planner<'f> {
         let mut bad_fam: FxSet<u32> = bad.iter().map(|&v| self.find(v)).collect();
         let runtime_fam: FxSet<u32> = runtime.iter().map(|&v| self.find(v)).collect();
         let guarded = self.guarded_chains(&uses);
+        let read_only = self.read_only_families();
         // Linearity: at every write no other value of the family is live after it.
         let (live_in, live_out) = self.liveness();
         for &b in &func.layout {
@@ -395,9 +427,21 @@ impl<'f> Planner<'f> {
         // the family enters carries `len` state leaves; in memory every access (constant
         // index or not, and each element a `make_array` or an input array writes) costs
         // ACCESS_COST, and every element an initial entry.
+        // A read-only family's accesses cost READ_ONLY_ACCESS_COST instead.
         let mut reg: FxMap<u32, u64> = FxMap::default();
         let mut mem: FxMap<u32, u64> = FxMap::default();
         let cyclic = self.cyclic_blocks();
+        let cost = |fam: u32| match read_only.contains_key(&fam) {
+            true => READ_ONLY_ACCESS_COST,
+            false => ACCESS_COST,
+        };
+        // A constant table's contents are public entries, paid once, not written.
+        let table = |fam: u32| read_only.get(&fam).is_some_and(Option::is_some);
+        for (&fam, contents) in &read_only {
+            if let Some(c) = contents {
+                *mem.entry(fam).or_insert(0) += c.len() as u64 * READ_ONLY_ACCESS_COST;
+            }
+        }
         for &b in &func.layout {
             let data = func.block(b);
             // A block in a cycle is taken to run LOOP_WEIGHT times, the others once.
@@ -416,11 +460,27 @@ impl<'f> Planner<'f> {
                 let len = self.family_len(fam);
                 *reg.entry(fam).or_insert(0) += w * len;
             }
+            // The families each (run-time index, length) of this block reads or writes.
+            let mut runtime_by_index: FxMap<(ValueId, u64), FxSet<u32>> = FxMap::default();
+            for &i in &data.insts {
+                if let InstKind::ArrayGet { array, index }
+                | InstKind::ArraySet { array, index, .. } = func.inst(i).kind
+                {
+                    if self.is_arr(array) && !self.const_index(index) {
+                        let fam = self.find(array);
+                        let len = self.family_len(fam);
+                        runtime_by_index
+                            .entry((index, len))
+                            .or_default()
+                            .insert(fam);
+                    }
+                }
+            }
             if b == func.entry {
                 for &p in &data.params {
                     if self.is_arr(p) {
                         let fam = self.find(p);
-                        *mem.entry(fam).or_insert(0) += self.family_len(fam) * ACCESS_COST;
+                        *mem.entry(fam).or_insert(0) += self.family_len(fam) * cost(fam);
                     }
                 }
             }
@@ -431,7 +491,9 @@ impl<'f> Planner<'f> {
                     InstKind::ArraySet { array, index, .. } => (*array, *index, 1),
                     InstKind::MakeArray { .. } if self.is_arr(inst.results[0]) => {
                         let fam = self.find(inst.results[0]);
-                        *mem.entry(fam).or_insert(0) += w * self.family_len(fam) * ACCESS_COST;
+                        if !table(fam) {
+                            *mem.entry(fam).or_insert(0) += w * self.family_len(fam) * cost(fam);
+                        }
                         continue;
                     }
                     _ => continue,
@@ -441,8 +503,15 @@ impl<'f> Planner<'f> {
                 }
                 let fam = self.find(array);
                 let len = self.family_len(fam);
-                *mem.entry(fam).or_insert(0) += w * ACCESS_COST;
-                if !self.const_index(index) {
+                *mem.entry(fam).or_insert(0) += w * cost(fam);
+                // In registers a constant table's read is linear in the index's selectors,
+                // which another array of its length read at the same index in this block
+                // already pays for: then the read is free there.
+                let shared = table(fam)
+                    && runtime_by_index
+                        .get(&(index, len))
+                        .is_some_and(|fams| fams.iter().any(|&f| f != fam));
+                if !self.const_index(index) && !shared {
                     *reg.entry(fam).or_insert(0) += w * len * (1 + write);
                 }
             }
@@ -455,6 +524,7 @@ impl<'f> Planner<'f> {
         let forced = |fam: u32| stack == Some(fam);
         // Segments, in order of each family's first value.
         let mut seg_of_fam: FxMap<u32, u32> = FxMap::default();
+        let mut seg_of_table: FxMap<Vec<Fr>, u32> = FxMap::default();
         let mut plan = MemoryPlan::default();
         let defined = self.defined_values();
         for (vi, &is_defined) in defined.iter().enumerate() {
@@ -472,16 +542,40 @@ impl<'f> Planner<'f> {
             {
                 continue;
             }
+            let ro = read_only.contains_key(&fam) && !forced(fam);
+            let contents = read_only.get(&fam).cloned().flatten().filter(|_| ro);
+            // Families with the same constant contents share one segment.
+            if let Some(&seg) = contents.as_ref().and_then(|c| seg_of_table.get(c)) {
+                seg_of_fam.insert(fam, seg);
+            }
             let seg = *seg_of_fam.entry(fam).or_insert_with(|| {
+                let size = match ro {
+                    // Address 0 of the read-only list is its head.
+                    true => {
+                        plan.ro_size = plan.ro_size.max(1);
+                        &mut plan.ro_size
+                    }
+                    false => &mut plan.size,
+                };
+                let base = *size;
+                *size += len;
                 plan.segments.push(Segment {
-                    base: plan.size,
+                    base,
                     len,
                     elem: func.value_type(id).elem().cloned().unwrap_or(Type::Field),
-                    init: None,
+                    init: contents.clone(),
+                    read_only: ro,
                 });
-                plan.size += len;
-                (plan.segments.len() - 1) as u32
+                let seg = (plan.segments.len() - 1) as u32;
+                if let Some(c) = &contents {
+                    seg_of_table.insert(c.clone(), seg);
+                }
+                seg
             });
+            if contents.is_some() && is_make_array(func, id) {
+                // A table's `make_array`s write nothing: its contents are public entries.
+                plan.init_arrays.insert(id);
+            }
             plan.seg_of.insert(id, seg);
         }
         plan.guarded = guarded
@@ -491,6 +585,105 @@ impl<'f> Planner<'f> {
             .collect();
         self.find_inits(&mut plan);
         plan
+    }
+
+    /// The families never written after their first value: no `array_set` result among
+    /// their defined values, and either exactly one source — a parameter of the entry block
+    /// or a `make_array` in it — or only constant `make_array`s, all with the same contents
+    /// (a table, rematerialized where it is used), the others being block parameters and
+    /// `select`s (copies of a source). Gives each family's constant contents, when it has them.
+    fn read_only_families(&mut self) -> FxMap<u32, Option<Vec<Fr>>> {
+        let func = self.func;
+        let defined = self.defined_values();
+        // Per family: its sources in the entry block, and the contents of its constant
+        // `make_array`s (`None` once two differ or one is not constant).
+        let mut entry_sources: FxMap<u32, u32> = FxMap::default();
+        let mut tables: FxMap<u32, Option<Vec<Fr>>> = FxMap::default();
+        let mut written: FxSet<u32> = FxSet::default();
+        let entry: FxSet<_> = func.block(func.entry).insts.iter().copied().collect();
+        for (vi, &is_defined) in defined.iter().enumerate() {
+            let id = ValueId(vi as u32);
+            if !is_defined || !self.is_arr(id) {
+                continue;
+            }
+            let fam = self.find(id);
+            match func.values[vi].def {
+                ValueDef::Param(b, _) if b == func.entry => {
+                    *entry_sources.entry(fam).or_insert(0) += 1;
+                    tables.insert(fam, None);
+                }
+                ValueDef::Param(..) => {}
+                ValueDef::Result(i, _) => match &func.inst(i).kind {
+                    InstKind::MakeArray { elems, .. } => {
+                        if entry.contains(&i) {
+                            *entry_sources.entry(fam).or_insert(0) += 1;
+                        }
+                        let contents = self.constant_elems(elems);
+                        let t = tables.entry(fam).or_insert_with(|| contents.clone());
+                        if *t != contents {
+                            *t = None;
+                        }
+                    }
+                    InstKind::Select { .. } => {}
+                    _ => {
+                        written.insert(fam);
+                    }
+                },
+                ValueDef::Const(_) => {
+                    written.insert(fam);
+                }
+            }
+        }
+        let mut out: FxMap<u32, Option<Vec<Fr>>> = FxMap::default();
+        for (fam, contents) in tables {
+            if written.contains(&fam) {
+                continue;
+            }
+            if contents.is_some() {
+                out.insert(fam, contents);
+            } else if entry_sources.get(&fam) == Some(&1) {
+                // One source in the entry block (a parameter, or a `make_array` that is not
+                // constant), and no other source: `tables` has an entry only for sources.
+                let sources = self.sources_of(fam, &defined);
+                if sources == 1 {
+                    out.insert(fam, None);
+                }
+            }
+        }
+        out
+    }
+
+    /// How many parameters of the entry block and `make_array` results a family has.
+    fn sources_of(&mut self, fam: u32, defined: &[bool]) -> usize {
+        let func = self.func;
+        let mut n = 0;
+        for (vi, &is_defined) in defined.iter().enumerate() {
+            let id = ValueId(vi as u32);
+            if !is_defined || !self.is_arr(id) || self.find(id) != fam {
+                continue;
+            }
+            n += match func.values[vi].def {
+                ValueDef::Param(b, _) => usize::from(b == func.entry),
+                ValueDef::Result(i, _) => {
+                    usize::from(matches!(func.inst(i).kind, InstKind::MakeArray { .. }))
+                }
+                ValueDef::Const(_) => 0,
+            };
+        }
+        n
+    }
+
+    /// The elements of a `make_array` when every one is a constant.
+    fn constant_elems(&self, elems: &[ValueId]) -> Option<Vec<Fr>> {
+        elems
+            .iter()
+            .map(|&e| {
+                self.func.const_value(e).map(|c| match c {
+                    Const::Field(x) => x,
+                    Const::UInt(n) => Fr::from(n),
+                })
+            })
+            .collect()
     }
 
     /// Whether some laid-out instruction reads or writes an array of scalars of at least
