@@ -328,8 +328,8 @@ enum Command {
         /// The IR file.
         file: PathBuf,
         /// Comma-separated passes to run once each, in order (inline, mem2reg, sccp, fold_bits,
-        /// ranges, indvars, remat, gvn, dce, simplify_cfg, merge). Without it, the pipeline of
-        /// `-O`.
+        /// strength, ranges, indvars, remat, gvn, dce, simplify_cfg, merge, outline). Without it,
+        /// the pipeline of `-O`.
         #[arg(long, value_delimiter = ',')]
         passes: Option<Vec<String>>,
         #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level, help = OPT_LEVEL_HELP)]

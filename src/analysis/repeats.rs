@@ -85,6 +85,9 @@ pub struct Repeat {
     pub inputs: Vec<Vec<ValueId>>,
     /// The outputs: per slot, the value each copy defines that a statement outside it reads.
     pub outputs: Vec<Vec<ValueId>>,
+    /// Each read of a value from outside a copy, in statement and operand order (the same in
+    /// every copy): the input slot it reads, or `None` for a constant the same in every copy.
+    pub reads: Vec<Option<usize>>,
 }
 
 impl Repeat {
@@ -231,6 +234,8 @@ struct Group {
     len: usize,
     /// Per input slot, the value each window reads.
     inputs: Vec<Vec<ValueId>>,
+    /// Per read from outside, its slot (`None`: a constant the same in every window).
+    reads: Vec<Option<usize>>,
 }
 
 /// The statements of a function in block order, with where each value is defined and read.
@@ -389,6 +394,7 @@ impl<'f> Listing<'f> {
                 starts: vec![r],
                 len: p,
                 inputs: reads.iter().map(|v| vec![*v]).collect(),
+                reads: Vec::new(),
             };
             c += 1;
             while c < copies {
@@ -410,14 +416,23 @@ impl<'f> Listing<'f> {
                 let consts = |slot: &[ValueId]| -> Option<Vec<_>> {
                     slot.iter().map(|v| self.func.const_value(*v)).collect()
                 };
-                let mut seen_values = HashSet::default();
-                let mut seen_consts = HashSet::default();
-                group.inputs.retain(|slot| match consts(slot) {
-                    None => seen_values.insert(slot.clone()),
-                    Some(values) => {
-                        values.iter().any(|c| *c != values[0]) && seen_consts.insert(values)
-                    }
-                });
+                let columns = std::mem::take(&mut group.inputs);
+                let mut slot_of: HashMap<Vec<ValueId>, usize> = HashMap::default();
+                let mut slot_of_consts: HashMap<Vec<crate::ir::Const>, usize> = HashMap::default();
+                for column in columns {
+                    let slot = match consts(&column) {
+                        Some(values) if values.iter().all(|c| *c == values[0]) => None,
+                        Some(values) => Some(*slot_of_consts.entry(values).or_insert_with(|| {
+                            group.inputs.push(column.clone());
+                            group.inputs.len() - 1
+                        })),
+                        None => Some(*slot_of.entry(column.clone()).or_insert_with(|| {
+                            group.inputs.push(column.clone());
+                            group.inputs.len() - 1
+                        })),
+                    };
+                    group.reads.push(slot);
+                }
                 // A small interface: no more inputs than instructions.
                 if group.inputs.len() <= insts {
                     out.push(group);
@@ -621,6 +636,7 @@ impl<'f> Listing<'f> {
             copies,
             inputs: g.inputs.clone(),
             outputs,
+            reads: g.reads.clone(),
         }
     }
 

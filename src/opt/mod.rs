@@ -37,6 +37,7 @@ pub mod inline;
 pub mod inline_cost;
 pub mod mem2reg;
 pub mod merge;
+pub mod outline;
 pub mod ranges;
 pub mod remat;
 pub mod sccp;
@@ -188,6 +189,11 @@ pub const PASSES: &[Pass] = &[
         name: "simplify_cfg",
         description: "remove unreachable and forwarding blocks, fold branches, merge straight-line blocks",
         run: |p, _| Ok(simplify_cfg::run(p)),
+    },
+    Pass {
+        name: "outline",
+        description: "replace code written out several times inside one block (the regions `zkbc query --pattern interface` lists) by calls of one new function; in no -O level",
+        run: |p, _| Ok(outline::run(p)),
     },
     Pass {
         name: "merge",
