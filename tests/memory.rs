@@ -2,6 +2,8 @@
 //! transition state gets, and that the memory-checking instance rejects a trace whose read
 //! returns a stale value (and the transition check a changed state).
 
+mod common;
+
 use zkbc::driver;
 use zkbc::ir::interp::{self, Val};
 use zkbc::ir::{self};
@@ -307,18 +309,9 @@ fn poseidons_round_constants_are_a_read_only_table_checked_and_proved() {
     driver::proof::prove_and_verify(&proof).expect("the honest proof verifies");
 }
 
-/// An input array read at run-time indices and never written: `s = a[0] + .. + a[n − 1]`,
-/// then `s + a[j]` (the last read, in the return block).
-const INPUT_TABLE: &str = "def main(private field[32] a, u32 n, u32 j) -> field {
-    field mut s = 0;
-    u32 mut i = 0;
-    while i < n {
-        s = s + a[i];
-        i = i + 1;
-    }
-    return s + a[j];
-}
-";
+/// The input array of `common::READ_ONLY_INPUT_TABLE`, read at run-time indices and never
+/// written.
+const INPUT_TABLE: &str = common::READ_ONLY_INPUT_TABLE;
 
 #[test]
 fn an_input_array_only_read_is_read_only_and_a_tampered_read_is_rejected() {

@@ -311,16 +311,7 @@ fn no_private_input_is_in_the_proof() {
 
 /// An input array only read (a read-only segment: its entry-block writes and reads go to the
 /// read-only list, checked without timestamps), the last read in the return block.
-const READ_ONLY: &str = "def main(private field[32] a, u32 n, u32 j) -> field {
-    field mut s = 0;
-    u32 mut i = 0;
-    while i < n {
-        s = s + a[i];
-        i = i + 1;
-    }
-    return s + a[j];
-}
-";
+const READ_ONLY: &str = common::READ_ONLY_INPUT_TABLE;
 
 /// The honest proof of `READ_ONLY` (a[k] = 3k + 1, n = 6, j = 3: 51 + 10), accepted, and a
 /// run whose last read returns a[3] + 1 (and the program 62): every block satisfied.

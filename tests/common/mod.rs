@@ -221,3 +221,18 @@ pub fn temp_file(name: &str, contents: &str) -> TempFile {
     let path = dir.file(name, contents);
     TempFile { _dir: dir, path }
 }
+
+/// An input array read at run-time indices and never written (a read-only memory segment:
+/// its entry-block writes and reads go to the read-only list): `s = a[0] + .. + a[n − 1]`,
+/// then `s + a[j]`, the last read in the return block.
+#[allow(dead_code)] // only the memory tests
+pub const READ_ONLY_INPUT_TABLE: &str = "def main(private field[32] a, u32 n, u32 j) -> field {
+    field mut s = 0;
+    u32 mut i = 0;
+    while i < n {
+        s = s + a[i];
+        i = i + 1;
+    }
+    return s + a[j];
+}
+";
