@@ -47,6 +47,45 @@ fn tuple(e: &mem::MemoryEntry) -> Vec<Fr> {
     vec![e.addr, Fr::from(e.seg), e.value, e.rw, Fr::from(e.ts)]
 }
 
+/// One memory list's instances, as [`push_memory_list`] adds them: its pair instance over the
+/// sorted entries and the grand product of its tuples (`width` elements) in both orders.
+struct MemoryList {
+    /// The names of the pair and product instances.
+    names: (&'static str, &'static str),
+    width: usize,
+    r1cs: prove::SparseR1cs,
+    pairs: Vec<Vec<Fr>>,
+    exec_order: Vec<Vec<Fr>>,
+    sorted_order: Vec<Vec<Fr>>,
+    challenges: (Fr, Fr),
+    read_only: bool,
+}
+
+/// Adds a memory list's pair and product instances and returns its argument.
+fn push_memory_list(instances: &mut Vec<BlockInstance>, list: MemoryList) -> MemoryArgument {
+    let (r, beta) = list.challenges;
+    instances.push(BlockInstance {
+        name: list.names.0.into(),
+        source: None,
+        state: None,
+        r1cs: list.r1cs,
+        executions: list.pairs,
+    });
+    instances.push(arguments::product_instance(
+        list.names.1,
+        list.width,
+        r,
+        beta,
+        &[&list.exec_order, &list.sorted_order],
+    ));
+    MemoryArgument {
+        pairs: instances.len() - 2,
+        products: instances.len() - 1,
+        exec_order: list.exec_order,
+        read_only: list.read_only,
+    }
+}
+
 /// The block instances of a run (as [`super::block_instances`]) and the arguments' instances.
 pub fn proof_instances(
     program: &Program,
@@ -78,49 +117,28 @@ pub fn proof_instances_with_progress(
     if !trace.accesses.is_empty() {
         let t_bits = trace.time_bits();
         let sorted = mem::sorted(trace);
-        let pairs = BlockInstance {
-            name: "memory.pairs".into(),
-            source: None,
-            state: None,
-            r1cs: prove::spartan::memory::pair_r1cs(t_bits),
-            executions: sorted
-                .windows(2)
-                .map(|w| mem::pair_assignment(&w[0], &w[1], t_bits))
-                .collect(),
-        };
         let exec: Vec<mem::MemoryEntry> =
             trace.inits.iter().chain(&trace.accesses).copied().collect();
         let (r, beta) = mem::challenges(&exec, &sorted);
-        let exec_order: Vec<Vec<Fr>> = exec.iter().map(tuple).collect();
-        let sorted_order: Vec<Vec<Fr>> = sorted.iter().map(tuple).collect();
-        let products = arguments::product_instance(
-            "memory.products",
-            5,
-            r,
-            beta,
-            &[&exec_order, &sorted_order],
-        );
-        instances.push(pairs);
-        instances.push(products);
-        memory.push(MemoryArgument {
-            pairs: instances.len() - 2,
-            products: instances.len() - 1,
-            exec_order,
-            read_only: false,
-        });
+        memory.push(push_memory_list(
+            &mut instances,
+            MemoryList {
+                names: ("memory.pairs", "memory.products"),
+                width: 5,
+                r1cs: prove::spartan::memory::pair_r1cs(t_bits),
+                pairs: sorted
+                    .windows(2)
+                    .map(|w| mem::pair_assignment(&w[0], &w[1], t_bits))
+                    .collect(),
+                exec_order: exec.iter().map(tuple).collect(),
+                sorted_order: sorted.iter().map(tuple).collect(),
+                challenges: (r, beta),
+                read_only: false,
+            },
+        ));
     }
     if !trace.ro_accesses.is_empty() {
         let sorted = mem::sorted_read_only(trace);
-        let pairs = BlockInstance {
-            name: "memory.read_only_pairs".into(),
-            source: None,
-            state: None,
-            r1cs: prove::spartan::memory::ro_pair_r1cs(),
-            executions: sorted
-                .windows(2)
-                .map(|w| mem::ro_pair_assignment(&w[0], &w[1]))
-                .collect(),
-        };
         let exec: Vec<mem::MemoryEntry> = trace
             .ro_inits
             .iter()
@@ -129,23 +147,22 @@ pub fn proof_instances_with_progress(
             .collect();
         let (r, beta) = mem::challenges_in(b"zkbc read-only memory check", &exec, &sorted);
         let ro_tuple = |e: &mem::MemoryEntry| vec![e.addr, Fr::from(e.seg), e.value, e.rw];
-        let exec_order: Vec<Vec<Fr>> = exec.iter().map(ro_tuple).collect();
-        let sorted_order: Vec<Vec<Fr>> = sorted.iter().map(ro_tuple).collect();
-        let products = arguments::product_instance(
-            "memory.read_only_products",
-            4,
-            r,
-            beta,
-            &[&exec_order, &sorted_order],
-        );
-        instances.push(pairs);
-        instances.push(products);
-        memory.push(MemoryArgument {
-            pairs: instances.len() - 2,
-            products: instances.len() - 1,
-            exec_order,
-            read_only: true,
-        });
+        memory.push(push_memory_list(
+            &mut instances,
+            MemoryList {
+                names: ("memory.read_only_pairs", "memory.read_only_products"),
+                width: 4,
+                r1cs: prove::spartan::memory::ro_pair_r1cs(),
+                pairs: sorted
+                    .windows(2)
+                    .map(|w| mem::ro_pair_assignment(&w[0], &w[1]))
+                    .collect(),
+                exec_order: exec.iter().map(ro_tuple).collect(),
+                sorted_order: sorted.iter().map(ro_tuple).collect(),
+                challenges: (r, beta),
+                read_only: true,
+            },
+        ));
     }
     let mut transitions = None;
     if states_in.len() > 1 {
