@@ -32,11 +32,11 @@
 //!    (step 4) cover the most (the earliest of those).
 //! 4. The windows are compared exactly with the first window of their group: the same
 //!    statements; an operand defined inside at the same offset (and result or parameter
-//!    index); an operand from outside read wherever the first window reads the same outside
-//!    value (one input slot per distinct outside value of the first window); a block inside
-//!    entered only from inside (but the window's first statement); at most one way out (a
-//!    target outside, or the statement after the window when it ends inside a block). A window
-//!    that differs, or holds an impure statement, ends its group and starts the next.
+//!    index), or read from outside in both; a block inside entered only from inside (but the
+//!    window's first statement); at most one way out (a target outside, or the statement after
+//!    the window when it ends inside a block). A window that differs, or holds an impure
+//!    statement, ends its group and starts the next. Each read from outside gives a column of
+//!    values, one per window; equal columns are one input slot ([`Repeat::reads`]).
 //! 5. Groups of at least two windows with at least [`MIN_INSTS`] instructions and no more
 //!    inputs than instructions (a small interface) are kept, those covering the most
 //!    statements first, none overlapping a kept one.
@@ -399,7 +399,10 @@ impl<'f> Listing<'f> {
             c += 1;
             while c < copies {
                 let x = first + c * p;
-                let Some(reads) = self.outside_reads(x, p).filter(|_| self.same(r, x, p)) else {
+                let Some(reads) = self
+                    .outside_reads(x, p)
+                    .filter(|_| self.agree(r, x, p).is_some())
+                else {
                     break;
                 };
                 group.starts.push(x);
@@ -522,13 +525,9 @@ impl<'f> Listing<'f> {
             .is_none_or(|terms| terms.iter().all(|t| (r..r + p).contains(t)))
     }
 
-    /// Whether the window at `x` does what the window at `r` does: the same statements, each
-    /// operand defined inside at the same offset or read from outside in both.
-    fn same(&self, r: usize, x: usize, p: usize) -> bool {
-        self.agree(r, x, p).is_some()
-    }
-
-    /// [`Self::same`], `None` at the first difference.
+    /// Whether the window at `x` does what the window at `r` does (`None` at the first
+    /// difference): the same statements, each operand defined inside at the same offset or
+    /// read from outside in both.
     fn agree(&self, r: usize, x: usize, p: usize) -> Option<()> {
         let func = self.func;
         let offset = |v: ValueId, start: usize| -> Option<(usize, u32)> {

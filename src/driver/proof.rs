@@ -117,8 +117,7 @@ pub fn proof_instances_with_progress(
     if !trace.accesses.is_empty() {
         let t_bits = trace.time_bits();
         let sorted = mem::sorted(trace);
-        let exec: Vec<mem::MemoryEntry> =
-            trace.inits.iter().chain(&trace.accesses).copied().collect();
+        let exec = trace.exec_order();
         let (r, beta) = mem::challenges(&exec, &sorted);
         memory.push(push_memory_list(
             &mut instances,
@@ -139,12 +138,7 @@ pub fn proof_instances_with_progress(
     }
     if !trace.ro_accesses.is_empty() {
         let sorted = mem::sorted_read_only(trace);
-        let exec: Vec<mem::MemoryEntry> = trace
-            .ro_inits
-            .iter()
-            .chain(&trace.ro_accesses)
-            .copied()
-            .collect();
+        let exec = trace.ro_exec_order();
         let (r, beta) = mem::challenges_in(b"zkbc read-only memory check", &exec, &sorted);
         let ro_tuple = |e: &mem::MemoryEntry| vec![e.addr, Fr::from(e.seg), e.value, e.rw];
         memory.push(push_memory_list(

@@ -42,7 +42,7 @@ pub fn run(program: &mut Program) -> PassStats {
         for n in 0..MAX_REGIONS {
             let Some(r) = find_repeats(&program.funcs[fi])
                 .into_iter()
-                .find(|r| straight_line(&program.funcs[fi], r))
+                .find(straight_line)
             else {
                 break;
             };
@@ -59,17 +59,11 @@ pub fn run(program: &mut Program) -> PassStats {
     stats
 }
 
-/// Whether every copy is instructions of one block.
-fn straight_line(func: &Function, r: &Repeat) -> bool {
-    let blocks = func.inst_blocks();
-    r.copies.iter().all(|copy| {
-        let mut of = copy.iter().map(|s| match s {
-            Stmt::Inst(i) => blocks.get(i).copied(),
-            _ => None,
-        });
-        let first = of.next().flatten();
-        first.is_some() && of.all(|b| b == first)
-    })
+/// Whether every copy is instructions of one block: a copy is a run of consecutive
+/// statements of the listing, so one without a block's parameters or terminator lies inside a
+/// block (and every copy has the statements of the first).
+fn straight_line(r: &Repeat) -> bool {
+    r.copies[0].iter().all(|s| matches!(s, Stmt::Inst(_)))
 }
 
 fn insts(copy: &[Stmt]) -> impl Iterator<Item = InstId> + '_ {

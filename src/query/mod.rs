@@ -11,7 +11,8 @@
 //! - [`solver`]: queries (variables, predicates, negations, negated sub-queries) and the
 //!   backtracking solver.
 //! - `patterns`: the shipped queries (`sese`, `sese-canonical`, `natural-loop`,
-//!   `counted-loop`, `dot-product`, `bits-round-trip`) and their text output.
+//!   `counted-loop`, `dot-product`, `bits-round-trip`) and their text output, and `interface`,
+//!   which lists what [`crate::analysis::repeats`] finds.
 //! - [`text`]: a tiny text syntax for ad-hoc queries.
 //! - [`counted`]: the `counted-loop` pattern matched directly (trip counts for the cost model),
 //!   checked against the query in debug builds.

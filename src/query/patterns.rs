@@ -195,7 +195,7 @@ pub fn find_matches(program: &Program, pattern: &Pattern) -> Vec<Match> {
 fn interface_matches(program: &Program, func: FuncId) -> Vec<Match> {
     use crate::analysis::repeats::{find_repeats, Stmt};
     let f = program.func(func);
-    let facts_free = |v: ValueId| crate::ir::print::operand(f, v);
+    let operand = |v: ValueId| crate::ir::print::operand(f, v);
     find_repeats(f)
         .into_iter()
         .map(|r| {
@@ -218,8 +218,8 @@ fn interface_matches(program: &Program, func: FuncId) -> Vec<Match> {
                     format!("{}, ... {}", list[..4].join(", "), list[list.len() - 1])
                 }
             };
-            let inputs: Vec<String> = r.inputs.iter().map(|slot| facts_free(slot[0])).collect();
-            let outputs: Vec<String> = r.outputs.iter().map(|slot| facts_free(slot[0])).collect();
+            let inputs: Vec<String> = r.inputs.iter().map(|slot| operand(slot[0])).collect();
+            let outputs: Vec<String> = r.outputs.iter().map(|slot| operand(slot[0])).collect();
             let count =
                 |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
             let text = format!(

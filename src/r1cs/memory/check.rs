@@ -63,6 +63,20 @@ impl MemoryTrace {
         self.ro_inits.len() + self.ro_accesses.len()
     }
 
+    /// The read-write list in execution order: its initial entries, then its accesses.
+    pub fn exec_order(&self) -> Vec<MemoryEntry> {
+        self.inits.iter().chain(&self.accesses).copied().collect()
+    }
+
+    /// The read-only list in execution order: its public entries, then its accesses.
+    pub fn ro_exec_order(&self) -> Vec<MemoryEntry> {
+        self.ro_inits
+            .iter()
+            .chain(&self.ro_accesses)
+            .copied()
+            .collect()
+    }
+
     /// T: the bits of the largest timestamp (at least 1).
     pub fn time_bits(&self) -> u32 {
         time_bits(self.accesses.len() as u64)
@@ -285,7 +299,7 @@ pub fn first_failing_row(rows: &[[Vec<Term>; 3]], z: &[Fr]) -> Option<usize> {
 
 /// The entries sorted by `(addr, ts)`: what the prover lists.
 pub fn sorted(trace: &MemoryTrace) -> Vec<MemoryEntry> {
-    let mut all: Vec<MemoryEntry> = trace.inits.iter().chain(&trace.accesses).copied().collect();
+    let mut all = trace.exec_order();
     all.sort_by_key(|e| (e.addr, e.ts));
     all
 }
@@ -293,12 +307,7 @@ pub fn sorted(trace: &MemoryTrace) -> Vec<MemoryEntry> {
 /// The read-only entries sorted by address, each address's write first: what the prover
 /// lists.
 pub fn sorted_read_only(trace: &MemoryTrace) -> Vec<MemoryEntry> {
-    let mut all: Vec<MemoryEntry> = trace
-        .ro_inits
-        .iter()
-        .chain(&trace.ro_accesses)
-        .copied()
-        .collect();
+    let mut all = trace.ro_exec_order();
     all.sort_by_key(|e| (e.addr, e.rw.is_zero()));
     all
 }
@@ -397,7 +406,7 @@ fn check_read_write(trace: &MemoryTrace, list: &[MemoryEntry]) -> Result<(), Mem
             });
         }
     }
-    let exec_order: Vec<MemoryEntry> = trace.inits.iter().chain(&trace.accesses).copied().collect();
+    let exec_order = trace.exec_order();
     let (r, beta) = challenges(&exec_order, list);
     if grand_product(&exec_order, r, beta) != grand_product(list, r, beta) {
         return Err(MemoryError::Permutation);
@@ -423,12 +432,7 @@ fn check_read_only(trace: &MemoryTrace, list: &[MemoryEntry]) -> Result<(), Memo
             });
         }
     }
-    let exec_order: Vec<MemoryEntry> = trace
-        .ro_inits
-        .iter()
-        .chain(&trace.ro_accesses)
-        .copied()
-        .collect();
+    let exec_order = trace.ro_exec_order();
     // The read-only fingerprint has no timestamp: every entry's `ts` is 0, so `fp` is
     // `addr + β·seg + β²·value + β³·rw` (the `β⁴·ts` term vanishes).
     if exec_order.iter().chain(list).any(|e| e.ts != 0) {

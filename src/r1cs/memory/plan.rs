@@ -387,7 +387,8 @@ impl<'f> Planner<'f> {
         let mut bad_fam: FxSet<u32> = bad.iter().map(|&v| self.find(v)).collect();
         let runtime_fam: FxSet<u32> = runtime.iter().map(|&v| self.find(v)).collect();
         let guarded = self.guarded_chains(&uses);
-        let read_only = self.read_only_families();
+        let defined = self.defined_values();
+        let read_only = self.read_only_families(&defined);
         // Linearity: at every write no other value of the family is live after it.
         let (live_in, live_out) = self.liveness();
         for &b in &func.layout {
@@ -526,7 +527,6 @@ impl<'f> Planner<'f> {
         let mut seg_of_fam: FxMap<u32, u32> = FxMap::default();
         let mut seg_of_table: FxMap<Vec<Fr>, u32> = FxMap::default();
         let mut plan = MemoryPlan::default();
-        let defined = self.defined_values();
         for (vi, &is_defined) in defined.iter().enumerate() {
             let id = ValueId(vi as u32);
             let Some(len) = scalar_array(func.value_type(id)) else {
@@ -592,11 +592,12 @@ impl<'f> Planner<'f> {
     /// or a `make_array` in it — or only constant `make_array`s, all with the same contents
     /// (a table, rematerialized where it is used), the others being block parameters and
     /// `select`s (copies of a source). Gives each family's constant contents, when it has them.
-    fn read_only_families(&mut self) -> FxMap<u32, Option<Vec<Fr>>> {
+    fn read_only_families(&mut self, defined: &[bool]) -> FxMap<u32, Option<Vec<Fr>>> {
         let func = self.func;
-        let defined = self.defined_values();
-        // Per family: its sources in the entry block, and the contents of its constant
-        // `make_array`s (`None` once two differ or one is not constant).
+        // Per family: its sources (parameters of the entry block and `make_array`s), those in
+        // the entry block, and the contents of its constant `make_array`s (`None` once two
+        // differ or one is not constant).
+        let mut sources: FxMap<u32, u32> = FxMap::default();
         let mut entry_sources: FxMap<u32, u32> = FxMap::default();
         let mut tables: FxMap<u32, Option<Vec<Fr>>> = FxMap::default();
         let mut written: FxSet<u32> = FxSet::default();
@@ -609,12 +610,14 @@ impl<'f> Planner<'f> {
             let fam = self.find(id);
             match func.values[vi].def {
                 ValueDef::Param(b, _) if b == func.entry => {
+                    *sources.entry(fam).or_insert(0) += 1;
                     *entry_sources.entry(fam).or_insert(0) += 1;
                     tables.insert(fam, None);
                 }
                 ValueDef::Param(..) => {}
                 ValueDef::Result(i, _) => match &func.inst(i).kind {
                     InstKind::MakeArray { elems, .. } => {
+                        *sources.entry(fam).or_insert(0) += 1;
                         if entry.contains(&i) {
                             *entry_sources.entry(fam).or_insert(0) += 1;
                         }
@@ -641,36 +644,13 @@ impl<'f> Planner<'f> {
             }
             if contents.is_some() {
                 out.insert(fam, contents);
-            } else if entry_sources.get(&fam) == Some(&1) {
-                // One source in the entry block (a parameter, or a `make_array` that is not
-                // constant), and no other source: `tables` has an entry only for sources.
-                let sources = self.sources_of(fam, &defined);
-                if sources == 1 {
-                    out.insert(fam, None);
-                }
+            } else if entry_sources.get(&fam) == Some(&1) && sources.get(&fam) == Some(&1) {
+                // One source, in the entry block (a parameter, or a `make_array` that is not
+                // constant): `tables` has an entry only for families with a source.
+                out.insert(fam, None);
             }
         }
         out
-    }
-
-    /// How many parameters of the entry block and `make_array` results a family has.
-    fn sources_of(&mut self, fam: u32, defined: &[bool]) -> usize {
-        let func = self.func;
-        let mut n = 0;
-        for (vi, &is_defined) in defined.iter().enumerate() {
-            let id = ValueId(vi as u32);
-            if !is_defined || !self.is_arr(id) || self.find(id) != fam {
-                continue;
-            }
-            n += match func.values[vi].def {
-                ValueDef::Param(b, _) => usize::from(b == func.entry),
-                ValueDef::Result(i, _) => {
-                    usize::from(matches!(func.inst(i).kind, InstKind::MakeArray { .. }))
-                }
-                ValueDef::Const(_) => 0,
-            };
-        }
-        n
     }
 
     /// The elements of a `make_array` when every one is a constant.
