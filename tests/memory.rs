@@ -360,3 +360,81 @@ fn an_input_array_only_read_is_read_only_and_a_tampered_read_is_rejected() {
     let err = driver::proof::prove_and_verify(&bad).expect_err("a tampered read is rejected");
     assert!(err.contains("memory.read_only_pairs"), "{err}");
 }
+
+/// Compiles the shared input-table program (`common::READ_ONLY_INPUT_TABLE`: `n` run-time
+/// iterations of a read `a[i]`, then `a[j]`) profiled on `n` iterations; returns the program as
+/// compiled (its `main` carrying the predicted runs), its run and block counts.
+fn table_profiled_on(n: u64) -> (ir::Program, interp::Outcome, zkbc::cost::BlockCounts) {
+    let a: Vec<String> = (0..32).map(|k| (3 * k + 1).to_string()).collect();
+    let json = serde_json::json!({"a": a, "n": n.to_string(), "j": "3"});
+    let options = driver::Options {
+        profile: Some(json.clone()),
+        ..driver::Options::default()
+    };
+    let mut compiled =
+        driver::compile("input_table.zok", common::READ_ONLY_INPUT_TABLE, &options).unwrap();
+    driver::legalize_for_r1cs(&mut compiled.program).unwrap();
+    let values = compiled.inputs_from_json(&json).unwrap();
+    let outcome = interp::run(&compiled.program, &values, interp::Limits::default()).unwrap();
+    let counts = interp::count_blocks(&compiled.program, &values, interp::Limits::default())
+        .unwrap()
+        .into_iter()
+        .collect();
+    (compiled.program, outcome, counts)
+}
+
+/// The sumcheck cells of `program` with its blocks run `counts` times, lowered as it is.
+fn cells(program: &ir::Program, counts: &zkbc::cost::BlockCounts) -> u128 {
+    zkbc::cost::prediction_of(&r1cs::stats(program).unwrap(), counts).cells
+}
+
+#[test]
+fn memory_or_registers_follows_the_profile() {
+    // One iteration: carrying the 32 elements through three states costs less than 32 writes
+    // to the read-only list (and its product) and two reads: the table stays in registers.
+    // The plan without counts (a loop taken to run 16 times) would put it in memory, and the
+    // same blocks would then cost more cells on this run.
+    let (program, outcome, counts) = table_profiled_on(1);
+    let main = program.main_func();
+    assert!(
+        main.predicted_runs.is_some(),
+        "the compile gives main its runs"
+    );
+    assert!(main.layout.len() > 1, "the loop stays a loop");
+    let report = r1cs::check_trace(&program, &outcome).unwrap();
+    let m = &report.memory;
+    assert!(
+        m.accesses.is_empty() && m.ro_accesses.is_empty(),
+        "one iteration: registers, {m:?}"
+    );
+    let mut unweighed = program.clone();
+    unweighed.funcs[unweighed.main.index()].predicted_runs = None;
+    let other = r1cs::check_trace(&unweighed, &outcome).unwrap();
+    assert_eq!(
+        other.memory.ro_accesses.len(),
+        32 + 2,
+        "without counts: memory"
+    );
+    assert!(
+        cells(&program, &counts) < cells(&unweighed, &counts),
+        "registers cost less on one iteration: {} against {}",
+        cells(&program, &counts),
+        cells(&unweighed, &counts)
+    );
+    // Thirty-two iterations: the table is read 33 times; memory.
+    let (program, outcome, counts) = table_profiled_on(32);
+    let report = r1cs::check_trace(&program, &outcome).unwrap();
+    assert_eq!(report.memory.ro_accesses.len(), 32 + 33);
+    let mut in_registers = program.clone();
+    // Weights of 0 for every block: nothing is worth an access, the table rides in states.
+    let zero = program.main_func().layout.iter().map(|&b| (b, 0)).collect();
+    in_registers.funcs[in_registers.main.index()].predicted_runs = Some(std::sync::Arc::new(zero));
+    let regs = r1cs::check_trace(&in_registers, &outcome).unwrap();
+    assert!(regs.memory.ro_accesses.is_empty(), "{:?}", regs.memory);
+    assert!(
+        cells(&program, &counts) < cells(&in_registers, &counts),
+        "memory costs less on 32 iterations: {} against {}",
+        cells(&program, &counts),
+        cells(&in_registers, &counts)
+    );
+}

@@ -42,5 +42,6 @@ pub fn group_digits(n: u128) -> String {
 }
 
 pub use predict::{
-    block_cells, predict, prediction_of, BlockCounts, Counts, Prediction, Profile, RunCache,
+    block_cells, predict, prediction_of, set_predicted_runs, with_predicted_runs, BlockCounts,
+    Counts, Prediction, Profile, RunCache,
 };

@@ -240,8 +240,56 @@ pub fn block_cells(stats: &[BlockStats], counts: &BlockCounts) -> HashMap<(FuncI
         .collect()
 }
 
+/// The predicted runs ([`crate::ir::Function::predicted_runs`]) `counts` give each function of
+/// `program` whose memory plan reads them ([`r1cs::memory::MemoryPlan::weighs_blocks`]), where they
+/// differ from those it carries (empty: nothing to set).
+fn runs_to_set(program: &Program, counts: &BlockCounts) -> Vec<(FuncId, HashMap<BlockId, u64>)> {
+    program
+        .func_ids()
+        .filter_map(|f| {
+            let func = program.func(f);
+            if !r1cs::memory::MemoryPlan::weighs_blocks(func) {
+                return None;
+            }
+            let runs: HashMap<BlockId, u64> = func
+                .layout
+                .iter()
+                .filter_map(|&b| Some((b, *counts.get(&(f, b))?)))
+                .collect();
+            (func.predicted_runs.as_deref() != Some(&runs)).then_some((f, runs))
+        })
+        .collect()
+}
+
+/// Gives each function of `program` whose memory plan weighs its blocks by how often they run
+/// ([`r1cs::memory::MemoryPlan::weighs_blocks`]) the runs `counts` predict, so that memory or
+/// registers is decided by the counts its cells are predicted with (block formation for
+/// every program it scores, the driver for the program it compiles).
+pub fn set_predicted_runs(program: &mut Program, counts: &BlockCounts) {
+    for (f, runs) in runs_to_set(program, counts) {
+        program.funcs[f.index()].predicted_runs = Some(std::sync::Arc::new(runs));
+    }
+}
+
+/// [`set_predicted_runs`] on a copy of `program`, made only when it changes something.
+pub fn with_predicted_runs<'p>(
+    program: &'p Program,
+    counts: &BlockCounts,
+) -> std::borrow::Cow<'p, Program> {
+    let to_set = runs_to_set(program, counts);
+    if to_set.is_empty() {
+        return std::borrow::Cow::Borrowed(program);
+    }
+    let mut copy = program.clone();
+    for (f, runs) in to_set {
+        copy.funcs[f.index()].predicted_runs = Some(std::sync::Arc::new(runs));
+    }
+    std::borrow::Cow::Owned(copy)
+}
+
 /// Lowers every block of `program` and predicts its cost with `counts`.
 pub fn predict(program: &Program, counts: &Counts) -> Result<Prediction, LowerError> {
-    let stats = r1cs::stats(program)?;
-    Ok(prediction_of(&stats, &counts.of(program)))
+    let counts = counts.of(program);
+    let stats = r1cs::stats(&with_predicted_runs(program, &counts))?;
+    Ok(prediction_of(&stats, &counts))
 }

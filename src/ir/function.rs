@@ -193,6 +193,15 @@ pub struct Function {
     /// alone hides them (a callee is a cycle through its call sites). `None` elsewhere; not
     /// part of the text format.
     pub flat_counts: Option<HashMap<BlockId, Option<u64>>>,
+    /// How often each block is predicted to run: a profile run's counts (`--inputs`), or the
+    /// static counts and estimates block formation scores with. Set by whoever predicts them
+    /// before lowering (block formation on every program it scores, the driver on the program
+    /// it compiles); the memory plan weighs each block's accesses and state by it
+    /// (`r1cs::memory::plan`), so that memory or registers is decided by the counts the cells
+    /// are predicted with. `None`, or a block missing from it: the plan's own estimate. It
+    /// steers a cost decision, never what the program computes: not part of the text format
+    /// or of equality.
+    pub predicted_runs: Option<std::sync::Arc<HashMap<BlockId, u64>>>,
 }
 
 /// Equal as the function's contents: the values' types compared as types (not by their ids in
@@ -321,6 +330,7 @@ impl Function {
             type_ids: FxMap::default(),
             call_stack: None,
             flat_counts: None,
+            predicted_runs: None,
         }
     }
 

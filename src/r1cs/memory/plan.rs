@@ -1,5 +1,31 @@
 //! Which arrays of a function live in memory: families, the cost rule and the linearity rule
 //! (see the module doc of [`super`] and ARCHITECTURE.md).
+//!
+//! # The cost rule
+//!
+//! A *family* is an array value with every value made from it by `array_set`, `select` and
+//! block parameters (a union–find over the function). A family that some access reads or
+//! writes at a run-time index, of at least [`MIN_MEMORY_LEN`] elements, that passes the
+//! linearity rule, lives in memory when that costs less than registers, both summed over the
+//! blocks, each weighed by how often it runs:
+//!
+//! - in registers, every block the family enters carries its `len` elements in its input
+//!   state, and every run-time-index read selects over them (`len`), a write twice that;
+//! - in memory, every access costs [`ACCESS_COST`] ([`READ_ONLY_ACCESS_COST`] for a read-only
+//!   family), every element a `make_array` or `main`'s input writes one access, a constant
+//!   table's elements one public entry each.
+//!
+//! The weights are the counts the cells are predicted with ([`Function::predicted_runs`]):
+//! with `--inputs` a profile run's, exactly how often each block runs on them; without, the
+//! static counts and estimates of block formation (a loop with constant bounds exactly, a
+//! run-time bound by the estimate). Block formation sets them on every candidate it scores and
+//! the driver on the program it compiles, so the plan a candidate is scored with is the plan
+//! it is reported and proved with. A function without them (a program read from IR text)
+//! takes [`LOOP_WEIGHT`] for a block on a cycle and 1 for the others. So one program may keep
+//! a table in registers for inputs that read it once and in memory for inputs that loop over
+//! it (`tests/memory.rs`, `memory_or_registers_follows_the_profile`).
+//!
+//! Spilled scalars (`MemoryPlan::add_spills`) are still weighed by the cycle rule alone.
 
 use crate::field::Fr;
 use crate::ir::{BlockId, Const, Function, InstKind, Type, ValueDef, ValueId};
@@ -183,6 +209,14 @@ impl MemoryPlan {
         }
         Planner::new(func).plan()
     }
+
+    /// Whether the plan of `func` weighs its blocks by how often they run
+    /// ([`Function::predicted_runs`]): a function of several blocks with an access to an array
+    /// of at least [`MIN_MEMORY_LEN`] elements at a run-time index. The plan of any other
+    /// function does not read the counts, so a caller need not predict them.
+    pub fn weighs_blocks(func: &Function) -> bool {
+        func.layout.len() > 1 && Planner::new(func).has_long_runtime_access()
+    }
 }
 
 fn is_make_array(func: &Function, v: ValueId) -> bool {
@@ -263,6 +297,19 @@ impl<'f> Planner<'f> {
             }
         }
         out
+    }
+
+    /// How many times block `b` is taken to run: its predicted count
+    /// ([`Function::predicted_runs`]: profiled with `--inputs`, else formation's static counts
+    /// and estimates) when there is one; without, LOOP_WEIGHT for a block on a cycle
+    /// (`cyclic`), 1 for the others.
+    fn weight(&self, b: BlockId, cyclic: &FxSet<BlockId>) -> u64 {
+        let predicted = self.func.predicted_runs.as_ref();
+        match predicted.and_then(|runs| runs.get(&b)) {
+            Some(&n) => n,
+            None if cyclic.contains(&b) => LOOP_WEIGHT,
+            None => 1,
+        }
     }
 
     /// The length of the arrays of a family (its root value's type).
@@ -423,7 +470,8 @@ impl<'f> Planner<'f> {
                 });
             }
         }
-        // Memory against registers, per family, each block counted once: in registers a
+        // Memory against registers, per family, each block counted as often as it is
+        // predicted to run (`Planner::weight`): in registers a
         // run-time-index read costs about `len` constraints, a write `2·len`, and every block
         // the family enters carries `len` state leaves; in memory every access (constant
         // index or not, and each element a `make_array` or an input array writes) costs
@@ -445,8 +493,7 @@ impl<'f> Planner<'f> {
         }
         for &b in &func.layout {
             let data = func.block(b);
-            // A block in a cycle is taken to run LOOP_WEIGHT times, the others once.
-            let w = if cyclic.contains(&b) { LOOP_WEIGHT } else { 1 };
+            let w = self.weight(b, &cyclic);
             let mut entered: FxSet<u32> = FxSet::default();
             for &v in data
                 .params
@@ -459,7 +506,7 @@ impl<'f> Planner<'f> {
             }
             for fam in entered {
                 let len = self.family_len(fam);
-                *reg.entry(fam).or_insert(0) += w * len;
+                *reg.entry(fam).or_insert(0) += w.saturating_mul(len);
             }
             // The families each (run-time index, length) of this block reads or writes.
             let mut runtime_by_index: FxMap<(ValueId, u64), FxSet<u32>> = FxMap::default();
@@ -493,7 +540,8 @@ impl<'f> Planner<'f> {
                     InstKind::MakeArray { .. } if self.is_arr(inst.results[0]) => {
                         let fam = self.find(inst.results[0]);
                         if !table(fam) {
-                            *mem.entry(fam).or_insert(0) += w * self.family_len(fam) * cost(fam);
+                            *mem.entry(fam).or_insert(0) +=
+                                w.saturating_mul(self.family_len(fam) * cost(fam));
                         }
                         continue;
                     }
@@ -504,7 +552,7 @@ impl<'f> Planner<'f> {
                 }
                 let fam = self.find(array);
                 let len = self.family_len(fam);
-                *mem.entry(fam).or_insert(0) += w * cost(fam);
+                *mem.entry(fam).or_insert(0) += w.saturating_mul(cost(fam));
                 // In registers a constant table's read is linear in the index's selectors,
                 // which another array of its length read at the same index in this block
                 // already pays for: then the read is free there.
@@ -513,7 +561,7 @@ impl<'f> Planner<'f> {
                         .get(&(index, len))
                         .is_some_and(|fams| fams.iter().any(|&f| f != fam));
                 if !self.const_index(index) && !shared {
-                    *reg.entry(fam).or_insert(0) += w * len * (1 + write);
+                    *reg.entry(fam).or_insert(0) += w.saturating_mul(len * (1 + write));
                 }
             }
         }

@@ -80,7 +80,8 @@ use crate::fxhash::{HashMap, HashSet};
 use super::latches::add_latches;
 use super::MergeOptions;
 use crate::cost::{
-    block_cells, group_digits, prediction_of, static_executions, BlockCounts, Counts, Prediction,
+    block_cells, group_digits, prediction_of, static_executions, with_predicted_runs, BlockCounts,
+    Counts, Prediction,
 };
 use crate::ir::{BlockId, FuncId, Program, Terminator};
 use crate::opt::PassStats;
@@ -141,12 +142,6 @@ impl Scorer<'_> {
         copy: &Program,
         known: Option<&BlockCounts>,
     ) -> Option<(Prediction, BlockCells, BlockCounts)> {
-        // A call is lowered as its results' witnesses (`calls`); the counts are `copy`'s.
-        let stats = match calls::calls_as_witnesses(copy) {
-            std::borrow::Cow::Borrowed(p) => self.cache.stats(p),
-            std::borrow::Cow::Owned(p) => self.cache.stats_reached(&p, &copy.circuit_funcs()),
-        }
-        .ok()?;
         // The clean-up removes blocks and joins a block to its only predecessor (which runs
         // as often), never changing how often a block it keeps runs: the counts of `program`
         // are those of `copy` on its blocks.
@@ -178,6 +173,14 @@ impl Scorer<'_> {
             }
             None => self.counts.of(copy),
         };
+        // The memory plan weighs blocks by these counts (`with_predicted_runs`); a call is
+        // lowered as its results' witnesses (`calls`); the counts are `copy`'s.
+        let weighed = with_predicted_runs(copy, &counts);
+        let stats = match calls::calls_as_witnesses(&weighed) {
+            std::borrow::Cow::Borrowed(p) => self.cache.stats(p),
+            std::borrow::Cow::Owned(p) => self.cache.stats_reached(&p, &copy.circuit_funcs()),
+        }
+        .ok()?;
         let sizes: HashMap<(FuncId, BlockId), u64> = stats
             .iter()
             .map(|s| ((s.func, s.block), s.constraints as u64))
