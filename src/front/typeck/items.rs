@@ -84,12 +84,7 @@ impl Checker {
                 }
             }
         }
-        let calls: Vec<CallSites> = self
-            .bodies
-            .iter()
-            .map(|b| b.as_ref().map_or(Vec::new(), |(_, c)| c.clone()))
-            .collect();
-        self.check_recursion(&calls)?;
+        self.check_recursion()?;
         // Number the checked functions densely.
         let mut new_id = vec![u32::MAX; self.bodies.len()];
         let mut functions = Vec::new();
@@ -456,7 +451,12 @@ impl Checker {
         Ok(())
     }
 
-    pub(super) fn check_recursion(&self, calls: &[Vec<(FuncId, Span)>]) -> TResult<()> {
+    pub(super) fn check_recursion(&self) -> TResult<()> {
+        let calls: Vec<CallSites> = self
+            .bodies
+            .iter()
+            .map(|b| b.as_ref().map_or(Vec::new(), |(_, c)| c.clone()))
+            .collect();
         // Iterative DFS with colours; a call to a function on the stack closes a cycle.
         #[derive(Clone, Copy, PartialEq)]
         enum Colour {
