@@ -384,6 +384,20 @@ impl Expr {
     pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
         visit_children!(&mut self.kind, f)
     }
+
+    /// Whether `f` holds for every direct subexpression (asked in source order, until one
+    /// fails).
+    pub fn all_children(&self, mut f: impl FnMut(&Expr) -> bool) -> bool {
+        let mut all = true;
+        self.for_each_child(|x| all = all && f(x));
+        all
+    }
+
+    /// Whether `f` holds for some direct subexpression (asked in source order, until one
+    /// holds).
+    pub fn any_child(&self, mut f: impl FnMut(&Expr) -> bool) -> bool {
+        !self.all_children(|x| !f(x))
+    }
 }
 
 /// One element of an array literal.

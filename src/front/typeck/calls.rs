@@ -337,25 +337,13 @@ impl Checker {
     /// Does `e` depend only on compile-time values (literals, locals of known value, and calls
     /// of such values)?
     pub(super) fn is_compile_time(&self, e: &Expr) -> bool {
-        let go = |x: &Expr| self.is_compile_time(x);
         match &e.kind {
             ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => true,
             ExprKind::Local(id) => {
                 self.fs.known.contains_key(id) || self.fs.deferred.contains_key(id)
             }
             ExprKind::Hint(..) => false,
-            ExprKind::Unary(_, x)
-            | ExprKind::Builtin(_, x)
-            | ExprKind::Repeat(x, _)
-            | ExprKind::Slice(x, ..)
-            | ExprKind::Member(x, _)
-            | ExprKind::TupleIndex(x, _) => go(x),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => go(a) && go(b),
-            ExprKind::Conditional(c, a, b) => go(c) && go(a) && go(b),
-            ExprKind::Call(_, xs) | ExprKind::Struct(xs) | ExprKind::Tuple(xs) => xs.iter().all(go),
-            ExprKind::Array(elems) => elems.iter().all(|el| match el {
-                ArrayElem::Single(x) | ArrayElem::Spread(x) => go(x),
-            }),
+            _ => e.all_children(|x| self.is_compile_time(x)),
         }
     }
 }
