@@ -292,19 +292,20 @@ impl Builtin {
         if name == "field_to_bool_unsafe" {
             return Some(Builtin::FieldToBool);
         }
-        for w in [8, 16, 32, 64] {
-            for b in [
+        Builtin::uint_conversions().find(|b| b.name() == name)
+    }
+
+    /// The conversions of each `uN` (8, 16, 32, 64 bits, in that order): to and from a field
+    /// element, to and from bits.
+    pub fn uint_conversions() -> impl Iterator<Item = Builtin> {
+        [8, 16, 32, 64].into_iter().flat_map(|w| {
+            [
                 Builtin::UintToField(w),
                 Builtin::FieldToUint(w),
                 Builtin::UintToBits(w),
                 Builtin::UintFromBits(w),
-            ] {
-                if b.name() == name {
-                    return Some(b);
-                }
-            }
-        }
-        None
+            ]
+        })
     }
 
     /// Parameter type.

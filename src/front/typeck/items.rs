@@ -114,15 +114,8 @@ impl Checker {
     /// The built-in module's own names: the conversions it may call without importing them.
     fn embed_scope(&mut self) {
         let scope = &mut self.scopes[self.cur];
-        for w in [8, 16, 32, 64] {
-            for b in [
-                Builtin::UintToField(w),
-                Builtin::FieldToUint(w),
-                Builtin::UintToBits(w),
-                Builtin::UintFromBits(w),
-            ] {
-                scope.imports.insert(b.name(), b);
-            }
+        for b in Builtin::uint_conversions() {
+            scope.imports.insert(b.name(), b);
         }
         scope
             .imports
