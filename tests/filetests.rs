@@ -487,7 +487,7 @@ fn check_interp_file(path: &Path, text: &str) -> Result<(), String> {
 
 #[test]
 fn pass_tests() {
-    let n = run_all("opt", 40, check_pass_file);
+    let n = run_all("opt", 54, check_pass_file);
     eprintln!("{n} pass tests");
 }
 
