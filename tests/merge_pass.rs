@@ -2,8 +2,8 @@
 //! tests are, run by `tests/filetests.rs` with a `; options:` line for the threshold rule or
 //! `--monolithic`): random programs through `-O3` and `--monolithic` with their outputs
 //! compared; `add_latches`, a step of the merge that no pass name runs alone; and loops of
-//! thousands of iterations unrolled, whose merged programs are too long to write out and whose
-//! assertions count the constants left in the function's arenas, which the text does not show.
+//! thousands of iterations unrolled, whose merged programs are too long to write out, two of
+//! them asserting how many constants the function's arenas keep, which the text does not show.
 
 use expect_test::expect;
 use zkbc::ir::interp;
