@@ -10,10 +10,13 @@
 //! - `; passes: mem2reg,sccp,dce` — the passes to run once each, in order, by the names
 //!   `zkbc opt --passes` takes; or `; passes: -O2` for a level's whole pipeline, as `zkbc opt
 //!   -O2` runs it. The IR is verified after every pass.
+//! - `; options: merge-policy=threshold monolithic`, at most one: how `merge` merges, by the
+//!   names of `zkbc opt`'s flags, separated by spaces: `monolithic`, `merge-policy=POLICY`,
+//!   `min-block-size=N`, `max-unrolled=N` (unnamed ones keep their defaults).
 //! - `; run: INPUTS` (a JSON array, one entry per parameter of main), one or more: the
 //!   interpreter runs the program before and after the passes on them, and both must give the
-//!   same outputs or fail the same way. `; run: INPUTS -> OUTPUTS` also states the outputs
-//!   (worked out by hand), which both sides must return.
+//!   same outputs and `log` lines or fail the same way. `; run: INPUTS -> OUTPUTS` also states
+//!   the outputs (worked out by hand), which both sides must return.
 //! - After the program, a line `; expect:` and then the whole program the passes leave, as
 //!   `Program::normalized_text` prints it (values and blocks renumbered in layout order).
 //!   `UPDATE_EXPECT=1 cargo test --test filetests` rewrites that part, like the expect-test
@@ -54,6 +57,7 @@ mod r1cs_common;
 use std::path::{Path, PathBuf};
 use zkbc::ir::interp::{self, Limits};
 use zkbc::ir::{parse_program, verify, Program};
+use zkbc::opt::merge::MergeOptions;
 use zkbc::opt::{optimize, OptLevel, Options, Pipeline};
 use zkbc::r1cs::{self, SoundnessOptions};
 
@@ -131,14 +135,37 @@ fn pipeline(passes: &str) -> Result<Pipeline, String> {
     }
 }
 
-/// Main's outputs on `inputs` as JSON, or the kind of failure.
-fn outcome(program: &Program, inputs: &serde_json::Value) -> Result<serde_json::Value, String> {
+/// The merge options of a `; options:` line (`zkbc opt`'s flag names).
+fn merge_options(line: &str) -> Result<MergeOptions, String> {
+    let mut options = MergeOptions::default();
+    for word in line.split_whitespace() {
+        let number = |value: &str| {
+            value
+                .parse::<u64>()
+                .map_err(|e| format!("`; options:` {word}: {e}"))
+        };
+        match word.split_once('=') {
+            None if word == "monolithic" => options.monolithic = true,
+            Some(("merge-policy", policy)) => options.policy = policy.parse()?,
+            Some(("min-block-size", n)) => options.min_block_size = number(n)?,
+            Some(("max-unrolled", n)) => options.max_unrolled = number(n)? as usize,
+            _ => return Err(format!("`; options:` does not know `{word}`")),
+        }
+    }
+    Ok(options)
+}
+
+/// Main's outputs on `inputs` as JSON, with the `log` lines of the run, or the kind of failure.
+fn outcome(
+    program: &Program,
+    inputs: &serde_json::Value,
+) -> Result<(serde_json::Value, Vec<String>), String> {
     let values = interp::inputs_from_json(program, inputs)?;
     let returns = &program.main_func().returns;
     interp::run(program, &values, Limits::default())
         .map(|o| {
             let outputs = o.outputs.iter().zip(returns).map(|(v, t)| v.to_json(t));
-            serde_json::Value::Array(outputs.collect())
+            (serde_json::Value::Array(outputs.collect()), o.log)
         })
         .map_err(|f| format!("fails: {}", f.kind))
 }
@@ -152,6 +179,11 @@ fn check_pass_file(path: &Path, text: &str) -> Result<(), String> {
         [passes] => passes,
         _ => return Err("needs exactly one `; passes:` line".into()),
     };
+    let merge = match header(source, "options")[..] {
+        [] => MergeOptions::default(),
+        [line] => merge_options(line)?,
+        _ => return Err("at most one `; options:` line".into()),
+    };
     let errors = header(source, "error");
     let runs = header(source, "run");
     let original = parse_program(source).map_err(|e| format!("bad test IR: {e}"))?;
@@ -159,6 +191,7 @@ fn check_pass_file(path: &Path, text: &str) -> Result<(), String> {
     let mut optimized = original.clone();
     let options = Options {
         verify: true,
+        merge,
         ..Options::default()
     };
     let result = optimize(&mut optimized, &pipeline(passes)?, &options);
@@ -195,7 +228,7 @@ fn check_pass_file(path: &Path, text: &str) -> Result<(), String> {
         }
         if let Some(outputs) = outputs {
             let outputs = json(outputs)?;
-            if before != Ok(outputs.clone()) {
+            if before.as_ref().map(|(outputs, _)| outputs) != Ok(&outputs) {
                 return Err(format!("on {inputs}: {before:?}, expected {outputs}"));
             }
         }
@@ -454,7 +487,7 @@ fn check_interp_file(path: &Path, text: &str) -> Result<(), String> {
 
 #[test]
 fn pass_tests() {
-    let n = run_all("opt", 40, check_pass_file);
+    let n = run_all("opt", 54, check_pass_file);
     eprintln!("{n} pass tests");
 }
 

@@ -4,6 +4,7 @@
 use super::{read, read_json, user_error, Exit};
 use std::path::PathBuf;
 use zkbc::ir::interp;
+use zkbc::query::dot;
 use zkbc::report::measure::{self, Settings};
 use zkbc::{driver, opt, r1cs};
 
@@ -85,23 +86,50 @@ pub(crate) struct OutputDirArg {
     pub(crate) output: PathBuf,
 }
 
-/// Graphs `zkbc compile --show` draws.
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub(crate) enum Show {
-    /// The control-flow graph.
-    Cfg,
-    /// The control dependence graph (post-dominance definition, what the PDG and the
-    /// structure queries use).
-    Cdg,
-    /// The seed's cut-based control dependence.
-    CdgSeed,
-    /// Both control dependence relations: solid where they agree, dashed only post-dominance,
-    /// dotted only the seed's.
-    CdgBoth,
-    /// The program dependence graph (data, control and phi edges).
-    Pdg,
-    /// The CFG with canonical SESE regions as nested clusters.
-    Regions,
+/// Graphs `zkbc compile --show` draws: the library's [`dot::Show`], wrapped only to give clap
+/// its values' names and help (the library does not depend on clap).
+#[derive(Clone, Copy)]
+pub(crate) struct Show(pub(crate) dot::Show);
+
+impl clap::ValueEnum for Show {
+    fn value_variants<'a>() -> &'a [Self] {
+        use dot::Show::*;
+        &[
+            Show(Cfg),
+            Show(Cdg),
+            Show(CdgSeed),
+            Show(CdgBoth),
+            Show(Pdg),
+            Show(Regions),
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        use clap::builder::PossibleValue;
+        let (name, help) = match self.0 {
+            dot::Show::Cfg => ("cfg", "The control-flow graph"),
+            dot::Show::Cdg => (
+                "cdg",
+                "The control dependence graph (post-dominance definition, what the PDG and the \
+                 structure queries use)",
+            ),
+            dot::Show::CdgSeed => ("cdg-seed", "The seed's cut-based control dependence"),
+            dot::Show::CdgBoth => (
+                "cdg-both",
+                "Both control dependence relations: solid where they agree, dashed only \
+                 post-dominance, dotted only the seed's",
+            ),
+            dot::Show::Pdg => (
+                "pdg",
+                "The program dependence graph (data, control and phi edges)",
+            ),
+            dot::Show::Regions => (
+                "regions",
+                "The CFG with canonical SESE regions as nested clusters",
+            ),
+        };
+        Some(PossibleValue::new(name).help(help))
+    }
 }
 
 /// Output forms of `zkbc report`.

@@ -10,6 +10,17 @@ use std::path::{Path, PathBuf};
 use zkbc::ir::interp;
 use zkbc::{driver, r1cs};
 
+/// How a command that lowers the program chooses its blocks.
+#[derive(Clone, Copy)]
+pub(crate) enum Formation {
+    /// Block formation profiled on the inputs the blocks will run on (`check`, `export`, the
+    /// probe's and Groth16's `prove`).
+    Profiled,
+    /// The blocks the program has without inputs: Spartan's prover, whose blocks must be those
+    /// its verifier compiles.
+    Unprofiled,
+}
+
 /// Compiles, legalizes for R1CS (lowering needs no calls and no memory) and runs, naming each
 /// stage on the progress spinner, and prints the run's log with `--log`: what every command
 /// that lowers the executed blocks starts with.
@@ -17,8 +28,9 @@ pub(crate) fn compile_and_run(
     compile: &CompileArgs,
     run: &RunArgs,
     progress: &Progress,
+    formation: Formation,
 ) -> Result<(driver::Compilation, interp::Outcome), Exit> {
-    let (compiled, outcome) = compile_and_run_with(compile, run, progress, true)?;
+    let (compiled, outcome) = compile_and_run_with(compile, run, progress, formation, true)?;
     Ok((
         compiled,
         outcome.expect("a run without inputs runs on the defaults"),
@@ -31,9 +43,10 @@ fn compile_and_run_with(
     compile: &CompileArgs,
     run: &RunArgs,
     progress: &Progress,
+    formation: Formation,
     without_inputs: bool,
 ) -> Result<(driver::Compilation, Option<interp::Outcome>), Exit> {
-    let (compiled, values) = compile_for_run(compile, run, progress, without_inputs)?;
+    let (compiled, values) = compile_for_run(compile, run, progress, formation, without_inputs)?;
     let Some(values) = values else {
         return Ok((compiled, None));
     };
@@ -49,22 +62,40 @@ fn compile_for_run(
     compile: &CompileArgs,
     run: &RunArgs,
     progress: &Progress,
+    formation: Formation,
     without_inputs: bool,
 ) -> Result<(driver::Compilation, Option<Vec<interp::Val>>), Exit> {
-    let name = compile.file.display();
     // Block formation is profiled on the inputs the blocks will run on (read once: the file
     // may be a pipe).
     let json = compile.input_json()?;
-    progress.set_message(format!("{name}: compiling"));
-    let stages = StageNames::on(progress, &compile.file);
-    let mut compiled = compile.compile_profiled(json.clone(), run.max_steps)?;
-    drop(stages);
-    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
+    let profile = match formation {
+        Formation::Profiled => Some((json.clone(), run.max_steps)),
+        Formation::Unprofiled => None,
+    };
+    let compiled = compile_legalized(compile, progress, profile)?;
     if json.is_none() && !without_inputs {
         return Ok((compiled, None));
     }
     let values = inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
     Ok((compiled, Some(values)))
+}
+
+/// Compiles, naming each stage on the progress spinner, and legalizes for R1CS. Block formation
+/// is profiled on `profile`'s inputs (runs limited to its step count) when it is given.
+pub(crate) fn compile_legalized(
+    compile: &CompileArgs,
+    progress: &Progress,
+    profile: Option<(Option<serde_json::Value>, u64)>,
+) -> Result<driver::Compilation, Exit> {
+    progress.set_message(format!("{}: compiling", compile.file.display()));
+    let stages = StageNames::on(progress, &compile.file);
+    let mut compiled = match profile {
+        Some((json, max_steps)) => compile.compile_profiled(json, max_steps)?,
+        None => compile.compile()?,
+    };
+    drop(stages);
+    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
+    Ok(compiled)
 }
 
 /// A block that cannot be lowered is the user's input (exit 2); an unsatisfied one is exit 1.
@@ -93,10 +124,9 @@ pub(crate) fn check_command(
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
-    let progress = Progress::new(None, "", quiet);
-    let result = check_and_print(&compile, &run, (soundness, checker), format, &progress);
-    progress.finish();
-    result
+    Progress::spinning(quiet, |progress| {
+        check_and_print(&compile, &run, (soundness, checker), format, progress)
+    })
 }
 
 fn check_and_print(
@@ -109,7 +139,7 @@ fn check_and_print(
     let file = &compile.file;
     let (compiled, outcome, report) = if soundness {
         // The soundness search walks the trace again: keep it.
-        let (compiled, outcome) = compile_and_run(compile, run, progress)?;
+        let (compiled, outcome) = compile_and_run(compile, run, progress, Formation::Profiled)?;
         progress.set_message(format!("{}: checking", file.display()));
         progress.set_total(outcome.trace.len() as u64);
         let checked = |done: usize| progress.set_position(done as u64);
@@ -127,7 +157,8 @@ fn check_and_print(
     } else {
         // Each block execution is checked as the run hands it over: the trace is never held
         // whole. A failed run is reported before an unsatisfied block.
-        let (compiled, values) = compile_for_run(compile, run, progress, true)?;
+        let (compiled, values) =
+            compile_for_run(compile, run, progress, Formation::Profiled, true)?;
         let values = values.expect("bug: a check without inputs runs on the defaults");
         progress.set_message(format!("{}: running and checking", file.display()));
         // Block formation knows how many executions the run will make when it derived them.
@@ -273,19 +304,21 @@ pub(crate) fn prove_command(
 ) -> Result<(), Exit> {
     let progress = Progress::new(None, "", quiet);
     let file = compile.file.display();
-    let instances = compile_and_run(&compile, &run, &progress).and_then(|(compiled, outcome)| {
-        progress.set_message(format!("{file}: assigning the blocks"));
-        progress.set_total(outcome.trace.len() as u64);
-        let assigned = |done: usize| progress.set_position(done as u64);
-        let lower = compiled.lower;
-        driver::proof::proof_instances_with_progress(
-            &compiled.program,
-            &outcome,
-            lower,
-            Some(&assigned),
-        )
-        .map_err(|e| check_failure(&compile.file, e))
-    });
+    let instances = compile_and_run(&compile, &run, &progress, Formation::Profiled).and_then(
+        |(compiled, outcome)| {
+            progress.set_message(format!("{file}: assigning the blocks"));
+            progress.set_total(outcome.trace.len() as u64);
+            let assigned = |done: usize| progress.set_position(done as u64);
+            let lower = compiled.lower;
+            driver::proof::proof_instances_with_progress(
+                &compiled.program,
+                &outcome,
+                lower,
+                Some(&assigned),
+            )
+            .map_err(|e| check_failure(&compile.file, e))
+        },
+    );
     let proved = instances.and_then(|p| {
         progress.set_message(format!("{file}: proving"));
         let (proof, timing) =
@@ -379,10 +412,9 @@ pub(crate) fn export_command(
     out: PathBuf,
     quiet: bool,
 ) -> Result<(), Exit> {
-    let progress = Progress::new(None, "", quiet);
-    let result = export_and_print(&compile, &run, &out, quiet, &progress);
-    progress.finish();
-    result
+    Progress::spinning(quiet, |progress| {
+        export_and_print(&compile, &run, &out, quiet, progress)
+    })
 }
 
 fn export_and_print(
@@ -392,7 +424,8 @@ fn export_and_print(
     quiet: bool,
     progress: &Progress,
 ) -> Result<(), Exit> {
-    let (compiled, outcome) = compile_and_run_with(compile, run, progress, false)?;
+    let (compiled, outcome) =
+        compile_and_run_with(compile, run, progress, Formation::Profiled, false)?;
     std::fs::create_dir_all(out)
         .map_err(|e| user_error(format!("cannot create {}: {e}", out.display())))?;
     let file = compile.file.display();

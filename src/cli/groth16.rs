@@ -7,7 +7,7 @@
 //! `NAME.vk.bin`, `NAME.proof.bin`; the public values go beside the proof (`NAME.public.json`,
 //! or `DIR/x.public.json` for `-o DIR/x.proof`).
 
-use super::circuit::{check_failure, compile_and_run, pretty};
+use super::circuit::{check_failure, compile_and_run, compile_legalized, pretty, Formation};
 use super::progress::Progress;
 use super::{bug, read_json, user_error, Exit};
 use crate::{CompileArgs, ResultFormat, RunArgs};
@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use zkbc::driver::{self, circuit::CircuitError};
 use zkbc::field::{parse_dec, to_dec, Fr};
 use zkbc::ir::interp;
-use zkbc::prove::groth16::{self, format::FormatError, snarkjs, Circuit};
+use zkbc::prove::groth16::{self, snarkjs, Circuit};
 
 /// Exit status of `verify-proof` when the proof is rejected (a malformed file is 2).
 pub(crate) const REJECTED: u8 = 1;
@@ -127,6 +127,13 @@ pub(crate) struct Paths {
 }
 
 impl Paths {
+    /// The files of the program at `program`.
+    pub(crate) fn of(program: &Path) -> Paths {
+        Paths {
+            program: program.to_path_buf(),
+        }
+    }
+
     /// `NAME.suffix`, NAME being the program's file stem.
     pub(crate) fn default(&self, given: Option<PathBuf>, suffix: &str) -> PathBuf {
         given.unwrap_or_else(|| {
@@ -175,17 +182,18 @@ pub(crate) fn compile_without_inputs(
     compile: &CompileArgs,
     progress: &Progress,
 ) -> Result<driver::Compilation, Exit> {
+    refuse_inputs(compile)?;
+    compile_legalized(compile, progress, None)
+}
+
+/// The error of a command that reads no inputs when it is given some.
+pub(crate) fn refuse_inputs(compile: &CompileArgs) -> Result<(), Exit> {
     if compile.inputs.is_some() || !compile.args.is_empty() {
         return Err(user_error(
             "this command reads no inputs (--inputs, -a): the circuit does not depend on them",
         ));
     }
-    progress.set_message(format!("{}: compiling", compile.file.display()));
-    let stages = super::StageNames::on(progress, &compile.file);
-    let mut compiled = compile.compile()?;
-    drop(stages);
-    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
-    Ok(compiled)
+    Ok(())
 }
 
 pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Exit> {
@@ -198,7 +206,7 @@ pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, Exit> {
 }
 
 /// A malformed key or proof file: exit status 2, naming the file.
-fn malformed(path: &Path, e: FormatError) -> Exit {
+pub(crate) fn malformed(path: &Path, e: impl std::fmt::Display) -> Exit {
     user_error(format!("{}: {e}", path.display()))
 }
 
@@ -274,10 +282,7 @@ pub(crate) fn setup_command(
         return super::spartan::setup_command(compile, args.output, args.vk, quiet);
     }
     let seeded = args.seed.is_some();
-    let progress = Progress::new(None, "", quiet);
-    let result = setup(&compile, args, &progress);
-    progress.finish();
-    let line = result?;
+    let line = Progress::spinning(quiet, |progress| setup(&compile, args, progress))?;
     if seeded {
         eprintln!(
             "warning: a seeded setup is for tests only: anyone who knows the seed can prove \
@@ -307,9 +312,7 @@ fn setup(compile: &CompileArgs, out: SetupArgs, progress: &Progress) -> Result<S
     })
     .map_err(|e| user_error(format!("{}: {e}", file.display())))?;
     let took = start.elapsed();
-    let paths = Paths {
-        program: file.clone(),
-    };
+    let paths = Paths::of(file);
     let pk_path = paths.default(out.output, "pk.bin");
     let vk_path = paths.default(out.vk, "vk.bin");
     let pk_bytes = pk.to_bytes();
@@ -344,7 +347,7 @@ fn write_json(dir: &Path, name: &str, value: &serde_json::Value) -> Result<(), E
     write_file(&dir.join(name), format!("{}\n", pretty(value)).as_bytes())
 }
 
-/// `zkbc prove --backend groth16`.
+/// `zkbc prove --backend groth16|spartan`.
 pub(crate) fn prove_command(
     compile: CompileArgs,
     run: RunArgs,
@@ -352,13 +355,14 @@ pub(crate) fn prove_command(
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
-    if files.backend == Backend::Spartan {
-        return super::spartan::prove_command(compile, run, files, format, quiet);
+    if files.backend == Backend::Spartan && files.snarkjs.is_some() {
+        return Err(user_error("--snarkjs is for --backend groth16"));
     }
-    let progress = Progress::new(None, "", quiet);
-    let result = prove(&compile, &run, files, format, &progress);
-    progress.finish();
-    println!("{}", result?);
+    let line = Progress::spinning(quiet, |progress| match files.backend {
+        Backend::Spartan => super::spartan::prove(&compile, &run, files, format, progress),
+        _ => prove(&compile, &run, files, format, progress),
+    })?;
+    println!("{line}");
     Ok(())
 }
 
@@ -371,9 +375,7 @@ fn prove(
     progress: &Progress,
 ) -> Result<String, Exit> {
     let file = &compile.file;
-    let paths = Paths {
-        program: file.clone(),
-    };
+    let paths = Paths::of(file);
     let pk_path = paths.default(files.pk.clone(), "pk.bin");
     // Stages are recorded from here (`--time-passes`), reading the key included.
     compile.measured.start();
@@ -385,7 +387,7 @@ fn prove(
     })
     .map_err(|e| malformed(&pk_path, e))?;
     drop(pk_bytes);
-    let (compiled, outcome) = compile_and_run(compile, run, progress)?;
+    let (compiled, outcome) = compile_and_run(compile, run, progress, Formation::Profiled)?;
     let (circuit, z) = circuit_of(file, &compiled, Some(&outcome))?;
     let z = z.ok_or_else(|| bug(format!("{}: the run assigned no circuit", file.display())))?;
     progress.set_message(format!(
@@ -455,9 +457,7 @@ impl Written {
         files: ProveArgs,
         format: ResultFormat,
     ) -> Result<String, Exit> {
-        let paths = Paths {
-            program: file.to_path_buf(),
-        };
+        let paths = Paths::of(file);
         let proof_path = paths.default(files.output, "proof.bin");
         let public_path = files.public.unwrap_or_else(|| public_beside(&proof_path));
         write_file(&proof_path, &self.proof)?;
@@ -537,10 +537,8 @@ pub(crate) fn verify_proof_command(
     if zkbc::prove::spartan::format::is_spartan(&head) {
         return super::spartan::verify_proof_command(compile, files, format, quiet);
     }
-    let progress = Progress::new(None, "", quiet);
-    let result = verify_proof(&compile, files, &progress);
-    progress.finish();
-    let (public, verdict, took) = result?;
+    let (public, verdict, took) =
+        Progress::spinning(quiet, |progress| verify_proof(&compile, files, progress))?;
     print_verdict(&compile.file, "groth16", format, &public, verdict, took)
 }
 
@@ -594,9 +592,7 @@ fn verify_proof(
     progress: &Progress,
 ) -> Result<Verdict, Exit> {
     let file = &compile.file;
-    let paths = Paths {
-        program: file.clone(),
-    };
+    let paths = Paths::of(file);
     let vk_path = paths.default(files.vk, "vk.bin");
     // The files first: a malformed one is reported before the program is compiled.
     let vk = groth16::VerifyingKey::from_bytes(&read_file(&vk_path)?)

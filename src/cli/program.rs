@@ -86,14 +86,7 @@ pub(crate) fn compile_command(
         Emit::Ir => print!("{program}"),
         Emit::Dot => {
             use zkbc::query::dot;
-            let show = match show.unwrap_or(Show::Cfg) {
-                Show::Cfg => dot::Show::Cfg,
-                Show::Cdg => dot::Show::Cdg,
-                Show::CdgSeed => dot::Show::CdgSeed,
-                Show::CdgBoth => dot::Show::CdgBoth,
-                Show::Pdg => dot::Show::Pdg,
-                Show::Regions => dot::Show::Regions,
-            };
+            let show = show.map_or(dot::Show::Cfg, |show| show.0);
             print!("{}", dot::to_dot(&program, show));
         }
     }

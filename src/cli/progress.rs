@@ -141,6 +141,15 @@ impl Progress {
         std::sync::Arc::new(move |what: &str| bar.set_message(format!("{prefix}{what}")))
     }
 
+    /// Runs `work` beside a spinner (hidden when `quiet`), then clears the spinner, whether the
+    /// work succeeded or not: how a command that prints its result after the work starts.
+    pub fn spinning<T>(quiet: bool, work: impl FnOnce(&Progress) -> T) -> T {
+        let progress = Progress::new(None, "", quiet);
+        let result = work(&progress);
+        progress.finish();
+        result
+    }
+
     /// Stops the bar and clears it from the screen.
     pub fn finish(mut self) {
         self.stop();

@@ -7,27 +7,24 @@
 //! The prover compiles the program without profiling block formation on its inputs, so that
 //! its blocks are the verifier's.
 
+use super::circuit::{compile_and_run, Formation};
 use super::groth16::{
-    compile_without_inputs, ms, read_file, read_public, write_file, Paths, ProveArgs, Stopwatch,
-    VerifyArgs, Written,
+    compile_without_inputs, malformed, ms, read_file, read_public, refuse_inputs, write_file,
+    Paths, ProveArgs, Stopwatch, VerifyArgs, Written,
 };
 use super::progress::Progress;
-use super::{execute, inputs_in_encoding, print_log, user_error, Exit};
+use super::{execute, inputs_in_encoding, user_error, Exit};
 use crate::{CompileArgs, ResultFormat, RunArgs};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use zkbc::driver;
 use zkbc::field::to_dec;
-use zkbc::prove::spartan::format::{is_key, FormatError};
+use zkbc::prove::spartan::format::is_key;
 use zkbc::prove::spartan::key::{self, VerifierKey};
 use zkbc::prove::spartan::{self, hyrax::Params};
 
 /// The parameters' default file name suffix.
 const PARAMS: &str = "hyrax.bin";
-
-fn malformed(path: &Path, e: FormatError) -> Exit {
-    user_error(format!("{}: {e}", path.display()))
-}
 
 fn statement_of(file: &Path, compiled: &driver::Compilation) -> Result<spartan::Statement, Exit> {
     driver::spartan::statement(compiled).map_err(|e| user_error(format!("{}: {e}", file.display())))
@@ -46,10 +43,9 @@ pub(crate) fn setup_command(
     vk: Option<PathBuf>,
     quiet: bool,
 ) -> Result<(), Exit> {
-    let progress = Progress::new(None, "", quiet);
-    let result = (|| {
+    let line = Progress::spinning(quiet, |progress| {
         let file = &compile.file;
-        let compiled = compile_without_inputs(&compile, &progress)?;
+        let compiled = compile_without_inputs(&compile, progress)?;
         let st = statement_of(file, &compiled)?;
         drop(compiled);
         let n = st.generators_needed();
@@ -67,10 +63,7 @@ pub(crate) fn setup_command(
                 (key.params.clone(), Some((path, key.to_bytes(&counters))))
             }
         };
-        let path = Paths {
-            program: file.clone(),
-        }
-        .default(output, PARAMS);
+        let path = Paths::of(file).default(output, PARAMS);
         let bytes = params.to_bytes();
         write_file(&path, &bytes)?;
         let mut line = format!(
@@ -90,34 +83,16 @@ pub(crate) fn setup_command(
             );
         }
         Ok::<_, Exit>(line)
-    })();
-    progress.finish();
-    let line = result?;
+    })?;
     if !quiet {
         println!("{line}");
     }
     Ok(())
 }
 
-/// `zkbc prove --backend spartan`.
-pub(crate) fn prove_command(
-    compile: CompileArgs,
-    run: RunArgs,
-    files: ProveArgs,
-    format: ResultFormat,
-    quiet: bool,
-) -> Result<(), Exit> {
-    if files.snarkjs.is_some() {
-        return Err(user_error("--snarkjs is for --backend groth16"));
-    }
-    let progress = Progress::new(None, "", quiet);
-    let result = prove(&compile, &run, files, format, &progress);
-    progress.finish();
-    println!("{}", result?);
-    Ok(())
-}
-
-fn prove(
+/// `zkbc prove --backend spartan` (its command is Groth16's, `groth16::prove_command`): proves
+/// and writes the proof and its public values; returns the result to print.
+pub(crate) fn prove(
     compile: &CompileArgs,
     run: &RunArgs,
     files: ProveArgs,
@@ -125,21 +100,10 @@ fn prove(
     progress: &Progress,
 ) -> Result<String, Exit> {
     let file = &compile.file;
-    let paths = Paths {
-        program: file.clone(),
-    };
-    let params_path = paths.default(files.pk.clone(), PARAMS);
+    let params_path = Paths::of(file).default(files.pk.clone(), PARAMS);
     let params = read_params(&params_path)?;
-    let json = compile.input_json()?;
-    progress.set_message(format!("{}: compiling", file.display()));
-    let stages = super::StageNames::on(progress, file);
-    let mut compiled = compile.compile()?;
-    drop(stages);
-    driver::legalize_for_r1cs(&mut compiled.program).map_err(|e| user_error(e.to_string()))?;
-    let values = inputs_in_encoding(&compiled, json, compile.inputs.as_deref())?;
-    progress.set_message(format!("{}: running", file.display()));
-    let outcome = execute(file, &compiled.program, &values, run.max_steps)?;
-    print_log(&outcome, run.log);
+    // Block formation is not profiled on the inputs: the blocks are those the verifier compiles.
+    let (compiled, outcome) = compile_and_run(compile, run, progress, Formation::Unprofiled)?;
     progress.set_message(format!("{}: assigning the blocks", file.display()));
     progress.set_total(outcome.trace.len() as u64);
     let assigned = |done: usize| progress.set_position(done as u64);
@@ -202,24 +166,15 @@ pub(crate) fn verify_proof_command(
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
-    let progress = Progress::new(None, "", quiet);
-    let result = (|| {
+    let (public, verdict, took) = Progress::spinning(quiet, |progress| {
         let file = &compile.file;
-        let key_path = Paths {
-            program: file.clone(),
-        }
-        .default(files.vk, PARAMS);
+        let key_path = Paths::of(file).default(files.vk, PARAMS);
         let key_bytes = read_file(&key_path)?;
         let proof_bytes = read_file(&files.proof)?;
         let public = read_public(&files.public)?;
         let (params, st, key_digest) = if is_key(&key_bytes) {
             // The verifier key: the statement and the generators, neither compiled nor derived.
-            if compile.inputs.is_some() || !compile.args.is_empty() {
-                return Err(user_error(
-                    "this command reads no inputs (--inputs, -a): the circuit does not depend on \
-                     them",
-                ));
-            }
+            refuse_inputs(&compile)?;
             let key = zkbc::timing::stage("read the verifier key", || {
                 VerifierKey::from_bytes(&key_bytes)
             })
@@ -237,7 +192,7 @@ pub(crate) fn verify_proof_command(
             let params =
                 zkbc::timing::stage("read the parameters", || Params::from_bytes(&key_bytes))
                     .map_err(|e| malformed(&key_path, e))?;
-            let compiled = compile_without_inputs(&compile, &progress)?;
+            let compiled = compile_without_inputs(&compile, progress)?;
             (params, statement_of(file, &compiled)?, None)
         };
         progress.set_message(format!("{}: verifying", file.display()));
@@ -259,8 +214,6 @@ pub(crate) fn verify_proof_command(
         }
         .map_err(|e| e.to_string());
         Ok::<_, Exit>((public, verdict, start.took()))
-    })();
-    progress.finish();
-    let (public, verdict, took) = result?;
+    })?;
     super::groth16::print_verdict(&compile.file, "spartan", format, &public, verdict, took)
 }

@@ -9,7 +9,7 @@
 
 use super::irgen::ir_leaves;
 use super::typed::{Program, Type};
-use crate::ir::interp::Val;
+use crate::ir::interp::{array_from_json, Val};
 use crate::ir::{self};
 use serde_json::{Map, Value as J};
 use std::rc::Rc;
@@ -282,19 +282,11 @@ fn flatten(ty: &Type, json: &J) -> Result<Vec<Val>, String> {
             out
         }
         Type::Array(elem, n) => {
-            let J::Array(items) = json else {
-                return Err(format!("expected an array of {n} elements, found {json}"));
-            };
-            if items.len() != *n as usize {
-                return Err(format!(
-                    "expected an array of {n} elements, found {}",
-                    items.len()
-                ));
-            }
+            // Element by element, then one IR array per leaf (column) of the element type.
+            let rows = array_from_json(json, *n, |item| flatten(elem, item))?;
             let k = ir_leaves(elem).len();
-            let mut columns: Vec<Vec<Val>> = vec![Vec::with_capacity(items.len()); k];
-            for (i, item) in items.iter().enumerate() {
-                let leaves = flatten(elem, item).map_err(|e| format!("element {i}: {e}"))?;
+            let mut columns: Vec<Vec<Val>> = vec![Vec::with_capacity(rows.len()); k];
+            for leaves in rows {
                 for (col, v) in columns.iter_mut().zip(leaves) {
                     col.push(v);
                 }

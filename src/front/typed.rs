@@ -292,19 +292,20 @@ impl Builtin {
         if name == "field_to_bool_unsafe" {
             return Some(Builtin::FieldToBool);
         }
-        for w in [8, 16, 32, 64] {
-            for b in [
+        Builtin::uint_conversions().find(|b| b.name() == name)
+    }
+
+    /// The conversions of each `uN` (8, 16, 32, 64 bits, in that order): to and from a field
+    /// element, to and from bits.
+    pub fn uint_conversions() -> impl Iterator<Item = Builtin> {
+        [8, 16, 32, 64].into_iter().flat_map(|w| {
+            [
                 Builtin::UintToField(w),
                 Builtin::FieldToUint(w),
                 Builtin::UintToBits(w),
                 Builtin::UintFromBits(w),
-            ] {
-                if b.name() == name {
-                    return Some(b);
-                }
-            }
-        }
-        None
+            ]
+        })
     }
 
     /// Parameter type.
@@ -383,6 +384,20 @@ impl Expr {
     /// Calls `f` on each direct subexpression, in source order, mutably.
     pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
         visit_children!(&mut self.kind, f)
+    }
+
+    /// Whether `f` holds for every direct subexpression (asked in source order, until one
+    /// fails).
+    pub fn all_children(&self, mut f: impl FnMut(&Expr) -> bool) -> bool {
+        let mut all = true;
+        self.for_each_child(|x| all = all && f(x));
+        all
+    }
+
+    /// Whether `f` holds for some direct subexpression (asked in source order, until one
+    /// holds).
+    pub fn any_child(&self, mut f: impl FnMut(&Expr) -> bool) -> bool {
+        !self.all_children(|x| !f(x))
     }
 }
 

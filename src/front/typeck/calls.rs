@@ -51,17 +51,7 @@ impl Checker {
             let id = match candidates.as_slice() {
                 [] => {
                     let sig = &self.sigs[ids[0].0 as usize];
-                    return Err(Diagnostic::new(
-                        format!(
-                            "function `{}` takes {} argument{} but {} {} given",
-                            callee.name,
-                            sig.params.len(),
-                            if sig.params.len() == 1 { "" } else { "s" },
-                            args.len(),
-                            if args.len() == 1 { "was" } else { "were" }
-                        ),
-                        span,
-                    ));
+                    return Err(wrong_arity(callee, sig.params.len(), args.len(), span));
                 }
                 [id] => *id,
                 _ => {
@@ -113,21 +103,8 @@ impl Checker {
                     }
                 }
             };
-            let params = self.sigs[id.0 as usize].params.clone();
-            let mut targs = Vec::new();
-            for (a, p) in args.iter().zip(&params) {
-                let a = self.expr(a, Some(p))?;
-                if a.ty != *p {
-                    return Err(mismatch(p, &a.ty, a.span));
-                }
-                targs.push(a);
-            }
-            self.fs.calls.push((id, callee.span));
-            return Ok(Expr {
-                kind: ExprKind::Call(id, targs),
-                ty: self.sigs[id.0 as usize].ret.clone(),
-                span,
-            });
+            let targs = self.call_args(id, args)?;
+            return Ok(self.call_expr(id, targs, callee, span));
         }
         let builtin = self.scopes[self.cur]
             .imports
@@ -180,17 +157,7 @@ impl Checker {
         span: Span,
     ) -> TResult<Expr> {
         if args.len() != t.params.len() {
-            return Err(Diagnostic::new(
-                format!(
-                    "function `{}` takes {} argument{} but {} {} given",
-                    callee.name,
-                    t.params.len(),
-                    if t.params.len() == 1 { "" } else { "s" },
-                    args.len(),
-                    if args.len() == 1 { "was" } else { "were" }
-                ),
-                span,
-            ));
+            return Err(wrong_arity(callee, t.params.len(), args.len(), span));
         }
         let mut bound: Vec<Option<u32>> = vec![None; t.generics.len()];
         if !explicit.is_empty() {
@@ -235,6 +202,15 @@ impl Checker {
             .with_note(format!("give it explicitly: `{}::<...>(...)`", callee.name))
         })?;
         let id = self.instance(m, t, values.clone(), span)?;
+        let targs = self.call_args(id, args)?;
+        if Some(m) == self.embed {
+            self.embed_call_rules(&t.name.name, &values, &targs)?;
+        }
+        Ok(self.call_expr(id, targs, callee, span))
+    }
+
+    /// The arguments of a call of function `id`, checked against its parameter types.
+    fn call_args(&mut self, id: FuncId, args: &[ast::Expr]) -> TResult<Vec<Expr>> {
         let params = self.sigs[id.0 as usize].params.clone();
         let mut targs = Vec::new();
         for (a, p) in args.iter().zip(&params) {
@@ -244,15 +220,18 @@ impl Checker {
             }
             targs.push(a);
         }
-        if Some(m) == self.embed {
-            self.embed_call_rules(&t.name.name, &values, &targs)?;
-        }
+        Ok(targs)
+    }
+
+    /// The call of function `id` on checked arguments, recorded as a call site of the function
+    /// being checked.
+    fn call_expr(&mut self, id: FuncId, targs: Vec<Expr>, callee: &ast::Ident, span: Span) -> Expr {
         self.fs.calls.push((id, callee.span));
-        Ok(Expr {
+        Expr {
             kind: ExprKind::Call(id, targs),
             ty: self.sigs[id.0 as usize].ret.clone(),
             span,
-        })
+        }
     }
 
     /// The instance of template `t` for `values`, checking it on first use.
@@ -358,25 +337,13 @@ impl Checker {
     /// Does `e` depend only on compile-time values (literals, locals of known value, and calls
     /// of such values)?
     pub(super) fn is_compile_time(&self, e: &Expr) -> bool {
-        let go = |x: &Expr| self.is_compile_time(x);
         match &e.kind {
             ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => true,
             ExprKind::Local(id) => {
                 self.fs.known.contains_key(id) || self.fs.deferred.contains_key(id)
             }
             ExprKind::Hint(..) => false,
-            ExprKind::Unary(_, x)
-            | ExprKind::Builtin(_, x)
-            | ExprKind::Repeat(x, _)
-            | ExprKind::Slice(x, ..)
-            | ExprKind::Member(x, _)
-            | ExprKind::TupleIndex(x, _) => go(x),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => go(a) && go(b),
-            ExprKind::Conditional(c, a, b) => go(c) && go(a) && go(b),
-            ExprKind::Call(_, xs) | ExprKind::Struct(xs) | ExprKind::Tuple(xs) => xs.iter().all(go),
-            ExprKind::Array(elems) => elems.iter().all(|el| match el {
-                ArrayElem::Single(x) | ArrayElem::Spread(x) => go(x),
-            }),
+            _ => e.all_children(|x| self.is_compile_time(x)),
         }
     }
 }
@@ -399,4 +366,19 @@ pub(super) fn truncating_field_to_uint(x: Expr, w: u32, span: Span) -> Expr {
         ty: Type::Uint(w),
         span,
     }
+}
+
+/// `function NAME takes N argument(s) but M was/were given`.
+fn wrong_arity(callee: &ast::Ident, n_params: usize, n_args: usize, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        format!(
+            "function `{}` takes {} argument{} but {} {} given",
+            callee.name,
+            n_params,
+            if n_params == 1 { "" } else { "s" },
+            n_args,
+            if n_args == 1 { "was" } else { "were" }
+        ),
+        span,
+    )
 }

@@ -46,12 +46,7 @@ impl Checker {
         self.value_depth -= 1;
         self.fs = saved_fs;
         let reached = reached?;
-        let calls: Vec<CallSites> = self
-            .bodies
-            .iter()
-            .map(|b| b.as_ref().map_or(Vec::new(), |(_, c)| c.clone()))
-            .collect();
-        self.check_recursion(&calls)?;
+        self.check_recursion()?;
         let mut new_id = vec![u32::MAX; self.bodies.len()];
         let mut functions = Vec::new();
         for id in &reached {

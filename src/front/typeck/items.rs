@@ -84,12 +84,7 @@ impl Checker {
                 }
             }
         }
-        let calls: Vec<CallSites> = self
-            .bodies
-            .iter()
-            .map(|b| b.as_ref().map_or(Vec::new(), |(_, c)| c.clone()))
-            .collect();
-        self.check_recursion(&calls)?;
+        self.check_recursion()?;
         // Number the checked functions densely.
         let mut new_id = vec![u32::MAX; self.bodies.len()];
         let mut functions = Vec::new();
@@ -119,15 +114,8 @@ impl Checker {
     /// The built-in module's own names: the conversions it may call without importing them.
     fn embed_scope(&mut self) {
         let scope = &mut self.scopes[self.cur];
-        for w in [8, 16, 32, 64] {
-            for b in [
-                Builtin::UintToField(w),
-                Builtin::FieldToUint(w),
-                Builtin::UintToBits(w),
-                Builtin::UintFromBits(w),
-            ] {
-                scope.imports.insert(b.name(), b);
-            }
+        for b in Builtin::uint_conversions() {
+            scope.imports.insert(b.name(), b);
         }
         scope
             .imports
@@ -456,7 +444,12 @@ impl Checker {
         Ok(())
     }
 
-    pub(super) fn check_recursion(&self, calls: &[Vec<(FuncId, Span)>]) -> TResult<()> {
+    pub(super) fn check_recursion(&self) -> TResult<()> {
+        let calls: Vec<CallSites> = self
+            .bodies
+            .iter()
+            .map(|b| b.as_ref().map_or(Vec::new(), |(_, c)| c.clone()))
+            .collect();
         // Iterative DFS with colours; a call to a function on the stack closes a cycle.
         #[derive(Clone, Copy, PartialEq)]
         enum Colour {

@@ -198,23 +198,11 @@ impl Checker {
     /// so a loop variable or a parameter of another function is not one (flow-insensitive: a
     /// local assigned a run-time value anywhere is one everywhere after).
     pub(super) fn reads_runtime(&self, e: &Expr) -> bool {
-        let go = |x: &Expr| self.reads_runtime(x);
         match &e.kind {
             ExprKind::Field(_) | ExprKind::Uint(_) | ExprKind::Bool(_) => false,
             ExprKind::Local(id) => self.fs.runtime.contains(id),
             ExprKind::Hint(..) => true,
-            ExprKind::Unary(_, x)
-            | ExprKind::Builtin(_, x)
-            | ExprKind::Repeat(x, _)
-            | ExprKind::Slice(x, ..)
-            | ExprKind::Member(x, _)
-            | ExprKind::TupleIndex(x, _) => go(x),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => go(a) || go(b),
-            ExprKind::Conditional(c, a, b) => go(c) || go(a) || go(b),
-            ExprKind::Call(_, xs) | ExprKind::Struct(xs) | ExprKind::Tuple(xs) => xs.iter().any(go),
-            ExprKind::Array(elems) => elems.iter().any(|el| match el {
-                ArrayElem::Single(x) | ArrayElem::Spread(x) => go(x),
-            }),
+            _ => e.any_child(|x| self.reads_runtime(x)),
         }
     }
 

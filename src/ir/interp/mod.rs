@@ -16,7 +16,7 @@ mod eval;
 mod value;
 
 pub use eval::{binary, eval_pure, eval_pure_typed};
-pub use value::{fits, inputs_from_json, render_log, template_slots, Val};
+pub use value::{array_from_json, fits, inputs_from_json, render_log, template_slots, Val};
 
 use crate::fxhash::HashMap;
 

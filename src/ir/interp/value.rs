@@ -97,22 +97,7 @@ impl Val {
                 Ok(Val::UInt(n))
             }
             Type::Array(elem, n) => {
-                let J::Array(items) = json else {
-                    return Err(format!("expected an array of {n} elements, found {json}"));
-                };
-                if items.len() != *n as usize {
-                    return Err(format!(
-                        "expected an array of {n} elements, found {}",
-                        items.len()
-                    ));
-                }
-                let vals = items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, it)| {
-                        Val::from_json(elem, it).map_err(|e| format!("element {i}: {e}"))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                let vals = array_from_json(json, *n, |item| Val::from_json(elem, item))?;
                 Ok(Val::Array(Rc::new(vals)))
             }
             Type::Ref(_) => Err("references cannot be inputs".into()),
@@ -135,6 +120,30 @@ impl Val {
             (Val::Ref(r), _) => J::String(format!("&{r}")),
         }
     }
+}
+
+/// Reads a JSON array of exactly `n` elements, each by `read`; a wrong shape or length, or an
+/// element's error (prefixed `element {i}: `), is the message. Shared by [`Val::from_json`] and
+/// the front end's source-level inputs (`front::abi`), which read arrays the same way.
+pub fn array_from_json<T>(
+    json: &serde_json::Value,
+    n: u32,
+    mut read: impl FnMut(&serde_json::Value) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let serde_json::Value::Array(items) = json else {
+        return Err(format!("expected an array of {n} elements, found {json}"));
+    };
+    if items.len() != n as usize {
+        return Err(format!(
+            "expected an array of {n} elements, found {}",
+            items.len()
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| read(item).map_err(|e| format!("element {i}: {e}")))
+        .collect()
 }
 
 /// Parses JSON inputs for `main`: an array with one entry per parameter, in order.
