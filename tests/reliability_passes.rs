@@ -70,12 +70,9 @@ fn pipelines_of(k: usize, seed: u64, pairs: &[[&str; 2]]) -> Vec<(String, Pipeli
         pipelines.push((pair.join(","), Pipeline::from_names(&pair).unwrap()));
     }
     pipelines.push(("-O3".into(), OptLevel::O3.pipeline()));
-    // A Fisher–Yates shuffle of the pass list, each pass once, drawn from the seed (the list
-    // without `outline`, which runs alone and in pairs above: with it the orders change, and
-    // seed 30001612's new order meets a formation bug of its own, `gvn, simplify_cfg, dce,
-    // mem2reg, merge` alone: "the program with latches scores differently").
+    // A Fisher–Yates shuffle of the pass list, each pass once, drawn from the seed.
     let mut rng = Rng::new(seed ^ 0x5eed);
-    let mut order: Vec<&str> = names.into_iter().filter(|n| *n != "outline").collect();
+    let mut order = names;
     for i in (1..order.len()).rev() {
         order.swap(i, rng.below(i as u64 + 1) as usize);
     }

@@ -12,7 +12,11 @@
 //!    is lowered to R1CS (through a [`StatsCache`], so only changed blocks are lowered again), and
 //!    the sumcheck cells `Σ Q_b · X_b` and transitions `Σ exec_b` are computed with execution
 //!    counts from [`Counts`]: a profile run on the user's inputs (`--inputs`), which makes the
-//!    score exactly what the report will say, or static counts and estimates.
+//!    score exactly what the report will say, or static counts and estimates. Counts exact
+//!    before the clean-up are carried through it, not counted again after it (the clean-up
+//!    changes no kept block's count, but may hide a trip count from the static counts): the
+//!    candidates' follow from the program they are made from, and the whole-program formations
+//!    of step 4 are all scored with those of the program as it came.
 //! 3. **Greedy.** Every merge component (a branch, or a loop with constant trip count, fully
 //!    unrolled, with no call or early return; `analysis::components`) is merged on a copy and
 //!    scored; the one that lowers the score most is applied, and the search repeats on the
@@ -418,12 +422,14 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         }
         c => c.clone(),
     };
-    // The profile's counts of the program as it came (a run made above, kept by the cache):
-    // the threshold formations' follow from them (see `choose_formation`).
-    let base_counts = match &counts {
-        Counts::Profile(_) => counts.exact(program),
-        Counts::Static => None,
-    };
+    // The exact counts of the program as it came (a profile's run made above, kept by the
+    // cache, or the static counts when every block's is known): the threshold formations'
+    // follow from them (see `choose_formation`), and the unmerged program's. Taken before the
+    // clean-up, which may hide a trip count the static counts read (`ranges` turns a loop's
+    // `lt i, 3` into `not (eq i, 3)`, which `counted-loop` does not count): every formation is
+    // scored with what is known of the program, not some with exact counts and some with
+    // estimates.
+    let base_counts = counts.exact(program);
     let scorer = Scorer {
         counts: &counts,
         cache: options.stats_cache.clone().map_or_else(
@@ -440,10 +446,11 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     let static_counts = matches!(counts, Counts::Static);
     let spawn_thresholds = || {
         let (base, cache) = (program.clone(), scorer.cache.clone());
-        let max_unrolled = options.max_unrolled;
+        let (max_unrolled, known) = (options.max_unrolled, base_counts.clone());
+        let score = static_counts.then_some(known);
         std::thread::Builder::new()
             .name("formations".into())
-            .spawn(move || threshold_formations(&base, &cache, max_unrolled, static_counts))
+            .spawn(move || threshold_formations(&base, &cache, max_unrolled, score))
     };
     let mut background = None;
     let mut work = program.clone();
@@ -451,8 +458,10 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         stats.add("latches_added", add_latches(func));
     }
     // The counts of `work` before the clean-up, from which a candidate's follow (a profile
-    // runs `work` once, not every candidate).
+    // runs `work` once, not every candidate). Where they are not all known (static counts of a
+    // loop whose latch was added) the program's as it came score the unmerged program.
     let mut work_counts = crate::timing::stage("formation: counts", || counts.exact(&work));
+    let unmerged_counts = work_counts.as_ref().or(base_counts.as_ref());
     // How often each function runs (its entry's count), for the counts of a one-block result.
     let entry_runs: Option<HashMap<FuncId, u64>> = work_counts.as_ref().map(|c| {
         work.func_ids()
@@ -469,7 +478,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     let (unmerged_scored, (monolithic, mono_constraints)) = if static_counts {
         crate::timing::stage("formation: unmerged and one block", || {
             std::thread::scope(|scope| {
-                let (work, work_counts) = (&work, work_counts.as_ref());
+                let (work, work_counts) = (&work, unmerged_counts);
                 let cache = scorer.cache.clone();
                 let unmerged = scope.spawn(move || {
                     let counts = Counts::Static;
@@ -493,7 +502,7 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         })
     } else {
         let scored = crate::timing::stage("formation: unmerged", || {
-            scorer.score_by_block(&work, work_counts.as_ref())
+            scorer.score_by_block(&work, unmerged_counts)
         });
         if scored.is_none() {
             return stats;
@@ -509,8 +518,9 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         None => return stats,
     };
     // The program as it came scores as `work` does: the clean-up removes the latches again, so
-    // both clean up to the same blocks with the same counts. Kept for the comparison at the end
-    // instead of cleaning the program up once more (a debug build checks the two agree).
+    // both clean up to the same blocks, and their counts are the same exact ones. Kept for the
+    // comparison at the end instead of cleaning the program up once more (a debug build checks
+    // the two agree).
     let unmerged = current;
     let unmerged_cells = current_cells.clone();
     if monolithic.1.is_none() {
@@ -790,14 +800,14 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
                     program,
                     &scorer.cache,
                     options.max_unrolled,
-                    static_counts,
+                    static_counts.then(|| base_counts.clone()),
                 ),
             }
         });
         if cfg!(debug_assertions) {
             assert_eq!(
                 Some(unmerged),
-                scorer.score(program, None),
+                scorer.score(program, base_counts.as_ref()),
                 "bug: the program with latches scores differently from the program without"
             );
         }

@@ -101,16 +101,18 @@ pub(super) fn one_block_counts(
 pub(super) type ThresholdFormation = (u64, Program, Option<Option<Prediction>>);
 
 /// The threshold rule's formations of `base` at MIN_BLOCK_SIZE 1024 and 32768, each scored
-/// with static counts when `score` (the counts of a profile are not `Send`: their scoring
-/// waits for the thread that has them). The rule reads the minimum size only through the
-/// threshold max(size, next_pow2(largest block)): where a block of more than 16,384
-/// constraints makes the two thresholds one, the two formations are one, formed and scored
-/// once. The two are independent, and formed side by side.
+/// with static counts when `score` is given (the counts of a profile are not `Send`: their
+/// scoring waits for the thread that has them), from `base`'s own when it holds them (exact
+/// when every block's is known; a formation's follow from them, see [`choose_formation`]).
+/// The rule reads the minimum size only through the threshold max(size, next_pow2(largest
+/// block)): where a block of more than 16,384 constraints makes the two thresholds one, the two
+/// formations are one, formed and scored once. The two are independent, and formed side by
+/// side.
 pub(super) fn threshold_formations(
     base: &Program,
     cache: &std::sync::Arc<StatsCache>,
     max_unrolled: usize,
-    score: bool,
+    score: Option<Option<BlockCounts>>,
 ) -> Vec<ThresholdFormation> {
     let threshold_at = |size: u64| {
         let mut t = base.clone();
@@ -122,13 +124,13 @@ pub(super) fn threshold_formations(
             ..MergeOptions::default()
         };
         merge_below_threshold(&mut t, &o);
-        let scored = score.then(|| {
+        let scored = score.as_ref().map(|known| {
             let scorer = Scorer {
                 counts: &Counts::Static,
                 cache: cache.clone(),
                 derived: Default::default(),
             };
-            scorer.score(&t, None)
+            scorer.score(&t, known.as_ref())
         });
         (size, t, scored)
     };
@@ -206,11 +208,12 @@ pub(super) fn choose_formation(
     crate::timing::stage("formation: threshold scores", || {
         for (size, t, score) in thresholds {
             // Scored on the forming thread with static counts, here with the profile's. Their
-            // counts follow from the program's as it came (`base_counts`), without a run: the
-            // rule merges components, and a merged component keeps its head's block, which
-            // runs as often as the head did; every other block it keeps is untouched, and the
-            // clean-up changes no kept block's count. A block the counts do not name (none is
-            // expected) makes the scorer run the formation instead.
+            // counts follow from the program's as it came (`base_counts`: a profile's run, or
+            // the static counts when every block's is known), without a run: the rule merges
+            // components, and a merged component keeps its head's block, which runs as often
+            // as the head did; every other block it keeps is untouched, and the clean-up
+            // changes no kept block's count. A block the counts do not name (none is expected)
+            // makes the scorer run the formation instead.
             let score = score.unwrap_or_else(|| scorer.score(&t, base_counts));
             formations.push((
                 format!("threshold {size}"),
