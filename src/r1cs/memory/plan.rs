@@ -215,8 +215,26 @@ impl MemoryPlan {
     /// of at least [`MIN_MEMORY_LEN`] elements at a run-time index. The plan of any other
     /// function does not read the counts, so a caller need not predict them.
     pub fn weighs_blocks(func: &Function) -> bool {
-        func.layout.len() > 1 && Planner::new(func).has_long_runtime_access()
+        func.layout.len() > 1 && has_long_runtime_access(func)
     }
+}
+
+/// Whether some laid-out instruction of `func` reads or writes an array of scalars of at least
+/// MIN_MEMORY_LEN elements at an index that is not a constant.
+fn has_long_runtime_access(func: &Function) -> bool {
+    func.layout.iter().any(|&b| {
+        func.block(b)
+            .insts
+            .iter()
+            .any(|&i| match func.inst(i).kind {
+                InstKind::ArrayGet { array, index } | InstKind::ArraySet { array, index, .. } => {
+                    !matches!(func.const_value(index), Some(Const::UInt(_)))
+                        && scalar_array(func.value_type(array))
+                            .is_some_and(|len| len >= MIN_MEMORY_LEN)
+                }
+                _ => false,
+            })
+    })
 }
 
 fn is_make_array(func: &Function, v: ValueId) -> bool {
@@ -330,7 +348,7 @@ impl<'f> Planner<'f> {
         // A family lives in memory only when some access uses a run-time index and its
         // arrays (all of one type) have at least MIN_MEMORY_LEN elements: without such an
         // access there is nothing to plan (most functions: this scan is all they pay).
-        if !self.has_long_runtime_access() && func.call_stack.is_none() {
+        if !has_long_runtime_access(func) && func.call_stack.is_none() {
             return MemoryPlan::default();
         }
         // Families, and the families that cannot live in memory.
@@ -712,26 +730,6 @@ impl<'f> Planner<'f> {
                 })
             })
             .collect()
-    }
-
-    /// Whether some laid-out instruction reads or writes an array of scalars of at least
-    /// MIN_MEMORY_LEN elements at an index that is not a constant.
-    fn has_long_runtime_access(&self) -> bool {
-        let func = self.func;
-        func.layout.iter().any(|&b| {
-            func.block(b)
-                .insts
-                .iter()
-                .any(|&i| match func.inst(i).kind {
-                    InstKind::ArrayGet { array, index }
-                    | InstKind::ArraySet { array, index, .. } => {
-                        !self.const_index(index)
-                            && scalar_array(func.value_type(array))
-                                .is_some_and(|len| len >= MIN_MEMORY_LEN)
-                    }
-                    _ => false,
-                })
-        })
     }
 
     /// Which values are parameters of a laid-out block or results of an instruction in one,
