@@ -20,7 +20,7 @@ use clap::{Parser, Subcommand};
 // The shared flags; `cli`'s modules name them through `crate::` as well.
 use cli::args::*;
 use cli::circuit::{check_command, export_command, prove_command};
-use cli::groth16::{ProveArgs, SetupArgs, VerifyArgs};
+use cli::groth16::{BackendArgs, KeyArgs, ProofFileArgs};
 use cli::ir_text::{interp_command, opt_command, verify_command};
 use cli::program::{abi_command, compile_command, query, run_command};
 use cli::report::{
@@ -60,7 +60,7 @@ enum Command {
         #[command(flatten)]
         compile: CompileArgs,
         #[command(flatten)]
-        run: RunArgs,
+        run: ExecutionArgs,
         #[command(flatten)]
         quiet: QuietArg,
     },
@@ -73,7 +73,7 @@ enum Command {
         #[command(flatten)]
         compile: CompileArgs,
         #[command(flatten)]
-        run: RunArgs,
+        run: ExecutionArgs,
         /// Also look for under-constrained blocks: for every executed block, change each output
         /// leaf and each witness in an assertion-shaped constraint, repair the other witnesses,
         /// and report every instance that still accepts (exit status 1 if any).
@@ -99,7 +99,7 @@ enum Command {
         #[command(flatten)]
         compile: CompileArgs,
         #[command(flatten)]
-        run: RunArgs,
+        run: ExecutionArgs,
         #[arg(long, value_enum, default_value_t = ReportFormat::Table, help = FORMAT_HELP)]
         format: ReportFormat,
         #[command(flatten)]
@@ -145,7 +145,7 @@ enum Command {
         #[command(flatten)]
         compile: CompileArgs,
         #[command(flatten)]
-        keys: SetupArgs,
+        keys: KeyArgs,
         #[command(flatten)]
         quiet: QuietArg,
     },
@@ -165,9 +165,9 @@ enum Command {
         #[command(flatten)]
         compile: CompileArgs,
         #[command(flatten)]
-        run: RunArgs,
+        run: ExecutionArgs,
         #[command(flatten)]
-        backend: ProveArgs,
+        backend: BackendArgs,
         #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
         format: ResultFormat,
         #[command(flatten)]
@@ -186,7 +186,7 @@ enum Command {
         #[command(flatten)]
         compile: CompileArgs,
         #[command(flatten)]
-        files: VerifyArgs,
+        files: ProofFileArgs,
         #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
         format: ResultFormat,
         #[command(flatten)]
@@ -207,7 +207,7 @@ enum Command {
         #[command(flatten)]
         compile: CompileArgs,
         #[command(flatten)]
-        run: RunArgs,
+        run: ExecutionArgs,
         #[command(flatten)]
         output: OutputDirArg,
         #[command(flatten)]

@@ -4,7 +4,7 @@
 
 use super::progress::Progress;
 use super::{bug, execute, inputs_in_encoding, print_log, user_error, Exit, StageNames};
-use crate::{CompileArgs, ResultFormat, RunArgs};
+use crate::{CompileArgs, ExecutionArgs, ResultFormat};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use zkbc::ir::interp;
@@ -26,7 +26,7 @@ pub(crate) enum Formation {
 /// that lowers the executed blocks starts with.
 pub(crate) fn compile_and_run(
     compile: &CompileArgs,
-    run: &RunArgs,
+    run: &ExecutionArgs,
     progress: &Progress,
     formation: Formation,
 ) -> Result<(driver::Compilation, interp::Outcome), Exit> {
@@ -41,7 +41,7 @@ pub(crate) fn compile_and_run(
 /// `without_inputs` says so (`export` writes the constraint systems alone instead).
 fn compile_and_run_with(
     compile: &CompileArgs,
-    run: &RunArgs,
+    run: &ExecutionArgs,
     progress: &Progress,
     formation: Formation,
     without_inputs: bool,
@@ -60,7 +60,7 @@ fn compile_and_run_with(
 /// its inputs (`None` when there are none and `without_inputs` is false).
 fn compile_for_run(
     compile: &CompileArgs,
-    run: &RunArgs,
+    run: &ExecutionArgs,
     progress: &Progress,
     formation: Formation,
     without_inputs: bool,
@@ -119,7 +119,7 @@ fn ms(d: std::time::Duration) -> f64 {
 /// `zkbc check`.
 pub(crate) fn check_command(
     compile: CompileArgs,
-    run: RunArgs,
+    run: ExecutionArgs,
     (soundness, checker): (bool, r1cs::Checker),
     format: ResultFormat,
     quiet: bool,
@@ -131,7 +131,7 @@ pub(crate) fn check_command(
 
 fn check_and_print(
     compile: &CompileArgs,
-    run: &RunArgs,
+    run: &ExecutionArgs,
     (soundness, checker): (bool, r1cs::Checker),
     format: ResultFormat,
     progress: &Progress,
@@ -298,7 +298,7 @@ pub(crate) fn pretty(value: &serde_json::Value) -> String {
 /// `zkbc prove`.
 pub(crate) fn prove_command(
     compile: CompileArgs,
-    run: RunArgs,
+    run: ExecutionArgs,
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
@@ -408,7 +408,7 @@ pub(crate) fn prove_command(
 /// constraint systems alone.
 pub(crate) fn export_command(
     compile: CompileArgs,
-    run: RunArgs,
+    run: ExecutionArgs,
     out: PathBuf,
     quiet: bool,
 ) -> Result<(), Exit> {
@@ -419,7 +419,7 @@ pub(crate) fn export_command(
 
 fn export_and_print(
     compile: &CompileArgs,
-    run: &RunArgs,
+    run: &ExecutionArgs,
     out: &Path,
     quiet: bool,
     progress: &Progress,

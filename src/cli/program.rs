@@ -3,13 +3,17 @@
 
 use super::progress::Progress;
 use super::{inputs_in_encoding, read, run_failure_message, user_error, Exit, StageNames};
-use crate::{CompileArgs, Emit, RunArgs, Show};
+use crate::{CompileArgs, Emit, ExecutionArgs, Show};
 use std::path::PathBuf;
 use zkbc::{driver, ir, opt};
 
 /// `zkbc run`, with a spinner naming the stage (compiling, running) on a terminal unless
 /// `quiet`.
-pub(crate) fn run_command(compile: CompileArgs, run: RunArgs, quiet: bool) -> Result<(), Exit> {
+pub(crate) fn run_command(
+    compile: CompileArgs,
+    run: ExecutionArgs,
+    quiet: bool,
+) -> Result<(), Exit> {
     let progress = Progress::new(None, "", quiet);
     let name = compile.file.display();
     let ran = compile.input_json().and_then(|json| {
