@@ -22,7 +22,7 @@ use cli::args::*;
 use cli::circuit::{check_command, export_command, prove_command};
 use cli::groth16::{BackendArgs, KeyArgs, ProofFileArgs};
 use cli::ir_text::{interp_command, opt_command, verify_command};
-use cli::program::{abi_command, compile_command, query, run_command};
+use cli::program::{abi_command, compile_command, query_command, run_command};
 use cli::report::{
     report_command, table_command, table_pipelines, yardsticks_table_command,
     zokrates_table_command,
@@ -56,14 +56,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc run circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc run circuits/gcd.zok --log -a 1071 462"
     )]
-    Run {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        run: ExecutionArgs,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Run(cli::program::RunArgs),
     /// Compile and run a program, lower every executed block to its R1CS instance, assign it
     /// from the run's trace and check it is satisfied (exit 0 only if every executed block is).
     #[command(
@@ -219,18 +212,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc compile circuits/gcd.zok -O2\n  zkbc compile circuits/gcd.zok --show cfg | dot -Tsvg > gcd.svg"
     )]
-    Compile {
-        #[command(flatten)]
-        compile: CompileArgs,
-        /// What to print (default: ir, or dot when --show is given).
-        #[arg(long, value_enum)]
-        emit: Option<Emit>,
-        /// Which graph to draw; implies `--emit dot` (default with `--emit dot`: cfg).
-        #[arg(long, value_enum)]
-        show: Option<Show>,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Compile(cli::program::CompileCommandArgs),
     /// One table over many programs and pipelines (like Bril's brench): a row per program,
     /// -O level, min block size and merge policy, with the report's totals. Program NAME.zok
     /// runs on INPUTS_DIR/NAME.json when that file exists and is reported statically otherwise.
@@ -291,87 +273,27 @@ enum Command {
     /// Print main's interface in ZoKrates' `abi.json` shape: each input's name, visibility
     /// (public unless declared `private`) and type, and the output type.
     #[command(after_help = "Example:\n  zkbc abi circuits/gcd.zok > abi.json")]
-    Abi {
-        /// The program (ZoKrates source, .zok).
-        file: PathBuf,
-        #[command(flatten)]
-        front: FrontArgs,
-    },
+    Abi(cli::program::AbiArgs),
     /// Find every match of a structure query (SESE regions, counted loops, idioms, code written
     /// out several times with the interface a function of it would take) in a ZoKrates program
     /// (.zok) or a text-format IR program, with its location.
     #[command(
         after_help = "Examples:\n  zkbc query --list\n  zkbc query circuits/matmul.zok --pattern counted-loop\n  zkbc query circuits/apps/poseidon_merkle16_unrolled.zok --pattern interface"
     )]
-    Query {
-        /// The program (.zok, or IR text in any other file).
-        #[arg(required_unless_present = "list")]
-        file: Option<PathBuf>,
-        /// The pattern to look for (see --list).
-        #[arg(long, required_unless_present_any = ["list", "query"], conflicts_with = "query")]
-        pattern: Option<String>,
-        /// An ad-hoc query instead of a pattern, e.g.
-        /// `block h, block t: control_edge(t, h), dominates(h, t)` (see zkbc::query::text).
-        #[arg(long)]
-        query: Option<String>,
-        /// List the patterns and exit.
-        #[arg(long)]
-        list: bool,
-        #[command(flatten)]
-        front: FrontArgs,
-    },
+    Query(cli::program::QueryArgs),
     /// Optimize a text-format IR program and print the result.
     #[command(
         after_help = "Examples:\n  zkbc opt examples/ir/sum_loop.ir --passes mem2reg,sccp\n  zkbc opt examples/ir/sum_loop.ir -O2 --time-passes"
     )]
-    Opt {
-        /// The IR file.
-        file: PathBuf,
-        /// Comma-separated passes to run once each, in order (inline, mem2reg, sccp, fold_bits,
-        /// strength, ranges, indvars, remat, gvn, dce, simplify_cfg, merge, outline). Without it,
-        /// the pipeline of `-O`.
-        #[arg(long, value_delimiter = ',')]
-        passes: Option<Vec<String>>,
-        #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level, help = OPT_LEVEL_HELP)]
-        opt_level: opt::OptLevel,
-        /// Print the program (on stderr) after every run of this pass; may be repeated.
-        #[arg(long)]
-        print_after: Vec<String>,
-        /// Do not run this pass; may be repeated.
-        #[arg(long)]
-        skip: Vec<String>,
-        #[arg(long, help = TIME_PASSES_HELP)]
-        time_passes: bool,
-        /// Print (on stderr) the program's cost before the first pass and after every pass:
-        /// constraints, and with --inputs executed constraints and sumcheck cells (static
-        /// executions otherwise); a pass whose output costs more than its input is marked.
-        #[arg(long)]
-        cost_after: bool,
-        /// The inputs --cost-after runs the program on (a JSON array, one entry per parameter).
-        #[arg(long, help = INPUTS_HELP, requires = "cost_after")]
-        inputs: Option<PathBuf>,
-    },
+    Opt(cli::ir_text::OptArgs),
     /// Run a text-format IR program in the reference interpreter and print its outputs as JSON.
     #[command(
         after_help = "Example:\n  zkbc interp examples/ir/sum_loop.ir --inputs examples/ir/sum_loop.json --trace"
     )]
-    Interp {
-        /// The IR file (text format, see docs/ir.md).
-        file: PathBuf,
-        #[arg(long, help = INPUTS_HELP)]
-        inputs: Option<PathBuf>,
-        /// Also print the block trace (each executed block with its parameters) on stderr.
-        #[arg(long)]
-        trace: bool,
-        #[arg(long, default_value_t = interp::Limits::default().max_steps, help = MAX_STEPS_HELP)]
-        max_steps: u64,
-    },
+    Interp(cli::ir_text::InterpArgs),
     /// Check a text-format IR program against every IR invariant and list each violation.
     #[command(after_help = "Example:\n  zkbc verify examples/ir/sum_loop.ir")]
-    Verify {
-        /// The IR file.
-        file: PathBuf,
-    },
+    Verify(cli::ir_text::VerifyArgs),
 }
 
 fn run(cli: Cli) -> Result<(), Exit> {
@@ -379,11 +301,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
         measured.start();
     }
     match cli.command {
-        Command::Run {
-            compile,
-            run,
-            quiet,
-        } => run_command(compile, run, quiet.quiet),
+        Command::Run(args) => run_command(args),
         Command::Check {
             compile,
             run,
@@ -443,12 +361,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
             output,
             quiet,
         } => export_command(compile, run, output.output, quiet.quiet),
-        Command::Compile {
-            compile,
-            emit,
-            show,
-            quiet,
-        } => compile_command(compile, emit, show, quiet.quiet),
+        Command::Compile(args) => compile_command(args),
         Command::Table {
             zokrates: Some(dir),
             format,
@@ -494,47 +407,11 @@ fn run(cli: Cli) -> Result<(), Exit> {
             quiet.quiet,
             (max_steps, field_cmp),
         ),
-        Command::Abi { file, front } => {
-            abi_command(file, &front.options(zkbc::front::FieldCmp::Complete))
-        }
-        Command::Query {
-            file,
-            pattern,
-            query: text,
-            list,
-            front,
-        } => query(
-            file,
-            pattern,
-            text,
-            list,
-            front.options(zkbc::front::FieldCmp::Complete),
-        ),
-        Command::Opt {
-            file,
-            passes,
-            opt_level,
-            print_after,
-            skip,
-            time_passes,
-            cost_after,
-            inputs,
-        } => opt_command(
-            file,
-            passes,
-            opt_level,
-            print_after,
-            skip,
-            time_passes,
-            cost_after.then_some(inputs),
-        ),
-        Command::Interp {
-            file,
-            inputs,
-            trace,
-            max_steps,
-        } => interp_command(file, inputs, trace, max_steps),
-        Command::Verify { file } => verify_command(file),
+        Command::Abi(args) => abi_command(args),
+        Command::Query(args) => query_command(args),
+        Command::Opt(args) => opt_command(args),
+        Command::Interp(args) => interp_command(args),
+        Command::Verify(args) => verify_command(args),
     }
 }
 
