@@ -20,7 +20,7 @@ use clap::{Parser, Subcommand};
 // The shared flags; `cli`'s modules name them through `crate::` as well.
 use cli::args::*;
 use cli::circuit::{check_command, export_command, prove_command};
-use cli::groth16::{BackendArgs, KeyArgs, ProofFileArgs};
+use cli::groth16::{setup_command, verify_proof_command};
 use cli::ir_text::{interp_command, opt_command, verify_command};
 use cli::program::{abi_command, compile_command, query_command, run_command};
 use cli::report::{
@@ -62,25 +62,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc check circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc check circuits/gcd.zok --inputs circuits/gcd.json --soundness --format json"
     )]
-    Check {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        run: ExecutionArgs,
-        /// Also look for under-constrained blocks: for every executed block, change each output
-        /// leaf and each witness in an assertion-shaped constraint, repair the other witnesses,
-        /// and report every instance that still accepts (exit status 1 if any).
-        #[arg(long)]
-        soundness: bool,
-        /// Check every execution with ark-relations' constraint system as well (an independent
-        /// implementation of satisfaction; slower) instead of evaluating the rows directly.
-        #[arg(long)]
-        cross_check: bool,
-        #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
-        format: ResultFormat,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Check(cli::circuit::CheckArgs),
     /// Compile a program, lower every block to R1CS, run it on the inputs (checking every
     /// executed block's instance), and report what a block-based sumcheck prover pays: padded
     /// sizes, padding waste, sumcheck cells (see docs/report.md). Without inputs the
@@ -134,14 +116,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc setup circuits/mimc.zok --monolithic -o mimc.pk.bin --vk mimc.vk.bin\n  zkbc setup circuits/mimc.zok --monolithic --seed 1 --snarkjs out\n  zkbc setup circuits/gcd.zok --backend spartan -o gcd.hyrax.bin"
     )]
-    Setup {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        keys: KeyArgs,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Setup(cli::groth16::SetupArgs),
     /// Prove a run. The default backend (`--backend probe`) proves every executed block with
     /// the data-parallel sumcheck (Spartan's first sumcheck, as spartan_parallel runs it),
     /// verifies the proof, and prints the measured prover and verifier time per block beside
@@ -154,18 +129,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc prove circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc prove circuits/mimc.zok --inputs circuits/mimc.json --format json\n  zkbc prove circuits/mimc.zok --monolithic --inputs circuits/mimc.json --backend groth16 --pk mimc.pk.bin -o mimc.proof.bin --public mimc.public.json"
     )]
-    Prove {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        run: ExecutionArgs,
-        #[command(flatten)]
-        backend: BackendArgs,
-        #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
-        format: ResultFormat,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Prove(cli::circuit::ProveArgs),
     /// Verify a proof of `zkbc prove` (Groth16, of a one-circuit program, or Spartan, of a
     /// program of several blocks, memory included: the proof's first bytes say which), as a
     /// process of its own that reads the program (compiled with the flags setup used, and no
@@ -175,16 +139,7 @@ enum Command {
     #[command(
         after_help = "Example:\n  zkbc verify-proof circuits/mimc.zok mimc.proof.bin --monolithic --public mimc.public.json --vk mimc.vk.bin"
     )]
-    VerifyProof {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        files: ProofFileArgs,
-        #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
-        format: ResultFormat,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    VerifyProof(cli::groth16::VerifyProofArgs),
     /// Write each executed block's instance as an iden3 `.r1cs` file and all its executions as
     /// one `.wtns` (the formats circom writes and snarkjs reads; execution 0 is the witness
     /// snarkjs reads, the others follow as sections of their own) into the directory `-o`,
@@ -196,16 +151,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc export circuits/gcd.zok --inputs circuits/gcd.json -o out\n  zkbc export circuits/mimc.zok --monolithic -o out -a 3 5"
     )]
-    Export {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        run: ExecutionArgs,
-        #[command(flatten)]
-        output: OutputDirArg,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Export(cli::circuit::ExportArgs),
     /// Compile a program (ZoKrates .zok, or IR text) and print it in the requested form. With
     /// inputs, block formation is profiled on them (their execution counts decide what is
     /// merged), so this prints the program `report --inputs` measures.
@@ -302,21 +248,7 @@ fn run(cli: Cli) -> Result<(), Exit> {
     }
     match cli.command {
         Command::Run(args) => run_command(args),
-        Command::Check {
-            compile,
-            run,
-            soundness,
-            cross_check,
-            format,
-            quiet,
-        } => {
-            let checker = if cross_check {
-                zkbc::r1cs::Checker::Ark
-            } else {
-                zkbc::r1cs::Checker::Direct
-            };
-            check_command(compile, run, (soundness, checker), format, quiet.quiet)
-        }
+        Command::Check(args) => check_command(args),
         Command::Report {
             compile,
             run,
@@ -334,33 +266,10 @@ fn run(cli: Cli) -> Result<(), Exit> {
             quiet.quiet,
         ),
         Command::Profile(args) => cli::profile::profile_command(args),
-        Command::Setup {
-            compile,
-            keys,
-            quiet,
-        } => cli::groth16::setup_command(compile, keys, quiet.quiet),
-        Command::Prove {
-            compile,
-            run,
-            backend,
-            format,
-            quiet,
-        } => match backend.groth16()? {
-            Some(files) => cli::groth16::prove_command(compile, run, files, format, quiet.quiet),
-            None => prove_command(compile, run, format, quiet.quiet),
-        },
-        Command::VerifyProof {
-            compile,
-            files,
-            format,
-            quiet,
-        } => cli::groth16::verify_proof_command(compile, files, format, quiet.quiet),
-        Command::Export {
-            compile,
-            run,
-            output,
-            quiet,
-        } => export_command(compile, run, output.output, quiet.quiet),
+        Command::Setup(args) => setup_command(args),
+        Command::Prove(args) => prove_command(args),
+        Command::VerifyProof(args) => verify_proof_command(args),
+        Command::Export(args) => export_command(args),
         Command::Compile(args) => compile_command(args),
         Command::Table {
             zokrates: Some(dir),

@@ -10,7 +10,7 @@
 use super::circuit::{check_failure, compile_and_run, compile_legalized, pretty, Formation};
 use super::progress::Progress;
 use super::{bug, read_json, user_error, Exit};
-use crate::{CompileArgs, ExecutionArgs, ResultFormat};
+use crate::{CompileArgs, ExecutionArgs, QuietArg, ResultFormat, FORMAT_HELP};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -55,6 +55,30 @@ pub(crate) enum Backend {
     /// Spartan's sumchecks with Hyrax commitments for a block-based program (succinct and
     /// zero-knowledge: docs/proof.md).
     Spartan,
+}
+
+/// The flags of `zkbc setup`.
+#[derive(clap::Args)]
+pub(crate) struct SetupArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    keys: KeyArgs,
+    #[command(flatten)]
+    quiet: QuietArg,
+}
+
+/// The flags of `zkbc verify-proof`.
+#[derive(clap::Args)]
+pub(crate) struct VerifyProofArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    files: ProofFileArgs,
+    #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
+    format: ResultFormat,
+    #[command(flatten)]
+    quiet: QuietArg,
 }
 
 /// The flags of `zkbc setup` besides the program's.
@@ -261,7 +285,12 @@ impl Stopwatch {
 }
 
 /// `zkbc setup`.
-pub(crate) fn setup_command(compile: CompileArgs, args: KeyArgs, quiet: bool) -> Result<(), Exit> {
+pub(crate) fn setup_command(command: SetupArgs) -> Result<(), Exit> {
+    let SetupArgs {
+        compile,
+        keys: args,
+        quiet: QuietArg { quiet },
+    } = command;
     if args.backend == Backend::Probe {
         return Err(user_error(
             "the probe needs no setup: `zkbc setup` makes Groth16's keys",
@@ -523,12 +552,13 @@ pub(crate) fn read_public(path: &Path) -> Result<Vec<Fr>, Exit> {
 
 /// `zkbc verify-proof`: exit 0 when the proof is accepted, [`REJECTED`] when it is not, 2 when a
 /// file is malformed or the program does not compile.
-pub(crate) fn verify_proof_command(
-    compile: CompileArgs,
-    files: ProofFileArgs,
-    format: ResultFormat,
-    quiet: bool,
-) -> Result<(), Exit> {
+pub(crate) fn verify_proof_command(args: VerifyProofArgs) -> Result<(), Exit> {
+    let VerifyProofArgs {
+        compile,
+        files,
+        format,
+        quiet: QuietArg { quiet },
+    } = args;
     let head = std::fs::read(&files.proof).unwrap_or_default();
     if zkbc::prove::spartan::format::is_spartan(&head) {
         return super::spartan::verify_proof_command(compile, files, format, quiet);
