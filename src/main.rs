@@ -17,22 +17,10 @@ configure_allocator_before_main!();
 mod cli;
 
 use clap::{Parser, Subcommand};
-// The shared flags; `cli`'s modules name them through `crate::` as well.
+// The shared flags: `cli`'s modules name them through `crate::`.
 use cli::args::*;
-use cli::circuit::{check_command, export_command, prove_command};
-use cli::groth16::{setup_command, verify_proof_command};
-use cli::ir_text::{interp_command, opt_command, verify_command};
-use cli::program::{abi_command, compile_command, query_command, run_command};
-use cli::report::{
-    report_command, table_command, table_pipelines, yardsticks_table_command,
-    zokrates_table_command,
-};
-use cli::Exit;
-use std::path::PathBuf;
+use cli::{circuit, groth16, ir_text, profile, program, report, Exit};
 use std::process::ExitCode;
-use zkbc::ir::interp;
-use zkbc::opt;
-use zkbc::report::measure;
 
 #[derive(Parser)]
 #[command(
@@ -70,35 +58,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc report circuits/bubble_sort.zok --inputs circuits/bubble_sort.json\n  zkbc report circuits/cold_branch.zok --inputs circuits/cold_branch.json --explain --format json -o report.json"
     )]
-    Report {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        run: ExecutionArgs,
-        #[arg(long, value_enum, default_value_t = ReportFormat::Table, help = FORMAT_HELP)]
-        format: ReportFormat,
-        #[command(flatten)]
-        output: OutputArg,
-        #[command(flatten)]
-        quiet: QuietArg,
-        /// Also say what cost-driven block formation decided and why: every merge component
-        /// it considered, per round, with its predicted cells kept and merged, and the
-        /// whole-program formations it compared (text after the table, an `explain` array in
-        /// JSON, coloured clusters on the unmerged CFG in DOT).
-        #[arg(long)]
-        explain: bool,
-        /// Also print the N source lines that cost the most under the table: sumcheck cells
-        /// with inputs, constraints without (what `zkbc profile` attributes; --format table).
-        #[arg(long, value_name = "N")]
-        top: Option<usize>,
-        /// Also print the Spartan prover's time predicted from the report's counts (sumcheck
-        /// cells, committed table cells, committed tables) by the least-squares fit of
-        /// docs/prover.md: a prediction for the machine the fit names, not a measurement; and
-        /// the Spartan proof's size in bytes, counted from the blocks' shapes and executions
-        /// (--format table or json, with inputs).
-        #[arg(long)]
-        predict_prover: bool,
-    },
+    Report(cli::report::ReportArgs),
     /// Which source lines cost what: the report's constraints, executed constraints or
     /// sumcheck cells shared out over source lines and inlined call stacks (see
     /// docs/profile.md); the parts sum to the report's totals.
@@ -166,56 +126,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc table circuits/gcd.zok circuits/mimc.zok circuits/cold_branch.zok -O 1,2,3\n  zkbc table circuits/gcd.zok circuits/mimc.zok --merge-policy cost,threshold --format json -o table.json"
     )]
-    Table {
-        /// The programs.
-        #[arg(required_unless_present_any = ["zokrates", "yardsticks"])]
-        files: Vec<PathBuf>,
-        /// Instead of the programs: the constraint parity table of a ZoKrates suite folder
-        /// (NAME.zok beside NAME.cases.json with `zokrates_constraints`): per program,
-        /// ZoKrates' count, zkbc's `--monolithic -O3` block, the circuit `export --monolithic`
-        /// writes (no block interface: the count compared), the block-based sumcheck cells, and
-        /// whether zkbc is at or below ZoKrates. Markdown only.
-        #[arg(long, value_name = "DIR", conflicts_with = "files")]
-        zokrates: Option<PathBuf>,
-        /// Instead of the programs: the standard library parity table of a folder holding
-        /// `yardsticks.tsv` (program, stdlib_module, ZoKrates' constraints and compile time) and
-        /// the yardstick programs it names: per yardstick, ZoKrates' count, the circuit `export
-        /// --monolithic --compat zokrates` writes with zkbc's built-in library, the block-based
-        /// sumcheck cells, and whether zkbc is at or below ZoKrates. Markdown only.
-        #[arg(long, value_name = "DIR", conflicts_with_all = ["files", "zokrates"])]
-        yardsticks: Option<PathBuf>,
-        /// Where NAME.json inputs are looked up (default: each program's own directory).
-        #[arg(long)]
-        inputs_dir: Option<PathBuf>,
-        #[arg(short = 'O', long = "opt-level", alias = "opt-levels", value_name = "OPT_LEVEL", value_delimiter = ',', default_value = "1,2,3", value_parser = parse_level, help = OPT_LEVEL_HELP)]
-        opt_levels: Vec<opt::OptLevel>,
-        #[arg(long = "min-block-size", alias = "min-block-sizes", value_name = "MIN_BLOCK_SIZE", value_delimiter = ',', default_value = "1024", help = MIN_BLOCK_SIZE_HELP)]
-        min_block_sizes: Vec<u64>,
-        #[arg(long = "merge-policy", alias = "merge-policies", value_name = "MERGE_POLICY", value_delimiter = ',', default_value = "cost", value_parser = parse_policy, help = MERGE_POLICY_HELP)]
-        merge_policies: Vec<opt::merge::MergePolicy>,
-        /// Also a row per program and level without merging (`--no-merge`).
-        #[arg(long)]
-        with_no_merge: bool,
-        /// Also a row per program at -O3 `--monolithic` (programs with a runtime loop bound,
-        /// which have no one-block circuit, are left out of those rows).
-        #[arg(long)]
-        with_monolithic: bool,
-        #[arg(long, value_enum, default_value_t = TableFormat::Markdown, help = FORMAT_HELP)]
-        format: TableFormat,
-        #[arg(long, default_value = "sumcheck_cells", help = METRIC_HELP)]
-        metric: String,
-        #[command(flatten)]
-        output: OutputArg,
-        #[command(flatten)]
-        quiet: QuietArg,
-        #[arg(long, default_value_t = interp::Limits::default().max_steps, help = MAX_STEPS_HELP)]
-        max_steps: u64,
-        #[arg(long, default_value = "complete", value_parser = parse_field_cmp, help = FIELD_CMP_HELP)]
-        field_cmp: measure::FieldCmp,
-        /// `--time-passes` lists every program's stages in turn; `--stats` the whole table's.
-        #[command(flatten)]
-        measured: MeasuredArgs,
-    },
+    Table(cli::report::TableArgs),
     /// Print main's interface in ZoKrates' `abi.json` shape: each input's name, visibility
     /// (public unless declared `private`) and type, and the output type.
     #[command(after_help = "Example:\n  zkbc abi circuits/gcd.zok > abi.json")]
@@ -243,84 +154,22 @@ enum Command {
 }
 
 fn run(cli: Cli) -> Result<(), Exit> {
-    if let Command::Table { measured, .. } = &cli.command {
-        measured.start();
-    }
     match cli.command {
-        Command::Run(args) => run_command(args),
-        Command::Check(args) => check_command(args),
-        Command::Report {
-            compile,
-            run,
-            format,
-            output,
-            quiet,
-            explain,
-            top,
-            predict_prover,
-        } => report_command(
-            &compile,
-            &compile.settings(run.max_steps),
-            (format, explain, run.log, top, predict_prover),
-            output.output.as_deref(),
-            quiet.quiet,
-        ),
-        Command::Profile(args) => cli::profile::profile_command(args),
-        Command::Setup(args) => setup_command(args),
-        Command::Prove(args) => prove_command(args),
-        Command::VerifyProof(args) => verify_proof_command(args),
-        Command::Export(args) => export_command(args),
-        Command::Compile(args) => compile_command(args),
-        Command::Table {
-            zokrates: Some(dir),
-            format,
-            output,
-            field_cmp,
-            ..
-        } => zokrates_table_command(dir, format, output.output, field_cmp),
-        Command::Table {
-            yardsticks: Some(dir),
-            format,
-            output,
-            ..
-        } => yardsticks_table_command(dir, format, output.output),
-        Command::Table {
-            files,
-            inputs_dir,
-            opt_levels,
-            min_block_sizes,
-            merge_policies,
-            with_no_merge,
-            with_monolithic,
-            format,
-            metric,
-            output,
-            quiet,
-            max_steps,
-            field_cmp,
-            zokrates: None,
-            yardsticks: None,
-            measured: _,
-        } => table_command(
-            &files,
-            inputs_dir.as_deref(),
-            &table_pipelines(
-                &opt_levels,
-                &min_block_sizes,
-                &merge_policies,
-                with_no_merge,
-                with_monolithic,
-            ),
-            (format, &metric),
-            output.output.as_deref(),
-            quiet.quiet,
-            (max_steps, field_cmp),
-        ),
-        Command::Abi(args) => abi_command(args),
-        Command::Query(args) => query_command(args),
-        Command::Opt(args) => opt_command(args),
-        Command::Interp(args) => interp_command(args),
-        Command::Verify(args) => verify_command(args),
+        Command::Run(args) => program::run_command(args),
+        Command::Check(args) => circuit::check_command(args),
+        Command::Report(args) => report::report_command(args),
+        Command::Profile(args) => profile::profile_command(args),
+        Command::Setup(args) => groth16::setup_command(args),
+        Command::Prove(args) => circuit::prove_command(args),
+        Command::VerifyProof(args) => groth16::verify_proof_command(args),
+        Command::Export(args) => circuit::export_command(args),
+        Command::Compile(args) => program::compile_command(args),
+        Command::Table(args) => report::table_command(args),
+        Command::Abi(args) => program::abi_command(args),
+        Command::Query(args) => program::query_command(args),
+        Command::Opt(args) => ir_text::opt_command(args),
+        Command::Interp(args) => ir_text::interp_command(args),
+        Command::Verify(args) => ir_text::verify_command(args),
     }
 }
 
