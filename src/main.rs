@@ -2,8 +2,9 @@
 //! check failed, or `verify-proof` rejected the proof), 2 the input does not compile or is
 //! malformed (a key or proof file included).
 //!
-//! This file holds the clap definitions of the commands and their flags, and the dispatch;
-//! the commands themselves are in `cli/`, grouped by what they work on.
+//! This file holds the list of commands (each variant's help, with its example) and the
+//! dispatch; each command's flags are an `Args` struct beside the code that runs it in `cli/`,
+//! grouped by what they work on.
 
 /// mimalloc: lowering allocates many short-lived vectors, and per-thread heaps let the parallel
 /// constraint counting scale (measured in `benches/r1cs.rs`).
