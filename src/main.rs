@@ -2,8 +2,9 @@
 //! check failed, or `verify-proof` rejected the proof), 2 the input does not compile or is
 //! malformed (a key or proof file included).
 //!
-//! This file holds the clap definitions of the commands and their flags, and the dispatch;
-//! the commands themselves are in `cli/`, grouped by what they work on.
+//! This file holds the list of commands (each variant's help, with its example) and the
+//! dispatch; each command's flags are an `Args` struct beside the code that runs it in `cli/`,
+//! grouped by what they work on.
 
 /// mimalloc: lowering allocates many short-lived vectors, and per-thread heaps let the parallel
 /// constraint counting scale (measured in `benches/r1cs.rs`).
@@ -17,22 +18,10 @@ configure_allocator_before_main!();
 mod cli;
 
 use clap::{Parser, Subcommand};
-// The shared flags; `cli`'s modules name them through `crate::` as well.
+// The shared flags: `cli`'s modules name them through `crate::`.
 use cli::args::*;
-use cli::circuit::{check_command, export_command, prove_command};
-use cli::groth16::{ProveArgs, SetupArgs, VerifyArgs};
-use cli::ir_text::{interp_command, opt_command, verify_command};
-use cli::program::{abi_command, compile_command, query, run_command};
-use cli::report::{
-    report_command, table_command, table_pipelines, yardsticks_table_command,
-    zokrates_table_command,
-};
-use cli::Exit;
-use std::path::PathBuf;
+use cli::{circuit, groth16, ir_text, profile, program, report, Exit};
 use std::process::ExitCode;
-use zkbc::ir::interp;
-use zkbc::opt;
-use zkbc::report::measure;
 
 #[derive(Parser)]
 #[command(
@@ -56,38 +45,13 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc run circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc run circuits/gcd.zok --log -a 1071 462"
     )]
-    Run {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        run: RunArgs,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Run(cli::program::RunArgs),
     /// Compile and run a program, lower every executed block to its R1CS instance, assign it
     /// from the run's trace and check it is satisfied (exit 0 only if every executed block is).
     #[command(
         after_help = "Examples:\n  zkbc check circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc check circuits/gcd.zok --inputs circuits/gcd.json --soundness --format json"
     )]
-    Check {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        run: RunArgs,
-        /// Also look for under-constrained blocks: for every executed block, change each output
-        /// leaf and each witness in an assertion-shaped constraint, repair the other witnesses,
-        /// and report every instance that still accepts (exit status 1 if any).
-        #[arg(long)]
-        soundness: bool,
-        /// Check every execution with ark-relations' constraint system as well (an independent
-        /// implementation of satisfaction; slower) instead of evaluating the rows directly.
-        #[arg(long)]
-        cross_check: bool,
-        #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
-        format: ResultFormat,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Check(cli::circuit::CheckArgs),
     /// Compile a program, lower every block to R1CS, run it on the inputs (checking every
     /// executed block's instance), and report what a block-based sumcheck prover pays: padded
     /// sizes, padding waste, sumcheck cells (see docs/report.md). Without inputs the
@@ -95,35 +59,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc report circuits/bubble_sort.zok --inputs circuits/bubble_sort.json\n  zkbc report circuits/cold_branch.zok --inputs circuits/cold_branch.json --explain --format json -o report.json"
     )]
-    Report {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        run: RunArgs,
-        #[arg(long, value_enum, default_value_t = ReportFormat::Table, help = FORMAT_HELP)]
-        format: ReportFormat,
-        #[command(flatten)]
-        output: OutputArg,
-        #[command(flatten)]
-        quiet: QuietArg,
-        /// Also say what cost-driven block formation decided and why: every merge component
-        /// it considered, per round, with its predicted cells kept and merged, and the
-        /// whole-program formations it compared (text after the table, an `explain` array in
-        /// JSON, coloured clusters on the unmerged CFG in DOT).
-        #[arg(long)]
-        explain: bool,
-        /// Also print the N source lines that cost the most under the table: sumcheck cells
-        /// with inputs, constraints without (what `zkbc profile` attributes; --format table).
-        #[arg(long, value_name = "N")]
-        top: Option<usize>,
-        /// Also print the Spartan prover's time predicted from the report's counts (sumcheck
-        /// cells, committed table cells, committed tables) by the least-squares fit of
-        /// docs/prover.md: a prediction for the machine the fit names, not a measurement; and
-        /// the Spartan proof's size in bytes, counted from the blocks' shapes and executions
-        /// (--format table or json, with inputs).
-        #[arg(long)]
-        predict_prover: bool,
-    },
+    Report(cli::report::ReportArgs),
     /// Which source lines cost what: the report's constraints, executed constraints or
     /// sumcheck cells shared out over source lines and inlined call stacks (see
     /// docs/profile.md); the parts sum to the report's totals.
@@ -141,14 +77,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc setup circuits/mimc.zok --monolithic -o mimc.pk.bin --vk mimc.vk.bin\n  zkbc setup circuits/mimc.zok --monolithic --seed 1 --snarkjs out\n  zkbc setup circuits/gcd.zok --backend spartan -o gcd.hyrax.bin"
     )]
-    Setup {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        keys: SetupArgs,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Setup(cli::groth16::SetupArgs),
     /// Prove a run. The default backend (`--backend probe`) proves every executed block with
     /// the data-parallel sumcheck (Spartan's first sumcheck, as spartan_parallel runs it),
     /// verifies the proof, and prints the measured prover and verifier time per block beside
@@ -161,18 +90,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc prove circuits/gcd.zok --inputs circuits/gcd.json\n  zkbc prove circuits/mimc.zok --inputs circuits/mimc.json --format json\n  zkbc prove circuits/mimc.zok --monolithic --inputs circuits/mimc.json --backend groth16 --pk mimc.pk.bin -o mimc.proof.bin --public mimc.public.json"
     )]
-    Prove {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        run: RunArgs,
-        #[command(flatten)]
-        backend: ProveArgs,
-        #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
-        format: ResultFormat,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Prove(cli::circuit::ProveArgs),
     /// Verify a proof of `zkbc prove` (Groth16, of a one-circuit program, or Spartan, of a
     /// program of several blocks, memory included: the proof's first bytes say which), as a
     /// process of its own that reads the program (compiled with the flags setup used, and no
@@ -182,16 +100,7 @@ enum Command {
     #[command(
         after_help = "Example:\n  zkbc verify-proof circuits/mimc.zok mimc.proof.bin --monolithic --public mimc.public.json --vk mimc.vk.bin"
     )]
-    VerifyProof {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        files: VerifyArgs,
-        #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
-        format: ResultFormat,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    VerifyProof(cli::groth16::VerifyProofArgs),
     /// Write each executed block's instance as an iden3 `.r1cs` file and all its executions as
     /// one `.wtns` (the formats circom writes and snarkjs reads; execution 0 is the witness
     /// snarkjs reads, the others follow as sections of their own) into the directory `-o`,
@@ -203,34 +112,14 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc export circuits/gcd.zok --inputs circuits/gcd.json -o out\n  zkbc export circuits/mimc.zok --monolithic -o out -a 3 5"
     )]
-    Export {
-        #[command(flatten)]
-        compile: CompileArgs,
-        #[command(flatten)]
-        run: RunArgs,
-        #[command(flatten)]
-        output: OutputDirArg,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Export(cli::circuit::ExportArgs),
     /// Compile a program (ZoKrates .zok, or IR text) and print it in the requested form. With
     /// inputs, block formation is profiled on them (their execution counts decide what is
     /// merged), so this prints the program `report --inputs` measures.
     #[command(
         after_help = "Examples:\n  zkbc compile circuits/gcd.zok -O2\n  zkbc compile circuits/gcd.zok --show cfg | dot -Tsvg > gcd.svg"
     )]
-    Compile {
-        #[command(flatten)]
-        compile: CompileArgs,
-        /// What to print (default: ir, or dot when --show is given).
-        #[arg(long, value_enum)]
-        emit: Option<Emit>,
-        /// Which graph to draw; implies `--emit dot` (default with `--emit dot`: cfg).
-        #[arg(long, value_enum)]
-        show: Option<Show>,
-        #[command(flatten)]
-        quiet: QuietArg,
-    },
+    Compile(cli::program::CompileCommandArgs),
     /// One table over many programs and pipelines (like Bril's brench): a row per program,
     /// -O level, min block size and merge policy, with the report's totals. Program NAME.zok
     /// runs on INPUTS_DIR/NAME.json when that file exists and is reported statically otherwise.
@@ -238,303 +127,50 @@ enum Command {
     #[command(
         after_help = "Examples:\n  zkbc table circuits/gcd.zok circuits/mimc.zok circuits/cold_branch.zok -O 1,2,3\n  zkbc table circuits/gcd.zok circuits/mimc.zok --merge-policy cost,threshold --format json -o table.json"
     )]
-    Table {
-        /// The programs.
-        #[arg(required_unless_present_any = ["zokrates", "yardsticks"])]
-        files: Vec<PathBuf>,
-        /// Instead of the programs: the constraint parity table of a ZoKrates suite folder
-        /// (NAME.zok beside NAME.cases.json with `zokrates_constraints`): per program,
-        /// ZoKrates' count, zkbc's `--monolithic -O3` block, the circuit `export --monolithic`
-        /// writes (no block interface: the count compared), the block-based sumcheck cells, and
-        /// whether zkbc is at or below ZoKrates. Markdown only.
-        #[arg(long, value_name = "DIR", conflicts_with = "files")]
-        zokrates: Option<PathBuf>,
-        /// Instead of the programs: the standard library parity table of a folder holding
-        /// `yardsticks.tsv` (program, stdlib_module, ZoKrates' constraints and compile time) and
-        /// the yardstick programs it names: per yardstick, ZoKrates' count, the circuit `export
-        /// --monolithic --compat zokrates` writes with zkbc's built-in library, the block-based
-        /// sumcheck cells, and whether zkbc is at or below ZoKrates. Markdown only.
-        #[arg(long, value_name = "DIR", conflicts_with_all = ["files", "zokrates"])]
-        yardsticks: Option<PathBuf>,
-        /// Where NAME.json inputs are looked up (default: each program's own directory).
-        #[arg(long)]
-        inputs_dir: Option<PathBuf>,
-        #[arg(short = 'O', long = "opt-level", alias = "opt-levels", value_name = "OPT_LEVEL", value_delimiter = ',', default_value = "1,2,3", value_parser = parse_level, help = OPT_LEVEL_HELP)]
-        opt_levels: Vec<opt::OptLevel>,
-        #[arg(long = "min-block-size", alias = "min-block-sizes", value_name = "MIN_BLOCK_SIZE", value_delimiter = ',', default_value = "1024", help = MIN_BLOCK_SIZE_HELP)]
-        min_block_sizes: Vec<u64>,
-        #[arg(long = "merge-policy", alias = "merge-policies", value_name = "MERGE_POLICY", value_delimiter = ',', default_value = "cost", value_parser = parse_policy, help = MERGE_POLICY_HELP)]
-        merge_policies: Vec<opt::merge::MergePolicy>,
-        /// Also a row per program and level without merging (`--no-merge`).
-        #[arg(long)]
-        with_no_merge: bool,
-        /// Also a row per program at -O3 `--monolithic` (programs with a runtime loop bound,
-        /// which have no one-block circuit, are left out of those rows).
-        #[arg(long)]
-        with_monolithic: bool,
-        #[arg(long, value_enum, default_value_t = TableFormat::Markdown, help = FORMAT_HELP)]
-        format: TableFormat,
-        #[arg(long, default_value = "sumcheck_cells", help = METRIC_HELP)]
-        metric: String,
-        #[command(flatten)]
-        output: OutputArg,
-        #[command(flatten)]
-        quiet: QuietArg,
-        #[arg(long, default_value_t = interp::Limits::default().max_steps, help = MAX_STEPS_HELP)]
-        max_steps: u64,
-        #[arg(long, default_value = "complete", value_parser = parse_field_cmp, help = FIELD_CMP_HELP)]
-        field_cmp: measure::FieldCmp,
-        /// `--time-passes` lists every program's stages in turn; `--stats` the whole table's.
-        #[command(flatten)]
-        measured: MeasuredArgs,
-    },
+    Table(cli::report::TableArgs),
     /// Print main's interface in ZoKrates' `abi.json` shape: each input's name, visibility
     /// (public unless declared `private`) and type, and the output type.
     #[command(after_help = "Example:\n  zkbc abi circuits/gcd.zok > abi.json")]
-    Abi {
-        /// The program (ZoKrates source, .zok).
-        file: PathBuf,
-        #[command(flatten)]
-        front: FrontArgs,
-    },
+    Abi(cli::program::AbiArgs),
     /// Find every match of a structure query (SESE regions, counted loops, idioms, code written
     /// out several times with the interface a function of it would take) in a ZoKrates program
     /// (.zok) or a text-format IR program, with its location.
     #[command(
         after_help = "Examples:\n  zkbc query --list\n  zkbc query circuits/matmul.zok --pattern counted-loop\n  zkbc query circuits/apps/poseidon_merkle16_unrolled.zok --pattern interface"
     )]
-    Query {
-        /// The program (.zok, or IR text in any other file).
-        #[arg(required_unless_present = "list")]
-        file: Option<PathBuf>,
-        /// The pattern to look for (see --list).
-        #[arg(long, required_unless_present_any = ["list", "query"], conflicts_with = "query")]
-        pattern: Option<String>,
-        /// An ad-hoc query instead of a pattern, e.g.
-        /// `block h, block t: control_edge(t, h), dominates(h, t)` (see zkbc::query::text).
-        #[arg(long)]
-        query: Option<String>,
-        /// List the patterns and exit.
-        #[arg(long)]
-        list: bool,
-        #[command(flatten)]
-        front: FrontArgs,
-    },
+    Query(cli::program::QueryArgs),
     /// Optimize a text-format IR program and print the result.
     #[command(
         after_help = "Examples:\n  zkbc opt examples/ir/sum_loop.ir --passes mem2reg,sccp\n  zkbc opt examples/ir/sum_loop.ir -O2 --time-passes"
     )]
-    Opt {
-        /// The IR file.
-        file: PathBuf,
-        /// Comma-separated passes to run once each, in order (inline, mem2reg, sccp, fold_bits,
-        /// strength, ranges, indvars, remat, gvn, dce, simplify_cfg, merge, outline). Without it,
-        /// the pipeline of `-O`.
-        #[arg(long, value_delimiter = ',')]
-        passes: Option<Vec<String>>,
-        #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level, help = OPT_LEVEL_HELP)]
-        opt_level: opt::OptLevel,
-        /// Print the program (on stderr) after every run of this pass; may be repeated.
-        #[arg(long)]
-        print_after: Vec<String>,
-        /// Do not run this pass; may be repeated.
-        #[arg(long)]
-        skip: Vec<String>,
-        #[arg(long, help = TIME_PASSES_HELP)]
-        time_passes: bool,
-        /// Print (on stderr) the program's cost before the first pass and after every pass:
-        /// constraints, and with --inputs executed constraints and sumcheck cells (static
-        /// executions otherwise); a pass whose output costs more than its input is marked.
-        #[arg(long)]
-        cost_after: bool,
-        /// The inputs --cost-after runs the program on (a JSON array, one entry per parameter).
-        #[arg(long, help = INPUTS_HELP, requires = "cost_after")]
-        inputs: Option<PathBuf>,
-    },
+    Opt(cli::ir_text::OptArgs),
     /// Run a text-format IR program in the reference interpreter and print its outputs as JSON.
     #[command(
         after_help = "Example:\n  zkbc interp examples/ir/sum_loop.ir --inputs examples/ir/sum_loop.json --trace"
     )]
-    Interp {
-        /// The IR file (text format, see docs/ir.md).
-        file: PathBuf,
-        #[arg(long, help = INPUTS_HELP)]
-        inputs: Option<PathBuf>,
-        /// Also print the block trace (each executed block with its parameters) on stderr.
-        #[arg(long)]
-        trace: bool,
-        #[arg(long, default_value_t = interp::Limits::default().max_steps, help = MAX_STEPS_HELP)]
-        max_steps: u64,
-    },
+    Interp(cli::ir_text::InterpArgs),
     /// Check a text-format IR program against every IR invariant and list each violation.
     #[command(after_help = "Example:\n  zkbc verify examples/ir/sum_loop.ir")]
-    Verify {
-        /// The IR file.
-        file: PathBuf,
-    },
+    Verify(cli::ir_text::VerifyArgs),
 }
 
 fn run(cli: Cli) -> Result<(), Exit> {
-    if let Command::Table { measured, .. } = &cli.command {
-        measured.start();
-    }
     match cli.command {
-        Command::Run {
-            compile,
-            run,
-            quiet,
-        } => run_command(compile, run, quiet.quiet),
-        Command::Check {
-            compile,
-            run,
-            soundness,
-            cross_check,
-            format,
-            quiet,
-        } => {
-            let checker = if cross_check {
-                zkbc::r1cs::Checker::Ark
-            } else {
-                zkbc::r1cs::Checker::Direct
-            };
-            check_command(compile, run, (soundness, checker), format, quiet.quiet)
-        }
-        Command::Report {
-            compile,
-            run,
-            format,
-            output,
-            quiet,
-            explain,
-            top,
-            predict_prover,
-        } => report_command(
-            &compile,
-            &compile.settings(run.max_steps),
-            (format, explain, run.log, top, predict_prover),
-            output.output.as_deref(),
-            quiet.quiet,
-        ),
-        Command::Profile(args) => cli::profile::profile_command(args),
-        Command::Setup {
-            compile,
-            keys,
-            quiet,
-        } => cli::groth16::setup_command(compile, keys, quiet.quiet),
-        Command::Prove {
-            compile,
-            run,
-            backend,
-            format,
-            quiet,
-        } => match backend.groth16()? {
-            Some(files) => cli::groth16::prove_command(compile, run, files, format, quiet.quiet),
-            None => prove_command(compile, run, format, quiet.quiet),
-        },
-        Command::VerifyProof {
-            compile,
-            files,
-            format,
-            quiet,
-        } => cli::groth16::verify_proof_command(compile, files, format, quiet.quiet),
-        Command::Export {
-            compile,
-            run,
-            output,
-            quiet,
-        } => export_command(compile, run, output.output, quiet.quiet),
-        Command::Compile {
-            compile,
-            emit,
-            show,
-            quiet,
-        } => compile_command(compile, emit, show, quiet.quiet),
-        Command::Table {
-            zokrates: Some(dir),
-            format,
-            output,
-            field_cmp,
-            ..
-        } => zokrates_table_command(dir, format, output.output, field_cmp),
-        Command::Table {
-            yardsticks: Some(dir),
-            format,
-            output,
-            ..
-        } => yardsticks_table_command(dir, format, output.output),
-        Command::Table {
-            files,
-            inputs_dir,
-            opt_levels,
-            min_block_sizes,
-            merge_policies,
-            with_no_merge,
-            with_monolithic,
-            format,
-            metric,
-            output,
-            quiet,
-            max_steps,
-            field_cmp,
-            zokrates: None,
-            yardsticks: None,
-            measured: _,
-        } => table_command(
-            &files,
-            inputs_dir.as_deref(),
-            &table_pipelines(
-                &opt_levels,
-                &min_block_sizes,
-                &merge_policies,
-                with_no_merge,
-                with_monolithic,
-            ),
-            (format, &metric),
-            output.output.as_deref(),
-            quiet.quiet,
-            (max_steps, field_cmp),
-        ),
-        Command::Abi { file, front } => {
-            abi_command(file, &front.options(zkbc::front::FieldCmp::Complete))
-        }
-        Command::Query {
-            file,
-            pattern,
-            query: text,
-            list,
-            front,
-        } => query(
-            file,
-            pattern,
-            text,
-            list,
-            front.options(zkbc::front::FieldCmp::Complete),
-        ),
-        Command::Opt {
-            file,
-            passes,
-            opt_level,
-            print_after,
-            skip,
-            time_passes,
-            cost_after,
-            inputs,
-        } => opt_command(
-            file,
-            passes,
-            opt_level,
-            print_after,
-            skip,
-            time_passes,
-            cost_after.then_some(inputs),
-        ),
-        Command::Interp {
-            file,
-            inputs,
-            trace,
-            max_steps,
-        } => interp_command(file, inputs, trace, max_steps),
-        Command::Verify { file } => verify_command(file),
+        Command::Run(args) => program::run_command(args),
+        Command::Check(args) => circuit::check_command(args),
+        Command::Report(args) => report::report_command(args),
+        Command::Profile(args) => profile::profile_command(args),
+        Command::Setup(args) => groth16::setup_command(args),
+        Command::Prove(args) => circuit::prove_command(args),
+        Command::VerifyProof(args) => groth16::verify_proof_command(args),
+        Command::Export(args) => circuit::export_command(args),
+        Command::Compile(args) => program::compile_command(args),
+        Command::Table(args) => report::table_command(args),
+        Command::Abi(args) => program::abi_command(args),
+        Command::Query(args) => program::query_command(args),
+        Command::Opt(args) => ir_text::opt_command(args),
+        Command::Interp(args) => ir_text::interp_command(args),
+        Command::Verify(args) => ir_text::verify_command(args),
     }
 }
 

@@ -56,7 +56,7 @@ pub(crate) const METRIC_HELP: &str = "What to measure: for `table --format pivot
 
 /// What every command that runs the program takes.
 #[derive(clap::Args)]
-pub(crate) struct RunArgs {
+pub(crate) struct ExecutionArgs {
     #[arg(long, default_value_t = interp::Limits::default().max_steps, help = MAX_STEPS_HELP)]
     pub(crate) max_steps: u64,
     #[arg(long, help = LOG_HELP)]

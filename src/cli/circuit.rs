@@ -2,13 +2,64 @@
 //! `--soundness` not under-constrained), `prove` (the sumcheck prover) and `export` (iden3
 //! files).
 
+use super::groth16::BackendArgs;
 use super::progress::Progress;
 use super::{bug, execute, inputs_in_encoding, print_log, user_error, Exit, StageNames};
-use crate::{CompileArgs, ResultFormat, RunArgs};
+use crate::{CompileArgs, ExecutionArgs, OutputDirArg, QuietArg, ResultFormat, FORMAT_HELP};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use zkbc::ir::interp;
 use zkbc::{driver, r1cs};
+
+/// The flags of `zkbc check`.
+#[derive(clap::Args)]
+pub(crate) struct CheckArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    run: ExecutionArgs,
+    /// Also look for under-constrained blocks: for every executed block, change each output
+    /// leaf and each witness in an assertion-shaped constraint, repair the other witnesses,
+    /// and report every instance that still accepts (exit status 1 if any).
+    #[arg(long)]
+    soundness: bool,
+    /// Check every execution with ark-relations' constraint system as well (an independent
+    /// implementation of satisfaction; slower) instead of evaluating the rows directly.
+    #[arg(long)]
+    cross_check: bool,
+    #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
+    format: ResultFormat,
+    #[command(flatten)]
+    quiet: QuietArg,
+}
+
+/// The flags of `zkbc prove`.
+#[derive(clap::Args)]
+pub(crate) struct ProveArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    run: ExecutionArgs,
+    #[command(flatten)]
+    backend: BackendArgs,
+    #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
+    format: ResultFormat,
+    #[command(flatten)]
+    quiet: QuietArg,
+}
+
+/// The flags of `zkbc export`.
+#[derive(clap::Args)]
+pub(crate) struct ExportArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    run: ExecutionArgs,
+    #[command(flatten)]
+    output: OutputDirArg,
+    #[command(flatten)]
+    quiet: QuietArg,
+}
 
 /// How a command that lowers the program chooses its blocks.
 #[derive(Clone, Copy)]
@@ -26,7 +77,7 @@ pub(crate) enum Formation {
 /// that lowers the executed blocks starts with.
 pub(crate) fn compile_and_run(
     compile: &CompileArgs,
-    run: &RunArgs,
+    run: &ExecutionArgs,
     progress: &Progress,
     formation: Formation,
 ) -> Result<(driver::Compilation, interp::Outcome), Exit> {
@@ -41,7 +92,7 @@ pub(crate) fn compile_and_run(
 /// `without_inputs` says so (`export` writes the constraint systems alone instead).
 fn compile_and_run_with(
     compile: &CompileArgs,
-    run: &RunArgs,
+    run: &ExecutionArgs,
     progress: &Progress,
     formation: Formation,
     without_inputs: bool,
@@ -60,7 +111,7 @@ fn compile_and_run_with(
 /// its inputs (`None` when there are none and `without_inputs` is false).
 fn compile_for_run(
     compile: &CompileArgs,
-    run: &RunArgs,
+    run: &ExecutionArgs,
     progress: &Progress,
     formation: Formation,
     without_inputs: bool,
@@ -117,13 +168,20 @@ fn ms(d: std::time::Duration) -> f64 {
 }
 
 /// `zkbc check`.
-pub(crate) fn check_command(
-    compile: CompileArgs,
-    run: RunArgs,
-    (soundness, checker): (bool, r1cs::Checker),
-    format: ResultFormat,
-    quiet: bool,
-) -> Result<(), Exit> {
+pub(crate) fn check_command(args: CheckArgs) -> Result<(), Exit> {
+    let CheckArgs {
+        compile,
+        run,
+        soundness,
+        cross_check,
+        format,
+        quiet: QuietArg { quiet },
+    } = args;
+    let checker = if cross_check {
+        r1cs::Checker::Ark
+    } else {
+        r1cs::Checker::Direct
+    };
     Progress::spinning(quiet, |progress| {
         check_and_print(&compile, &run, (soundness, checker), format, progress)
     })
@@ -131,7 +189,7 @@ pub(crate) fn check_command(
 
 fn check_and_print(
     compile: &CompileArgs,
-    run: &RunArgs,
+    run: &ExecutionArgs,
     (soundness, checker): (bool, r1cs::Checker),
     format: ResultFormat,
     progress: &Progress,
@@ -295,10 +353,25 @@ pub(crate) fn pretty(value: &serde_json::Value) -> String {
     serde_json::to_string_pretty(value).expect("bug: a JSON value always serializes")
 }
 
-/// `zkbc prove`.
-pub(crate) fn prove_command(
+/// `zkbc prove`: the probe here, `--backend groth16|spartan` in `groth16.rs`.
+pub(crate) fn prove_command(args: ProveArgs) -> Result<(), Exit> {
+    let ProveArgs {
+        compile,
+        run,
+        backend,
+        format,
+        quiet: QuietArg { quiet },
+    } = args;
+    match backend.groth16()? {
+        Some(files) => super::groth16::prove_command(compile, run, files, format, quiet),
+        None => probe_command(compile, run, format, quiet),
+    }
+}
+
+/// `zkbc prove --backend probe`.
+fn probe_command(
     compile: CompileArgs,
-    run: RunArgs,
+    run: ExecutionArgs,
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
@@ -406,12 +479,13 @@ pub(crate) fn prove_command(
 /// outputs and public inputs public; any other program block by block, every block's state
 /// public (a warning names the private inputs that makes public). Without inputs, the
 /// constraint systems alone.
-pub(crate) fn export_command(
-    compile: CompileArgs,
-    run: RunArgs,
-    out: PathBuf,
-    quiet: bool,
-) -> Result<(), Exit> {
+pub(crate) fn export_command(args: ExportArgs) -> Result<(), Exit> {
+    let ExportArgs {
+        compile,
+        run,
+        output: OutputDirArg { output: out },
+        quiet: QuietArg { quiet },
+    } = args;
     Progress::spinning(quiet, |progress| {
         export_and_print(&compile, &run, &out, quiet, progress)
     })
@@ -419,7 +493,7 @@ pub(crate) fn export_command(
 
 fn export_and_print(
     compile: &CompileArgs,
-    run: &RunArgs,
+    run: &ExecutionArgs,
     out: &Path,
     quiet: bool,
     progress: &Progress,

@@ -10,7 +10,7 @@
 use super::circuit::{check_failure, compile_and_run, compile_legalized, pretty, Formation};
 use super::progress::Progress;
 use super::{bug, read_json, user_error, Exit};
-use crate::{CompileArgs, ResultFormat, RunArgs};
+use crate::{CompileArgs, ExecutionArgs, QuietArg, ResultFormat, FORMAT_HELP};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -57,9 +57,33 @@ pub(crate) enum Backend {
     Spartan,
 }
 
-/// The flags of `zkbc setup` besides the program's.
+/// The flags of `zkbc setup`.
 #[derive(clap::Args)]
 pub(crate) struct SetupArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    keys: KeyArgs,
+    #[command(flatten)]
+    quiet: QuietArg,
+}
+
+/// The flags of `zkbc verify-proof`.
+#[derive(clap::Args)]
+pub(crate) struct VerifyProofArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    files: ProofFileArgs,
+    #[arg(long, value_enum, default_value_t = ResultFormat::Text, help = FORMAT_HELP)]
+    format: ResultFormat,
+    #[command(flatten)]
+    quiet: QuietArg,
+}
+
+/// The flags of `zkbc setup` besides the program's.
+#[derive(clap::Args)]
+pub(crate) struct KeyArgs {
     #[arg(long, value_enum, default_value_t = Backend::Groth16, help = BACKEND_HELP)]
     backend: Backend,
     /// Draw the setup's secret randomness from this seed instead of the operating system: the
@@ -78,7 +102,7 @@ pub(crate) struct SetupArgs {
 
 /// The backend flags of `zkbc prove`.
 #[derive(clap::Args)]
-pub(crate) struct ProveArgs {
+pub(crate) struct BackendArgs {
     #[arg(long, value_enum, default_value_t = Backend::Probe, help = BACKEND_HELP)]
     pub(crate) backend: Backend,
     /// The proving key `zkbc setup` wrote (--backend groth16; default NAME.pk.bin), or the
@@ -95,9 +119,9 @@ pub(crate) struct ProveArgs {
     pub(crate) snarkjs: Option<PathBuf>,
 }
 
-impl ProveArgs {
+impl BackendArgs {
     /// The Groth16 backend's files, or `None` for the probe (which takes none of them).
-    pub(crate) fn groth16(self) -> Result<Option<ProveArgs>, Exit> {
+    pub(crate) fn groth16(self) -> Result<Option<BackendArgs>, Exit> {
         let files = [&self.pk, &self.output, &self.public, &self.snarkjs];
         match self.backend {
             Backend::Groth16 | Backend::Spartan => Ok(Some(self)),
@@ -112,7 +136,7 @@ impl ProveArgs {
 
 /// The files `zkbc verify-proof` reads besides the program.
 #[derive(clap::Args)]
-pub(crate) struct VerifyArgs {
+pub(crate) struct ProofFileArgs {
     /// The proof file (`zkbc prove --backend groth16|spartan -o`; its first bytes say which).
     pub(crate) proof: PathBuf,
     #[arg(long, value_name = "PUBLIC", help = PUBLIC_HELP)]
@@ -261,11 +285,12 @@ impl Stopwatch {
 }
 
 /// `zkbc setup`.
-pub(crate) fn setup_command(
-    compile: CompileArgs,
-    args: SetupArgs,
-    quiet: bool,
-) -> Result<(), Exit> {
+pub(crate) fn setup_command(command: SetupArgs) -> Result<(), Exit> {
+    let SetupArgs {
+        compile,
+        keys: args,
+        quiet: QuietArg { quiet },
+    } = command;
     if args.backend == Backend::Probe {
         return Err(user_error(
             "the probe needs no setup: `zkbc setup` makes Groth16's keys",
@@ -296,7 +321,7 @@ pub(crate) fn setup_command(
 }
 
 /// Makes and writes the keys; returns the status line.
-fn setup(compile: &CompileArgs, out: SetupArgs, progress: &Progress) -> Result<String, Exit> {
+fn setup(compile: &CompileArgs, out: KeyArgs, progress: &Progress) -> Result<String, Exit> {
     let file = &compile.file;
     let compiled = compile_without_inputs(compile, progress)?;
     let (circuit, _) = circuit_of(file, &compiled, None)?;
@@ -350,8 +375,8 @@ fn write_json(dir: &Path, name: &str, value: &serde_json::Value) -> Result<(), E
 /// `zkbc prove --backend groth16|spartan`.
 pub(crate) fn prove_command(
     compile: CompileArgs,
-    run: RunArgs,
-    files: ProveArgs,
+    run: ExecutionArgs,
+    files: BackendArgs,
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
@@ -369,8 +394,8 @@ pub(crate) fn prove_command(
 /// Proves and writes the proof and its public values; returns the result to print.
 fn prove(
     compile: &CompileArgs,
-    run: &RunArgs,
-    files: ProveArgs,
+    run: &ExecutionArgs,
+    files: BackendArgs,
     format: ResultFormat,
     progress: &Progress,
 ) -> Result<String, Exit> {
@@ -454,7 +479,7 @@ impl Written {
     pub(crate) fn write(
         self,
         file: &Path,
-        files: ProveArgs,
+        files: BackendArgs,
         format: ResultFormat,
     ) -> Result<String, Exit> {
         let paths = Paths::of(file);
@@ -527,12 +552,13 @@ pub(crate) fn read_public(path: &Path) -> Result<Vec<Fr>, Exit> {
 
 /// `zkbc verify-proof`: exit 0 when the proof is accepted, [`REJECTED`] when it is not, 2 when a
 /// file is malformed or the program does not compile.
-pub(crate) fn verify_proof_command(
-    compile: CompileArgs,
-    files: VerifyArgs,
-    format: ResultFormat,
-    quiet: bool,
-) -> Result<(), Exit> {
+pub(crate) fn verify_proof_command(args: VerifyProofArgs) -> Result<(), Exit> {
+    let VerifyProofArgs {
+        compile,
+        files,
+        format,
+        quiet: QuietArg { quiet },
+    } = args;
     let head = std::fs::read(&files.proof).unwrap_or_default();
     if zkbc::prove::spartan::format::is_spartan(&head) {
         return super::spartan::verify_proof_command(compile, files, format, quiet);
@@ -588,7 +614,7 @@ type Verdict = (Vec<Fr>, Result<(), String>, Took);
 
 fn verify_proof(
     compile: &CompileArgs,
-    files: VerifyArgs,
+    files: ProofFileArgs,
     progress: &Progress,
 ) -> Result<Verdict, Exit> {
     let file = &compile.file;

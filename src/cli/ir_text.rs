@@ -1,17 +1,70 @@
 //! The commands on a text-format IR file: `interp`, `opt`, `verify`.
 
 use super::{parse_ir, read_json, user_error, Exit};
+use crate::{parse_level, INPUTS_HELP, MAX_STEPS_HELP, OPT_LEVEL_HELP, TIME_PASSES_HELP};
 use std::path::PathBuf;
 use zkbc::ir::{self, interp};
 use zkbc::opt;
 
-/// `zkbc interp`.
-pub(crate) fn interp_command(
+/// The flags of `zkbc interp`.
+#[derive(clap::Args)]
+pub(crate) struct InterpArgs {
+    /// The IR file (text format, see docs/ir.md).
     file: PathBuf,
+    #[arg(long, help = INPUTS_HELP)]
     inputs: Option<PathBuf>,
+    /// Also print the block trace (each executed block with its parameters) on stderr.
+    #[arg(long)]
     trace: bool,
+    #[arg(long, default_value_t = interp::Limits::default().max_steps, help = MAX_STEPS_HELP)]
     max_steps: u64,
-) -> Result<(), Exit> {
+}
+
+/// The flags of `zkbc opt`.
+#[derive(clap::Args)]
+pub(crate) struct OptArgs {
+    /// The IR file.
+    file: PathBuf,
+    /// Comma-separated passes to run once each, in order (inline, mem2reg, sccp, fold_bits,
+    /// strength, ranges, indvars, remat, gvn, dce, simplify_cfg, merge, outline). Without it,
+    /// the pipeline of `-O`.
+    #[arg(long, value_delimiter = ',')]
+    passes: Option<Vec<String>>,
+    #[arg(short = 'O', long = "opt-level", default_value = "3", value_parser = parse_level, help = OPT_LEVEL_HELP)]
+    opt_level: opt::OptLevel,
+    /// Print the program (on stderr) after every run of this pass; may be repeated.
+    #[arg(long)]
+    print_after: Vec<String>,
+    /// Do not run this pass; may be repeated.
+    #[arg(long)]
+    skip: Vec<String>,
+    #[arg(long, help = TIME_PASSES_HELP)]
+    time_passes: bool,
+    /// Print (on stderr) the program's cost before the first pass and after every pass:
+    /// constraints, and with --inputs executed constraints and sumcheck cells (static
+    /// executions otherwise); a pass whose output costs more than its input is marked.
+    #[arg(long)]
+    cost_after: bool,
+    /// The inputs --cost-after runs the program on (a JSON array, one entry per parameter).
+    #[arg(long, help = INPUTS_HELP, requires = "cost_after")]
+    inputs: Option<PathBuf>,
+}
+
+/// The flags of `zkbc verify`.
+#[derive(clap::Args)]
+pub(crate) struct VerifyArgs {
+    /// The IR file.
+    file: PathBuf,
+}
+
+/// `zkbc interp`.
+pub(crate) fn interp_command(args: InterpArgs) -> Result<(), Exit> {
+    let InterpArgs {
+        file,
+        inputs,
+        trace,
+        max_steps,
+    } = args;
     let program = parse_ir(&file)?;
     ir::verify::verify_program(&program)
         .map_err(|e| user_error(format!("{}: invalid IR:\n{e}", file.display())))?;
@@ -50,15 +103,19 @@ pub(crate) fn interp_command(
 }
 
 /// `zkbc opt`.
-pub(crate) fn opt_command(
-    file: PathBuf,
-    passes: Option<Vec<String>>,
-    level: opt::OptLevel,
-    print_after: Vec<String>,
-    skip: Vec<String>,
-    time_passes: bool,
-    cost_after: Option<Option<PathBuf>>,
-) -> Result<(), Exit> {
+pub(crate) fn opt_command(args: OptArgs) -> Result<(), Exit> {
+    let OptArgs {
+        file,
+        passes,
+        opt_level: level,
+        print_after,
+        skip,
+        time_passes,
+        cost_after,
+        inputs,
+    } = args;
+    // The inputs are only for --cost-after (clap requires it with them).
+    let cost_after = cost_after.then_some(inputs);
     let start = std::time::Instant::now();
     let mut program = parse_ir(&file)?;
     ir::verify::verify_program(&program)
@@ -197,7 +254,8 @@ fn cost_observer(program: &ir::Program, inputs: Option<serde_json::Value>) -> op
 }
 
 /// `zkbc verify`.
-pub(crate) fn verify_command(file: PathBuf) -> Result<(), Exit> {
+pub(crate) fn verify_command(args: VerifyArgs) -> Result<(), Exit> {
+    let VerifyArgs { file } = args;
     let program = parse_ir(&file)?;
     match ir::verify::verify_program(&program) {
         Ok(()) => {

@@ -1,8 +1,10 @@
 //! The commands of the `zkbc` binary, grouped by what they work on, and what they share:
 //! [`Exit`] (an error with its exit status), reading files and inputs, and running a program.
+//! Each command's flags are an `Args` struct beside the function that runs it, which `main.rs`'s
+//! `Command` names; `args.rs` holds the flag groups and help texts several commands share.
 //!
 //! - `ir_text.rs`: `interp`, `opt`, `verify` on text-format IR;
-//! - `program.rs`: `compile`, `run`, `query` on a program (.zok or IR);
+//! - `program.rs`: `compile`, `run`, `query`, `abi` on a program (.zok or IR);
 //! - `circuit.rs`: `check`, `prove`, `export` on the R1CS instances of a run's blocks;
 //! - `groth16.rs`: `setup`, `prove --backend groth16`, `verify-proof` on a one-circuit program;
 //! - `report.rs`: `report` and `table`, the cost model's output;

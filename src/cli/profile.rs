@@ -4,7 +4,7 @@
 
 use super::report::{emit, measure_error};
 use super::{user_error, Exit};
-use crate::{CompileArgs, OutputArg, QuietArg, RunArgs, FORMAT_HELP, METRIC_HELP};
+use crate::{CompileArgs, ExecutionArgs, OutputArg, QuietArg, FORMAT_HELP, METRIC_HELP};
 use zkbc::report;
 use zkbc::report::measure;
 use zkbc::report::profile::Metric;
@@ -15,7 +15,7 @@ pub(crate) struct ProfileArgs {
     #[command(flatten)]
     compile: CompileArgs,
     #[command(flatten)]
-    run: RunArgs,
+    run: ExecutionArgs,
     #[arg(long, value_enum, default_value_t = ProfileMetric::Constraints, help = METRIC_HELP)]
     metric: ProfileMetric,
     #[arg(long, value_enum, default_value_t = ProfileFormat::Annotate, help = FORMAT_HELP)]

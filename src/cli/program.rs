@@ -3,13 +3,74 @@
 
 use super::progress::Progress;
 use super::{inputs_in_encoding, read, run_failure_message, user_error, Exit, StageNames};
-use crate::{CompileArgs, Emit, RunArgs, Show};
+use crate::{CompileArgs, Emit, ExecutionArgs, FrontArgs, QuietArg, Show};
 use std::path::PathBuf;
 use zkbc::{driver, ir, opt};
 
+/// The flags of `zkbc run`.
+#[derive(clap::Args)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    run: ExecutionArgs,
+    #[command(flatten)]
+    quiet: QuietArg,
+}
+
+/// The flags of `zkbc compile` (named so beside [`CompileArgs`], the program and how to
+/// compile it, which every command on a program shares).
+#[derive(clap::Args)]
+pub(crate) struct CompileCommandArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    /// What to print (default: ir, or dot when --show is given).
+    #[arg(long, value_enum)]
+    emit: Option<Emit>,
+    /// Which graph to draw; implies `--emit dot` (default with `--emit dot`: cfg).
+    #[arg(long, value_enum)]
+    show: Option<Show>,
+    #[command(flatten)]
+    quiet: QuietArg,
+}
+
+/// The flags of `zkbc query`.
+#[derive(clap::Args)]
+pub(crate) struct QueryArgs {
+    /// The program (.zok, or IR text in any other file).
+    #[arg(required_unless_present = "list")]
+    file: Option<PathBuf>,
+    /// The pattern to look for (see --list).
+    #[arg(long, required_unless_present_any = ["list", "query"], conflicts_with = "query")]
+    pattern: Option<String>,
+    /// An ad-hoc query instead of a pattern, e.g.
+    /// `block h, block t: control_edge(t, h), dominates(h, t)` (see zkbc::query::text).
+    #[arg(long)]
+    query: Option<String>,
+    /// List the patterns and exit.
+    #[arg(long)]
+    list: bool,
+    #[command(flatten)]
+    front: FrontArgs,
+}
+
+/// The flags of `zkbc abi`.
+#[derive(clap::Args)]
+pub(crate) struct AbiArgs {
+    /// The program (ZoKrates source, .zok).
+    file: PathBuf,
+    #[command(flatten)]
+    front: FrontArgs,
+}
+
 /// `zkbc run`, with a spinner naming the stage (compiling, running) on a terminal unless
 /// `quiet`.
-pub(crate) fn run_command(compile: CompileArgs, run: RunArgs, quiet: bool) -> Result<(), Exit> {
+pub(crate) fn run_command(args: RunArgs) -> Result<(), Exit> {
+    let RunArgs {
+        compile,
+        run,
+        quiet: QuietArg { quiet },
+    } = args;
     let progress = Progress::new(None, "", quiet);
     let name = compile.file.display();
     let ran = compile.input_json().and_then(|json| {
@@ -45,12 +106,13 @@ pub(crate) fn run_command(compile: CompileArgs, run: RunArgs, quiet: bool) -> Re
 
 /// `zkbc compile`; with inputs, block formation is profiled on them (as `report --inputs`
 /// does), and inputs that do not fit `main` are an error. `--show` implies `--emit dot`.
-pub(crate) fn compile_command(
-    compile: CompileArgs,
-    emit: Option<Emit>,
-    show: Option<Show>,
-    quiet: bool,
-) -> Result<(), Exit> {
+pub(crate) fn compile_command(args: CompileCommandArgs) -> Result<(), Exit> {
+    let CompileCommandArgs {
+        compile,
+        emit,
+        show,
+        quiet: QuietArg { quiet },
+    } = args;
     let emit = match (emit, show) {
         (Some(Emit::Ir), Some(_)) => {
             return Err(user_error(
@@ -94,13 +156,15 @@ pub(crate) fn compile_command(
 }
 
 /// `zkbc query`: every match of a pattern or an ad-hoc query, or the list of patterns.
-pub(crate) fn query(
-    file: Option<PathBuf>,
-    pattern: Option<String>,
-    text: Option<String>,
-    list: bool,
-    front: zkbc::front::FrontOptions,
-) -> Result<(), Exit> {
+pub(crate) fn query_command(args: QueryArgs) -> Result<(), Exit> {
+    let QueryArgs {
+        file,
+        pattern,
+        query: text,
+        list,
+        front,
+    } = args;
+    let front = front.options(zkbc::front::FieldCmp::Complete);
     use zkbc::query::{find_matches, find_pattern, find_query_matches, format_matches, patterns};
     if list {
         for p in patterns() {
@@ -164,7 +228,9 @@ pub(crate) fn query(
 }
 
 /// `zkbc abi`.
-pub(crate) fn abi_command(file: PathBuf, front: &zkbc::front::FrontOptions) -> Result<(), Exit> {
+pub(crate) fn abi_command(args: AbiArgs) -> Result<(), Exit> {
+    let AbiArgs { file, front } = args;
+    let front = &front.options(zkbc::front::FieldCmp::Complete);
     let text = read(&file)?;
     if driver::SourceKind::of(&file.display().to_string()) != driver::SourceKind::Zok {
         return Err(user_error(format!(

@@ -2,13 +2,103 @@
 //! (many programs and pipelines, or the constraint parity table of a ZoKrates suite).
 
 use super::{read, read_json, user_error, Exit};
-use crate::{CompileArgs, ReportFormat, TableFormat};
+use crate::{
+    parse_field_cmp, parse_level, parse_policy, CompileArgs, ExecutionArgs, MeasuredArgs,
+    OutputArg, QuietArg, ReportFormat, TableFormat, FIELD_CMP_HELP, FORMAT_HELP, MAX_STEPS_HELP,
+    MERGE_POLICY_HELP, METRIC_HELP, MIN_BLOCK_SIZE_HELP, OPT_LEVEL_HELP,
+};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
+use zkbc::ir::interp;
 use zkbc::opt;
 use zkbc::opt::merge::MergePolicy;
 use zkbc::report;
 use zkbc::report::measure::{self, Settings};
+
+/// The flags of `zkbc report`.
+#[derive(clap::Args)]
+pub(crate) struct ReportArgs {
+    #[command(flatten)]
+    compile: CompileArgs,
+    #[command(flatten)]
+    run: ExecutionArgs,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table, help = FORMAT_HELP)]
+    format: ReportFormat,
+    #[command(flatten)]
+    output: OutputArg,
+    #[command(flatten)]
+    quiet: QuietArg,
+    /// Also say what cost-driven block formation decided and why: every merge component
+    /// it considered, per round, with its predicted cells kept and merged, and the
+    /// whole-program formations it compared (text after the table, an `explain` array in
+    /// JSON, coloured clusters on the unmerged CFG in DOT).
+    #[arg(long)]
+    explain: bool,
+    /// Also print the N source lines that cost the most under the table: sumcheck cells
+    /// with inputs, constraints without (what `zkbc profile` attributes; --format table).
+    #[arg(long, value_name = "N")]
+    top: Option<usize>,
+    /// Also print the Spartan prover's time predicted from the report's counts (sumcheck
+    /// cells, committed table cells, committed tables) by the least-squares fit of
+    /// docs/prover.md: a prediction for the machine the fit names, not a measurement; and
+    /// the Spartan proof's size in bytes, counted from the blocks' shapes and executions
+    /// (--format table or json, with inputs).
+    #[arg(long)]
+    predict_prover: bool,
+}
+
+/// The flags of `zkbc table`.
+#[derive(clap::Args)]
+pub(crate) struct TableArgs {
+    /// The programs.
+    #[arg(required_unless_present_any = ["zokrates", "yardsticks"])]
+    files: Vec<PathBuf>,
+    /// Instead of the programs: the constraint parity table of a ZoKrates suite folder
+    /// (NAME.zok beside NAME.cases.json with `zokrates_constraints`): per program,
+    /// ZoKrates' count, zkbc's `--monolithic -O3` block, the circuit `export --monolithic`
+    /// writes (no block interface: the count compared), the block-based sumcheck cells, and
+    /// whether zkbc is at or below ZoKrates. Markdown only.
+    #[arg(long, value_name = "DIR", conflicts_with = "files")]
+    zokrates: Option<PathBuf>,
+    /// Instead of the programs: the standard library parity table of a folder holding
+    /// `yardsticks.tsv` (program, stdlib_module, ZoKrates' constraints and compile time) and
+    /// the yardstick programs it names: per yardstick, ZoKrates' count, the circuit `export
+    /// --monolithic --compat zokrates` writes with zkbc's built-in library, the block-based
+    /// sumcheck cells, and whether zkbc is at or below ZoKrates. Markdown only.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["files", "zokrates"])]
+    yardsticks: Option<PathBuf>,
+    /// Where NAME.json inputs are looked up (default: each program's own directory).
+    #[arg(long)]
+    inputs_dir: Option<PathBuf>,
+    #[arg(short = 'O', long = "opt-level", alias = "opt-levels", value_name = "OPT_LEVEL", value_delimiter = ',', default_value = "1,2,3", value_parser = parse_level, help = OPT_LEVEL_HELP)]
+    opt_levels: Vec<opt::OptLevel>,
+    #[arg(long = "min-block-size", alias = "min-block-sizes", value_name = "MIN_BLOCK_SIZE", value_delimiter = ',', default_value = "1024", help = MIN_BLOCK_SIZE_HELP)]
+    min_block_sizes: Vec<u64>,
+    #[arg(long = "merge-policy", alias = "merge-policies", value_name = "MERGE_POLICY", value_delimiter = ',', default_value = "cost", value_parser = parse_policy, help = MERGE_POLICY_HELP)]
+    merge_policies: Vec<opt::merge::MergePolicy>,
+    /// Also a row per program and level without merging (`--no-merge`).
+    #[arg(long)]
+    with_no_merge: bool,
+    /// Also a row per program at -O3 `--monolithic` (programs with a runtime loop bound,
+    /// which have no one-block circuit, are left out of those rows).
+    #[arg(long)]
+    with_monolithic: bool,
+    #[arg(long, value_enum, default_value_t = TableFormat::Markdown, help = FORMAT_HELP)]
+    format: TableFormat,
+    #[arg(long, default_value = "sumcheck_cells", help = METRIC_HELP)]
+    metric: String,
+    #[command(flatten)]
+    output: OutputArg,
+    #[command(flatten)]
+    quiet: QuietArg,
+    #[arg(long, default_value_t = interp::Limits::default().max_steps, help = MAX_STEPS_HELP)]
+    max_steps: u64,
+    #[arg(long, default_value = "complete", value_parser = parse_field_cmp, help = FIELD_CMP_HELP)]
+    field_cmp: measure::FieldCmp,
+    /// `--time-passes` lists every program's stages in turn; `--stats` the whole table's.
+    #[command(flatten)]
+    measured: MeasuredArgs,
+}
 
 /// Writes `text` to `output`, or to stdout.
 pub(crate) fn emit(text: &str, output: Option<&Path>) -> Result<(), Exit> {
@@ -82,9 +172,30 @@ fn measure_file(
     })
 }
 
-/// `zkbc report`; with `explain`, also what cost-driven block formation decided; with `log`,
-/// the run's `log(...)` lines on stderr.
-pub(crate) fn report_command(
+/// `zkbc report`.
+pub(crate) fn report_command(args: ReportArgs) -> Result<(), Exit> {
+    let ReportArgs {
+        compile,
+        run,
+        format,
+        output,
+        quiet: QuietArg { quiet },
+        explain,
+        top,
+        predict_prover,
+    } = args;
+    report(
+        &compile,
+        &compile.settings(run.max_steps),
+        (format, explain, run.log, top, predict_prover),
+        output.output.as_deref(),
+        quiet,
+    )
+}
+
+/// `zkbc report`'s work; with `explain`, also what cost-driven block formation decided; with
+/// `log`, the run's `log(...)` lines on stderr.
+fn report(
     compile: &CompileArgs,
     settings: &Settings,
     (format, explain, log, top, predict): (ReportFormat, bool, bool, Option<usize>, bool),
@@ -457,8 +568,60 @@ fn explain_graph_label(decisions: &[zkbc::opt::merge::Decision], left_out: usize
     label
 }
 
+/// `zkbc table`: the parity tables of `--zokrates` or `--yardsticks`, or the programs' table.
+pub(crate) fn table_command(args: TableArgs) -> Result<(), Exit> {
+    args.measured.start();
+    match args {
+        TableArgs {
+            zokrates: Some(dir),
+            format,
+            output,
+            field_cmp,
+            ..
+        } => zokrates_table_command(dir, format, output.output, field_cmp),
+        TableArgs {
+            yardsticks: Some(dir),
+            format,
+            output,
+            ..
+        } => yardsticks_table_command(dir, format, output.output),
+        TableArgs {
+            files,
+            inputs_dir,
+            opt_levels,
+            min_block_sizes,
+            merge_policies,
+            with_no_merge,
+            with_monolithic,
+            format,
+            metric,
+            output,
+            quiet,
+            max_steps,
+            field_cmp,
+            zokrates: None,
+            yardsticks: None,
+            measured: _,
+        } => programs_table_command(
+            &files,
+            inputs_dir.as_deref(),
+            &table_pipelines(
+                &opt_levels,
+                &min_block_sizes,
+                &merge_policies,
+                with_no_merge,
+                with_monolithic,
+            ),
+            (format, &metric),
+            output.output.as_deref(),
+            quiet.quiet,
+            (max_steps, field_cmp),
+        ),
+    }
+}
+
 /// `zkbc table --zokrates DIR`.
-pub(crate) fn zokrates_table_command(
+fn zokrates_table_command(
     dir: PathBuf,
     format: TableFormat,
     output: Option<PathBuf>,
@@ -475,7 +638,7 @@ pub(crate) fn zokrates_table_command(
 }
 
 /// `zkbc table --yardsticks DIR`.
-pub(crate) fn yardsticks_table_command(
+fn yardsticks_table_command(
     dir: PathBuf,
     format: TableFormat,
     output: Option<PathBuf>,
@@ -491,11 +654,11 @@ pub(crate) fn yardsticks_table_command(
 }
 
 /// One row kind of `zkbc table`: level, MIN_BLOCK_SIZE, merging, policy.
-pub(crate) type TablePipeline = (opt::OptLevel, u64, measure::Merging, MergePolicy);
+type TablePipeline = (opt::OptLevel, u64, measure::Merging, MergePolicy);
 
 /// The pipelines of `zkbc table`: every level at every MIN_BLOCK_SIZE (at -O3 once per merge
 /// policy), optionally each level without merging, and optionally -O3 `--monolithic`.
-pub(crate) fn table_pipelines(
+fn table_pipelines(
     opt_levels: &[opt::OptLevel],
     min_block_sizes: &[u64],
     policies: &[MergePolicy],
@@ -529,9 +692,9 @@ pub(crate) fn table_pipelines(
     out
 }
 
-/// `zkbc table`: every program under every pipeline; a program that fails gets a row saying
-/// so (and its error on stderr), and the exit status is then 1, after the whole table.
-pub(crate) fn table_command(
+/// `zkbc table FILES...`: every program under every pipeline; a program that fails gets a row
+/// saying so (and its error on stderr), and the exit status is then 1, after the whole table.
+fn programs_table_command(
     files: &[PathBuf],
     inputs_dir: Option<&Path>,
     pipelines: &[TablePipeline],

@@ -10,11 +10,11 @@
 use super::circuit::{compile_and_run, Formation};
 use super::groth16::{
     compile_without_inputs, malformed, ms, read_file, read_public, refuse_inputs, write_file,
-    Paths, ProveArgs, Stopwatch, VerifyArgs, Written,
+    BackendArgs, Paths, ProofFileArgs, Stopwatch, Written,
 };
 use super::progress::Progress;
 use super::{execute, inputs_in_encoding, user_error, Exit};
-use crate::{CompileArgs, ResultFormat, RunArgs};
+use crate::{CompileArgs, ExecutionArgs, ResultFormat};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use zkbc::driver;
@@ -94,8 +94,8 @@ pub(crate) fn setup_command(
 /// and writes the proof and its public values; returns the result to print.
 pub(crate) fn prove(
     compile: &CompileArgs,
-    run: &RunArgs,
-    files: ProveArgs,
+    run: &ExecutionArgs,
+    files: BackendArgs,
     format: ResultFormat,
     progress: &Progress,
 ) -> Result<String, Exit> {
@@ -162,7 +162,7 @@ pub(crate) fn prover_statement(
 /// `zkbc verify-proof` on a Spartan proof.
 pub(crate) fn verify_proof_command(
     compile: CompileArgs,
-    files: VerifyArgs,
+    files: ProofFileArgs,
     format: ResultFormat,
     quiet: bool,
 ) -> Result<(), Exit> {
