@@ -240,17 +240,26 @@ pub fn block_cells(stats: &[BlockStats], counts: &BlockCounts) -> HashMap<(FuncI
         .collect()
 }
 
-/// The predicted runs ([`crate::ir::Function::predicted_runs`]) `counts` give each function of
-/// `program` whose memory plan reads them ([`r1cs::memory::MemoryPlan::weighs_blocks`]), where they
-/// differ from those it carries (empty: nothing to set).
-fn runs_to_set(program: &Program, counts: &BlockCounts) -> Vec<(FuncId, HashMap<BlockId, u64>)> {
+/// The functions of `program` whose memory plan weighs its blocks by how often they run
+/// ([`r1cs::memory::MemoryPlan::weighs_blocks`]): the only ones given predicted runs.
+fn weighing(program: &Program) -> Vec<FuncId> {
     program
         .func_ids()
-        .filter_map(|f| {
+        .filter(|&f| r1cs::memory::MemoryPlan::weighs_blocks(program.func(f)))
+        .collect()
+}
+
+/// The predicted runs ([`crate::ir::Function::predicted_runs`]) `counts` give each of `funcs`,
+/// where they differ from those it carries (empty: nothing to set).
+fn runs_to_set(
+    program: &Program,
+    funcs: &[FuncId],
+    counts: &BlockCounts,
+) -> Vec<(FuncId, HashMap<BlockId, u64>)> {
+    funcs
+        .iter()
+        .filter_map(|&f| {
             let func = program.func(f);
-            if !r1cs::memory::MemoryPlan::weighs_blocks(func) {
-                return None;
-            }
             let runs: HashMap<BlockId, u64> = func
                 .layout
                 .iter()
@@ -261,29 +270,37 @@ fn runs_to_set(program: &Program, counts: &BlockCounts) -> Vec<(FuncId, HashMap<
         .collect()
 }
 
-/// Gives each function of `program` whose memory plan weighs its blocks by how often they run
-/// ([`r1cs::memory::MemoryPlan::weighs_blocks`]) the runs `counts` predict, so that memory or
-/// registers is decided by the counts its cells are predicted with (block formation for
-/// every program it scores, the driver for the program it compiles).
-pub fn set_predicted_runs(program: &mut Program, counts: &BlockCounts) {
-    for (f, runs) in runs_to_set(program, counts) {
+fn apply_runs(program: &mut Program, to_set: Vec<(FuncId, HashMap<BlockId, u64>)>) {
+    for (f, runs) in to_set {
         program.funcs[f.index()].predicted_runs = Some(std::sync::Arc::new(runs));
     }
 }
 
-/// [`set_predicted_runs`] on a copy of `program`, made only when it changes something.
+/// Gives each function of `program` whose memory plan weighs its blocks by how often they run
+/// the runs `counts` predict for it (computed only when there is such a function), so that
+/// memory or registers is decided by the counts its cells are predicted with: the driver, for
+/// the program it compiles.
+pub fn set_predicted_runs(program: &mut Program, counts: &Counts) {
+    let funcs = weighing(program);
+    if funcs.is_empty() {
+        return;
+    }
+    let to_set = runs_to_set(program, &funcs, &counts.of(program));
+    apply_runs(program, to_set);
+}
+
+/// `program` with the predicted runs `counts` give ([`set_predicted_runs`]), copied only when
+/// that changes something: block formation, for every program it scores.
 pub fn with_predicted_runs<'p>(
     program: &'p Program,
     counts: &BlockCounts,
 ) -> std::borrow::Cow<'p, Program> {
-    let to_set = runs_to_set(program, counts);
+    let to_set = runs_to_set(program, &weighing(program), counts);
     if to_set.is_empty() {
         return std::borrow::Cow::Borrowed(program);
     }
     let mut copy = program.clone();
-    for (f, runs) in to_set {
-        copy.funcs[f.index()].predicted_runs = Some(std::sync::Arc::new(runs));
-    }
+    apply_runs(&mut copy, to_set);
     std::borrow::Cow::Owned(copy)
 }
 

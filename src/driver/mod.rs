@@ -678,14 +678,7 @@ fn finish(
         }
     }
     // The memory plan decides by the counts the cells are predicted with, as in formation.
-    if program
-        .funcs
-        .iter()
-        .any(r1cs::memory::MemoryPlan::weighs_blocks)
-    {
-        let counts = opt_options.merge.counts.of(&program);
-        crate::cost::set_predicted_runs(&mut program, &counts);
-    }
+    crate::cost::set_predicted_runs(&mut program, &opt_options.merge.counts);
     let executions = runs.cached(&program).map(|counts| counts.values().sum());
     Ok(Compilation {
         program,
