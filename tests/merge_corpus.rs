@@ -292,11 +292,15 @@ fn merge_cost_table() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// README's merging table is the snapshot's: same programs, same numbers in every column.
+/// docs/merging.md's table is the snapshot's: same programs, same numbers in every column; the
+/// page and the README state the snapshot's corpus total.
 #[test]
-fn the_readme_table_is_the_snapshot() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md exists");
+fn the_docs_table_is_the_snapshot() {
+    let read = |path: &str| {
+        std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let (readme, page) = (read("README.md"), read("docs/merging.md"));
     let snapshot = include_str!("snapshots/merge_costs.txt");
     let cell = |s: &str| -> String {
         match s.trim().trim_matches('*').replace(',', "") {
@@ -304,10 +308,10 @@ fn the_readme_table_is_the_snapshot() {
             x => x,
         }
     };
-    let start = readme
+    let start = page
         .find("| program | before | default |")
-        .expect("README has the merging table");
-    let from_readme: Vec<Vec<String>> = readme[start..]
+        .expect("docs/merging.md has the merging table");
+    let from_page: Vec<Vec<String>> = page[start..]
         .lines()
         .skip(2)
         .take_while(|l| l.starts_with('|'))
@@ -320,8 +324,8 @@ fn the_readme_table_is_the_snapshot() {
         .map(|l| l.split_whitespace().map(String::from).collect())
         .collect();
     assert_eq!(
-        from_readme, from_snapshot,
-        "README's table differs from tests/snapshots/merge_costs.txt"
+        from_page, from_snapshot,
+        "docs/merging.md's table differs from tests/snapshots/merge_costs.txt"
     );
     let total = snapshot
         .lines()
@@ -329,11 +333,16 @@ fn the_readme_table_is_the_snapshot() {
         .and_then(|l| l.split(',').next())
         .and_then(|n| n.parse::<u128>().ok())
         .expect("the snapshot has a total");
+    let total = zkbc::cost::group_digits(total);
+    assert!(
+        page.contains(&format!("Over the corpus it costs {total} cells")),
+        "docs/merging.md's corpus total is not the snapshot's {total}"
+    );
     assert!(
         readme.contains(&format!(
-            "Over the corpus it costs {} cells",
-            zkbc::cost::group_digits(total)
+            "({} programs, each run on its inputs) the default costs {total} cells",
+            from_snapshot.len()
         )),
-        "README's corpus total is not the snapshot's {total}"
+        "README's corpus total or program count is not the snapshot's {total}"
     );
 }
