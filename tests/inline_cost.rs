@@ -120,6 +120,59 @@ fn a_big_function_called_from_three_sites_is_kept_and_a_small_one_called_once_is
     );
 }
 
+/// README's worked example, `examples/kept_call.zok`: `mix` (a loop of 1,400 multiply-adds)
+/// called three times is kept by the default, formed as one block run once per call (its loop's
+/// counts per call follow from the counted loop, so formation does not leave it rotated), and
+/// the report's figures are the README's: a third of `--inline all`'s static circuit for at
+/// most 2% more cells.
+#[test]
+fn the_readme_example_keeps_its_function_as_one_block() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/kept_call.zok");
+    let report = |inline: &str| -> serde_json::Value {
+        let out = zkbc(&["report", file, "--inline", inline, "--format", "json", "-q"]);
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        serde_json::from_str(&stdout(&out)).expect("report JSON")
+    };
+    let totals = |r: &serde_json::Value| {
+        let t = &r["totals"];
+        (
+            t["constraints"].as_u64().expect("constraints"),
+            t["sumcheck_cells"].as_u64().expect("sumcheck cells"),
+        )
+    };
+    let (kept, all) = (report("cost"), report("all"));
+    let ((kc, kcells), (ac, acells)) = (totals(&kept), totals(&all));
+    assert!(kc * 2 < ac, "kept {kc} constraints, inlined {ac}");
+    assert!(
+        kcells * 100 <= acells * 102,
+        "kept {kcells} cells, inlined {acells}"
+    );
+    let blocks = kept["blocks"].as_array().expect("blocks");
+    assert!(
+        blocks
+            .iter()
+            .any(|b| b["executions"].as_u64() == Some(3) && b["constraints"].as_u64() > Some(1400)),
+        "mix is one block run three times: {blocks:?}"
+    );
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let text = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let grouped = |n: u64| zkbc::cost::group_digits(u128::from(n));
+    for figure in [
+        format!(
+            "is {} constraints against {} with `--inline all`, for {} sumcheck cells against {}.",
+            grouped(kc),
+            grouped(ac),
+            grouped(kcells),
+            grouped(acells)
+        ),
+        format!("constraints {}", grouped(kc)),
+        format!("sumcheck cells {}", grouped(kcells)),
+    ] {
+        assert!(text.contains(&figure), "README does not say `{figure}`");
+    }
+}
+
 /// The same function called from three sites whose arguments stay live across the calls
 /// (saved on the stack): the stack's memory check tips the estimate, and it is inlined, as
 /// `--inline all` would.

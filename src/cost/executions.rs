@@ -405,6 +405,19 @@ pub fn function_counts(func: &Function) -> (KnownCounts, Vec<(BlockId, u64)>) {
     (known, estimated)
 }
 
+/// The iterations of the loop headed by `header` in `func` per entry, when every entry
+/// iterates that many times: a counted loop with constant bounds that leaves only from its
+/// header (the `counted-loop` pattern's exact trips, as [`static_executions`] counts them).
+pub fn exact_trips(func: &Function, header: BlockId) -> Option<u64> {
+    let cfg = Cfg::new(func);
+    let dom = DomTree::dominators(func);
+    let loops = LoopForest::compute(&cfg, &dom);
+    counted_loops(func, &cfg, &loops)
+        .get(&header)
+        .filter(|t| t.exact)
+        .map(|t| t.n)
+}
+
 /// The counts [`static_executions`] knows for a function run once (`None` where unknown).
 pub fn static_function_executions(func: &Function) -> KnownCounts {
     if func.layout.len() == 1 {

@@ -20,8 +20,8 @@ pub mod model;
 pub mod predict;
 
 pub use executions::{
-    block_label, estimated_executions, memory_size, memory_sizes, program_cost, static_executions,
-    traced_executions, Executions,
+    block_label, estimated_executions, exact_trips, memory_size, memory_sizes, program_cost,
+    static_executions, traced_executions, Executions,
 };
 pub use model::{
     memory_totals, memory_totals_split, next_pow2, padded_constraints, padded_executions,

@@ -84,8 +84,8 @@ use crate::fxhash::{HashMap, HashSet};
 use super::latches::add_latches;
 use super::MergeOptions;
 use crate::cost::{
-    block_cells, group_digits, prediction_of, static_executions, with_predicted_runs, BlockCounts,
-    Counts, Prediction,
+    block_cells, exact_trips, group_digits, prediction_of, static_executions, with_predicted_runs,
+    BlockCounts, Counts, Prediction,
 };
 use crate::ir::{BlockId, FuncId, Program, Terminator};
 use crate::opt::PassStats;
@@ -246,7 +246,9 @@ fn on_layout(counts: &BlockCounts, program: &Program) -> Option<BlockCounts> {
 ///   branches to itself), what `entries` remembers of it. Each entry leaves through `h` once, so `h` sent
 ///   `counts[h] − entries` iterations into the body, and the body block runs that often; with
 ///   `k` iterations per block it runs `⌈t / k⌉` times for an entry that iterates `t` times,
-///   which the counts tell only when the loop is entered at most once. A loop rotated before
+///   which the counts tell when the loop is entered at most once, or when every entry
+///   iterates the same known `t` times (a counted loop with constant bounds: a kept callee's
+///   loop runs once per call, an inner loop once per outer iteration). A loop rotated before
 ///   is its own body block and runs once per iteration.
 ///
 /// `None` when they do not follow: a block the transformation made is then missing from the
@@ -303,7 +305,16 @@ fn derived_counts(
             let chunks = match k {
                 1 => iterations,
                 _ if entries <= 1 => iterations.div_ceil(k as u64),
-                _ => return None,
+                // Entered several times (a kept callee's loop, once per call; an inner loop):
+                // when every entry iterates the same `t` times (a counted loop with constant
+                // bounds) and the counts agree, each entry runs `⌈t / k⌉` body blocks.
+                _ => {
+                    let t = exact_trips(func, h)?;
+                    if iterations != entries.checked_mul(t)? {
+                        return None;
+                    }
+                    entries.checked_mul(t.div_ceil(k as u64))?
+                }
             };
             for b in blocks {
                 out.remove(&(*f, *b));
