@@ -53,8 +53,8 @@ use crate::fxhash::{HashMap, HashSet};
 use super::util::add_inst;
 use super::PassStats;
 use crate::ir::{
-    BinOp, BlockCall, BlockId, FuncId, Function, InstId, InstKind, Program, Terminator, Type,
-    ValueDef, ValueId,
+    BinOp, BlockCall, BlockId, FuncId, Function, InstId, InstKind, Program, SrcLoc, Terminator,
+    Type, ValueDef, ValueId,
 };
 use stack::{
     constant_gets, flatten_value, frame_offsets, leaves, pass_stack, restore_value, thread_stack,
@@ -258,6 +258,10 @@ impl<'p> Flattener<'p> {
         }
         // Step 4: every call site, grouped by callee (in order of the sites).
         let mut by_callee: HashMap<FuncId, Vec<BlockId>> = HashMap::default();
+        // The source location of each call site, by callee, in the order of `by_callee`: the
+        // return test that sends a call back to its site carries it (the report names the
+        // test's block by it).
+        let mut site_locs: HashMap<FuncId, Vec<Option<SrcLoc>>> = HashMap::default();
         let mut ios: Vec<SiteIo> = Vec::new();
         let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
         let mut order: Vec<FuncId> = program
@@ -292,7 +296,12 @@ impl<'p> Flattener<'p> {
                 let sites = by_callee.entry(callee).or_default();
                 let label = flat.const_field(crate::field::Fr::from(sites.len() as u64));
                 sites.push(site.cont);
-                flat.block_mut(site.block).insts.pop();
+                if let Some(call) = flat.block_mut(site.block).insts.pop() {
+                    site_locs
+                        .entry(callee)
+                        .or_default()
+                        .push(flat.inst(call).loc());
+                }
                 let mut call_args = args;
                 call_args.push(label);
                 flat.block_mut(site.block).term = Some(Terminator::Jmp(BlockCall {
@@ -339,11 +348,13 @@ impl<'p> Flattener<'p> {
                 continue;
             }
             let conts = by_callee.get(&fid).cloned().unwrap_or_default();
+            let locs = site_locs.get(&fid).cloned().unwrap_or_default();
             let tests = dispatch(
                 &mut flat,
                 &program.func(fid).returns,
                 &placed[&fid].returns,
                 &conts,
+                &locs,
             )?;
             // Test `k` runs for the returns to sites `k..`, each as often as its call.
             for (k, d) in tests.into_iter().enumerate() {
@@ -728,12 +739,14 @@ fn copy_into(dst: &mut Function, src: &Function) -> HashMap<BlockId, BlockId> {
 }
 
 /// Step 5 for one callee: each of its `returns` blocks (ending `return v.., l`) jumps to the
-/// continuation `conts[l]`. Returns the tests after the first (`D_k`, testing label `k`).
+/// continuation `conts[l]`; the test of label `k` carries `locs[k]`, the location of that
+/// call site. Returns the tests after the first (`D_k`, testing label `k`).
 fn dispatch(
     f: &mut Function,
     types: &[Type],
     returns: &[BlockId],
     conts: &[BlockId],
+    locs: &[Option<SrcLoc>],
 ) -> Result<Vec<BlockId>, CallsError> {
     let Some(&last) = conts.last() else {
         return Err(bug("a callee without a call site"));
@@ -765,7 +778,7 @@ fn dispatch(
                 rhs: key,
             },
             &[Type::UInt(1)],
-            None,
+            locs.get(k).copied().flatten(),
         );
         f.append_inst(block, eq);
         let cond = f.inst(eq).results[0];
