@@ -12,18 +12,26 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use zkbc::ir::interp;
+use zkbc::opt::calls::Inline;
 use zkbc::opt::merge::MergePolicy;
 use zkbc::opt::OptLevel;
 use zkbc::{driver, r1cs};
 use zkbc_testkit::testgen::{self, eval, Case, Features};
 
-/// The pipelines every program goes through: each -O level, and at -O3 without merging, with
-/// minimum block size 32768, `--monolithic`, the seed's threshold rule (`--merge-policy
-/// threshold`), and block formation profiled on the case's own inputs (`--inputs`).
+/// The pipelines every program goes through: each -O level (calls decided by cost, the
+/// default), each with every call kept as blocks (`--inline none`: the callee's blocks once, a
+/// return label and a stack in memory), at -O3 with every call inlined (`--inline all`), and at
+/// -O3 without merging, with minimum block size 32768, `--monolithic`, the seed's threshold rule
+/// (`--merge-policy threshold`), and block formation profiled on the case's own inputs
+/// (`--inputs`).
 fn pipelines(case: &Case) -> Vec<(&'static str, driver::Options)> {
     let level = |opt_level| driver::Options {
         opt_level,
         ..driver::Options::default()
+    };
+    let kept = |opt_level| driver::Options {
+        inline: Inline::None,
+        ..level(opt_level)
     };
     let mut no_merge = level(OptLevel::O3);
     no_merge.opt.skip.push("merge".into());
@@ -43,6 +51,17 @@ fn pipelines(case: &Case) -> Vec<(&'static str, driver::Options)> {
         ("-O1", level(OptLevel::O1)),
         ("-O2", level(OptLevel::O2)),
         ("-O3", level(OptLevel::O3)),
+        ("-O0 --inline none", kept(OptLevel::O0)),
+        ("-O1 --inline none", kept(OptLevel::O1)),
+        ("-O2 --inline none", kept(OptLevel::O2)),
+        ("-O3 --inline none", kept(OptLevel::O3)),
+        (
+            "-O3 --inline all",
+            driver::Options {
+                inline: Inline::All,
+                ..level(OptLevel::O3)
+            },
+        ),
         ("-O3 --no-merge", no_merge),
         ("-O3 --min-block-size 32768", min_32768),
         ("-O3 --monolithic", monolithic),
@@ -113,6 +132,8 @@ fn describe(case: &Case) -> String {
 }
 
 static MONOLITHIC_RUN: AtomicU64 = AtomicU64::new(0);
+/// `--inline none` compiles whose flat program kept a call (a return label) or a stack.
+static CALLS_KEPT: AtomicU64 = AtomicU64::new(0);
 static MONOLITHIC_REFUSED: AtomicU64 = AtomicU64::new(0);
 
 /// How a case that agrees everywhere ended.
@@ -170,6 +191,9 @@ fn check_case(case: &Case) -> Result<Outcome, String> {
         if options.opt.merge.monolithic {
             MONOLITHIC_RUN.fetch_add(1, Ordering::Relaxed);
         }
+        if options.inline == Inline::None && kept_a_call(&compiled.program) {
+            CALLS_KEPT.fetch_add(1, Ordering::Relaxed);
+        }
         zkbc::ir::verify::verify_program(&compiled.program)
             .map_err(|e| format!("{level}: invalid IR: {e}"))?;
         let inputs = compiled
@@ -209,6 +233,13 @@ fn check_case(case: &Case) -> Result<Outcome, String> {
         Ok(_) => Outcome::Returned,
         Err(kind) => Outcome::Failed(kind),
     })
+}
+
+/// Whether a flattened program holds a kept callee's blocks: its `main` has a call stack, or
+/// is not the only function left besides hint functions it does not run.
+fn kept_a_call(program: &zkbc::ir::Program) -> bool {
+    let main = program.main_func();
+    main.call_stack.is_some() || main.flat_counts.is_some()
 }
 
 /// Every executed block satisfies its instance, and changing any output-state leaf (with the
@@ -306,6 +337,8 @@ fn random_programs_agree_with_the_reference_at_every_level() {
         MONOLITHIC_RUN.load(Ordering::Relaxed),
         MONOLITHIC_REFUSED.load(Ordering::Relaxed)
     );
+    let kept = CALLS_KEPT.load(Ordering::Relaxed);
+    println!("--inline none: {kept} compiles kept a call as blocks");
     println!("programs with: {:?}", c.with);
     println!("totals: {:?}", c.features);
     for m in c.mismatches.iter() {
@@ -323,6 +356,12 @@ fn random_programs_agree_with_the_reference_at_every_level() {
         c.mismatches[0]
     );
     if !single {
+        // Kept calls are exercised: most programs call a helper, and each runs at four levels.
+        assert!(
+            kept >= c.cases / 2,
+            "only {kept} `--inline none` compiles of {} cases kept a call",
+            c.cases
+        );
         // The generator exercises what it claims (the thresholds are a fraction of what seeds
         // 0..600 give, scaled to the number of cases).
         let n = c.cases;

@@ -1,6 +1,6 @@
 //! ZoKrates' own programs (the compatibility suite in `../shared/peers/zokrates`, read at test
-//! time, never copied): every case runs through the driver at `-O0` and `-O3` and must give
-//! ZoKrates' outputs, or fail where ZoKrates fails.
+//! time, never copied): every case runs through the driver at `-O0` and `-O3`, with calls
+//! inlined or kept as blocks, and must give ZoKrates' outputs, or fail where ZoKrates fails.
 //!
 //! `tests/zokrates_unsupported.md` is the exact list of what does not match, and the test holds
 //! it to that:
@@ -17,11 +17,19 @@ use std::path::{Path, PathBuf};
 use zkbc::driver;
 use zkbc::front::FieldCmp;
 use zkbc::ir::interp;
+use zkbc::opt::calls::Inline;
 use zkbc::opt::OptLevel;
 use zkbc::r1cs;
 
-/// The levels every case runs at.
-const LEVELS: [OptLevel; 2] = [OptLevel::O0, OptLevel::O3];
+/// The pipelines every case runs through: `-O0` and `-O3` with calls decided by cost (the
+/// default), and both with every call kept as blocks (`--inline none`: a callee's blocks once,
+/// a return label and a stack in memory).
+const PIPELINES: [(OptLevel, Inline); 4] = [
+    (OptLevel::O0, Inline::Cost),
+    (OptLevel::O3, Inline::Cost),
+    (OptLevel::O0, Inline::None),
+    (OptLevel::O3, Inline::None),
+];
 
 /// The suite's folder: `shared/peers/zokrates` beside the crate (`CARGO_MANIFEST_DIR/../shared`),
 /// or beside one of its ancestors (a git worktree sits one level deeper than the main checkout).
@@ -107,17 +115,18 @@ fn read_listed() -> Listed {
 }
 
 fn compile(source: &str, name: &str, level: OptLevel) -> Result<driver::Compilation, String> {
-    compile_with(source, name, level, FieldCmp::Complete)
+    compile_with(source, name, (level, Inline::Cost), FieldCmp::Complete)
 }
 
 fn compile_with(
     source: &str,
     name: &str,
-    level: OptLevel,
+    (level, inline): (OptLevel, Inline),
     field_cmp: FieldCmp,
 ) -> Result<driver::Compilation, String> {
     let options = driver::Options {
         opt_level: level,
+        inline,
         field_cmp,
         ..driver::Options::default()
     };
@@ -190,16 +199,22 @@ fn check_suite(field_cmp: FieldCmp) {
         let cases = cases["cases"].as_array().cloned().unwrap_or_default();
         n_cases += cases.len();
 
-        let compiled: Vec<_> = LEVELS
+        let compiled: Vec<_> = PIPELINES
             .iter()
-            .map(|&l| (l, compile_with(&source, &rel, l, field_cmp)))
+            .map(|&(l, inline)| {
+                let label = match inline {
+                    Inline::None => format!("{l:?} --inline none"),
+                    _ => format!("{l:?}"),
+                };
+                (label, compile_with(&source, &rel, (l, inline), field_cmp))
+            })
             .collect();
         if let Some(reason) = listed.unsupported.get(&rel) {
             n_unsupported += cases.len();
             for (level, c) in &compiled {
                 match c {
                     Ok(_) => failures.push(format!(
-                        "{rel} compiles at {level:?} but is listed as unsupported ({reason}): \
+                        "{rel} compiles at {level} but is listed as unsupported ({reason}): \
                          remove it from tests/zokrates_unsupported.md"
                     )),
                     Err(e) => {
@@ -212,16 +227,16 @@ fn check_suite(field_cmp: FieldCmp) {
             }
             continue;
         }
-        for (level, c) in &compiled {
+        for (k, (level, c)) in compiled.iter().enumerate() {
             let c = match c {
                 Ok(c) => c,
                 Err(e) => {
-                    failures.push(format!("{rel} does not compile at {level:?}: {e}"));
+                    failures.push(format!("{rel} does not compile at {level}: {e}"));
                     continue;
                 }
             };
             if let Err(e) = zkbc::ir::verify::verify_program(&c.program) {
-                failures.push(format!("{rel} {level:?}: invalid IR:\n{e}"));
+                failures.push(format!("{rel} {level}: invalid IR:\n{e}"));
                 continue;
             }
             for (i, case) in cases.iter().enumerate() {
@@ -237,11 +252,11 @@ fn check_suite(field_cmp: FieldCmp) {
                         !(field_cmp == FieldCmp::Zokrates && why.starts_with(COMPLETE_CMP))
                     })
                     .map(|(outcome, _)| outcome);
-                if *level == LEVELS[0] && listed.differences.contains_key(&(rel.clone(), i)) {
+                if k == 0 && listed.differences.contains_key(&(rel.clone(), i)) {
                     seen_differences += 1;
                 }
                 let expected = difference.cloned().unwrap_or_else(|| zokrates.clone());
-                if *level == LEVELS[0] {
+                if k == 0 {
                     if difference.is_some() {
                         n_differ += 1;
                         if difference == Some(&zokrates) {
@@ -270,7 +285,7 @@ fn check_suite(field_cmp: FieldCmp) {
                 };
                 if !ok {
                     failures.push(format!(
-                        "{rel} case {i} at {level:?}: inputs {} expected {expected:?}, got {got:?}",
+                        "{rel} case {i} at {level}: inputs {} expected {expected:?}, got {got:?}",
                         case["inputs"]
                     ));
                 }
@@ -352,7 +367,7 @@ fn asm_hints_are_bound_by_their_constraints() {
             &std::fs::read_to_string(file.with_extension("cases.json")).expect("cases file"),
         )
         .expect("cases JSON");
-        for level in LEVELS {
+        for level in [OptLevel::O0, OptLevel::O3] {
             let c = compile(&source, &name, level).expect("compiles");
             let mut legal = c.program.clone();
             driver::legalize_for_r1cs(&mut legal).expect("legalizes");
