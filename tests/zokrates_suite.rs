@@ -1,6 +1,6 @@
 //! ZoKrates' own programs (the compatibility suite in `../shared/peers/zokrates`, read at test
-//! time, never copied): every case runs through the driver at `-O0` and `-O3`, with calls
-//! inlined or kept as blocks, and must give ZoKrates' outputs, or fail where ZoKrates fails.
+//! time, never copied): every case runs through the driver at `-O0` and `-O3`, and with calls
+//! kept as blocks at every level, and must give ZoKrates' outputs, or fail where ZoKrates fails.
 //!
 //! `tests/zokrates_unsupported.md` is the exact list of what does not match, and the test holds
 //! it to that:
@@ -22,13 +22,16 @@ use zkbc::opt::OptLevel;
 use zkbc::r1cs;
 
 /// The pipelines every case runs through: `-O0` and `-O3` with calls decided by cost (the
-/// default), and both with every call kept as blocks (`--inline none`: a callee's blocks once,
-/// a return label and a stack in memory).
-const PIPELINES: [(OptLevel, Inline); 4] = [
+/// default), every level with every call kept as blocks (`--inline none`: a callee's blocks
+/// once, a return label and a stack in memory), and `-O3` with every call inlined.
+const PIPELINES: [(OptLevel, Inline); 7] = [
     (OptLevel::O0, Inline::Cost),
     (OptLevel::O3, Inline::Cost),
     (OptLevel::O0, Inline::None),
+    (OptLevel::O1, Inline::None),
+    (OptLevel::O2, Inline::None),
     (OptLevel::O3, Inline::None),
+    (OptLevel::O3, Inline::All),
 ];
 
 /// The suite's folder: `shared/peers/zokrates` beside the crate (`CARGO_MANIFEST_DIR/../shared`),
@@ -204,7 +207,8 @@ fn check_suite(field_cmp: FieldCmp) {
             .map(|&(l, inline)| {
                 let label = match inline {
                     Inline::None => format!("{l:?} --inline none"),
-                    _ => format!("{l:?}"),
+                    Inline::All => format!("{l:?} --inline all"),
+                    Inline::Cost => format!("{l:?}"),
                 };
                 (label, compile_with(&source, &rel, (l, inline), field_cmp))
             })
