@@ -206,9 +206,13 @@ pub fn decide(
             let k = estimated.get(&b).copied().unwrap_or(0);
             let exact = exact_g && known.get(&b).copied().flatten().is_some();
             let insts = &func.block(b).insts;
-            for (pos, &i) in insts.iter().enumerate() {
+            let mut after_calls = live_after_calls(func, &liveness, b).into_iter();
+            for &i in insts.iter() {
                 if let InstKind::Call { func: f, .. } = func.inst(i).kind {
-                    let (saved, live) = live_across(func, &liveness, b, pos, g != program.main);
+                    let Some(after) = after_calls.next() else {
+                        break;
+                    };
+                    let (saved, live) = live_across(func, after, g != program.main);
                     let e = n_g.saturating_mul(k);
                     let entry = runs.entry(f).or_insert((0, true));
                     entry.0 = entry.0.saturating_add(e);
@@ -594,31 +598,38 @@ fn estimate(size: &Size, calls: u64, sites: &[Site]) -> (u128, u128) {
     (inlined, kept)
 }
 
-/// The scalars of `func` live across the call at `pos` of `b` (its results excluded; a
-/// reference counts as what it points to), plus the return label when `func` is not `main`;
-/// and those values with their scalars.
-fn live_across(
-    func: &Function,
-    liveness: &Liveness,
-    b: BlockId,
-    pos: usize,
-    label: bool,
-) -> (u64, Vec<(ValueId, u64)>) {
+/// The values live right after each call of block `b`, its results excluded, in the order of
+/// the calls: one backward walk of the block (a walk per call from the call to the block's end
+/// was quadratic in a block of many calls: `unrolled_poseidon_t7.zok`'s 187).
+fn live_after_calls(func: &Function, liveness: &Liveness, b: BlockId) -> Vec<BTreeSet<ValueId>> {
     let block = func.block(b);
     let mut live: BTreeSet<ValueId> = liveness.live_out(b).clone();
     if let Some(term) = &block.term {
         live.extend(term.operands());
     }
-    for &i in block.insts[pos + 1..].iter().rev() {
+    let mut out = Vec::new();
+    for &i in block.insts.iter().rev() {
         let inst = func.inst(i);
         for r in inst.results.iter() {
             live.remove(r);
         }
+        if matches!(inst.kind, InstKind::Call { .. }) {
+            out.push(live.clone());
+        }
         live.extend(inst.kind.operands());
     }
-    for r in func.inst(block.insts[pos]).results.iter() {
-        live.remove(r);
-    }
+    out.reverse();
+    out
+}
+
+/// The scalars of `func` live across a call (`live`: the values live after it, its results
+/// excluded; a reference counts as what it points to), plus the return label when `func` is
+/// not `main`; and those values with their scalars.
+fn live_across(
+    func: &Function,
+    live: BTreeSet<ValueId>,
+    label: bool,
+) -> (u64, Vec<(ValueId, u64)>) {
     let values: Vec<(ValueId, u64)> = live
         .iter()
         .filter(|v| func.const_value(**v).is_none())
