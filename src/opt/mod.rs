@@ -282,7 +282,8 @@ impl std::str::FromStr for OptLevel {
     }
 }
 
-/// A pipeline: `once` runs in order, then `repeat` runs in order until a round changes nothing
+/// A pipeline: `once` runs in order, then `repeat` runs in order until every one of its passes
+/// has run on the program as it is and changed nothing
 /// (at most [`MAX_ROUNDS`] rounds), then `after` runs once in order.
 #[derive(Clone, Debug, Default)]
 pub struct Pipeline {
@@ -462,15 +463,28 @@ pub fn optimize_prefix(
     }
     let mut last_round = 0;
     let mut converged = false;
-    for round in 1..=MAX_ROUNDS {
+    // Runs since the last one that changed the program. Each pass is a function of the program
+    // alone, so once every `repeat` pass has run on this version and left it as it was, a
+    // further run of any of them would change nothing: the loop ends there, mid-round, instead
+    // of finishing the round (the last round used to run the passes after the last change a
+    // second time on the program they had just left alone).
+    let mut unchanged_runs = 0;
+    'rounds: for round in 1..=MAX_ROUNDS {
         last_round = round;
-        let mut changed = false;
-        for pass in &pipeline.repeat {
-            changed |= run_pass(program, pass, round, options, &mut report)?;
-        }
-        if !changed {
+        if pipeline.repeat.is_empty() {
             converged = true;
             break;
+        }
+        for pass in &pipeline.repeat {
+            if run_pass(program, pass, round, options, &mut report)? {
+                unchanged_runs = 0;
+            } else {
+                unchanged_runs += 1;
+            }
+            if unchanged_runs >= pipeline.repeat.len() {
+                converged = true;
+                break 'rounds;
+            }
         }
     }
     Ok(Prefix {
