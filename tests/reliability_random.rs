@@ -132,7 +132,7 @@ fn describe(case: &Case) -> String {
 }
 
 static MONOLITHIC_RUN: AtomicU64 = AtomicU64::new(0);
-/// `--inline none` compiles whose flat program kept a call (a return label) or a stack.
+/// `--inline none` compiles that kept a callee's blocks ([`kept_a_call`]).
 static CALLS_KEPT: AtomicU64 = AtomicU64::new(0);
 static MONOLITHIC_REFUSED: AtomicU64 = AtomicU64::new(0);
 
@@ -235,8 +235,8 @@ fn check_case(case: &Case) -> Result<Outcome, String> {
     })
 }
 
-/// Whether a flattened program holds a kept callee's blocks: its `main` has a call stack, or
-/// is not the only function left besides hint functions it does not run.
+/// Whether `flatten` kept a callee's blocks in the program: its `main` carries the counts
+/// `flatten` leaves on a flat `main`, or a call stack.
 fn kept_a_call(program: &zkbc::ir::Program) -> bool {
     let main = program.main_func();
     main.call_stack.is_some() || main.flat_counts.is_some()

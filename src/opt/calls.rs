@@ -257,11 +257,10 @@ impl<'p> Flattener<'p> {
             );
         }
         // Step 4: every call site, grouped by callee (in order of the sites).
-        let mut by_callee: HashMap<FuncId, Vec<BlockId>> = HashMap::default();
-        // The source location of each call site, by callee, in the order of `by_callee`: the
-        // return test that sends a call back to its site carries it (the report names the
+        // Each callee's sites in order: the continuation, and the call's source location, which
+        // the return test that sends a call back to its site carries (the report names the
         // test's block by it).
-        let mut site_locs: HashMap<FuncId, Vec<Option<SrcLoc>>> = HashMap::default();
+        let mut by_callee: HashMap<FuncId, Vec<(BlockId, Option<SrcLoc>)>> = HashMap::default();
         let mut ios: Vec<SiteIo> = Vec::new();
         let mut subst: HashMap<ValueId, ValueId> = HashMap::default();
         let mut order: Vec<FuncId> = program
@@ -293,15 +292,11 @@ impl<'p> Flattener<'p> {
                 let Some(target) = placed.get(&callee) else {
                     return Err(bug("a call of a function outside the circuit"));
                 };
+                let call = flat.block_mut(site.block).insts.pop();
+                let loc = call.and_then(|c| flat.inst(c).loc());
                 let sites = by_callee.entry(callee).or_default();
                 let label = flat.const_field(crate::field::Fr::from(sites.len() as u64));
-                sites.push(site.cont);
-                if let Some(call) = flat.block_mut(site.block).insts.pop() {
-                    site_locs
-                        .entry(callee)
-                        .or_default()
-                        .push(flat.inst(call).loc());
-                }
+                sites.push((site.cont, loc));
                 let mut call_args = args;
                 call_args.push(label);
                 flat.block_mut(site.block).term = Some(Terminator::Jmp(BlockCall {
@@ -347,8 +342,9 @@ impl<'p> Flattener<'p> {
             if fid == main {
                 continue;
             }
-            let conts = by_callee.get(&fid).cloned().unwrap_or_default();
-            let locs = site_locs.get(&fid).cloned().unwrap_or_default();
+            let sites = by_callee.get(&fid).map_or(&[][..], Vec::as_slice);
+            let conts: Vec<BlockId> = sites.iter().map(|&(c, _)| c).collect();
+            let locs: Vec<Option<SrcLoc>> = sites.iter().map(|&(_, l)| l).collect();
             let tests = dispatch(
                 &mut flat,
                 &program.func(fid).returns,

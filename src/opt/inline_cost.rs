@@ -78,7 +78,7 @@ use crate::analysis::Liveness;
 use crate::cost::executions::function_counts;
 use crate::cost::model::memory_totals;
 use crate::cost::model::{padded_constraints, padded_executions, padded_state};
-use crate::ir::{BlockId, FuncId, Function, InstKind, Program, ValueId};
+use crate::ir::{BlockId, FuncId, Function, InstId, InstKind, Program, ValueId};
 use std::collections::BTreeSet;
 
 /// What [`decide`] reads of a compile's [`Options`]: its plain settings and the shared stats
@@ -206,6 +206,10 @@ pub fn decide(
             let k = estimated.get(&b).copied().unwrap_or(0);
             let exact = exact_g && known.get(&b).copied().flatten().is_some();
             let insts = &func.block(b).insts;
+            let is_call = |i: &InstId| matches!(func.inst(*i).kind, InstKind::Call { .. });
+            if !insts.iter().any(is_call) {
+                continue;
+            }
             let mut after_calls = live_after_calls(func, &liveness, b).into_iter();
             for &i in insts.iter() {
                 if let InstKind::Call { func: f, .. } = func.inst(i).kind {

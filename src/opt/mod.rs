@@ -469,22 +469,22 @@ pub fn optimize_prefix(
     // of finishing the round (the last round used to run the passes after the last change a
     // second time on the program they had just left alone).
     let mut unchanged_runs = 0;
-    'rounds: for round in 1..=MAX_ROUNDS {
+    let settled = |unchanged_runs: usize| unchanged_runs >= pipeline.repeat.len();
+    for round in 1..=MAX_ROUNDS {
         last_round = round;
-        if pipeline.repeat.is_empty() {
-            converged = true;
-            break;
-        }
         for pass in &pipeline.repeat {
+            if settled(unchanged_runs) {
+                break;
+            }
             if run_pass(program, pass, round, options, &mut report)? {
                 unchanged_runs = 0;
             } else {
                 unchanged_runs += 1;
             }
-            if unchanged_runs >= pipeline.repeat.len() {
-                converged = true;
-                break 'rounds;
-            }
+        }
+        if settled(unchanged_runs) {
+            converged = true;
+            break;
         }
     }
     Ok(Prefix {
