@@ -78,6 +78,54 @@ fn static_counts_are_the_traced_counts_wherever_known() {
     assert!(known * 3 > blocks, "only {known} of {blocks} blocks known");
 }
 
+/// `interp::observe_blocks` sees the executions `count_blocks` counts, in a run's order, and
+/// stops the run where the observer breaks: on every corpus program with inputs at -O0 (the
+/// program `-O0`'s executed-constraint bound is summed along) and -O3.
+#[test]
+fn observed_blocks_are_the_counted_ones_and_a_break_stops_the_run() {
+    use std::ops::ControlFlow;
+    let mut stopped = 0;
+    for (name, source, inputs_path) in corpus_with_inputs() {
+        for level in [OptLevel::O0, OptLevel::O3] {
+            let mut compiled = driver::compile(&name, &source, &options(level, true))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            driver::legalize_for_r1cs(&mut compiled.program).expect("legal");
+            let program = &compiled.program;
+            let inputs = compiled
+                .inputs_from_json(&read_json(&inputs_path))
+                .expect("inputs fit");
+            let limits = interp::Limits::default();
+            let Ok(counted) = interp::count_blocks(program, &inputs, limits) else {
+                continue;
+            };
+            let mut seen = zkbc::fxhash::FxMap::default();
+            let mut observe = |f, b| {
+                *seen.entry((f, b)).or_insert(0u64) += 1;
+                ControlFlow::Continue(())
+            };
+            let ended = interp::observe_blocks(program, &inputs, limits, &mut observe);
+            assert_eq!(ended, Ok(true), "{name} {level:?}");
+            assert_eq!(seen, counted, "{name} {level:?}");
+            // Stopped after half the executions: exactly that many were seen.
+            let total: u64 = counted.values().sum();
+            let half = total / 2;
+            let mut n = 0u64;
+            let mut observe = |_, _| {
+                n += 1;
+                match n > half {
+                    true => ControlFlow::Break(()),
+                    false => ControlFlow::Continue(()),
+                }
+            };
+            let ended = interp::observe_blocks(program, &inputs, limits, &mut observe);
+            assert_eq!(ended, Ok(false), "{name} {level:?}");
+            assert_eq!(n, half + 1, "{name} {level:?}");
+            stopped += 1;
+        }
+    }
+    assert!(stopped >= 20, "only {stopped} runs observed");
+}
+
 /// With a profile, the prediction formation scores by is the report's own number: the cells
 /// of the program the report measured, recomputed from its blocks and a run.
 #[test]

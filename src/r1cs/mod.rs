@@ -884,3 +884,51 @@ pub fn stats_sequential(program: &Program) -> Result<Vec<BlockStats>, LowerError
         .map(|&(f, b)| block_stats(program, &infos, f, b))
         .collect()
 }
+
+/// The constraints of single blocks of one program, each lowered the first time it is asked
+/// for (each function's facts computed once, when its first block is): for a caller that needs
+/// the sizes of some of a program's blocks, in an order it learns as it goes (`-O0`'s executed
+/// constraints, summed along a run until they pass a bound: `driver::bound`).
+pub struct BlockSizer<'p> {
+    program: &'p Program,
+    opts: LowerOptions,
+    infos: Vec<Option<Arc<FuncInfo>>>,
+    sizes: crate::fxhash::FxMap<(FuncId, BlockId), usize>,
+}
+
+impl<'p> BlockSizer<'p> {
+    /// Sizes blocks of `program` lowered with `opts`.
+    pub fn new(program: &'p Program, opts: LowerOptions) -> BlockSizer<'p> {
+        BlockSizer {
+            program,
+            opts,
+            infos: vec![None; program.funcs.len()],
+            sizes: Default::default(),
+        }
+    }
+
+    /// The constraints of block `b` of function `f` ([`BlockStats::constraints`]).
+    pub fn constraints(&mut self, f: FuncId, b: BlockId) -> Result<usize, LowerError> {
+        if let Some(&c) = self.sizes.get(&(f, b)) {
+            return Ok(c);
+        }
+        let func = self
+            .program
+            .funcs
+            .get(f.index())
+            .ok_or_else(|| LowerError::NoSuchBlock {
+                func: f.to_string(),
+                block: b,
+            })?;
+        let opts = self.opts;
+        let info = self.infos[f.index()]
+            .get_or_insert_with(|| Arc::new(FuncInfo::new(func, opts)))
+            .clone();
+        let main_entry = f == self.program.main && b == func.entry;
+        let c = lower_with(func, f, info, b, main_entry)?
+            .stats()
+            .constraints;
+        self.sizes.insert((f, b), c);
+        Ok(c)
+    }
+}

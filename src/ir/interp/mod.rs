@@ -303,6 +303,25 @@ pub fn count_blocks(
     Ok(m.counts)
 }
 
+/// Runs `program` on `inputs` and calls `observe` at the start of every block execution that
+/// [`count_blocks`] counts, in execution order; the run stops as soon as `observe` breaks.
+/// `Ok(true)`: the run ended (`main` returned); `Ok(false)`: `observe` stopped it.
+pub fn observe_blocks(
+    program: &Program,
+    inputs: &[Val],
+    limits: Limits,
+    observe: &mut dyn FnMut(FuncId, BlockId) -> std::ops::ControlFlow<()>,
+) -> Result<bool, Failure> {
+    check_inputs(program, inputs)?;
+    let mut m = Machine::new(program, limits, false);
+    m.observer = Some(observe);
+    match m.call(program.main, inputs.to_vec(), 0) {
+        Ok(_) => Ok(true),
+        Err(_) if m.stopped => Ok(false),
+        Err(failure) => Err(failure),
+    }
+}
+
 /// The operand values of the comparison a failed `assert` asserted, as `10 < 3 is false`.
 fn assertion_detail(func: &Function, env: &[Option<Val>], kind: &InstKind) -> Option<Box<str>> {
     let InstKind::Assert { cond, .. } = kind else {
@@ -378,6 +397,11 @@ struct Machine<'p> {
     open: Vec<usize>,
     sink: Option<&'p mut dyn FnMut(TraceEntry)>,
     counts: HashMap<(FuncId, BlockId), u64>,
+    /// Called at every block execution counted (`observe_blocks`): when it breaks, the run
+    /// stops with `stopped` set.
+    observer: Option<&'p mut dyn FnMut(FuncId, BlockId) -> std::ops::ControlFlow<()>>,
+    /// The observer stopped the run (the failure that unwound it is not the program's).
+    stopped: bool,
     /// Hint calls being run: their blocks are neither traced nor counted.
     in_hint: usize,
     log: Vec<String>,
@@ -399,6 +423,8 @@ impl<'p> Machine<'p> {
             open: Vec::new(),
             sink: None,
             counts: HashMap::default(),
+            observer: None,
+            stopped: false,
             in_hint: 0,
             log: Vec::new(),
         }
@@ -469,7 +495,15 @@ impl<'p> Machine<'p> {
                     accesses: Vec::new(),
                 });
             } else if self.in_hint == 0 {
-                *self.counts.entry((fid, block)).or_insert(0) += 1;
+                match self.observer.as_mut() {
+                    Some(observe) => {
+                        if observe(fid, block).is_break() {
+                            self.stopped = true;
+                            return Err(fail(Fail::StepLimit(self.limits.max_steps), None, None));
+                        }
+                    }
+                    None => *self.counts.entry((fid, block)).or_insert(0) += 1,
+                }
             }
             for (pos, &i) in data.insts.iter().enumerate() {
                 self.step().map_err(|k| fail(k, Some(pos), None))?;

@@ -167,23 +167,24 @@ pub struct ExecutedBound(pub Rc<dyn BoundSource>);
 
 /// Where an [`ExecutedBound`] comes from.
 pub trait BoundSource {
-    /// A cut is on the table: the bound may be asked for soon (the source may start computing
-    /// it beside formation's probes).
-    fn begin(&self);
-    /// The bound (`None`: unknown, so no cut may raise the executed constraints), computed at
-    /// most once.
-    fn get(&self) -> Option<u128>;
+    /// A cut is on the table: the bound may be asked about soon, first about a little more than
+    /// `hint` executed constraints (the source may start computing beside formation's probes).
+    fn begin(&self, hint: u128);
+    /// Whether the bound is at least `executed`: `Ok(())`, else the bound when it is known
+    /// (`Err(None)`: unknown, so no cut may raise the executed constraints to `executed`).
+    /// The same answer for the same `executed` whatever was asked before.
+    fn allows(&self, executed: u128) -> Result<(), Option<u128>>;
 }
 
 impl ExecutedBound {
     /// See [`BoundSource::begin`].
-    pub fn begin(&self) {
-        self.0.begin();
+    pub fn begin(&self, hint: u128) {
+        self.0.begin(hint);
     }
 
-    /// See [`BoundSource::get`].
-    pub fn get(&self) -> Option<u128> {
-        self.0.get()
+    /// See [`BoundSource::allows`].
+    pub fn allows(&self, executed: u128) -> Result<(), Option<u128>> {
+        self.0.allows(executed)
     }
 }
 

@@ -112,7 +112,7 @@ pub(super) fn split_padded(
             break;
         };
         tried.push((f, b));
-        bound.begin();
+        bound.begin(executed(&scored.1));
         let x = padded_constraints(c).unwrap_or(u64::MAX);
         let w = work.get_or_insert_with(|| {
             let mut w = chosen.clone().into_owned();
@@ -152,8 +152,7 @@ type Scoring = (Prediction, BlockCells, BlockCounts);
 /// or at most `bound`'s.
 fn better(before: &Scoring, after: &Scoring, bound: Option<&ExecutedBound>) -> bool {
     let (e0, e1) = (executed(&before.1), executed(&after.1));
-    after.0.cells < before.0.cells
-        && (e1 <= e0 || bound.and_then(ExecutedBound::get).is_some_and(|b| e1 <= b))
+    after.0.cells < before.0.cells && (e1 <= e0 || bound.is_some_and(|b| b.allows(e1).is_ok()))
 }
 
 /// The executed block not tried yet with the most padding cells that a cut could save.

@@ -340,8 +340,8 @@ fn choose_within(
         if e <= floor {
             return (Some(i), over);
         }
-        match bound.get() {
-            Some(b) if e > b => over.push((i, e, b)),
+        match bound.allows(e) {
+            Err(Some(b)) => over.push((i, e, b)),
             _ => return (Some(i), over),
         }
     }
