@@ -161,13 +161,7 @@ impl StatsCache {
         f: FuncId,
         b: BlockId,
     ) -> Result<Arc<PositionCounts>, LowerError> {
-        let func = program
-            .funcs
-            .get(f.index())
-            .ok_or_else(|| LowerError::NoSuchBlock {
-                func: f.to_string(),
-                block: b,
-            })?;
+        let func = super::func_of(program, f, b)?;
         let info = Arc::new(FuncInfo::new(func, self.opts));
         let main_entry = f == program.main && b == func.entry;
         self.counts_of(func, f, &info, b, main_entry)

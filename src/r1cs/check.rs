@@ -623,14 +623,7 @@ impl<'p> Walk<'p> {
             return Ok(k);
         }
         let program = self.program;
-        let func =
-            program
-                .funcs
-                .get(entry.func.index())
-                .ok_or_else(|| LowerError::NoSuchBlock {
-                    func: entry.func.to_string(),
-                    block: entry.block,
-                })?;
+        let func = super::func_of(program, entry.func, entry.block)?;
         let lower = self.lower;
         let info = self
             .infos

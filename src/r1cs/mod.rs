@@ -404,13 +404,7 @@ pub fn lower_block_opts(
     block: BlockId,
     opts: LowerOptions,
 ) -> Result<BlockR1cs<'_>, LowerError> {
-    let f = program
-        .funcs
-        .get(func.index())
-        .ok_or_else(|| LowerError::NoSuchBlock {
-            func: func.to_string(),
-            block,
-        })?;
+    let f = func_of(program, func, block)?;
     let info = Arc::new(FuncInfo::new(f, opts));
     lower_with(
         f,
@@ -432,13 +426,7 @@ pub fn lower_function_opts(
     func: FuncId,
     opts: LowerOptions,
 ) -> Result<Vec<BlockR1cs<'_>>, LowerError> {
-    let f = program
-        .funcs
-        .get(func.index())
-        .ok_or_else(|| LowerError::NoSuchBlock {
-            func: func.to_string(),
-            block: BlockId(0),
-        })?;
+    let f = func_of(program, func, BlockId(0))?;
     let info = Arc::new(FuncInfo::new(f, opts));
     f.layout
         .iter()
@@ -792,6 +780,17 @@ fn all_blocks(program: &Program) -> Vec<(FuncId, BlockId)> {
         .collect()
 }
 
+/// Function `f` of `program`, or the error naming block `b` of it as missing.
+fn func_of(program: &Program, f: FuncId, b: BlockId) -> Result<&Function, LowerError> {
+    program
+        .funcs
+        .get(f.index())
+        .ok_or_else(|| LowerError::NoSuchBlock {
+            func: f.to_string(),
+            block: b,
+        })
+}
+
 fn block_stats(
     program: &Program,
     infos: &[Arc<FuncInfo>],
@@ -912,14 +911,7 @@ impl<'p> BlockSizer<'p> {
         if let Some(&c) = self.sizes.get(&(f, b)) {
             return Ok(c);
         }
-        let func = self
-            .program
-            .funcs
-            .get(f.index())
-            .ok_or_else(|| LowerError::NoSuchBlock {
-                func: f.to_string(),
-                block: b,
-            })?;
+        let func = func_of(self.program, f, b)?;
         let opts = self.opts;
         let info = self.infos[f.index()]
             .get_or_insert_with(|| Arc::new(FuncInfo::new(func, opts)))
