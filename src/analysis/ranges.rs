@@ -383,16 +383,7 @@ impl<'f> Solver<'f> {
     /// any widening the ascent ends at the least fixpoint (monotone transfer functions iterated
     /// from ⊥), where recomputing every interval, all that narrowing does, changes none.
     fn solve(mut self) -> Ranges {
-        // No edge back to a block at or before its source in reverse post-order: no cycle
-        // (`headers` lists natural loops only; an irreducible cycle has none).
-        let acyclic = self.rpo.iter().all(|&b| {
-            let at = self.order[b.index()];
-            self.func
-                .block(b)
-                .term
-                .as_ref()
-                .is_none_or(|t| t.successors().iter().all(|s| self.order[s.index()] > at))
-        });
+        let acyclic = !self.headers.iter().any(|&h| h);
         let mut converged = false;
         let mut from = 0;
         let mut sweeps = 0;
