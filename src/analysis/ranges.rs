@@ -285,8 +285,6 @@ struct Solver<'f> {
     reached: Vec<bool>,
     /// Ascending (join with the old value, widen) or narrowing (recompute).
     narrowing: bool,
-    /// Whether a loop header's parameter was widened (else narrowing has nothing to do).
-    widened: bool,
     changed: bool,
     /// Whether a `set` during the current block's visit changed an interval.
     block_changed: bool,
@@ -367,7 +365,6 @@ impl<'f> Solver<'f> {
             now: 0,
             reached: vec![false; func.blocks.len()],
             narrowing: false,
-            widened: false,
             changed: false,
             block_changed: false,
             start,
@@ -375,42 +372,23 @@ impl<'f> Solver<'f> {
         }
     }
 
-    /// The ascending iteration, then narrowing where widening raised an interval.
-    ///
-    /// Two shortcuts, both checked in debug builds by doing the work anyway: a function without
-    /// loops needs one sweep (each block is visited after its predecessors and after the
-    /// dominators its conditions name, so nothing a later sweep reads can change), and without
-    /// any widening the ascent ends at the least fixpoint (monotone transfer functions iterated
-    /// from ⊥), where recomputing every interval, all that narrowing does, changes none.
     fn solve(mut self) -> Ranges {
-        let acyclic = !self.headers.iter().any(|&h| h);
         let mut converged = false;
         let mut from = 0;
-        let mut sweeps = 0;
         for _ in 0..MAX_SWEEPS + 8 * self.rpo.len() {
             self.changed = false;
             from = self.sweep(from);
-            sweeps += 1;
-            if !self.changed || (acyclic && !cfg!(debug_assertions)) {
+            if !self.changed {
                 converged = true;
                 break;
             }
         }
-        debug_assert!(
-            !acyclic || !converged || sweeps <= 2,
-            "bug: a function without loops changed after its first sweep"
-        );
-        if converged && (self.widened || cfg!(debug_assertions)) {
+        if converged {
             self.narrowing = true;
             for _ in 0..NARROW_SWEEPS {
-                self.changed = false;
                 self.sweep(0);
-                debug_assert!(
-                    self.widened || !self.changed,
-                    "bug: narrowing changed an interval no widening raised"
-                );
             }
-        } else if !converged {
+        } else {
             // Give up soundly: everything may hold any value of its type.
             for v in 0..self.func.values.len() {
                 let v = ValueId::new(v);
@@ -508,7 +486,6 @@ impl<'f> Solver<'f> {
                         let g = self.growths.entry(v).or_insert(0);
                         *g += 1;
                         if *g > WIDEN_AFTER {
-                            self.widened = true;
                             if j.lo < o.lo {
                                 j.lo = 0;
                             }
