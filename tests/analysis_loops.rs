@@ -269,7 +269,84 @@ fn check_against_reference(func: &Function) -> (usize, usize) {
             .any(|&s| reachable(&forward, s, None, None)[n])
     });
     assert_eq!(forest.is_reducible(), !has_cycle, "{}", func.name);
+    check_nested_order(func, &forest, &back);
     (forest.loops().len(), usize::from(has_cycle))
+}
+
+/// [`LoopForest::nested_order`]: the reverse post-order's blocks, each loop's consecutive and
+/// every edge that is not a back edge going forward, in a reducible function; the reverse
+/// post-order itself in an irreducible one.
+fn check_nested_order(func: &Function, forest: &LoopForest, back: &[(BlockId, BlockId)]) {
+    let rpo = func.reverse_post_order();
+    let order = forest.nested_order(&rpo);
+    if !forest.is_reducible() {
+        assert_eq!(order, rpo, "{}", func.name);
+        return;
+    }
+    let mut sorted = order.clone();
+    sorted.sort();
+    let mut want = rpo.clone();
+    want.sort();
+    assert_eq!(sorted, want, "a permutation of the reverse post-order");
+    let position = |b: BlockId| order.iter().position(|&x| x == b).unwrap();
+    for l in forest.loops() {
+        let mut at: Vec<usize> = l.blocks.iter().map(|&b| position(b)).collect();
+        at.sort();
+        assert_eq!(at[0], position(l.header), "{}: the header first", func.name);
+        assert_eq!(
+            at[at.len() - 1] - at[0] + 1,
+            at.len(),
+            "{}: the loop of {} is consecutive in {order:?}",
+            func.name,
+            l.header
+        );
+    }
+    for &a in &rpo {
+        for b in func.successors(a) {
+            if !back.contains(&(a, b)) {
+                assert!(position(a) < position(b), "{}: {a} -> {b}", func.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn nested_order_puts_each_loop_after_its_header() {
+    // A depth-first search takes each loop's body first, so the reverse post-order lists
+    // what follows a loop before its body.
+    let func = main_of(
+        "
+fn main f0 -> u32 {
+b0(v0: u32):
+    jmp b1(u32 0, u32 0)
+b1(v1: u32, v2: u32):
+    v3 = lt v1, v0
+    br v3, b2(u32 0, v2), b5()
+b2(v4: u32, v5: u32):
+    v6 = lt v4, u32 3
+    br v6, b3(), b4()
+b3():
+    v7 = add v5, v4
+    v8 = add v4, u32 1
+    jmp b2(v8, v7)
+b4():
+    v9 = add v1, u32 1
+    jmp b1(v9, v5)
+b5():
+    return v2
+}
+",
+    );
+    let rpo = func.reverse_post_order();
+    let show = |o: &[BlockId]| {
+        o.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(show(&rpo), "b0 b1 b5 b2 b4 b3");
+    let order = LoopForest::new(&func).nested_order(&rpo);
+    assert_eq!(show(&order), "b0 b1 b2 b3 b4 b5");
 }
 
 #[test]

@@ -232,6 +232,54 @@ impl LoopForest {
         out
     }
 
+    /// `rpo`, a reverse post-order of the function, with the blocks of each loop moved up to
+    /// follow its header, recursively: every loop's blocks are then consecutive, as are those
+    /// of the loops inside it. A depth-first search that enters a loop's body before its exit
+    /// lists everything after the loop before the body (`h, exit, …, body`); here it is
+    /// `h, body, exit, …`, so an iteration that repeats a loop until it settles visits the
+    /// loop and nothing else.
+    ///
+    /// In a reducible function this is still a topological order of the forward edges (those
+    /// that are not back edges): a loop's blocks are entered only through its header, and an
+    /// edge leaving the loop goes to a block its header precedes, or is an outer loop's back
+    /// edge. In an irreducible one it is `rpo` unchanged.
+    pub fn nested_order(&self, rpo: &[BlockId]) -> Vec<BlockId> {
+        if !self.reducible || self.loops.is_empty() {
+            return rpo.to_vec();
+        }
+        let position: HashMap<BlockId, usize> =
+            rpo.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let headed: HashMap<BlockId, LoopId> =
+            self.ids().map(|id| (self.get(id).header, id)).collect();
+        let mut placed: HashSet<BlockId> = HashSet::default();
+        let mut out = Vec::with_capacity(rpo.len());
+        // (blocks in reverse post-order, the next one to place), innermost loop last.
+        let mut stack: Vec<(Vec<BlockId>, usize)> = vec![(rpo.to_vec(), 0)];
+        while let Some((blocks, next)) = stack.last_mut() {
+            let Some(&b) = blocks.get(*next) else {
+                stack.pop();
+                continue;
+            };
+            *next += 1;
+            if !placed.insert(b) {
+                continue;
+            }
+            out.push(b);
+            if let Some(&id) = headed.get(&b) {
+                let mut inner: Vec<BlockId> = self
+                    .get(id)
+                    .blocks
+                    .iter()
+                    .copied()
+                    .filter(|x| position.contains_key(x))
+                    .collect();
+                inner.sort_by_key(|x| position[x]);
+                stack.push((inner, 0));
+            }
+        }
+        out
+    }
+
     /// Whether every cycle among reachable blocks is a natural loop (the reachable CFG has no
     /// cycle once the back edges are removed).
     pub fn is_reducible(&self) -> bool {

@@ -20,7 +20,9 @@
 //!    conditions of `b` say about it: `lt a, x` true gives `a ≤ x.hi − 1` and `x ≥ a.lo + 1`,
 //!    false gives `a ≥ x.lo` and `x ≤ a.hi`; likewise `le`, `eq` (and `not eq` against a
 //!    bound), `not c`, and the `and` of conditions taken as true.
-//! 2. **Ascending iteration.** Sweep the blocks in reverse post-order until nothing changes. A
+//! 2. **Ascending iteration.** Sweep the blocks in reverse post-order, each loop's blocks right
+//!    after its header ([`LoopForest::nested_order`]), until nothing changes; a sweep repeats a
+//!    loop until it settles before going on to the blocks after it. A
 //!    block parameter is the join, over its incoming edges that can be taken, of the argument's
 //!    interval at the predecessor refined by the edge's own condition; an instruction's result
 //!    is its transfer function on `at(b, operand)`. Every update joins with the old interval,
@@ -67,8 +69,8 @@ pub const WIDEN_AFTER: u32 = 3;
 pub const NARROW_SWEEPS: usize = 3;
 /// Most ascending sweeps, plus 8 per block; past this the analysis gives up and every interval
 /// is ⊤ (it cannot happen with widening, but a bound keeps a bug from hanging the compiler).
-/// Sequential loops take sweeps in proportion to their number: the blocks after a loop are
-/// reached only once its header's interval has grown past the loop's bound.
+/// Sequential loops take sweeps in proportion to their number: each loop is iterated until it
+/// settles, then the sweep goes on to the next.
 const MAX_SWEEPS: usize = 1000;
 
 /// The integer width of the leaves of `ty`: `uN` itself, or the leaf type of an array of them.
@@ -292,6 +294,12 @@ struct Solver<'f> {
     /// change in the block can affect: its outermost loop's header, or the block itself (see
     /// [`Solver::sweep`]); all 0 in an irreducible function.
     start: Vec<u32>,
+    /// By position in `rpo`, whether it is the last position of an outermost loop's blocks:
+    /// where an ascending sweep that changed something in that loop goes back to its header
+    /// instead of going on (see [`Solver::sweep`]). All `false` in an irreducible function.
+    loop_ends: Vec<bool>,
+    /// By block index, whether the block is in a loop (all `false` in an irreducible function).
+    in_loop: Vec<bool>,
     /// By block index, the last position in `rpo` of the block's successors (0 if none): a
     /// sweep that has passed every successor of every reached block can stop.
     last_succ: Vec<u32>,
@@ -299,9 +307,10 @@ struct Solver<'f> {
 
 impl<'f> Solver<'f> {
     fn new(func: &'f Function) -> Solver<'f> {
-        let rpo = func.reverse_post_order();
         let dom = DomTree::dominators(func);
         let loops = LoopForest::new(func);
+        // Each loop's blocks consecutive, so that a sweep can settle a loop before going on.
+        let rpo = loops.nested_order(&func.reverse_post_order());
         let mut headers = vec![false; func.blocks.len()];
         for l in loops.loops() {
             headers[l.header.index()] = true;
@@ -334,12 +343,20 @@ impl<'f> Solver<'f> {
         }
         // Where a sweep must start to see what a change in each block affects (see `sweep`).
         let mut start = vec![0; func.blocks.len()];
+        let mut loop_ends = vec![false; rpo.len()];
+        let mut in_loop = vec![false; func.blocks.len()];
         if loops.is_reducible() {
             start.clone_from(&order);
             for l in loops.loops().iter().filter(|l| l.parent.is_none()) {
                 let h = order[l.header.index()];
+                let mut last = h;
                 for b in &l.blocks {
                     start[b.index()] = start[b.index()].min(h);
+                    in_loop[b.index()] = true;
+                    last = last.max(order[b.index()]);
+                }
+                if let Some(end) = loop_ends.get_mut(last as usize) {
+                    *end = true;
                 }
             }
         }
@@ -368,6 +385,8 @@ impl<'f> Solver<'f> {
             changed: false,
             block_changed: false,
             start,
+            loop_ends,
+            in_loop,
             last_succ,
         }
     }
@@ -522,8 +541,22 @@ impl<'f> Solver<'f> {
     /// back edges (if it is a loop header) come after it and are dominated by it, so it is not
     /// reached and neither is anything after it. Without this, each of those sweeps would walk
     /// the unreached rest of the function: quadratic in a program of many loops in sequence.
+    ///
+    /// An ascending sweep that changed a block of an outermost loop goes back to that loop's
+    /// header as soon as it has visited the loop's last block (`loop_ends`), rather than going
+    /// on through everything after it: a loop is iterated until its intervals settle before the
+    /// blocks after it see them. Otherwise every sweep that iterates the first of many loops
+    /// in sequence would walk all the others too (quadratic: an unrolled hash whose rounds
+    /// each copy a small array in a loop), and each of them would count the growth of its
+    /// header's parameters fed by the unsettled loop before it, widening sooner. Stopping there
+    /// leaves nothing unsettled behind: a block this sweep visited outside a loop has only
+    /// blocks before it as inputs (its dominators and forward predecessors), all visited
+    /// before it in this sweep or settled before it started, and a loop before this one that
+    /// changed would have sent the sweep back already.
     fn sweep(&mut self, from: usize) -> usize {
         let mut next = self.rpo.len();
+        // The earliest header of a loop whose block changed in this sweep.
+        let mut loop_next = self.rpo.len();
         let mut frontier = 0;
         for &b in &self.rpo[..from] {
             if self.reached[b.index()] {
@@ -539,9 +572,15 @@ impl<'f> Solver<'f> {
             let b = self.rpo[i].index();
             if self.block_changed {
                 next = next.min(self.start[b] as usize);
+                if self.in_loop[b] {
+                    loop_next = loop_next.min(self.start[b] as usize);
+                }
             }
             if self.reached[b] {
                 frontier = frontier.max(self.last_succ[b] as usize);
+            }
+            if !self.narrowing && self.loop_ends[i] && loop_next <= i {
+                return loop_next;
             }
         }
         next
