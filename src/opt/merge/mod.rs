@@ -439,10 +439,10 @@ pub fn run_with(program: &mut Program, options: &MergeOptions) -> Result<PassSta
         // Only the circuit is one block: a function that runs only as a `hint` is computed by
         // the interpreter, and may loop as long as it likes.
         let circuit = program.circuit_funcs();
-        let cleaned = match (&options.one_block, circuit.iter().all(|c| *c)) {
-            (Some(cache), true) => cache.take_cleaned(options.max_unrolled),
-            _ => None,
-        };
+        let cleaned = options
+            .one_block
+            .as_ref()
+            .and_then(|cache| cache.take_cleaned(options.max_unrolled));
         if let Some(cleaned) = cleaned {
             let blocks = |p: &Program| p.funcs.iter().map(|f| f.layout.len()).sum::<usize>();
             stats.add(

@@ -857,17 +857,26 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         Some("unmerged") => Some(&unmerged_cells),
         _ => None,
     };
-    // The chosen program's counts without a run where they follow: every function one block,
-    // run as often as its entry did; or the search's own.
+    // The chosen program's counts without a run where they follow: every function of the
+    // circuit one block, run as often as its entry did, and every other (run only as a `hint`,
+    // which formation leaves alone) as it ran; or the search's own.
+    let circuit = program.circuit_funcs();
     let known = entry_runs
         .and_then(|runs| {
-            program
-                .func_ids()
-                .map(|f| {
-                    let func = program.func(f);
-                    (func.layout.len() == 1).then_some(((f, func.entry), *runs.get(&f)?))
-                })
-                .collect::<Option<BlockCounts>>()
+            let mut known = BlockCounts::default();
+            for f in program.func_ids() {
+                let func = program.func(f);
+                if func.layout.len() == 1 {
+                    known.insert((f, func.entry), *runs.get(&f)?);
+                } else if !circuit.get(f.index()).copied().unwrap_or(true) {
+                    for &b in &func.layout {
+                        known.insert((f, b), *base_counts.as_ref()?.get(&(f, b))?);
+                    }
+                } else {
+                    return None;
+                }
+            }
+            Some(known)
         })
         .or_else(|| hint.map(|h| h.iter().map(|(&k, &(_, _, r))| (k, r)).collect()));
     let (cuts, predictions) = crate::timing::stage("formation: split", || {

@@ -14,11 +14,11 @@ use crate::r1cs::StatsCache;
 /// left out where another formation listed before it is the same), and why not.
 pub(super) type Formation = (String, Option<(Prediction, Option<Program>)>, String);
 
-/// `program` merged into one block per function (`--monolithic`), cleaned up and scored, or
-/// why not. Its program is the clean-up's result: what `-O3 --monolithic` compiles the program
-/// to, kept (when every function is part of the circuit, as `--monolithic` merges only those)
-/// for a `--monolithic` compile of the same program, which then neither merges nor cleans up.
-/// With it, each function's constraints as one block.
+/// `program` merged into one block per function of the circuit (`--monolithic`: a function
+/// that runs only as a `hint` is computed by the interpreter and stays as it is), cleaned up
+/// and scored, or why not. Its program is the clean-up's result: what `-O3 --monolithic`
+/// compiles the program to, kept for a `--monolithic` compile of the same program, which then
+/// neither merges nor cleans up. With it, each function's constraints as one block.
 pub(super) fn monolithic_formation(
     program: &Program,
     options: &MergeOptions,
@@ -32,9 +32,11 @@ pub(super) fn monolithic_formation(
     let calling: Vec<bool> = program.funcs.iter().map(|f| f.has_calls()).collect();
     let partial = calling.iter().any(|c| *c);
     let cache = options.one_block.as_ref().filter(|_| !partial);
-    let whole = program.circuit_funcs().iter().all(|c| *c);
+    let circuit = program.circuit_funcs();
+    let whole = circuit.iter().all(|c| *c);
     let ok = mono.func_ids().collect::<Vec<_>>().into_iter().all(|f| {
-        if calling.get(f.index()).copied().unwrap_or(false) {
+        let i = f.index();
+        if calling.get(i).copied().unwrap_or(false) || !circuit.get(i).copied().unwrap_or(true) {
             return true;
         }
         let merged = merge_function(mono.func_mut(f), options.max_unrolled);
@@ -65,7 +67,7 @@ pub(super) fn monolithic_formation(
     }
     let known = one_block_counts(program, &mono, scorer.counts);
     cleanup(&mut mono);
-    if let (Some(cache), true) = (cache, whole) {
+    if let Some(cache) = cache {
         cache.remember_cleaned(options.max_unrolled, mono.clone());
     }
     let mut constraints: HashMap<FuncId, u64> = HashMap::default();
@@ -88,12 +90,19 @@ pub(super) fn one_block_counts(
     counts: &Counts,
 ) -> Option<BlockCounts> {
     let counts = counts.exact(program)?;
-    mono.func_ids()
-        .map(|f| {
-            let n = counts.get(&(f, program.func(f).entry))?;
-            Some(((f, mono.func(f).entry), *n))
-        })
-        .collect()
+    let mut known = BlockCounts::default();
+    for f in mono.func_ids() {
+        let func = mono.func(f);
+        if func.layout.len() == 1 {
+            known.insert((f, func.entry), *counts.get(&(f, program.func(f).entry))?);
+        } else {
+            // Not merged (a function run only as a `hint`): its blocks run as they did.
+            for &b in &func.layout {
+                known.insert((f, b), *counts.get(&(f, b))?);
+            }
+        }
+    }
+    Some(known)
 }
 
 /// A formation by the threshold rule: its MIN_BLOCK_SIZE, the program and, when scored with
