@@ -510,7 +510,7 @@ fn kept_program_cells(
         super::optimize(copy, &pipeline, &super::Options::default()).map_err(|e| e.to_string())
     };
     legalize(&mut copy, &["mem2reg", "dce"])?;
-    super::calls::flatten(&mut copy).map_err(|e| e.to_string())?;
+    super::calls::flatten_with(&mut copy, options.verify).map_err(|e| e.to_string())?;
     legalize(&mut copy, &["inline", "mem2reg", "dce"])?;
     let stats = cache.0.stats(&copy).map_err(|e| e.to_string())?;
     let counts = crate::cost::Counts::Static.of(&copy);
