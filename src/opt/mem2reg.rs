@@ -263,7 +263,13 @@ impl<'f> Ctx<'f> {
     }
 
     fn canonicalize_constants(&mut self) {
-        let mut first: HashMap<(TypeId, Const), ValueId> = HashMap::default();
+        // Sized once: an unrolled program has tens of thousands of constants.
+        let n = (self.func.values.iter())
+            .filter(|d| matches!(d.def, ValueDef::Const(_)))
+            .count();
+        let mut first: HashMap<(TypeId, Const), ValueId> =
+            HashMap::with_capacity_and_hasher(n, Default::default());
+        self.canonical_const.reserve(n);
         for (k, data) in self.func.values.iter().enumerate() {
             if let ValueDef::Const(c) = data.def {
                 let c = self.func.const_of(c);

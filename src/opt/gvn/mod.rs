@@ -150,7 +150,8 @@ fn eligible(kind: &InstKind) -> bool {
 /// arrays with the same elements are one value; sharing them couples no array families.
 fn shareable_arrays(func: &Function) -> FxSet<ValueId> {
     let mut arrays = FxSet::default();
-    let mut escaping = FxSet::default();
+    // By value index: every operand of most instructions is marked, a set's insert each.
+    let mut escaping = vec![false; func.values.len()];
     for &b in &func.layout {
         let block = func.block(b);
         for &i in &block.insts {
@@ -165,15 +166,21 @@ fn shareable_arrays(func: &Function) -> FxSet<ValueId> {
                     .all(|r| !matches!(func.value_type(*r), Type::Array(..)));
             if !reads_only {
                 data.kind.for_each_operand(|v| {
-                    escaping.insert(v);
+                    if let Some(e) = escaping.get_mut(v.index()) {
+                        *e = true;
+                    }
                 });
             }
         }
         if let Some(term) = &block.term {
-            escaping.extend(term.operands());
+            for v in term.operands() {
+                if let Some(e) = escaping.get_mut(v.index()) {
+                    *e = true;
+                }
+            }
         }
     }
-    arrays.retain(|v| !escaping.contains(v));
+    arrays.retain(|v| !escaping.get(v.index()).copied().unwrap_or(false));
     arrays
 }
 
