@@ -21,7 +21,7 @@ pub use value::{array_from_json, fits, inputs_from_json, render_log, template_sl
 use crate::fxhash::HashMap;
 
 use crate::field;
-use crate::ir::entities::{BlockId, FuncId, SrcLoc, ValueId};
+use crate::ir::entities::{BlockId, FuncId, InstId, SrcLoc, ValueId};
 use crate::ir::function::{wrap, Function, Program};
 use crate::ir::instructions::{BinOp, Const, InstKind, Terminator};
 use crate::ir::types::Type;
@@ -405,6 +405,11 @@ struct Machine<'p> {
     /// Hint calls being run: their blocks are neither traced nor counted.
     in_hint: usize,
     log: Vec<String>,
+    /// Each `make_array` of constants, made once (`None`: not all its elements are constants).
+    /// Values are immutable (`array_set` copies), so every execution can share the first's:
+    /// a loop body that rematerializes a table of 195 round constants otherwise builds it on
+    /// every iteration.
+    constant_arrays: HashMap<(FuncId, InstId), Option<Val>>,
 }
 
 /// A failure before its location is attached.
@@ -427,6 +432,7 @@ impl<'p> Machine<'p> {
             stopped: false,
             in_hint: 0,
             log: Vec::new(),
+            constant_arrays: HashMap::default(),
         }
     }
 
@@ -544,18 +550,35 @@ impl<'p> Machine<'p> {
                     let op = inst.kind.opcode().to_string();
                     return Err(fail(Fail::NoWrapViolated(op), Some(pos), inst.loc()));
                 }
-                let results = self
-                    .exec(func, &env, &inst.kind, depth)
-                    .map_err(|e| match e {
-                        Exec::Fail(k) => {
-                            let mut f = fail(k, Some(pos), inst.loc());
-                            if matches!(f.kind, Fail::AssertionFailed(_)) {
-                                f.detail = assertion_detail(func, &env, &inst.kind);
+                let made = match &inst.kind {
+                    InstKind::MakeArray { elems, .. } => self
+                        .constant_arrays
+                        .entry((fid, i))
+                        .or_insert_with(|| {
+                            if !elems.iter().all(|e| func.is_const(*e)) {
+                                return None;
                             }
-                            f
+                            let vals = elems.iter().map(|e| value_of(func, &env, *e));
+                            let vals = vals.collect::<Result<Vec<_>, _>>().ok()?;
+                            Some(Val::Array(std::rc::Rc::new(vals)))
+                        })
+                        .clone(),
+                    _ => None,
+                };
+                let results = match made {
+                    Some(array) => Ok(vec![array]),
+                    None => self.exec(func, &env, &inst.kind, depth),
+                };
+                let results = results.map_err(|e| match e {
+                    Exec::Fail(k) => {
+                        let mut f = fail(k, Some(pos), inst.loc());
+                        if matches!(f.kind, Fail::AssertionFailed(_)) {
+                            f.detail = assertion_detail(func, &env, &inst.kind);
                         }
-                        Exec::Nested(f) => *f,
-                    })?;
+                        f
+                    }
+                    Exec::Nested(f) => *f,
+                })?;
                 if self.record {
                     if let Some(a) = scalar_access(func, &env, &inst.kind, &results) {
                         self.entry(trace_index).accesses.push(a);
