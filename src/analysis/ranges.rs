@@ -298,8 +298,6 @@ struct Solver<'f> {
     /// where an ascending sweep that changed something in that loop goes back to its header
     /// instead of going on (see [`Solver::sweep`]). All `false` in an irreducible function.
     loop_ends: Vec<bool>,
-    /// By block index, whether the block is in a loop (all `false` in an irreducible function).
-    in_loop: Vec<bool>,
     /// By block index, the last position in `rpo` of the block's successors (0 if none): a
     /// sweep that has passed every successor of every reached block can stop.
     last_succ: Vec<u32>,
@@ -344,7 +342,6 @@ impl<'f> Solver<'f> {
         // Where a sweep must start to see what a change in each block affects (see `sweep`).
         let mut start = vec![0; func.blocks.len()];
         let mut loop_ends = vec![false; rpo.len()];
-        let mut in_loop = vec![false; func.blocks.len()];
         if loops.is_reducible() {
             start.clone_from(&order);
             for l in loops.loops().iter().filter(|l| l.parent.is_none()) {
@@ -352,7 +349,6 @@ impl<'f> Solver<'f> {
                 let mut last = h;
                 for b in &l.blocks {
                     start[b.index()] = start[b.index()].min(h);
-                    in_loop[b.index()] = true;
                     last = last.max(order[b.index()]);
                 }
                 if let Some(end) = loop_ends.get_mut(last as usize) {
@@ -386,7 +382,6 @@ impl<'f> Solver<'f> {
             block_changed: false,
             start,
             loop_ends,
-            in_loop,
             last_succ,
         }
     }
@@ -572,7 +567,9 @@ impl<'f> Solver<'f> {
             let b = self.rpo[i].index();
             if self.block_changed {
                 next = next.min(self.start[b] as usize);
-                if self.in_loop[b] {
+                // In a loop: its header, or a block whose sweep starts at an earlier header
+                // (where nothing is a loop, `loop_ends` stays all `false`).
+                if self.headers[b] || (self.start[b] as usize) < i {
                     loop_next = loop_next.min(self.start[b] as usize);
                 }
             }

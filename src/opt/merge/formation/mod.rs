@@ -94,8 +94,8 @@ use candidates::{apply, candidates, Candidate, Key, CHUNK_PER_PROGRAM, MIN_CHUNK
 use decisions::{record_kept, record_outrun, saving, unscored};
 use std::collections::BTreeSet;
 use whole::{
-    choose_formation, monolithic_formation, one_block_counts, threshold_formations,
-    thresholds_needed,
+    choose_formation, counts_by_function, monolithic_formation, one_block_counts,
+    threshold_formations, thresholds_needed,
 };
 
 /// Most greedy rounds (merges) per program.
@@ -860,23 +860,13 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     // The chosen program's counts without a run where they follow: every function of the
     // circuit one block, run as often as its entry did, and every other (run only as a `hint`,
     // which formation leaves alone) as it ran; or the search's own.
-    let circuit = program.circuit_funcs();
     let known = entry_runs
         .and_then(|runs| {
-            let mut known = BlockCounts::default();
-            for f in program.func_ids() {
-                let func = program.func(f);
-                if func.layout.len() == 1 {
-                    known.insert((f, func.entry), *runs.get(&f)?);
-                } else if !circuit.get(f.index()).copied().unwrap_or(true) {
-                    for &b in &func.layout {
-                        known.insert((f, b), *base_counts.as_ref()?.get(&(f, b))?);
-                    }
-                } else {
-                    return None;
-                }
-            }
-            Some(known)
+            let circuit = program.circuit_funcs();
+            let hint_only = |f: FuncId| !circuit.get(f.index()).copied().unwrap_or(true);
+            let none = BlockCounts::default();
+            let before = base_counts.as_ref().unwrap_or(&none);
+            counts_by_function(program, |f| runs.get(&f).copied(), hint_only, before)
         })
         .or_else(|| hint.map(|h| h.iter().map(|(&k, &(_, _, r))| (k, r)).collect()));
     let (cuts, predictions) = crate::timing::stage("formation: split", || {

@@ -33,26 +33,17 @@ pub(super) fn monolithic_formation(
     let partial = calling.iter().any(|c| *c);
     let cache = options.one_block.as_ref().filter(|_| !partial);
     let circuit = program.circuit_funcs();
-    let whole = circuit.iter().all(|c| *c);
     let ok = mono.func_ids().collect::<Vec<_>>().into_iter().all(|f| {
         let i = f.index();
         if calling.get(i).copied().unwrap_or(false) || !circuit.get(i).copied().unwrap_or(true) {
             return true;
         }
         let merged = merge_function(mono.func_mut(f), options.max_unrolled);
-        // Kept for a `--monolithic` compile of the same program (a report's one-block
-        // circuit), which then does not merge it again: each function, unless the whole
-        // program cleaned up is kept below.
-        if let Some(cache) = cache {
-            match &merged {
-                Ok(changed) if !whole => cache.remember(
-                    f,
-                    options.max_unrolled,
-                    Ok((mono.func(f).clone(), *changed)),
-                ),
-                Ok(_) => {}
-                Err(e) => cache.remember(f, options.max_unrolled, Err(e.clone())),
-            }
+        // A merge that fails is kept for a `--monolithic` compile of the same program (a
+        // report's one-block circuit), which then does not try it again; one that succeeds
+        // reaches it as the whole program cleaned up, kept below.
+        if let (Some(cache), Err(e)) = (cache, &merged) {
+            cache.remember(f, options.max_unrolled, Err(e.clone()));
         }
         match merged {
             Ok(_) => true,
@@ -90,16 +81,32 @@ pub(super) fn one_block_counts(
     counts: &Counts,
 ) -> Option<BlockCounts> {
     let counts = counts.exact(program)?;
+    // A function the merge left alone (one that calls, or runs only as a `hint`) runs its
+    // blocks as it did.
+    let entry = |f: FuncId| counts.get(&(f, program.func(f).entry)).copied();
+    counts_by_function(mono, entry, |_| true, &counts)
+}
+
+/// The counts of `program`, each of whose functions is one block run `entry(f)` times, or a
+/// function `left_alone(f)` whose blocks run as `before` counts them; `None` where one is
+/// neither or a count is missing.
+pub(super) fn counts_by_function(
+    program: &Program,
+    entry: impl Fn(FuncId) -> Option<u64>,
+    left_alone: impl Fn(FuncId) -> bool,
+    before: &BlockCounts,
+) -> Option<BlockCounts> {
     let mut known = BlockCounts::default();
-    for f in mono.func_ids() {
-        let func = mono.func(f);
+    for f in program.func_ids() {
+        let func = program.func(f);
         if func.layout.len() == 1 {
-            known.insert((f, func.entry), *counts.get(&(f, program.func(f).entry))?);
-        } else {
-            // Not merged (a function run only as a `hint`): its blocks run as they did.
+            known.insert((f, func.entry), entry(f)?);
+        } else if left_alone(f) {
             for &b in &func.layout {
-                known.insert((f, b), *counts.get(&(f, b))?);
+                known.insert((f, b), *before.get(&(f, b))?);
             }
+        } else {
+            return None;
         }
     }
     Some(known)
