@@ -7,9 +7,8 @@
 //! the run. Programs: random source programs (`zkbc_testkit::testgen`, at -O1 and -O2 so loops and
 //! branches remain), the corpus, and hand-written ones whose facts are also printed.
 
-mod common;
-#[path = "common/instrument.rs"]
-mod instrument;
+use crate::common;
+use crate::common::instrument;
 
 use zkbc::analysis::KnownBits;
 use zkbc::ir::interp::Val;

@@ -7,9 +7,8 @@
 //! fails the run. Programs: random source programs (`zkbc_testkit::testgen`, compiled at -O1 so loops
 //! and branches remain) and a few hand-written ones whose intervals are also printed.
 
-mod common;
-#[path = "common/instrument.rs"]
-mod instrument;
+use crate::common;
+use crate::common::instrument;
 
 use zkbc::analysis::Ranges;
 use zkbc::ir::{parse_program, BinOp, BlockId, Function, InstId, InstKind, ValueId};

@@ -5,7 +5,7 @@
 //! instructions, and the control flow enters a copy only at its first statement. Hand-written
 //! programs show what is not a repeat.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use zkbc::analysis::repeats::{find_repeats, Repeat, Stmt};

@@ -5,7 +5,7 @@
 //! --monolithic` runs every program at the default and as one block, with a release build: too
 //! slow for the test suite.)
 
-mod common;
+use crate::common;
 use common::{read_json, run_and_compare, zok_files};
 use std::path::{Path, PathBuf};
 use zkbc::driver::{self, Compilation};

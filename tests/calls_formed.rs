@@ -4,8 +4,7 @@
 //! fraction of the static circuit of `--inline all` at a sumcheck cost near it. Both sides are
 //! compiled by zkbc; the test holds their ratio, no count.
 
-#[path = "common/calls.rs"]
-mod calls;
+use crate::common::calls;
 use calls::{compile, run};
 
 use zkbc::driver;

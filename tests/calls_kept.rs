@@ -3,9 +3,8 @@
 //! callee's included) satisfied and the memory check holding; a callee's blocks run once per
 //! call; and a wrong return label or a corrupted saved value is rejected.
 
-#[path = "common/calls.rs"]
-mod calls;
-mod common;
+use crate::common;
+use crate::common::calls;
 use calls::{compile, run};
 use common::{corpus, read_json};
 

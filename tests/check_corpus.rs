@@ -2,7 +2,7 @@
 //! R1CS where `-O0` leaves calls or memory, run, and every executed block's instance satisfied
 //! by the witness computed from the trace.
 
-mod common;
+use crate::common;
 use common::corpus;
 
 use zkbc::driver;

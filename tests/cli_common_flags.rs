@@ -3,10 +3,10 @@
 //! machine-readable output of `check`, `prove` and `table` (`--format json`), compared with
 //! the numbers their text shows. (`src/main.rs`'s unit tests walk clap's command tree.)
 
+use crate::common;
+use common::{stderr, stdout, zkbc};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-mod common;
-use common::{stderr, stdout, zkbc};
 
 use std::process::Output;
 

@@ -1,6 +1,6 @@
 //! The `zkbc interp` and `zkbc verify` commands: outputs, messages and exit statuses.
 
-mod common;
+use crate::common;
 use common::temp_file;
 use common::zkbc_text as zkbc;
 

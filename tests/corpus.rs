@@ -1,7 +1,7 @@
 //! The corpus: every `circuits/NAME.zok` compiles, its IR verifies, and running it on
 //! `NAME.json` gives `NAME.expected.json` (computed outside zkbc by `circuits/expected.py`).
 
-mod common;
+use crate::common;
 use common::{corpus, read_json, run_and_compare};
 use std::path::Path;
 use zkbc::driver;

@@ -3,7 +3,7 @@
 //! report's own number, estimates follow their stated rules, and formation follows the counts
 //! (an arm that never runs stays out of the loop body; one that always runs is merged into it).
 
-mod common;
+use crate::common;
 use common::{corpus, read_json};
 
 use std::rc::Rc;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 
-mod common;
+use crate::common;
 use common::zkbc;
 
 /// One section of a `.wtns` file: its type, the byte its contents start at, its contents as

@@ -7,7 +7,7 @@
 //! The Groth16 part needs snarkjs (see `common::find_snarkjs`): skipped with a message where
 //! node or snarkjs is absent, required under CI.
 
-mod common;
+use crate::common;
 use common::{find_snarkjs, stderr, zkbc};
 
 use std::path::Path;

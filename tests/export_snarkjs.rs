@@ -9,7 +9,7 @@
 //! machine with node must have snarkjs (`.ci/run` installs it with
 //! `npm install -g snarkjs@0.7.6`).
 
-mod common;
+use crate::common;
 use common::find_snarkjs;
 
 use std::path::{Path, PathBuf};

@@ -19,7 +19,7 @@
 //!   the outputs (worked out by hand), which both sides must return.
 //! - After the program, a line `; expect:` and then the whole program the passes leave, as
 //!   `Program::normalized_text` prints it (values and blocks renumbered in layout order).
-//!   `UPDATE_EXPECT=1 cargo test --test filetests` rewrites that part, like the expect-test
+//!   `UPDATE_EXPECT=1 cargo test --test all filetests::` rewrites that part, like the expect-test
 //!   snapshots; review the diff before committing it.
 //! - Or, instead of `; run:` and `; expect:`, `; error: MESSAGE`: the passes fail with exactly
 //!   this message.
@@ -51,8 +51,7 @@
 //!
 //! Other `;` lines are comments: say why the expected result is right.
 
-#[path = "r1cs_common.rs"]
-mod r1cs_common;
+use crate::r1cs_common;
 
 use std::path::{Path, PathBuf};
 use zkbc::ir::interp::{self, Limits};

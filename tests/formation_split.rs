@@ -6,7 +6,7 @@
 //! than `-O0`, and `simplify_cfg` leaves the cut apart; a compile without inputs (no `-O0`
 //! count to compare with) makes no cut that raises the executed constraints.
 
-mod common;
+use crate::common;
 use zkbc::driver;
 use zkbc::field::Fr;
 use zkbc::ir::interp::{self, Exit, Val};

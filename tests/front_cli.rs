@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-mod common;
+use crate::common;
 use common::zkbc_text as zkbc;
 
 const PROGRAM: &str = "def main(field a, u32 n) -> (field, u32) {

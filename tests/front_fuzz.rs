@@ -20,7 +20,7 @@ const TOKENS: &[&str] = &[
     "\"s\"", "->", "...", "/*", "*/", "//", "\n", "import", "true",
 ];
 
-mod common;
+use crate::common;
 
 /// 400 cases per property unless `ZKBC_RANDOM_CASES` asks for another number.
 fn cases() -> u32 {

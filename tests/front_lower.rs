@@ -1,5 +1,5 @@
 //! Lowering, as text in and text out: the IR shape each source construct produces
-//! (`UPDATE_EXPECT=1 cargo test --test front_lower` refreshes the snapshots).
+//! (`UPDATE_EXPECT=1 cargo test --test all front_lower::` refreshes the snapshots).
 
 use expect_test::{expect, Expect};
 

@@ -3,9 +3,8 @@
 //! sites of a loop-free program is kept and a small one called once is inlined; `report
 //! --explain` lists each decision with its reason.
 
-#[path = "common/calls.rs"]
-mod calls;
-mod common;
+use crate::common;
+use crate::common::calls;
 use calls::{compile, run};
 use common::{corpus, read_json, stdout, zkbc};
 

@@ -113,7 +113,7 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
     chars.into_iter().collect()
 }
 
-mod common;
+use crate::common;
 
 /// Names the failing case when a mutant panics (the test's only failure besides too few stages).
 struct Case {

@@ -2,7 +2,7 @@
 //! transition state gets, and that the memory-checking instance rejects a trace whose read
 //! returns a stale value (and the transition check a changed state).
 
-mod common;
+use crate::common;
 
 use zkbc::driver;
 use zkbc::ir::interp::{self, Val};

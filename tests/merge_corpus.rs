@@ -7,7 +7,7 @@
 //! The default never costs more cells than `--no-merge`, `--monolithic` or either threshold,
 //! and the corpus total is at most half of the best of the old modes.
 
-mod common;
+use crate::common;
 use common::{corpus, read_json};
 
 use std::collections::HashMap;

@@ -1,5 +1,5 @@
 //! Cost-driven block formation and its loop transformations, text in and text out
-//! (`UPDATE_EXPECT=1 cargo test --test merge_formation` refreshes the snapshots), each checked
+//! (`UPDATE_EXPECT=1 cargo test --test all merge_formation::` refreshes the snapshots), each checked
 //! by running the interpreter before and after on inputs that take every path.
 
 use expect_test::{expect, Expect};

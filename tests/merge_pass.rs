@@ -35,7 +35,7 @@ fn run_merge(before: &str, monolithic: bool) -> Result<(Program, Program), OptEr
     Ok((original, merged))
 }
 
-mod common;
+use crate::common;
 
 /// Random programs through `-O3` (merging with the default threshold) and through `-O2` plus
 /// `--monolithic`: the same outputs or failures; a monolithic program that merged is one block

@@ -2,7 +2,7 @@
 //! the pass manager's options behind its flags (`print_after`, `skip`, the timing table), from
 //! the library. The pass tests themselves are files, `tests/opt/*.ir` (`tests/filetests.rs`).
 
-mod common;
+use crate::common;
 use common::zkbc_text as zkbc;
 
 const FILE: &str = "tests/support/inline_local.ir";

@@ -3,7 +3,7 @@
 //! executed constraints and sumcheck cells are at most `-O0`'s (issue 34, item 2).
 //!
 //! CI runs a fixed range of seeds (`ZKBC_RANDOM_CASES` cases, 120 by default); the long run is
-//! `ZKBC_RANDOM_CASES=2000 cargo test --release --test opt_levels_monotone -- --nocapture`.
+//! `ZKBC_RANDOM_CASES=2000 cargo test --release --test all opt_levels_monotone:: -- --nocapture`.
 //! `ZKBC_RANDOM_SEED` moves the first seed. A program that does not compile or fails its run
 //! at either level is not compared (`tests/reliability_random.rs` judges those). The long run
 //! compares 1,530 of the first 2,000 seeds; on none of them does `-O3` cost more. Formation
@@ -19,7 +19,7 @@
 //! `zkbc opt f.ir --cost-after [--inputs ...]`, which prints the cost after every pass and marks
 //! each pass whose output costs more than its input.
 
-mod common;
+use crate::common;
 use serde_json::Value;
 use std::path::Path;
 use std::sync::Mutex;

@@ -4,7 +4,7 @@
 //! the outlined program verifies. Programs written out round by round or level by level are
 //! outlined.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use zkbc::driver::{self, Options};

@@ -1,7 +1,7 @@
 //! Differential testing of every pass on random IR programs (`zkbc_testkit::random_ir`): the program
 //! and its optimized form must both verify and give the same outputs, or the same kind of
 //! failure, on the generated inputs. CI runs 2,000 programs per pass with fixed seeds;
-//! `ZKBC_RANDOM_CASES=100000 cargo test --release --test opt_random` runs more.
+//! `ZKBC_RANDOM_CASES=100000 cargo test --release --test all opt_random::` runs more.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -9,7 +9,7 @@ use zkbc::ir::{verify, Function, InstKind, Program, Terminator, ValueId};
 use zkbc::opt::{optimize, OptLevel, Options, Pipeline};
 use zkbc_testkit::random_ir::{compare_runs, random_program};
 
-mod common;
+use crate::common;
 
 fn cases() -> u64 {
     common::random_cases(2000)

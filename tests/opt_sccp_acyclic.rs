@@ -7,7 +7,7 @@ use zkbc::ir::{FuncId, Function, Program};
 use zkbc::opt::{merge, optimize, sccp, Options, Pipeline};
 use zkbc_testkit::random_ir::random_program;
 
-mod common;
+use crate::common;
 
 fn cases() -> u64 {
     common::random_cases(1000)

@@ -6,7 +6,7 @@
 //! under the union of their guards where it proves that is sound (`src/opt/gvn/hints.rs`), then
 //! numbers what both arms build on them as one.
 
-mod common;
+use crate::common;
 use common::read_json;
 use std::path::Path;
 use zkbc::ir::InstKind;

@@ -2,10 +2,10 @@
 //! line that costs the most is on top (inlined and unrolled copies keep their line), each
 //! output form is what its readers expect, and mistakes are clear messages, not panics.
 
+use crate::common;
+use common::{stderr, stdout, zkbc};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-mod common;
-use common::{stderr, stdout, zkbc};
 
 fn run_ok(args: &[&str]) -> String {
     let out = zkbc(args);

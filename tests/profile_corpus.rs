@@ -4,7 +4,7 @@
 //! every line named exists in its file. The CLI test (`profile_cli.rs`) covers the output
 //! forms on a few programs; this one covers the programs, through the library.
 
-mod common;
+use crate::common;
 
 use zkbc::report::measure::profile::profile;
 use zkbc::report::measure::{Merging, Settings};

@@ -6,7 +6,7 @@
 //!   with one value changed. Where node or
 //!   snarkjs is absent the snarkjs part prints why and passes, except under CI with node.
 
-mod common;
+use crate::common;
 use common::corpus;
 
 use std::path::Path;

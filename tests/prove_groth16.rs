@@ -9,7 +9,7 @@
 //! library itself refuses a malformed public list, an unsatisfied assignment, another circuit's
 //! key and public values in another order, and every truncated proof file.
 
-mod common;
+use crate::common;
 use common::{find_snarkjs, stderr, stdout, zkbc};
 
 use std::path::{Path, PathBuf};

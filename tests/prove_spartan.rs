@@ -10,7 +10,7 @@
 //! tables compute the same commitments as plain scalar multiplication.
 //! `tests/prove_spartan_tamper.rs` has the lies about memory and order.
 
-mod common;
+use crate::common;
 use common::{circuit, stderr, zkbc};
 
 use zkbc::driver;
@@ -34,9 +34,20 @@ const PROGRAM: &str = "def main(private field a, u32 n) -> field {
 const SECRET_A: &str = "18446744078004252401";
 
 /// A run's files: [`common::Scratch`], with this test's commands.
-type Run = common::Scratch;
+struct Run(common::Scratch);
+
+impl std::ops::Deref for Run {
+    type Target = common::Scratch;
+    fn deref(&self) -> &common::Scratch {
+        &self.0
+    }
+}
 
 impl Run {
+    fn new() -> Run {
+        Run(common::Scratch::new())
+    }
+
     /// Setup and an honest proof of `program` on `inputs`, files named by `stem`.
     fn prove(&self, program: &str, inputs: &str, stem: &str) {
         let out = zkbc(&[

@@ -7,15 +7,26 @@
 //! without `--public` writes the public values beside the proof, nothing in the current
 //! directory.
 
-mod common;
+use crate::common;
 use common::{circuit, stderr, zkbc, zkbc_in};
 
 use std::path::Path;
 
 /// A run's files: [`common::Scratch`], with this test's commands.
-type Run = common::Scratch;
+struct Run(common::Scratch);
+
+impl std::ops::Deref for Run {
+    type Target = common::Scratch;
+    fn deref(&self) -> &common::Scratch {
+        &self.0
+    }
+}
 
 impl Run {
+    fn new() -> Run {
+        Run(common::Scratch::new())
+    }
+
     /// Setup (parameters `stem.hyrax`, key `stem.key`) and an honest proof of circuit `name`.
     fn prove(&self, name: &str, stem: &str) {
         let program = circuit(&format!("{name}.zok"));

@@ -9,7 +9,7 @@
 //! expected reason is asserted, so a test fails when the check it targets is removed.
 //! No private input appears in the proof's bytes (little- and big-endian, and decimal).
 
-mod common;
+use crate::common;
 use common::{stderr, zkbc};
 
 use ark_ff::Zero;

@@ -2,7 +2,7 @@
 //! iterations the interpreter runs on the corpus, and the `fold_bits` pass leaves valid IR
 //! that computes the same outputs.
 
-mod common;
+use crate::common;
 use expect_test::expect;
 use std::collections::HashMap;
 use zkbc::ir::interp::{self, Val};

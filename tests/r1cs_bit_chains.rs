@@ -4,8 +4,7 @@
 //! reads are removed (`r1cs/dead.rs`). Counts are derived from those encodings; every program is
 //! also run, checked, and its outputs mutated (a wrong output must be rejected).
 
-#[path = "r1cs_common.rs"]
-mod common;
+use crate::r1cs_common as common;
 use common::*;
 
 /// `b0(u8 × n) -> jmp b1(...)`; `b1` runs `body` on v10, v11, ... (not range-checked there).

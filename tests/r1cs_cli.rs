@@ -1,6 +1,6 @@
 //! `zkbc check`: exit 0 when every executed block satisfies its instance.
 
-mod common;
+use crate::common;
 use common::zkbc_text as zkbc;
 
 #[test]

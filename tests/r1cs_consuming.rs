@@ -5,7 +5,7 @@
 //! fused comparison was defined there. A `--monolithic` measurement that consumes its program
 //! reports what one that keeps it reports, source lines included.
 
-mod common;
+use crate::common;
 
 use common::corpus;
 use zkbc::driver;

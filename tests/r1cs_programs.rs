@@ -1,8 +1,7 @@
 //! Whole programs through the interpreter and the per-block R1CS: every executed block is
 //! satisfied by the witness computed from the trace, and changing any output breaks it.
 
-#[path = "r1cs_common.rs"]
-mod common;
+use crate::r1cs_common as common;
 use common::*;
 
 #[test]

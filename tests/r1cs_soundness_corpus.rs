@@ -3,7 +3,7 @@
 //! state — the next block's label, its arguments and live-ins, or the returned values — makes the
 //! block's instance unsatisfied. The honest assignment satisfies it (checked first).
 
-mod common;
+use crate::common;
 use common::corpus;
 
 use std::collections::HashSet;

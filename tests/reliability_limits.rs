@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-mod common;
+use crate::common;
 
 /// Writes `files` into a temporary directory, runs `zkbc ARGS` there, returns (status, stdout,
 /// stderr).

@@ -8,7 +8,7 @@
 //! CI runs 2,000 programs from seed 30,000,000 with two ordered pairs per program, in turn, so
 //! the 144 pairs of the 12 passes are each run on about 28 programs. `ZKBC_RANDOM_CASES=N`
 //! runs N programs, `ZKBC_RANDOM_SEED` moves the first seed, `ZKBC_RANDOM_ONLY=SEED` reruns
-//! one program (`cargo test --release --test reliability_passes -- --nocapture` for long runs).
+//! one program (`cargo test --release --test all reliability_passes:: -- --nocapture` for long runs).
 //! A mismatch is printed with its seed, the passes, the program before and after.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -22,7 +22,7 @@ use zkbc_testkit::random_ir::{
 };
 use zkbc_testkit::Rng;
 
-mod common;
+use crate::common;
 
 fn seeds() -> Vec<u64> {
     common::random_seeds(30_000_000, 2000)

@@ -75,7 +75,7 @@ fn is_monolithic_refusal(message: &str) -> bool {
     message.contains("into one block") && message.contains("--monolithic")
 }
 
-mod common;
+use crate::common;
 
 /// What happened to one case.
 #[derive(Default)]

@@ -1,7 +1,7 @@
 //! `zkbc check --soundness`: the under-constrained search finds a deliberately broken
 //! hand-built instance, and finds nothing on the corpus.
 
-mod common;
+use crate::common;
 use common::corpus;
 use zkbc::field::Fr;
 use zkbc::ir::interp;

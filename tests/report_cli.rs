@@ -1,10 +1,10 @@
 //! `zkbc report` and `zkbc table` as a user runs them: output forms, `-o`, exit statuses
 //! (0 success, 1 a run-time failure, 2 input the user must fix) and their messages.
 
+use crate::common;
+use common::{stderr, stdout, zkbc};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-mod common;
-use common::{stderr, stdout, zkbc};
 
 use std::process::Command;
 

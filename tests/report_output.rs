@@ -1,5 +1,5 @@
 //! The report's output forms: JSON schema, text table, SVG chart, DOT graph and the aggregate
-//! tables, as snapshots (`UPDATE_EXPECT=1 cargo test --test report_output` refreshes them) and
+//! tables, as snapshots (`UPDATE_EXPECT=1 cargo test --test all report_output::` refreshes them) and
 //! through the external tools that read them where those are installed (`dot`, `rsvg-convert`).
 
 use expect_test::expect;

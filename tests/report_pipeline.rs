@@ -1,7 +1,7 @@
 //! The report of every corpus program, end to end (`zkbc::report::measure`):
 //!
 //! - its JSON at the default level on its inputs is a snapshot
-//!   (`tests/snapshots/report/NAME.json`; `UPDATE_EXPECT=1 cargo test --test report_pipeline`
+//!   (`tests/snapshots/report/NAME.json`; `UPDATE_EXPECT=1 cargo test --test all report_pipeline::`
 //!   refreshes them), so a change that costs constraints or cells shows in the diff;
 //! - every total is recomputed here from the `blocks` list of the JSON and the definitions of
 //!   docs/report.md, independently of `zkbc::cost`;
@@ -13,7 +13,7 @@
 //! - the SVG chart renders (rsvg-convert) and the DOT graphs are accepted by `dot -Tsvg`, where
 //!   those tools are installed (the reason is printed when a check is skipped).
 
-mod common;
+use crate::common;
 use expect_test::expect_file;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

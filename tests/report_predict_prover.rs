@@ -3,7 +3,7 @@
 //! fit is measured by `benches/spartan_fit.py`), and the proof's size, compared with the size
 //! of a proof `zkbc prove` writes.
 
-mod common;
+use crate::common;
 use common::{stderr, stdout, zkbc};
 
 fn features(text: &str) -> Vec<(String, f64)> {

@@ -13,7 +13,7 @@
 //! Where the folder is absent the test says so and checks nothing else, as the other tests of
 //! `../shared` do.
 
-mod common;
+use crate::common;
 use common::zkbc;
 
 use rayon::prelude::*;

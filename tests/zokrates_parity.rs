@@ -12,7 +12,7 @@
 //! The table (program, ZoKrates' count, zkbc monolithic block, zkbc circuit, zkbc block cells,
 //! ≤) is `docs/zokrates_parity.md`, which must be exactly what `zkbc table --zokrates
 //! ../shared/peers/zokrates --field-cmp zokrates --format markdown` prints;
-//! `UPDATE_EXPECT=1 cargo test --test zokrates_parity` refreshes it.
+//! `UPDATE_EXPECT=1 cargo test --test all zokrates_parity::` refreshes it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -123,7 +123,7 @@ fn zokrates_parity() {
 /// The standard library's parity table: `docs/stdlib_parity.md` must be exactly what `zkbc
 /// table --yardsticks ../shared/peers/zokrates-stdlib` prints (each yardstick of
 /// `yardsticks.tsv` compiled with the built-in library, `--monolithic --compat zokrates`);
-/// `UPDATE_EXPECT=1 cargo test --test zokrates_parity` refreshes it. The program paths in the
+/// `UPDATE_EXPECT=1 cargo test --test all zokrates_parity::` refreshes it. The program paths in the
 /// command are relative to the crate, as the file's header shows them.
 #[test]
 fn stdlib_parity() {

@@ -2,6 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
+#[allow(dead_code)] // the one-binary tests' (`tests/all.rs`); `formation_budget.rs` has no call
+pub mod calls;
+#[allow(dead_code)]
+pub mod instrument;
+
 /// The corpus programs, `circuits/*.zok`, sorted.
 #[allow(dead_code)] // not every test binary reads the corpus
 pub fn corpus() -> Vec<PathBuf> {
