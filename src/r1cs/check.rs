@@ -23,7 +23,11 @@
 //! its rows are checked in parallel (rayon), and the first unsatisfied execution *in trace
 //! order* is the one reported (`find_first`), so the result does not depend on the number of
 //! threads. An error met while assigning is reported after the chunk's earlier executions are
-//! checked, so it too is the first in trace order.
+//! checked, so it too is the first in trace order. [`check_trace_opts`] and [`check_run`]
+//! check each full chunk on a thread of their own while the walk (and, streamed, the run)
+//! fills the next ([`pipelined`]): one chunk is checked at a time, in trace order, and the
+//! checker stops at the first that fails, so the error is the same; the walk fills one chunk
+//! while the one before is checked, and a checked chunk comes back to be filled again.
 
 use crate::fxhash::HashMap;
 
@@ -198,8 +202,11 @@ pub fn check_trace_opts(
     outcome: &Outcome,
     opts: CheckOptions<'_>,
 ) -> Result<CheckReport, CheckError> {
-    let report = walk(program, outcome, opts, |blocks, chunk| {
-        check_chunk(opts.checker, blocks, chunk)
+    let report = pipelined(program, opts, |walker| {
+        for entry in &outcome.trace {
+            walker.push(entry)?;
+        }
+        walker.finish()
     })?;
     check_memory(&report.memory).map_err(CheckError::Memory)?;
     Ok(report)
@@ -216,30 +223,167 @@ pub fn check_run<R>(
     opts: CheckOptions<'_>,
     run: impl FnOnce(&mut dyn FnMut(TraceEntry)) -> R,
 ) -> (R, Result<CheckReport, CheckError>) {
-    let mut walker = Walker::new(program, opts, |blocks, chunk| {
-        check_chunk(opts.checker, blocks, chunk)
-    });
-    let mut error = None;
-    let ran = run(&mut |entry| {
-        if error.is_none() {
-            error = walker.push(&entry).err();
+    let mut ran = None;
+    let checked = pipelined(program, opts, |walker| {
+        let mut error = None;
+        ran = Some(run(&mut |entry| {
+            if error.is_none() {
+                error = walker.push(&entry).err();
+            }
+        }));
+        match error {
+            Some(e) => {
+                // Wait for the chunks already handed over: the error comes after them.
+                walker.abandon();
+                Err(e)
+            }
+            None => walker.finish(),
         }
+    })
+    .and_then(|report| {
+        check_memory(&report.memory).map_err(CheckError::Memory)?;
+        Ok(report)
     });
-    let checked = match error {
-        Some(e) => Err(e),
-        None => walker.finish().and_then(|report| {
-            check_memory(&report.memory).map_err(CheckError::Memory)?;
-            Ok(report)
-        }),
-    };
-    (ran, checked)
+    (ran.expect("the run ran"), checked)
+}
+
+/// Walks a trace (`drive` pushes its executions into the walker) and checks each full chunk on
+/// a thread of its own while the walk assigns the next: the walk (the run, when it is streamed,
+/// and each execution's tape) is sequential, the check of a chunk is not, so the two overlap.
+/// One chunk is checked at a time and in trace order, and the checker stops at the first
+/// unsatisfied execution, so the error reported is the first in trace order, as when the
+/// chunks are checked one after another.
+fn pipelined<'p, 'a>(
+    program: &'p Program,
+    opts: CheckOptions<'a>,
+    drive: impl for<'s> FnOnce(
+        &mut Walker<'p, 'a, Pipelined<'p, 's>>,
+    ) -> Result<CheckReport, CheckError>,
+) -> Result<CheckReport, CheckError> {
+    std::thread::scope(|scope| {
+        // A chunk is handed over when the checker is done with the one before: the walk fills
+        // one while one is checked (two buffers, reused).
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(Vec<Arc<BlockR1cs<'p>>>, Chunk)>(0);
+        // Checked chunks come back, emptied, to be filled again (their buffers kept).
+        let (back, recycled) = std::sync::mpsc::channel::<Chunk>();
+        let failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = failed.clone();
+        let checker = opts.checker;
+        let handle = scope.spawn(move || -> Result<(), CheckError> {
+            for (blocks, mut chunk) in rx {
+                chunk.invert(&blocks);
+                if let Err(e) = check_chunk(checker, &blocks, &chunk) {
+                    flag.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Err(e);
+                }
+                chunk.entries.clear();
+                chunk.z.clear();
+                let _ = back.send(chunk);
+            }
+            Ok(())
+        });
+        let sink = Pipelined {
+            checker,
+            to_checker: Some(tx),
+            recycled,
+            failed,
+            handle: Some(handle),
+        };
+        let mut walker = Walker::new(program, opts, sink);
+        let result = drive(&mut walker);
+        // Whatever `drive` did, the checker is done before the scope ends.
+        walker.abandon();
+        result
+    })
+}
+
+/// The sink of [`pipelined`]: hands each chunk to the checker thread.
+struct Pipelined<'p, 'scope> {
+    checker: Checker,
+    to_checker: Option<std::sync::mpsc::SyncSender<(Vec<Arc<BlockR1cs<'p>>>, Chunk)>>,
+    /// Chunks the checker is done with.
+    recycled: std::sync::mpsc::Receiver<Chunk>,
+    /// Set by the checker when a chunk fails.
+    failed: Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<std::thread::ScopedJoinHandle<'scope, Result<(), CheckError>>>,
+}
+
+impl<'p> Sink<'p> for Pipelined<'p, '_> {
+    type Error = CheckError;
+
+    fn flush(
+        &mut self,
+        blocks: &[Arc<BlockR1cs<'p>>],
+        chunk: &mut Chunk,
+    ) -> Result<(), CheckError> {
+        if self.failed.load(std::sync::atomic::Ordering::Relaxed) {
+            return self.settle();
+        }
+        if chunk.entries.is_empty() {
+            return Ok(());
+        }
+        let Some(tx) = &self.to_checker else {
+            // Settled already (nothing the walk does hands a chunk over after that): checked here.
+            chunk.invert(blocks);
+            return check_chunk(self.checker, blocks, chunk);
+        };
+        let next = self.recycled.try_recv().unwrap_or_default();
+        let full = std::mem::replace(chunk, next);
+        if tx.send((blocks.to_vec(), full)).is_err() {
+            // The checker stopped: it found an unsatisfied execution.
+            return self.settle();
+        }
+        Ok(())
+    }
+
+    fn settle(&mut self) -> Result<(), CheckError> {
+        self.to_checker = None;
+        match self.handle.take() {
+            Some(h) => h
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Where the walk hands its chunks: [`Walker`] calls `flush` with each full chunk (and the last),
+/// its inverses not yet done, and `settle` before it reports anything.
+trait Sink<'p> {
+    /// What a chunk may fail with.
+    type Error;
+    /// A chunk of assigned executions; it may be taken (the walker clears what is left).
+    fn flush(
+        &mut self,
+        blocks: &[Arc<BlockR1cs<'p>>],
+        chunk: &mut Chunk,
+    ) -> Result<(), Self::Error>;
+    /// Waits for every chunk handed over: the first error among them.
+    fn settle(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// A chunk handled at once, on the walk's thread.
+struct Now<F, E>(F, std::marker::PhantomData<fn() -> E>);
+
+impl<'p, E, F> Sink<'p> for Now<F, E>
+where
+    F: FnMut(&[Arc<BlockR1cs<'p>>], &Chunk) -> Result<(), E>,
+{
+    type Error = E;
+
+    fn flush(&mut self, blocks: &[Arc<BlockR1cs<'p>>], chunk: &mut Chunk) -> Result<(), E> {
+        chunk.invert(blocks);
+        (self.0)(blocks, chunk)
+    }
 }
 
 /// Checks a chunk of assigned executions with `checker`: the first unsatisfied one in trace
 /// order is the error.
 fn check_chunk(
     checker: Checker,
-    blocks: &[BlockR1cs<'_>],
+    blocks: &[Arc<BlockR1cs<'_>>],
     chunk: &Chunk,
 ) -> Result<(), CheckError> {
     let unsat = |blk: &BlockR1cs<'_>, step: usize, constraint: String| CheckError::Unsatisfied {
@@ -258,8 +402,16 @@ fn check_chunk(
                     let mut scratch = Vec::new();
                     slice.iter().find_map(|e| {
                         let blk = &blocks[e.block];
-                        blk.first_unsatisfied_with(&chunk.z[e.at..], &mut scratch)
-                            .map(|k| unsat(blk, e.step, format!("#{k}")))
+                        let z = &chunk.z[e.at..];
+                        // A block's first execution is checked on its rows as stored: compiling
+                        // them (`satisfy.rs`) pays only from the second on, and a large block is
+                        // often run once (a Keccak or SHA-256 program as one block).
+                        let bad = if e.first && !blk.rows_compiled() {
+                            blk.first_unsatisfied_z(z)
+                        } else {
+                            blk.first_unsatisfied_with(z, &mut scratch)
+                        };
+                        bad.map(|k| unsat(blk, e.step, format!("#{k}")))
                     })
                 });
             bad.map_or(Ok(()), Err)
@@ -344,6 +496,8 @@ struct Entry {
     at: usize,
     /// Whether its tape left deferred inverses (a re-lowered execution has none).
     deferred: bool,
+    /// Whether it is its block's first execution.
+    first: bool,
 }
 
 /// Executions assigned but not yet checked (see the module doc).
@@ -364,7 +518,7 @@ impl Chunk {
     }
 
     /// Inverts the deferred slots of every execution in one batch.
-    fn invert(&mut self, blocks: &[BlockR1cs<'_>]) {
+    fn invert(&mut self, blocks: &[Arc<BlockR1cs<'_>>]) {
         let mut dens = Vec::new();
         for e in self.entries.iter().filter(|e| e.deferred) {
             if let Some(t) = blocks[e.block].tape() {
@@ -392,9 +546,9 @@ fn walk<'p, E: From<CheckError>>(
     program: &'p Program,
     outcome: &Outcome,
     opts: CheckOptions<'_>,
-    flush: impl FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), E>,
+    flush: impl FnMut(&[Arc<BlockR1cs<'p>>], &Chunk) -> Result<(), E>,
 ) -> Result<CheckReport, E> {
-    let mut walker = Walker::new(program, opts, flush);
+    let mut walker = Walker::new(program, opts, Now(flush, std::marker::PhantomData));
     for entry in &outcome.trace {
         walker.push(entry)?;
     }
@@ -412,10 +566,10 @@ struct Walker<'p, 'a, F> {
     flush: F,
 }
 
-impl<'p, 'a, E, F> Walker<'p, 'a, F>
+impl<'p, 'a, F> Walker<'p, 'a, F>
 where
-    E: From<CheckError>,
-    F: FnMut(&[BlockR1cs<'p>], &Chunk) -> Result<(), E>,
+    F: Sink<'p>,
+    F::Error: From<CheckError>,
 {
     fn new(program: &'p Program, opts: CheckOptions<'a>, flush: F) -> Self {
         Walker {
@@ -429,18 +583,19 @@ where
     }
 
     /// Assigns the next execution of the trace; hands the chunk over when it is full.
-    fn push(&mut self, entry: &TraceEntry) -> Result<(), E> {
+    fn push(&mut self, entry: &TraceEntry) -> Result<(), F::Error> {
         let step = self.steps;
         self.steps += 1;
         if let Err(e) = self.w.assign(step, entry, &mut self.chunk) {
-            self.chunk.invert(&self.w.blocks);
-            (self.flush)(&self.w.blocks, &self.chunk)?;
+            // The executions before it are checked first: an error among them comes first.
+            self.flush.flush(&self.w.blocks, &mut self.chunk)?;
+            self.flush.settle()?;
             return Err(e.into());
         }
         if self.chunk.entries.len() >= CHUNK_EXECUTIONS || self.chunk.z.len() >= CHUNK_VALUES {
-            self.chunk.invert(&self.w.blocks);
-            (self.flush)(&self.w.blocks, &self.chunk)?;
-            self.done += self.chunk.entries.len();
+            let n = self.chunk.entries.len();
+            self.flush.flush(&self.w.blocks, &mut self.chunk)?;
+            self.done += n;
             self.chunk.entries.clear();
             self.chunk.z.clear();
             if let Some(p) = self.progress {
@@ -450,14 +605,21 @@ where
         Ok(())
     }
 
+    /// Stops handing chunks over and waits for those handed over (their result is dropped: the
+    /// caller has an error of its own, which comes after them only if they hold none, and
+    /// `settle` reported that already where it mattered).
+    fn abandon(&mut self) {
+        let _ = self.flush.settle();
+    }
+
     /// Hands the last chunk over; what was walked.
-    fn finish(mut self) -> Result<CheckReport, E> {
-        self.chunk.invert(&self.w.blocks);
-        (self.flush)(&self.w.blocks, &self.chunk)?;
+    fn finish(&mut self) -> Result<CheckReport, F::Error> {
+        self.flush.flush(&self.w.blocks, &mut self.chunk)?;
+        self.flush.settle()?;
         if let Some(p) = self.progress {
             p(self.steps);
         }
-        let w = self.w;
+        let w = &self.w;
         Ok(CheckReport {
             executions: self.steps,
             blocks: w
@@ -470,7 +632,7 @@ where
                     constraints: w.blocks[w.index[key]].n_constraints(),
                 })
                 .collect(),
-            memory: w.memory,
+            memory: std::mem::take(&mut self.w.memory),
         })
     }
 }
@@ -580,8 +742,9 @@ struct Walk<'p> {
     memory: MemoryTrace,
     /// The last value written of every spilled scalar.
     spilled: FxMap<(FuncId, crate::ir::ValueId), Fr>,
-    /// Every executed block, lowered once, in order of first execution.
-    blocks: Vec<BlockR1cs<'p>>,
+    /// Every executed block, lowered once, in order of first execution (shared with the checker
+    /// thread of [`pipelined`]).
+    blocks: Vec<Arc<BlockR1cs<'p>>>,
     index: FxMap<(FuncId, BlockId), usize>,
     order: Vec<(FuncId, BlockId)>,
     runs: Vec<usize>,
@@ -633,7 +796,7 @@ impl<'p> Walk<'p> {
         let main_entry = entry.func == program.main && entry.block == func.entry;
         let blk = lower_with_tape(func, entry.func, info, entry.block, main_entry)?;
         let k = self.blocks.len();
-        self.blocks.push(blk);
+        self.blocks.push(Arc::new(blk));
         self.index.insert(key, k);
         self.order.push(key);
         self.runs.push(0);
@@ -771,6 +934,7 @@ impl<'p> Walk<'p> {
             block: k,
             at,
             deferred,
+            first: self.runs[k] == 1,
         });
         Ok(())
     }

@@ -705,9 +705,9 @@ impl<'f> BlockR1cs<'f> {
         let eval = |terms: &[builder::Packed]| {
             builder::add_packed(<Fr as ark_ff::Zero>::zero(), terms, z, coeffs)
         };
-        let mut start = 0usize;
         let ends = &rows.ends;
-        (0..self.n_constraints()).find(|&k| {
+        let fails = |k: usize| {
+            let start = if k == 0 { 0 } else { ends[3 * k - 1] as usize };
             let (ea, eb, ec) = (
                 ends[3 * k] as usize,
                 ends[3 * k + 1] as usize,
@@ -718,9 +718,20 @@ impl<'f> BlockR1cs<'f> {
                 eval(&rows.terms[ea..eb]),
                 eval(&rows.terms[eb..ec]),
             );
-            start = ec;
             a * b != c
-        })
+        };
+        // A large block is split over the threads; the first failing row is still the one named.
+        if self.n_constraints() >= satisfy::PARALLEL_ROWS {
+            return (0..self.n_constraints())
+                .into_par_iter()
+                .position_first(fails);
+        }
+        (0..self.n_constraints()).find(|&k| fails(k))
+    }
+
+    /// Whether the rows were compiled for checking ([`BlockR1cs::first_unsatisfied_with`]).
+    pub fn rows_compiled(&self) -> bool {
+        self.compiled_rows.get().is_some()
     }
 
     /// [`BlockR1cs::first_unsatisfied_z`] by the block's rows compiled once (the checker's form

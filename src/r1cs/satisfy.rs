@@ -26,6 +26,7 @@ use super::builder::{add_packed, Packed, Rows};
 use crate::field::Fr;
 use crate::fxhash::HashMap;
 use ark_ff::{One, Zero};
+use rayon::prelude::*;
 
 /// A combination: its constant and the range of its other terms in [`CompiledRows::terms`].
 #[derive(Clone, Copy, Debug)]
@@ -62,13 +63,19 @@ pub(crate) struct CompiledRows {
 impl CompiledRows {
     /// Compiles `rows` (A, B and C of each constraint in turn) over the coefficients `coeffs`.
     pub fn new(rows: &Rows, coeffs: &[Fr]) -> CompiledRows {
+        // Sized once: a block of a million rows grew these maps and vectors a few dozen times,
+        // rehashing every combination each time (a ninth of checking a Keccak block run once).
+        let n_rows = rows.len();
         let mut compiled = CompiledRows {
             coeffs: coeffs.to_vec(),
-            ..CompiledRows::default()
+            combos: Vec::with_capacity(n_rows),
+            terms: Vec::with_capacity(rows.terms.len()),
+            checks: Vec::with_capacity(n_rows / 3),
         };
-        let mut seen: HashMap<&[Packed], u32> = HashMap::default();
+        let mut seen: HashMap<&[Packed], u32> =
+            HashMap::with_capacity_and_hasher(n_rows, Default::default());
         // Per combination, its constant when it has no other term.
-        let mut constant_only: Vec<Option<Fr>> = Vec::new();
+        let mut constant_only: Vec<Option<Fr>> = Vec::with_capacity(n_rows);
         let mut start = 0usize;
         for k in 0..rows.len() / 3 {
             let ends = &rows.ends[3 * k..3 * k + 3];
@@ -116,18 +123,38 @@ impl CompiledRows {
     /// The first row `z` violates (`z = [1, instance.., witness..]`, anything after the witness
     /// ignored); `values` is scratch space, reused across calls.
     pub fn first_unsatisfied(&self, z: &[Fr], values: &mut Vec<Fr>) -> Option<usize> {
-        values.clear();
-        values.extend(self.combos.iter().map(|combo| {
+        let combo = |combo: &Combo| {
             let terms = &self.terms[combo.start as usize..combo.end as usize];
             add_packed(combo.constant, terms, z, &self.coeffs)
-        }));
-        let at = |i: u32| values[i as usize];
-        self.checks.iter().position(|check| match *check {
-            Check::Product(a, b, c) => at(a) * at(b) != at(c),
-            Check::ZeroProduct(a, b) => !at(a).is_zero() && !at(b).is_zero(),
-            Check::Scaled(k, b, c) => k * at(b) != at(c),
-            Check::Equal(b, c) => at(b) != at(c),
-        })
+        };
+        // A large block (Keccak, SHA-256 as one block) is often executed once: its rows are
+        // then the check's only work, split over the threads (the first failing row is still
+        // the one named: `position_first`).
+        if self.checks.len() >= PARALLEL_ROWS {
+            self.combos.par_iter().map(combo).collect_into_vec(values);
+            let values = &*values;
+            return self
+                .checks
+                .par_iter()
+                .position_first(|check| fails(check, values));
+        }
+        values.clear();
+        values.extend(self.combos.iter().map(combo));
+        self.checks.iter().position(|check| fails(check, values))
+    }
+}
+
+/// Rows from which one execution's check is split over threads.
+pub(crate) const PARALLEL_ROWS: usize = 1 << 14;
+
+/// Whether `check` fails on the combinations' `values`.
+fn fails(check: &Check, values: &[Fr]) -> bool {
+    let at = |i: u32| values[i as usize];
+    match *check {
+        Check::Product(a, b, c) => at(a) * at(b) != at(c),
+        Check::ZeroProduct(a, b) => !at(a).is_zero() && !at(b).is_zero(),
+        Check::Scaled(k, b, c) => k * at(b) != at(c),
+        Check::Equal(b, c) => at(b) != at(c),
     }
 }
 
@@ -188,5 +215,58 @@ b3(v23: field):
             assert_eq!(executions, 7, "b0, five of b2, b3");
             assert!(rejected > 0, "some corrupted slot is rejected");
         }
+    }
+
+    /// A block of more rows than [`super::PARALLEL_ROWS`] is checked with its rows split over
+    /// threads, both as stored and compiled: on corrupted slots spread over the block, both name
+    /// the first failing row, as a sequential pass over the stored rows finds it.
+    #[test]
+    fn a_large_block_is_checked_in_parallel_as_in_order() {
+        let n = super::PARALLEL_ROWS + 100;
+        let mut text = String::from("fn main f0 -> field {\nb0(v0: field):\n");
+        for i in 1..=n {
+            text.push_str(&format!("    v{i} = mul v{}, v{}\n", i - 1, i - 1));
+        }
+        text.push_str(&format!("    return v{n}\n}}\n"));
+        let program = crate::ir::parse_program(&text).expect("the chain parses");
+        let inputs = [interp::Val::Field(Fr::from(3u64))];
+        let outcome =
+            interp::run(&program, &inputs, interp::Limits::default()).expect("the chain runs");
+        let mut checked = 0;
+        for_each_execution(&program, &outcome, |_, blk, asg| {
+            assert!(blk.n_constraints() >= super::PARALLEL_ROWS, "a large block");
+            let rows = &blk.reduced.rows;
+            let coeffs = &blk.reduced.coeffs.values;
+            let in_order = |z: &[Fr]| {
+                let zero = <Fr as ark_ff::Zero>::zero();
+                let eval = |t: &[super::Packed]| super::add_packed(zero, t, z, coeffs);
+                (0..blk.n_constraints()).find(|&k| {
+                    let start = if k == 0 {
+                        0
+                    } else {
+                        rows.ends[3 * k - 1] as usize
+                    };
+                    let [ea, eb, ec] = [0, 1, 2].map(|i| rows.ends[3 * k + i] as usize);
+                    let t = &rows.terms;
+                    eval(&t[start..ea]) * eval(&t[ea..eb]) != eval(&t[eb..ec])
+                })
+            };
+            let z = asg.full();
+            let mut scratch = Vec::new();
+            assert_eq!(blk.first_unsatisfied_z(&z), None);
+            let step = (z.len() / 37).max(1);
+            for slot in (1..z.len()).step_by(step).chain([z.len() - 1]) {
+                let mut bad = z.clone();
+                bad[slot] += Fr::from(5u64);
+                let expected = in_order(&bad);
+                assert!(expected.is_some(), "slot {slot} is bound by a row");
+                assert_eq!(blk.first_unsatisfied_z(&bad), expected, "slot {slot}");
+                assert_eq!(blk.first_unsatisfied_with(&bad, &mut scratch), expected);
+                checked += 1;
+            }
+            Ok::<(), CheckError>(())
+        })
+        .expect("the execution is assigned");
+        assert!(checked > 30);
     }
 }
