@@ -290,7 +290,8 @@ fn the_compiled_witness_equals_the_relowered_one_on_random_programs() {
 
 /// Checked in parallel chunks, a trace with several unsatisfied executions (output values
 /// changed in the interpreter's trace, in one chunk and across chunks) reports the first in
-/// trace order, with 1 thread and with 2, whole and streamed.
+/// trace order, with 1 thread and with 2 (called in a pool: checked on the walk's thread) and
+/// outside a pool (checked on a thread beside the walk), whole and streamed.
 #[test]
 fn the_first_unsatisfied_execution_in_trace_order_is_reported() {
     // Everything runs inside the pool: a trace holds `Rc`s and may not cross threads.
@@ -337,5 +338,10 @@ fn the_first_unsatisfied_execution_in_trace_order_is_reported() {
             let reported = pool.install(|| first_reported(&steps));
             assert_eq!(reported, first, "{threads} threads, {steps:?}");
         }
+    }
+    // Outside a pool the chunks are checked on a thread beside the walk: the same answer.
+    for steps in [vec![17_001, 300, 9_000], vec![5_001, 5_000], vec![12_345]] {
+        let first = *steps.iter().min().unwrap();
+        assert_eq!(first_reported(&steps), first, "beside the walk, {steps:?}");
     }
 }

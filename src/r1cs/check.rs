@@ -25,9 +25,10 @@
 //! threads. An error met while assigning is reported after the chunk's earlier executions are
 //! checked, so it too is the first in trace order. [`check_trace_opts`] and [`check_run`]
 //! check each full chunk on a thread of their own while the walk (and, streamed, the run)
-//! fills the next ([`pipelined`]): one chunk is checked at a time, in trace order, and the
-//! checker stops at the first that fails, so the error is the same; the walk fills one chunk
-//! while the one before is checked, and a checked chunk comes back to be filled again.
+//! fills the next ([`pipelined`]; called on a rayon worker, on the walk's thread as before):
+//! one chunk is checked at a time, in trace order, and the checker stops at the first that
+//! fails, so the error is the same; the walk fills one chunk while the one before is checked,
+//! and a checked chunk comes back to be filled again.
 
 use crate::fxhash::HashMap;
 
@@ -269,6 +270,20 @@ fn pipelined<'p, 'a>(
         let failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = failed.clone();
         let checker = opts.checker;
+        // Called on a rayon worker (a caller checking programs in parallel), the walk would
+        // block that worker while its checker waits for the pool: each chunk is checked on the
+        // walk's thread instead, in the caller's pool.
+        if rayon::current_thread_index().is_some() {
+            let sink = Pipelined {
+                checker,
+                to_checker: None,
+                recycled,
+                failed,
+                handle: None,
+            };
+            let mut walker = Walker::new(program, opts, sink);
+            return drive(&mut walker);
+        }
         let handle = scope.spawn(move || -> Result<(), CheckError> {
             for (blocks, mut chunk) in rx {
                 chunk.invert(&blocks);
@@ -323,7 +338,7 @@ impl<'p> Sink<'p> for Pipelined<'p, '_> {
             return Ok(());
         }
         let Some(tx) = &self.to_checker else {
-            // Settled already (nothing the walk does hands a chunk over after that): checked here.
+            // No checker thread (on a rayon worker, or settled already): checked here.
             chunk.invert(blocks);
             return check_chunk(self.checker, blocks, chunk);
         };
