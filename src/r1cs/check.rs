@@ -267,42 +267,29 @@ fn pipelined<'p, 'a>(
         let (tx, rx) = std::sync::mpsc::sync_channel::<(Vec<Arc<BlockR1cs<'p>>>, Chunk)>(0);
         // Checked chunks come back, emptied, to be filled again (their buffers kept).
         let (back, recycled) = std::sync::mpsc::channel::<Chunk>();
-        let failed = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = failed.clone();
         let checker = opts.checker;
         // Called on a rayon worker (a caller checking programs in parallel), the walk would
-        // block that worker while its checker waits for the pool: each chunk is checked on the
-        // walk's thread instead, in the caller's pool.
-        if rayon::current_thread_index().is_some() {
-            let sink = Pipelined {
-                checker,
-                to_checker: None,
-                recycled,
-                failed,
-                handle: None,
-            };
-            let mut walker = Walker::new(program, opts, sink);
-            return drive(&mut walker);
-        }
-        let handle = scope.spawn(move || -> Result<(), CheckError> {
-            for (blocks, mut chunk) in rx {
-                chunk.invert(&blocks);
-                if let Err(e) = check_chunk(checker, &blocks, &chunk) {
-                    flag.store(true, std::sync::atomic::Ordering::Relaxed);
-                    return Err(e);
+        // block that worker while its checker waits for the pool: there is no checker thread,
+        // and each chunk is checked on the walk's thread, in the caller's pool.
+        let handle = rayon::current_thread_index().is_none().then(|| {
+            scope.spawn(move || -> Result<(), CheckError> {
+                // The first failing chunk ends the loop, and with it the channel: the walk's
+                // next hand-over fails and it asks for this result.
+                for (blocks, mut chunk) in rx {
+                    chunk.invert(&blocks);
+                    check_chunk(checker, &blocks, &chunk)?;
+                    chunk.entries.clear();
+                    chunk.z.clear();
+                    let _ = back.send(chunk);
                 }
-                chunk.entries.clear();
-                chunk.z.clear();
-                let _ = back.send(chunk);
-            }
-            Ok(())
+                Ok(())
+            })
         });
         let sink = Pipelined {
             checker,
-            to_checker: Some(tx),
+            to_checker: handle.is_some().then_some(tx),
             recycled,
-            failed,
-            handle: Some(handle),
+            handle,
         };
         let mut walker = Walker::new(program, opts, sink);
         let result = drive(&mut walker);
@@ -315,11 +302,10 @@ fn pipelined<'p, 'a>(
 /// The sink of [`pipelined`]: hands each chunk to the checker thread.
 struct Pipelined<'p, 'scope> {
     checker: Checker,
+    /// `None` without a checker thread, or once it was waited for.
     to_checker: Option<std::sync::mpsc::SyncSender<(Vec<Arc<BlockR1cs<'p>>>, Chunk)>>,
     /// Chunks the checker is done with.
     recycled: std::sync::mpsc::Receiver<Chunk>,
-    /// Set by the checker when a chunk fails.
-    failed: Arc<std::sync::atomic::AtomicBool>,
     handle: Option<std::thread::ScopedJoinHandle<'scope, Result<(), CheckError>>>,
 }
 
@@ -331,9 +317,6 @@ impl<'p> Sink<'p> for Pipelined<'p, '_> {
         blocks: &[Arc<BlockR1cs<'p>>],
         chunk: &mut Chunk,
     ) -> Result<(), CheckError> {
-        if self.failed.load(std::sync::atomic::Ordering::Relaxed) {
-            return self.settle();
-        }
         if chunk.entries.is_empty() {
             return Ok(());
         }
@@ -345,7 +328,7 @@ impl<'p> Sink<'p> for Pipelined<'p, '_> {
         let next = self.recycled.try_recv().unwrap_or_default();
         let full = std::mem::replace(chunk, next);
         if tx.send((blocks.to_vec(), full)).is_err() {
-            // The checker stopped: it found an unsatisfied execution.
+            // The checker stopped at an unsatisfied execution: its error.
             return self.settle();
         }
         Ok(())
@@ -421,7 +404,7 @@ fn check_chunk(
                         // A block's first execution is checked on its rows as stored: compiling
                         // them (`satisfy.rs`) pays only from the second on, and a large block is
                         // often run once (a Keccak or SHA-256 program as one block).
-                        let bad = if e.first && !blk.rows_compiled() {
+                        let bad = if e.first {
                             blk.first_unsatisfied_z(z)
                         } else {
                             blk.first_unsatisfied_with(z, &mut scratch)
@@ -620,9 +603,8 @@ where
         Ok(())
     }
 
-    /// Stops handing chunks over and waits for those handed over (their result is dropped: the
-    /// caller has an error of its own, which comes after them only if they hold none, and
-    /// `settle` reported that already where it mattered).
+    /// Waits for the chunks handed over, dropping their result: for a caller that has an error
+    /// of its own already (`push` reported theirs first where there was one).
     fn abandon(&mut self) {
         let _ = self.flush.settle();
     }

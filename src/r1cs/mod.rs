@@ -729,11 +729,6 @@ impl<'f> BlockR1cs<'f> {
         (0..self.n_constraints()).find(|&k| fails(k))
     }
 
-    /// Whether the rows were compiled for checking ([`BlockR1cs::first_unsatisfied_with`]).
-    pub fn rows_compiled(&self) -> bool {
-        self.compiled_rows.get().is_some()
-    }
-
     /// [`BlockR1cs::first_unsatisfied_z`] by the block's rows compiled once (the checker's form
     /// for a block that runs many times, see `r1cs/satisfy.rs`); `scratch` is reused across calls.
     pub fn first_unsatisfied_with(&self, z: &[Fr], scratch: &mut Vec<Fr>) -> Option<usize> {
