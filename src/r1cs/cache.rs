@@ -276,31 +276,79 @@ impl StatsCache {
 /// where the value is first described, and every later mention is its name alone. The key
 /// still fixes every value's attributes (each is hashed at a position the block's structure
 /// fixes), at a fraction of the hashing: a value is mentioned about three times.
-#[derive(Default)]
-struct Renaming(super::fxhash::FxMap<ValueId, (u32, bool)>);
+///
+/// The names are kept by value index (`(name + 1) << 1 | described`, 0: not met yet) in a table
+/// as long as the function's value arena when the block is large against it, and in a hash map
+/// otherwise: a large block's fingerprint (every cache lookup of a program formed as one block
+/// of 66,716 instructions) spent most of its time in the map, and a table for each of the many
+/// small blocks of a function would cost more to clear than the map does.
+enum Renaming {
+    Table(Vec<u32>, u32),
+    Map(super::fxhash::FxMap<ValueId, (u32, bool)>),
+}
+
+/// A block of `n` instructions has its names in a table when the function has at most this
+/// many values per instruction: clearing a table entry costs a small fraction of a map lookup,
+/// and a value is looked up about four times per instruction.
+const TABLE_VALUES_PER_INST: usize = 64;
 
 impl Renaming {
+    /// The renaming for a block of `insts` instructions of a function of `values` values.
+    fn new(values: usize, insts: usize) -> Renaming {
+        match values <= TABLE_VALUES_PER_INST.saturating_mul(insts + 1) {
+            true => Renaming::Table(vec![0; values], 0),
+            false => {
+                let mut map = super::fxhash::FxMap::default();
+                map.reserve(insts + insts / 2);
+                Renaming::Map(map)
+            }
+        }
+    }
+
     fn of(&mut self, v: ValueId) -> u32 {
-        let next = self.0.len() as u32;
-        self.0.entry(v).or_insert((next, false)).0
+        self.name(v, false).0
     }
 
     /// `v`'s name, and whether this is the first time its attributes are asked for.
     fn describe(&mut self, v: ValueId) -> (u32, bool) {
-        let next = self.0.len() as u32;
-        let entry = self.0.entry(v).or_insert((next, false));
-        let first = !std::mem::replace(&mut entry.1, true);
-        (entry.0, first)
+        self.name(v, true)
+    }
+
+    /// `v`'s name, the next one if it has none, and whether `describe` asks for its
+    /// attributes for the first time (marking them described).
+    fn name(&mut self, v: ValueId, describe: bool) -> (u32, bool) {
+        match self {
+            Renaming::Table(slots, next) => {
+                let i = v.index();
+                if i >= slots.len() {
+                    slots.resize(i + 1, 0);
+                }
+                let slot = &mut slots[i];
+                if *slot == 0 {
+                    *slot = (*next + 1) << 1;
+                    *next += 1;
+                }
+                let first = describe && *slot & 1 == 0;
+                if describe {
+                    *slot |= 1;
+                }
+                ((*slot >> 1) - 1, first)
+            }
+            Renaming::Map(map) => {
+                let next = map.len() as u32;
+                let (name, described) = map.entry(v).or_insert((next, false));
+                let first = describe && !*described;
+                *described |= describe;
+                (*name, first)
+            }
+        }
     }
 }
 
 fn fingerprint(func: &Function, info: &FuncInfo, b: BlockId, main_entry: bool) -> u64 {
     let mut h = FxHasher::default();
     let data = func.block(b);
-    let mut names = Renaming::default();
-    names
-        .0
-        .reserve(data.params.len() + data.insts.len() + data.insts.len() / 2);
+    let mut names = Renaming::new(func.values.len(), data.params.len() + data.insts.len());
     main_entry.hash(&mut h);
     // A function with nothing in memory (most, and every unrolled loop's) skips the lookups:
     // with no segment there is no guarded write, initial contents or spill either.
@@ -381,6 +429,31 @@ mod tests {
             v(0), v(1), v(2), v(0), v(1), v(3), v(2), v(3), v(4), v(5), v(4), v(4), v(5)
         ))
         .expect("parses")
+    }
+
+    /// The table and the map name values alike (a block's key must not depend on which one
+    /// its size chose): the same sequence of mentions gets the same names and first marks.
+    #[test]
+    fn the_table_and_the_map_rename_alike() {
+        let mut table = Renaming::new(100, 10);
+        let mut map = Renaming::new(100_000, 10);
+        assert!(matches!(table, Renaming::Table(..)) && matches!(map, Renaming::Map(_)));
+        // Mentions of values 0..40 in a scrambled order, some described, each several times.
+        for step in 0u32..200 {
+            let v = ValueId::new(((step * 7919) % 41) as usize);
+            let got = match step % 3 {
+                0 => (table.of(v), map.of(v)),
+                _ => {
+                    let (t, m) = (table.describe(v), map.describe(v));
+                    assert_eq!(t.1, m.1, "first mark of {v} at step {step}");
+                    (t.0, m.0)
+                }
+            };
+            assert_eq!(got.0, got.1, "name of {v} at step {step}");
+        }
+        // A value past the table's length (not in the arena it was sized for) still gets a name.
+        let far = ValueId::new(500);
+        assert_eq!(table.describe(far), map.describe(far));
     }
 
     #[test]
