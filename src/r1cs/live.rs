@@ -49,8 +49,12 @@ impl FuncInfo {
                     return;
                 };
                 *n += 1;
-                let is_const = matches!(func.values[v.index()].def, ValueDef::Const(_));
-                if !is_const && def_block[v.index()] != b.0 {
+                // The value's definition (a random read of the value arena) is read only for an
+                // operand from outside the block: most operands are defined in it, nearly all
+                // of them in a program formed as one block.
+                if def_block[v.index()] != b.0
+                    && !matches!(func.values[v.index()].def, ValueDef::Const(_))
+                {
                     u.insert(v);
                 }
             };
