@@ -594,14 +594,17 @@ impl<'f> Ctx<'f> {
         self.func.replace_uses(&subst);
 
         // Stores nobody can observe: no used load may read their sites and none escaped.
-        let uses = self.func.use_counts();
+        // (Whether a value is used, by value index: a map of use counts of an unrolled
+        // function's hundred thousand values cost more than the rest of this step.)
+        let mut used = vec![false; self.func.values.len()];
+        self.func.for_each_use(|v| used[v.index()] = true);
         let mut observed: BTreeSet<Site> = self.contents[EXTERNAL].clone();
         observed.insert(EXTERNAL);
         for &b in &self.func.layout {
             for &i in &self.func.block(b).insts {
                 let data = self.func.inst(i);
                 if let InstKind::Load { ptr } = data.kind {
-                    if uses.get(&data.results[0]).copied().unwrap_or(0) > 0 {
+                    if used.get(data.results[0].index()).copied().unwrap_or(false) {
                         observed.extend(self.pts_of(ptr));
                     }
                 }
@@ -631,7 +634,14 @@ impl<'f> Ctx<'f> {
     // ---- Step 4: promotion of allocations whose address never escapes ----
 
     fn promote(&mut self) {
-        let mut only_address = HashMap::default();
+        // Whether a value is used other than as the address of a load or store, by value
+        // index (a hash map took an insertion per operand of the function).
+        let mut other_use = vec![false; self.func.values.len()];
+        let mut mark = |v: ValueId| {
+            if let Some(slot) = other_use.get_mut(v.index()) {
+                *slot = true;
+            }
+        };
         for &b in &self.func.layout {
             for &i in &self.func.block(b).insts {
                 let kind = &self.func.inst(i).kind;
@@ -642,13 +652,13 @@ impl<'f> Ctx<'f> {
                 };
                 kind.for_each_operand(|v| {
                     if Some(v) != address {
-                        only_address.insert(v, false);
+                        mark(v);
                     }
                 });
             }
             if let Some(term) = &self.func.block(b).term {
                 for v in term.operands() {
-                    only_address.insert(v, false);
+                    mark(v);
                 }
             }
         }
@@ -657,7 +667,7 @@ impl<'f> Ctx<'f> {
             .iter()
             .flatten()
             .copied()
-            .filter(|v| only_address.get(v).copied().unwrap_or(true))
+            .filter(|v| !other_use.get(v.index()).copied().unwrap_or(false))
             .collect();
         if candidates.is_empty() {
             return;
@@ -685,12 +695,7 @@ impl<'f> Ctx<'f> {
     /// starts with its parent's contents at the end. A jump passes the contents at its block's end
     /// to the parameters of its target. Loads are substituted once at the end.
     fn promote_all(&mut self, candidates: &[ValueId], dom: &DomTree, rpo: &[BlockId]) -> usize {
-        let mut home_of: HashMap<InstId, BlockId> = HashMap::default();
-        for &b in &self.func.layout {
-            for &i in &self.func.block(b).insts {
-                home_of.insert(i, b);
-            }
-        }
+        let home_of = self.func.inst_blocks();
         // (allocation instruction, type, home block) of each cell promoted, by cell index.
         let mut cells: Vec<(InstId, Type, BlockId)> = Vec::new();
         let mut cell_of: HashMap<ValueId, usize> = HashMap::default();

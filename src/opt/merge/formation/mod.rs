@@ -795,7 +795,9 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
         "formation_work",
         usize::try_from(budget.spent).unwrap_or(usize::MAX),
     );
-    let original = program.clone();
+    // The program as it came, for the profile's counts of the chosen one below; a static
+    // compile reads none (a copy of `unrolled_poseidon_t7`'s unrolled program for nothing).
+    let original = matches!(counts, Counts::Profile(_)).then(|| program.clone());
     let chosen = crate::timing::stage("formation: compare", || {
         let thresholds = crate::timing::stage("formation: threshold rule", || {
             if !thresholds_needed(one_block_round) {
@@ -905,9 +907,11 @@ pub(super) fn form_blocks(program: &mut Program, options: &MergeOptions) -> Pass
     if let Counts::Profile(p) = &counts {
         let exact = match chosen.as_deref() {
             _ if cuts > 0 => None,
-            _ if one_block => one_block_counts(&original, program, &counts),
+            _ if one_block => original
+                .as_ref()
+                .and_then(|o| one_block_counts(o, program, &counts)),
             Some("greedy") => work_counts,
-            Some("unmerged") => counts.exact(&original),
+            Some("unmerged") => original.as_ref().and_then(|o| counts.exact(o)),
             _ => None,
         };
         let cleaned = match one_block || cuts > 0 {
