@@ -357,8 +357,13 @@ impl Function {
         self.push_value_typed(ty, def)
     }
 
+    /// How many types this function has interned (type ids are below it).
+    pub fn type_count(&self) -> usize {
+        self.types.len()
+    }
+
     /// [`Function::push_value`] with the type already interned in this function.
-    fn push_value_typed(&mut self, ty: TypeId, def: ValueDef) -> ValueId {
+    pub fn push_value_typed(&mut self, ty: TypeId, def: ValueDef) -> ValueId {
         let id = ValueId::new(self.values.len());
         self.values.push(ValueData { ty, def });
         id

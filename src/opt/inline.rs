@@ -37,12 +37,12 @@
 
 use crate::fxhash::{HashMap, HashSet};
 
-use super::util::{add_inst, remove_unreachable_blocks};
+use super::util::remove_unreachable_blocks;
 use super::PassStats;
 use crate::ir::frames::function_label;
 use crate::ir::{
-    BlockCall, BlockId, FrameId, FuncId, Function, InlineFrames, InstId, InstKind, Program, SrcLoc,
-    Terminator, ValueDef, ValueId,
+    BlockCall, BlockId, FrameId, FuncId, Function, InlineFrames, InstData, InstId, InstKind,
+    Program, SrcLoc, Terminator, TypeId, ValueDef, ValueId,
 };
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -278,11 +278,20 @@ fn inline_call(
     caller.block_mut(cont).term = caller.block_mut(block).term.take();
     caller.block_mut(cont).term_loc = caller.block(block).term_loc;
 
-    // Copy the callee: blocks and parameters, then instructions, then operands.
+    // Copy the callee: blocks and parameters, then instructions, then operands. Its values
+    // and types are mapped by index (a copy of an unrolled permutation's rounds inlines tens
+    // of thousands of instructions: a hash map of values and a type hashed for each result
+    // were most of it).
     let mut block_map: HashMap<BlockId, BlockId> = HashMap::default();
-    let mut value_map: HashMap<ValueId, ValueId> = HashMap::default();
+    let mut value_map: Vec<Option<ValueId>> = vec![None; callee.values.len()];
+    // The caller's id of each callee type, interned when first met: a type id of the callee
+    // means nothing in the caller.
+    let mut type_map: Vec<Option<TypeId>> = vec![None; callee.type_count()];
+    let mut caller_type = |t: TypeId, caller: &mut Function| -> TypeId {
+        *type_map[t.index()].get_or_insert_with(|| caller.intern_type(callee.type_data(t).clone()))
+    };
     for (p, a) in callee.params().iter().zip(&args) {
-        value_map.insert(*p, *a);
+        value_map[p.index()] = Some(*a);
     }
     for &b in &callee.layout {
         let nb = caller.create_block();
@@ -290,36 +299,41 @@ fn inline_call(
         if b != callee.entry {
             for &p in &callee.block(b).params {
                 let np = caller.append_block_param(nb, callee.value_type(p).clone());
-                value_map.insert(p, np);
+                value_map[p.index()] = Some(np);
             }
         }
     }
     for &b in &callee.layout {
         for &i in &callee.block(b).insts {
             let data = callee.inst(i);
-            let types: Vec<_> = data
-                .results
-                .iter()
-                .map(|r| callee.value_type(*r).clone())
+            let ni = InstId::new(caller.insts.len());
+            let results = (data.results.iter().enumerate())
+                .map(|(k, r)| {
+                    let ty = caller_type(callee.values[r.index()].ty, caller);
+                    let nr = caller.push_value_typed(ty, ValueDef::Result(ni, k as u32));
+                    value_map[r.index()] = Some(nr);
+                    nr
+                })
                 .collect();
-            let ni = add_inst(caller, data.kind.clone(), &types, rebase.loc(data.loc()));
-            for (r, nr) in data.results.iter().zip(caller.inst(ni).results.clone()) {
-                value_map.insert(*r, nr);
-            }
+            caller.insts.push(InstData::new(
+                data.kind.clone(),
+                results,
+                rebase.loc(data.loc()),
+            ));
             caller.append_inst(block_map[&b], ni);
         }
     }
     let mut map = |v: ValueId, caller: &mut Function| -> ValueId {
-        if let Some(&n) = value_map.get(&v) {
+        if let Some(n) = value_map[v.index()] {
             return n;
         }
         let data = callee.value(v);
         let ValueDef::Const(c) = data.def else {
             panic!("bug: callee value {v} used but not defined in a laid-out block");
         };
-        // The type by value: a type id of the callee means nothing in the caller.
-        let n = caller.make_const(callee.type_data(data.ty).clone(), callee.const_of(c));
-        value_map.insert(v, n);
+        let ty = caller_type(data.ty, caller);
+        let n = caller.make_const(caller.type_data(ty).clone(), callee.const_of(c));
+        value_map[v.index()] = Some(n);
         n
     };
     for &b in &callee.layout {
