@@ -37,12 +37,12 @@
 
 use crate::fxhash::{HashMap, HashSet};
 
-use super::util::remove_unreachable_blocks;
+use super::util::{add_inst_typed, remove_unreachable_blocks};
 use super::PassStats;
 use crate::ir::frames::function_label;
 use crate::ir::{
-    BlockCall, BlockId, FrameId, FuncId, Function, InlineFrames, InstData, InstId, InstKind,
-    Program, SrcLoc, Terminator, TypeId, ValueDef, ValueId,
+    BlockCall, BlockId, FrameId, FuncId, Function, InlineFrames, InstId, InstKind, Program, SrcLoc,
+    Terminator, TypeId, ValueDef, ValueId,
 };
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -306,20 +306,13 @@ fn inline_call(
     for &b in &callee.layout {
         for &i in &callee.block(b).insts {
             let data = callee.inst(i);
-            let ni = InstId::new(caller.insts.len());
-            let results = (data.results.iter().enumerate())
-                .map(|(k, r)| {
-                    let ty = caller_type(callee.values[r.index()].ty, caller);
-                    let nr = caller.push_value_typed(ty, ValueDef::Result(ni, k as u32));
-                    value_map[r.index()] = Some(nr);
-                    nr
-                })
+            let types: Vec<TypeId> = (data.results.iter())
+                .map(|r| caller_type(callee.values[r.index()].ty, caller))
                 .collect();
-            caller.insts.push(InstData::new(
-                data.kind.clone(),
-                results,
-                rebase.loc(data.loc()),
-            ));
+            let ni = add_inst_typed(caller, data.kind.clone(), &types, rebase.loc(data.loc()));
+            for (r, &nr) in data.results.iter().zip(caller.inst(ni).results.iter()) {
+                value_map[r.index()] = Some(nr);
+            }
             caller.append_inst(block_map[&b], ni);
         }
     }

@@ -5,7 +5,9 @@
 use crate::fxhash::{HashMap, HashSet};
 
 use crate::ir::ValueId;
-use crate::ir::{BlockCall, BlockId, Function, InstData, InstId, InstKind, SrcLoc, Type, ValueDef};
+use crate::ir::{
+    BlockCall, BlockId, Function, InstData, InstId, InstKind, SrcLoc, Type, TypeId, ValueDef,
+};
 
 /// Creates an instruction whose results have the given types (unlike
 /// [`Function::create_inst`], which infers them from the operands), not placed in any block.
@@ -15,11 +17,25 @@ pub(crate) fn add_inst(
     result_types: &[Type],
     loc: Option<SrcLoc>,
 ) -> InstId {
+    let types: Vec<TypeId> = result_types
+        .iter()
+        .map(|ty| func.intern_type(ty.clone()))
+        .collect();
+    add_inst_typed(func, kind, &types, loc)
+}
+
+/// [`add_inst`] with the result types interned in `func` already.
+pub(crate) fn add_inst_typed(
+    func: &mut Function,
+    kind: InstKind,
+    result_types: &[TypeId],
+    loc: Option<SrcLoc>,
+) -> InstId {
     let id = InstId::new(func.insts.len());
     let results = result_types
         .iter()
         .enumerate()
-        .map(|(k, ty)| func.push_value(ty.clone(), ValueDef::Result(id, k as u32)))
+        .map(|(k, &ty)| func.push_value_typed(ty, ValueDef::Result(id, k as u32)))
         .collect();
     func.insts.push(InstData::new(kind, results, loc));
     id
