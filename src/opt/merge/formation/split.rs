@@ -15,15 +15,15 @@
 //! is tried, most padded cells first: the cut is an instruction boundary where the prefix,
 //! lowered as a block of its own (the values the rest uses become its output state), has at
 //! most `X/2` constraints, as late as the search finds. Each probe
-//! lowers the prefix and the rest of a cleaned-up copy of the program with the cut (one copy
-//! per split, cut in place and restored: see [`cut`]), through the
+//! lowers the prefix and the rest of a copy of the program on which `sccp` ran once more, with
+//! the cut (one copy per split, cut in place and restored: see [`cut`]), through the
 //! formation's [`StatsCache`](crate::r1cs::StatsCache), which is as dear as lowering the
 //! block, so the probes are few: the cache kept the block's constraints by the instruction
 //! that emitted them when it lowered it, the prefix's size is estimated from those counts and
 //! corrected by what each probe finds (at most four; a binary search of `log2(n)` probes only
 //! when none of them fits: [`cut`]); once a probe fits, no more are made when moving the cut
 //! up to the limit could not change what the rest pads to ([`no_later_gain`]). Work: one
-//! copy and clean-up of the program and, per probe, the lowering of the prefix and of the rest
+//! copy and `sccp` of the program and, per probe, the lowering of the prefix and of the rest
 //! (the two in parallel), about the block's lowering; usually one or two probes per block.
 //! (With the binary search alone, `sha256_merkle16`'s one block of about 700,000 constraints
 //! took 18 probes and 14.8 s of a 18.5 s report.) In `main`'s entry block, where
@@ -100,7 +100,7 @@ pub(super) fn split_padded(
         return (0, None);
     };
     let before = scored.0;
-    // The program the probes cut: `chosen` cleaned up once more (see [`cut`]), made when the
+    // The program the probes cut: `chosen` after one more `sccp` (see [`cut`]), made when the
     // first block is tried, with the cuts kept so far; cut in place and restored after every
     // probe and every cut not kept (a copy of a large unrolled program costs tens of
     // milliseconds).
@@ -116,7 +116,7 @@ pub(super) fn split_padded(
         let x = padded_constraints(c).unwrap_or(u64::MAX);
         let w = work.get_or_insert_with(|| {
             let mut w = chosen.clone().into_owned();
-            cleanup(&mut w);
+            crate::opt::sccp::run(&mut w);
             w
         });
         // The estimates read the block as it was scored: `chosen`'s until a cut is kept.
@@ -196,13 +196,15 @@ const ESTIMATED_PROBES: usize = 4;
 /// that fits kept. Only when none of them fits does a binary search over the instructions
 /// (`log2(n)` probes) decide.
 ///
-/// The probes cut `program` in place and take each cut back. It is the chosen program cleaned
-/// up once more ([`split_padded`]: the last `simplify_cfg` of a clean-up can hand a constant to
-/// an instruction that the next `sccp` folds, 3 constraints of a Poseidon prefix), and after
-/// that a cut changes nothing the clean-up would (its facts do not stop at a block's end, and
-/// `simplify_cfg` leaves a [`split`](crate::ir::BlockData::split) block apart; a debug build
-/// checks it on every cut made), so the program is copied and cleaned up once, not once per
-/// probe.
+/// The probes cut `program` in place and take each cut back. It is the chosen program after one
+/// more `sccp` ([`split_padded`]): the clean-up's later passes hand `sccp` constants it folds
+/// the next time (`gvn` forwards an array's element, the last `simplify_cfg` a block argument:
+/// 3 constraints of a Poseidon prefix, 891 instructions of `sha256_preimage`). After that a
+/// cut changes nothing `sccp` would (its facts do not stop at a block's end; a debug build
+/// checks it on every cut made), so the program is copied and folded once, not once per
+/// probe. Only `sccp`, not the whole clean-up again: on every program with inputs (corpus and
+/// applications) the cuts and their cells are the same, and `gvn` and `ranges` over a large
+/// unrolled block cost tens of milliseconds.
 fn cut(
     program: &mut Program,
     counts: Option<&PositionCounts>,
@@ -296,11 +298,11 @@ fn cut(
     let nb = split_at(program, f, b, at[best?]);
     if cfg!(debug_assertions) {
         let mut again = program.clone();
-        cleanup(&mut again);
+        crate::opt::sccp::run(&mut again);
         assert_eq!(
             halves(scorer, program, f, (b, nb)),
             halves(scorer, &again, f, (b, nb)),
-            "bug: the clean-up changes a cut of a cleaned-up program\n{program}"
+            "bug: sccp changes a cut of a program it folded\n{program}"
         );
     }
     Some(nb)
@@ -323,9 +325,9 @@ fn halves(
 }
 
 /// Where the cut after each of the first `k` instructions of `b` in `given` falls in `b` of
-/// `work`, a cleaned-up copy of it (the clean-up removes instructions in place and keeps the
+/// `work`, a copy of it that `sccp` folded (which removes instructions in place and keeps the
 /// order of the others; an instruction it made goes with the one before it): `at[k]`, for
-/// `k` from 0 to the length of `given`'s block. `None` when the clean-up removed the block.
+/// `k` from 0 to the length of `given`'s block. `None` when the block was removed.
 fn positions(given: &Program, work: &Program, f: FuncId, b: BlockId) -> Option<Vec<usize>> {
     let func = work.funcs.get(f.index())?;
     if !func.layout.contains(&b) {
