@@ -324,8 +324,8 @@ fn inline_call(
         let ValueDef::Const(c) = data.def else {
             panic!("bug: callee value {v} used but not defined in a laid-out block");
         };
-        let ty = caller_type(data.ty, caller);
-        let n = caller.make_const(caller.type_data(ty).clone(), callee.const_of(c));
+        // The type by value: a type id of the callee means nothing in the caller.
+        let n = caller.make_const(callee.type_data(data.ty).clone(), callee.const_of(c));
         value_map[v.index()] = Some(n);
         n
     };

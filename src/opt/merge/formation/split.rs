@@ -116,7 +116,7 @@ pub(super) fn split_padded(
         let x = padded_constraints(c).unwrap_or(u64::MAX);
         let w = work.get_or_insert_with(|| {
             let mut w = chosen.clone().into_owned();
-            crate::opt::sccp::run(&mut w);
+            fold_again(&mut w);
             w
         });
         // The estimates read the block as it was scored: `chosen`'s until a cut is kept.
@@ -298,7 +298,7 @@ fn cut(
     let nb = split_at(program, f, b, at[best?]);
     if cfg!(debug_assertions) {
         let mut again = program.clone();
-        crate::opt::sccp::run(&mut again);
+        fold_again(&mut again);
         assert_eq!(
             halves(scorer, program, f, (b, nb)),
             halves(scorer, &again, f, (b, nb)),
@@ -306,6 +306,12 @@ fn cut(
         );
     }
     Some(nb)
+}
+
+/// What the probes' program gets on top of the clean-up (see [`cut`]), and what a debug build
+/// checks a cut leaves alone: one more `sccp`.
+fn fold_again(program: &mut Program) {
+    crate::opt::sccp::run(program);
 }
 
 /// The constraints of the two halves `(b, nb)` of a cut block, lowered together through the
