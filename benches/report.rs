@@ -3,7 +3,7 @@
 
 /// The allocator the `zkbc` binary uses.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: allocator::Allocator = allocator::Allocator;
 // The binary's allocator settings (`src/allocator.rs`, not part of the library).
 #[path = "../src/allocator.rs"]
 #[macro_use]

@@ -64,3 +64,113 @@ macro_rules! configure_allocator_before_main {
         };
     };
 }
+
+/// The binary's global allocator: mimalloc, but for blocks of [`LARGE`] bytes or more, which
+/// are mapped from the kernel on their own and grown in place of a copy (Linux's `mremap`).
+///
+/// Lowering a large block grows a few vectors (the constraint rows, the witness tape, the
+/// reduced rows) to tens of megabytes by doubling. Through mimalloc each doubling allocates
+/// the new size, copies the old contents into it and frees the old block, which the purge
+/// delay of 0 (above) hands back to the kernel at once: every page of every intermediate
+/// size is faulted in and copied to once more. `mremap` moves the pages instead (a page-table
+/// update, no copy, no new fault for what was there), and a fresh mapping is zeroed by the
+/// kernel, so `alloc_zeroed` needs no `memset`. What a large block costs in memory is what
+/// it holds, rounded up to a page, and it goes back to the kernel when freed, as mimalloc's
+/// own large blocks do under the purge delay of 0.
+pub struct Allocator;
+
+/// Blocks of at least this many bytes are mapped on their own (glibc's default threshold is
+/// 128 KiB; a mapping costs two system calls, which a block this large amortizes).
+pub const LARGE: usize = 1 << 20;
+
+/// Whether a block of `layout` is one of ours: large, and aligned to no more than a page
+/// (a mapping starts at a page).
+fn mapped(layout: std::alloc::Layout) -> bool {
+    layout.size() >= LARGE && layout.align() <= 4096 && cfg!(target_os = "linux")
+}
+
+/// A fresh mapping of `size` bytes (zeroed by the kernel), or null.
+unsafe fn map(size: usize) -> *mut u8 {
+    // SAFETY: an anonymous private mapping touches no existing memory.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        std::ptr::null_mut()
+    } else {
+        p.cast()
+    }
+}
+
+// SAFETY: every block is either mimalloc's (its calls, unchanged) or a mapping of its own
+// made by `map` or `mremap`; which one is a function of its layout alone ([`mapped`]), which
+// the caller passes back unchanged on `dealloc` and `realloc`, so each block is freed by
+// whoever made it.
+unsafe impl std::alloc::GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if mapped(layout) {
+            unsafe { map(layout.size()) }
+        } else {
+            unsafe { mimalloc::MiMalloc.alloc(layout) }
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if mapped(layout) {
+            unsafe { map(layout.size()) }
+        } else {
+            unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        if mapped(layout) {
+            // SAFETY: `ptr` is a mapping of `layout.size()` bytes made by `map` or `mremap`.
+            unsafe { libc::munmap(ptr.cast(), layout.size()) };
+        } else {
+            unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
+        }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller guarantees `new_size`, rounded up to the alignment, fits `isize`.
+        let new =
+            unsafe { std::alloc::Layout::from_size_align_unchecked(new_size, layout.align()) };
+        match (mapped(layout), mapped(new)) {
+            (false, false) => unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) },
+            #[cfg(target_os = "linux")]
+            (true, true) => {
+                // SAFETY: `ptr` is a mapping of `layout.size()` bytes; the kernel moves its
+                // pages to a mapping of `new_size` bytes (or grows it in place).
+                let p = unsafe {
+                    libc::mremap(ptr.cast(), layout.size(), new_size, libc::MREMAP_MAYMOVE)
+                };
+                if p == libc::MAP_FAILED {
+                    std::ptr::null_mut()
+                } else {
+                    p.cast()
+                }
+            }
+            _ => {
+                // Across the threshold: a new block of the other kind, and a copy.
+                let q = unsafe { self.alloc(new) };
+                if !q.is_null() {
+                    let n = layout.size().min(new_size);
+                    // SAFETY: both blocks hold at least `n` bytes and do not overlap.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(ptr, q, n);
+                        self.dealloc(ptr, layout);
+                    }
+                }
+                q
+            }
+        }
+    }
+}

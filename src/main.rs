@@ -7,9 +7,10 @@
 //! grouped by what they work on.
 
 /// mimalloc: lowering allocates many short-lived vectors, and per-thread heaps let the parallel
-/// constraint counting scale (measured in `benches/r1cs.rs`).
+/// constraint counting scale (measured in `benches/r1cs.rs`); blocks of a megabyte or more are
+/// mapped on their own and grown without a copy (`allocator::Allocator`).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: allocator::Allocator = allocator::Allocator;
 // Freed memory goes back to the system at once (`allocator.rs`, the binary's and the benches').
 #[macro_use]
 mod allocator;
