@@ -126,27 +126,36 @@ impl<'a> Emitter<'a> {
         g: ValueId,
     ) -> Result<(), MergeError> {
         let data = self.func.inst(inst);
+        // A table of constants copied before with the same operands: that copy (it cannot
+        // fail, so its guard is no matter), found before the instruction is cloned.
+        if let InstKind::MakeArray { elems, .. } = &data.kind {
+            if let Some(results) = self.const_array_copy(inst, elems) {
+                let pairs: Vec<(ValueId, ValueId)> = data
+                    .results
+                    .iter()
+                    .copied()
+                    .zip(results.iter().copied())
+                    .collect();
+                self.loc = data.loc();
+                for (old, new) in pairs {
+                    self.env.insert(old, new);
+                }
+                return Ok(());
+            }
+        }
         let (loc, no_wrap) = (data.loc(), data.no_wrap());
         let old_results = data.results.clone();
         let mut kind = data.kind.clone();
         self.loc = loc;
         kind.map_operands(|v| self.map(v));
-        // A table of constants copied before with the same operands: that copy (it cannot
-        // fail, so its guard is no matter), found before evaluating the table again.
+        // A table of constants: its copy is found by the next copy with the same operands.
         let const_copy = match &kind {
             InstKind::MakeArray { elems, .. }
                 if elems
                     .iter()
                     .all(|v| self.is_const(*v) || self.const_arrays.contains_key(v)) =>
             {
-                let key = (inst, elems.to_vec());
-                if let Some(results) = self.const_array_copies.get(&key) {
-                    for (old, new) in old_results.iter().zip(results.clone()) {
-                        self.env.insert(*old, new);
-                    }
-                    return Ok(());
-                }
-                Some(key)
+                Some(elems.to_vec())
             }
             _ => None,
         };
@@ -262,8 +271,20 @@ impl<'a> Emitter<'a> {
                     self.const_arrays.insert(*r, val);
                 }
             }
-            if let Some(key) = const_copy {
-                self.const_array_copies.insert(key, results.to_vec());
+            if let Some(elems) = const_copy {
+                let invariant = match &self.func.inst(inst).kind {
+                    InstKind::MakeArray { elems, .. } => elems
+                        .iter()
+                        .all(|&v| self.func.is_const(v) && self.env.get(&v).is_none()),
+                    _ => false,
+                };
+                if invariant {
+                    self.invariant_array_copies.insert(inst, results.to_vec());
+                } else {
+                    let key = (inst, super::operands_hash(elems.iter().copied()));
+                    self.const_array_copies
+                        .insert(key, (elems, results.to_vec()));
+                }
             }
         }
         Ok(())

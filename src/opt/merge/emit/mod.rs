@@ -26,6 +26,16 @@ use crate::ir::interp::Val;
 use crate::ir::{BlockCall, BlockId, Const, Function, InstId, SrcLoc, Terminator, Type, ValueId};
 use values::Env;
 
+/// The hash of a sequence of values ([`Emitter::const_array_copies`]' key).
+fn operands_hash(values: impl Iterator<Item = ValueId>) -> u64 {
+    use std::hash::Hasher;
+    let mut h = crate::fxhash::FxHasher::default();
+    for v in values {
+        h.write_u32(v.0);
+    }
+    h.finish()
+}
+
 /// How many instructions a merge may visit per instruction it may emit: unrolling folds most
 /// of what it visits where a loop's counter feeds the body (`n_choose_k`'s `2 ** (32 - j - 1)`
 /// over the bits of a constant: about 130 instructions visited per iteration, none emitted),
@@ -79,12 +89,19 @@ pub(super) struct Emitter<'a> {
     /// the copy is left dead for the clean-up).
     const_arrays: FxMap<ValueId, Val>,
     /// The results of the copies of `make_array`s of constants, by the instruction copied and
-    /// its operands:
+    /// a hash of its operands ([`operands_hash`]), with those operands:
     /// copied again with the same operands (the next iteration of an unrolled loop whose body
     /// `remat` gave its own table of constants), the first copy is used, which precedes it in
     /// the merged block. Without this, a Poseidon round's 340-constant table was copied once
-    /// per unrolled iteration (`poseidon_merkle32 --monolithic`: 460 MB instead of 52).
-    const_array_copies: FxMap<(InstId, Vec<ValueId>), Vec<ValueId>>,
+    /// per unrolled iteration (`poseidon_merkle32 --monolithic`: 460 MB instead of 52). Nearly
+    /// every such copy finds the first (`voting_tally --monolithic`: 393,847 of 393,890, 20
+    /// operands each), so a copy looks here before the instruction is cloned: one pass over
+    /// its operands, mapped, to hash and one to compare, without an allocation.
+    const_array_copies: FxMap<(InstId, u64), (Vec<ValueId>, Vec<ValueId>)>,
+    /// The same copies, by the instruction alone, of the `make_array`s whose operands are all
+    /// constants of the function (which no copy maps: every copy of the instruction has the
+    /// same operands), found without a pass over the operands.
+    invariant_array_copies: FxMap<InstId, Vec<ValueId>>,
     true_value: Option<ValueId>,
     /// The constants this merge made, by a 64-bit hash of their type and value: folding an
     /// unrolled loop's counter and tests makes the same few constants in every iteration, and
@@ -130,6 +147,7 @@ impl<'a> Emitter<'a> {
             limit,
             const_arrays: FxMap::default(),
             const_array_copies: FxMap::default(),
+            invariant_array_copies: FxMap::default(),
             true_value: None,
             consts: FxMap::default(),
             collided: FxMap::default(),
@@ -162,6 +180,21 @@ impl<'a> Emitter<'a> {
 
     pub(super) fn map(&self, v: ValueId) -> ValueId {
         self.env.get(&v).copied().unwrap_or(v)
+    }
+
+    /// The copy of a `make_array` of constants made before with the same operands (mapped),
+    /// if any ([`Emitter::const_array_copies`]).
+    fn const_array_copy(&self, inst: InstId, elems: &[ValueId]) -> Option<&[ValueId]> {
+        if let Some(results) = self.invariant_array_copies.get(&inst) {
+            debug_assert!(elems.iter().all(|&v| self.map(v) == v));
+            return Some(results);
+        }
+        let (seen, results) = self
+            .const_array_copies
+            .get(&(inst, operands_hash(elems.iter().map(|&v| self.map(v)))))?;
+        let same =
+            seen.len() == elems.len() && seen.iter().zip(elems).all(|(&s, &v)| s == self.map(v));
+        same.then_some(results.as_slice())
     }
 
     pub(super) fn true_value(&mut self) -> ValueId {
