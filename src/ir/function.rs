@@ -182,6 +182,11 @@ pub struct Function {
     types: Vec<Type>,
     /// Each type of `types` to its id.
     type_ids: FxMap<Type, TypeId>,
+    /// The element type's id of each array type of `types` an `array_get` read, by the array
+    /// type's id (`u32::MAX`: not asked yet): unrolling copies hundreds of thousands of them,
+    /// and interning each result type (a clone, a hash of the type and a lookup) was a fifth
+    /// of what copying one cost.
+    elem_type_ids: Vec<u32>,
     /// The call stack of a program whose calls were kept as blocks (`opt::calls::flatten`): the
     /// first value of the array family that saves values across calls, which the memory plan
     /// always puts in memory. `None` elsewhere; not part of the text format (a reparsed program
@@ -328,6 +333,7 @@ impl Function {
             uint_consts: Vec::new(),
             types: Vec::new(),
             type_ids: FxMap::default(),
+            elem_type_ids: Vec::new(),
             call_stack: None,
             flat_counts: None,
             predicted_runs: None,
@@ -522,8 +528,12 @@ impl Function {
         loc: Option<SrcLoc>,
     ) -> InstId {
         let id = InstId::new(self.insts.len());
-        let results = if let Some(ty) = self.same_type_result(&kind) {
-            // The common case (arithmetic on a value): its type's id, without hashing the type.
+        let results = if let Some(ty) = self
+            .same_type_result(&kind)
+            .or_else(|| self.array_get_result(&kind))
+        {
+            // The common cases (arithmetic on a value, an array's element): its type's id,
+            // without hashing the type.
             std::iter::once(self.push_value_typed(ty, ValueDef::Result(id, 0))).collect()
         } else {
             let types = match kind {
@@ -546,6 +556,27 @@ impl Function {
     fn same_type_result(&self, kind: &InstKind) -> Option<TypeId> {
         let operand = same_type_operand(kind)?;
         self.values.get(operand.index()).map(|d| d.ty)
+    }
+
+    /// The type id of an `array_get`'s result: its array's element type, interned once per
+    /// array type (`elem_type_ids`).
+    fn array_get_result(&mut self, kind: &InstKind) -> Option<TypeId> {
+        const NOT_YET: u32 = u32::MAX;
+        let InstKind::ArrayGet { array, .. } = kind else {
+            return None;
+        };
+        let at = self.values.get(array.index())?.ty.index();
+        match self.elem_type_ids.get(at) {
+            Some(&e) if e != NOT_YET => return Some(TypeId(e)),
+            _ => {}
+        }
+        let elem = self.types[at].elem()?.clone();
+        let e = self.intern_type(elem);
+        if self.elem_type_ids.len() <= at {
+            self.elem_type_ids.resize(at + 1, NOT_YET);
+        }
+        self.elem_type_ids[at] = e.0;
+        Some(e)
     }
 
     /// The result types of a non-call instruction from its operands' types. Total: on ill-typed
