@@ -1,6 +1,7 @@
-//! How the `zkbc` binary and the benches configure their allocator (mimalloc, the global
-//! allocator of both). Not part of the library (which never sets an allocator): `main.rs`
-//! declares this module, and each bench includes the file (`#[path]`).
+//! How the `zkbc` binary and the benches configure their allocator ([`Allocator`]: mimalloc,
+//! with blocks of a megabyte or more mapped on their own). Not part of the library (which never
+//! sets an allocator): `main.rs` declares this module, and each bench includes the file
+//! (`#[path]`).
 //!
 //! mimalloc keeps memory a program has freed for a while (its *purge delay*: 1 s in mimalloc
 //! 3, with arenas purged ten times later still) and commits a whole arena chunk eagerly, so a
