@@ -33,6 +33,8 @@ mod analysis_regions;
 mod analysis_repeats;
 #[path = "apps.rs"]
 mod apps;
+#[path = "binary_allocator.rs"]
+mod binary_allocator;
 #[path = "calls_formed.rs"]
 mod calls_formed;
 #[path = "calls_kept.rs"]
