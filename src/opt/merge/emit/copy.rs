@@ -129,17 +129,10 @@ impl<'a> Emitter<'a> {
         // A table of constants copied before with the same operands: that copy (it cannot
         // fail, so its guard is no matter), found before the instruction is cloned.
         if let InstKind::MakeArray { elems, .. } = &data.kind {
-            if let Some(results) = self.const_array_copy(inst, elems) {
-                let pairs: Vec<(ValueId, ValueId)> = data
-                    .results
-                    .iter()
-                    .copied()
-                    .zip(results.iter().copied())
-                    .collect();
-                self.loc = data.loc();
-                for (old, new) in pairs {
-                    self.env.insert(old, new);
-                }
+            if let Some(copy) = self.const_array_copy(inst, elems) {
+                let (old, loc) = (data.results[0], data.loc());
+                self.loc = loc;
+                self.env.insert(old, copy);
                 return Ok(());
             }
         }
@@ -278,12 +271,12 @@ impl<'a> Emitter<'a> {
                         .all(|&v| self.func.is_const(v) && self.env.get(&v).is_none()),
                     _ => false,
                 };
+                // A `make_array` has one result.
                 if invariant {
-                    self.invariant_array_copies.insert(inst, results.to_vec());
+                    self.invariant_array_copies.insert(inst, results[0]);
                 } else {
                     let key = (inst, super::operands_hash(elems.iter().copied()));
-                    self.const_array_copies
-                        .insert(key, (elems, results.to_vec()));
+                    self.const_array_copies.insert(key, (elems, results[0]));
                 }
             }
         }

@@ -88,7 +88,7 @@ pub(super) struct Emitter<'a> {
     /// constant operands folds (`to_bits` of an unrolled counter, then `array_get` of a bit:
     /// the copy is left dead for the clean-up).
     const_arrays: FxMap<ValueId, Val>,
-    /// The results of the copies of `make_array`s of constants, by the instruction copied and
+    /// The result of the copies of `make_array`s of constants, by the instruction copied and
     /// a hash of its operands ([`operands_hash`]), with those operands:
     /// copied again with the same operands (the next iteration of an unrolled loop whose body
     /// `remat` gave its own table of constants), the first copy is used, which precedes it in
@@ -97,11 +97,11 @@ pub(super) struct Emitter<'a> {
     /// every such copy finds the first (`voting_tally --monolithic`: 393,847 of 393,890, 20
     /// operands each), so a copy looks here before the instruction is cloned: one pass over
     /// its operands, mapped, to hash and one to compare, without an allocation.
-    const_array_copies: FxMap<(InstId, u64), (Vec<ValueId>, Vec<ValueId>)>,
+    const_array_copies: FxMap<(InstId, u64), (Vec<ValueId>, ValueId)>,
     /// The same copies, by the instruction alone, of the `make_array`s whose operands are all
     /// constants of the function (which no copy maps: every copy of the instruction has the
     /// same operands), found without a pass over the operands.
-    invariant_array_copies: FxMap<InstId, Vec<ValueId>>,
+    invariant_array_copies: FxMap<InstId, ValueId>,
     true_value: Option<ValueId>,
     /// The constants this merge made, by a 64-bit hash of their type and value: folding an
     /// unrolled loop's counter and tests makes the same few constants in every iteration, and
@@ -184,17 +184,17 @@ impl<'a> Emitter<'a> {
 
     /// The copy of a `make_array` of constants made before with the same operands (mapped),
     /// if any ([`Emitter::const_array_copies`]).
-    fn const_array_copy(&self, inst: InstId, elems: &[ValueId]) -> Option<&[ValueId]> {
-        if let Some(results) = self.invariant_array_copies.get(&inst) {
+    fn const_array_copy(&self, inst: InstId, elems: &[ValueId]) -> Option<ValueId> {
+        if let Some(&copy) = self.invariant_array_copies.get(&inst) {
             debug_assert!(elems.iter().all(|&v| self.map(v) == v));
-            return Some(results);
+            return Some(copy);
         }
-        let (seen, results) = self
+        let &(ref seen, copy) = self
             .const_array_copies
             .get(&(inst, operands_hash(elems.iter().map(|&v| self.map(v)))))?;
         let same =
             seen.len() == elems.len() && seen.iter().zip(elems).all(|(&s, &v)| s == self.map(v));
-        same.then_some(results.as_slice())
+        same.then_some(copy)
     }
 
     pub(super) fn true_value(&mut self) -> ValueId {
